@@ -1,0 +1,100 @@
+// Package kernel is the contract between the compiler and the op kernels: a
+// kernel family registers, per StableHLO op name, a Lower function that
+// resolves shapes and attributes once at compile time and returns a Step that
+// only moves data at run time.
+package kernel
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/gojax/gojax/go/ir"
+)
+
+// Step runs one op. ins and outs are dense row-major buffers in gojax storage
+// layout (see ir.ElemType.ByteSize), sized exactly for the op's operand and
+// result types; outs are allocated by the planner and may be uninitialized.
+// A Step must not keep ins or outs after it returns and must not allocate per
+// element.
+type Step func(ins, outs [][]byte) error
+
+// Callable runs a compiled region (a reduce body, a sort comparator, …).
+// Arguments and results follow the region's block arguments and its
+// terminator's operands.
+type Callable interface {
+	Call(ins, outs [][]byte) error
+}
+
+// Context is what the compiler offers a Lower function.
+type Context interface {
+	// CompileRegion compiles one of the op's regions into a callable plan.
+	CompileRegion(r *ir.Region) (Callable, error)
+	// Parallel splits [0,n) into chunks run on the intra-op worker pool and
+	// waits for them; grain is the minimum chunk size worth a goroutine.
+	Parallel(n, grain int, fn func(lo, hi int))
+}
+
+// Lower compiles one op into a Step.
+type Lower func(ctx Context, op *ir.Op) (Step, error)
+
+var (
+	mu          sync.RWMutex
+	ops         = map[string]Lower{}
+	customCalls = map[string]Lower{}
+)
+
+// Register installs the lowering of a StableHLO op ("stablehlo.add"). It
+// panics on a duplicate, which is a programming error found at init.
+func Register(name string, l Lower) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := ops[name]; dup {
+		panic(fmt.Sprintf("kernel: %s registered twice", name))
+	}
+	ops[name] = l
+}
+
+// RegisterCustomCall installs the lowering of a stablehlo.custom_call target
+// ("lapack_spotrf_ffi").
+func RegisterCustomCall(target string, l Lower) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := customCalls[target]; dup {
+		panic(fmt.Sprintf("kernel: custom call %s registered twice", target))
+	}
+	customCalls[target] = l
+}
+
+// Lookup finds the lowering of an op.
+func Lookup(name string) (Lower, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	l, ok := ops[name]
+	return l, ok
+}
+
+// LookupCustomCall finds the lowering of a custom-call target.
+func LookupCustomCall(target string) (Lower, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	l, ok := customCalls[target]
+	return l, ok
+}
+
+// Ops lists the registered op names, sorted.
+func Ops() []string { return sortedKeys(ops) }
+
+// CustomCalls lists the registered custom-call targets, sorted.
+func CustomCalls() []string { return sortedKeys(customCalls) }
+
+func sortedKeys(m map[string]Lower) []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
