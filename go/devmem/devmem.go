@@ -41,7 +41,7 @@ func Alloc(n int) ([]byte, error) {
 	if p == nil {
 		return nil, fmt.Errorf("devmem: out of memory allocating %d bytes", n)
 	}
-	account(int64(n))
+	account(int64(n), true)
 	return unsafe.Slice((*byte)(p), capOf(n))[:n], nil
 }
 
@@ -69,15 +69,15 @@ func Free(b []byte) {
 	}
 	n := len(b)
 	C.free(unsafe.Pointer(unsafe.SliceData(b)))
-	account(-int64(n))
+	account(-int64(n), false)
 }
 
 // Pointer returns the address of a buffer, valid even when its length is 0.
 func Pointer(b []byte) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(b)) }
 
-func account(delta int64) {
+func account(delta int64, alloc bool) {
 	v := bytesInUse.Add(delta)
-	if delta > 0 {
+	if alloc {
 		numAllocs.Add(1)
 		liveAllocs.Add(1)
 		for {
