@@ -12,3 +12,7 @@ import (
 func Read(code []byte) (*ir.Module, error) {
 	return nil, errors.New("vhlo: reader not implemented yet")
 }
+
+// MaxVersion is the newest StableHLO (VHLO) version this reader supports; the
+// plugin advertises it as stablehlo_current_version.
+var MaxVersion = [3]int64{1, 20, 0}

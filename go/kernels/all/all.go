@@ -1,0 +1,9 @@
+// Package all links every kernel family into a binary; the compiler imports it.
+package all
+
+import (
+	_ "github.com/gojax/gojax/go/kernels/elementwise"
+	_ "github.com/gojax/gojax/go/kernels/linalg"
+	_ "github.com/gojax/gojax/go/kernels/reduce"
+	_ "github.com/gojax/gojax/go/kernels/shape"
+)
