@@ -1,21 +1,39 @@
-// Package compiler turns a StableHLO portable artifact into an executable plan.
+// Package compiler turns a StableHLO portable artifact into an executable plan:
+// the IR is cloned, run through a table of passes (passes.go), and lowered into
+// a flat list of steps over numbered buffer slots (build.go) that Run executes
+// (exec.go).
 package compiler
 
 import (
-	"errors"
+	"fmt"
+	"os"
 
 	"github.com/gojax/gojax/go/ir"
+	_ "github.com/gojax/gojax/go/kernels/all" // production binaries get every kernel family
+	"github.com/gojax/gojax/go/verify"
+	"github.com/gojax/gojax/go/vhlo"
 )
 
 // Options tune a compile.
 type Options struct {
 	// DumpDir, when set, receives the module text of every compile (GOJAX_DUMP_DIR).
 	DumpDir string
+	// NoFold disables constant folding (tests compare folded and unfolded runs).
+	NoFold bool
 }
 
 // Executable is a compiled program; safe to Run from several goroutines at once.
 type Executable struct {
-	module *ir.Module
+	module      *ir.Module // as given (not mutated)
+	entry       *ir.Func   // entry function of module
+	name        string
+	fingerprint string
+	replicas    int
+	partitions  int
+	plan        *plan
+	// aliasArg[k] is the argument whose buffer output k may reuse when that
+	// argument is donated, or -1.
+	aliasArg []int
 }
 
 // RunResult holds the outputs of one execution.
@@ -29,30 +47,112 @@ type RunResult struct {
 
 // Compile reads, verifies and compiles a portable artifact.
 func Compile(code []byte, opts Options) (*Executable, error) {
-	return nil, errors.New("compiler: not implemented yet")
+	m, err := vhlo.Read(code)
+	if err != nil {
+		return nil, err
+	}
+	return CompileModule(m, opts)
 }
 
-// Name is the module's entry function name (or module name).
-func (e *Executable) Name() string { return "main" }
+// CompileModule verifies and compiles IR that is already in memory (hand-built
+// in tests, or read by vhlo). m is not modified.
+func CompileModule(m *ir.Module, opts Options) (*Executable, error) {
+	if m == nil {
+		return nil, fmt.Errorf("compiler: nil module")
+	}
+	if err := verify.Module(m); err != nil {
+		return nil, err
+	}
+	entry := m.Main()
+	if entry == nil {
+		return nil, fmt.Errorf("compiler: module has no entry function (no @main and not exactly one public function)")
+	}
+	e := &Executable{
+		module:      m,
+		entry:       entry,
+		name:        moduleName(m, entry),
+		fingerprint: fingerprint(m),
+		replicas:    intAttr(m.Attrs, "mhlo.num_replicas", 1),
+		partitions:  intAttr(m.Attrs, "mhlo.num_partitions", 1),
+	}
+	dumpDir := opts.DumpDir
+	if dumpDir == "" {
+		dumpDir = os.Getenv("GOJAX_DUMP_DIR")
+	}
+	if dumpDir != "" {
+		if err := dumpModule(dumpDir, e.name, "input", m); err != nil {
+			return nil, err
+		}
+	}
+
+	work := cloneModule(m)
+	st := &passState{module: work, entry: work.Main(), opts: opts, ctx: newCompileCtx()}
+	if err := runPasses(st); err != nil {
+		return nil, err
+	}
+	if dumpDir != "" {
+		if err := dumpModule(dumpDir, e.name, "optimized", work); err != nil {
+			return nil, err
+		}
+	}
+	p, err := buildFuncPlan(st.ctx, st.entry)
+	if err != nil {
+		return nil, err
+	}
+	e.plan = p
+	if e.aliasArg, err = planDonation(entry, p); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Name is the module's name (sym_name, e.g. "jit_f") when it has one, else the
+// entry function's name.
+func (e *Executable) Name() string { return e.name }
 
 // Module returns the IR the executable was compiled from.
 func (e *Executable) Module() *ir.Module { return e.module }
 
 // InputTypes are the entry function's parameter types.
-func (e *Executable) InputTypes() []ir.Type { return nil }
+func (e *Executable) InputTypes() []ir.Type { return e.entry.Type.Inputs }
 
 // OutputTypes are the entry function's result types.
-func (e *Executable) OutputTypes() []ir.Type { return nil }
+func (e *Executable) OutputTypes() []ir.Type { return e.entry.Type.Results }
 
 // Fingerprint identifies the program (its content without source locations).
-func (e *Executable) Fingerprint() string { return "" }
+func (e *Executable) Fingerprint() string { return e.fingerprint }
 
 // NumReplicas and NumPartitions come from the module attributes (1 by default).
-func (e *Executable) NumReplicas() int   { return 1 }
-func (e *Executable) NumPartitions() int { return 1 }
+func (e *Executable) NumReplicas() int   { return e.replicas }
+func (e *Executable) NumPartitions() int { return e.partitions }
 
-// Run executes the plan. args are device buffers matching InputTypes;
-// donatable[i] says argument i may be reused for an output.
-func (e *Executable) Run(args [][]byte, donatable []bool) (*RunResult, error) {
-	return nil, errors.New("compiler: not implemented yet")
+// OutputAliases reports, per output, the argument whose buffer the output
+// reuses when that argument is donated (-1: none).
+func (e *Executable) OutputAliases() []int { return append([]int(nil), e.aliasArg...) }
+
+// PlanStats describes the compiled plan (for tests and diagnostics).
+type PlanStats struct {
+	Values        int   // SSA values that need storage (internal, before slot sharing)
+	Slots         int   // internal buffer slots after liveness-based sharing
+	ScratchBytes  int64 // bytes of internal buffers per concurrent run
+	Steps         int   // top-level instructions
+	KernelSteps   int   // kernel instructions, nested plans included
+	ConstantBytes int64
+}
+
+// Stats returns the plan statistics.
+func (e *Executable) Stats() PlanStats { return e.plan.stats }
+
+func moduleName(m *ir.Module, entry *ir.Func) string {
+	if s, ok := m.Attrs.Str("sym_name"); ok && s != "" {
+		return s
+	}
+	return entry.Name
+}
+
+func intAttr(a ir.Attrs, name string, def int) int {
+	if v, ok := a.Int(name); ok && v > 0 {
+		return int(v)
+	}
+	return def
 }

@@ -103,3 +103,6 @@ type Stats struct {
 func ReadStats() Stats {
 	return Stats{bytesInUse.Load(), peakBytes.Load(), numAllocs.Load(), liveAllocs.Load()}
 }
+
+// ResetPeak restarts peak tracking from the current usage.
+func ResetPeak() { peakBytes.Store(bytesInUse.Load()) }

@@ -1,0 +1,283 @@
+// gojax PJRT C side: the PJRT_Api table, error and memory vtables, and small
+// helpers. Everything with real behaviour lives in Go (exports.go & co.).
+#include <pthread.h>
+#include <string.h>
+
+#include "gojax_capi.h"
+#include "_cgo_export.h"
+
+/* ---- errors ------------------------------------------------------------ */
+
+static void err_destroy(PJRT_Error* e) {
+  if (e == NULL) return;
+  gojax_Error* g = (gojax_Error*)e;
+  free(g->msg);
+  free(g);
+}
+
+static void err_message(const PJRT_Error* e, const char** msg, size_t* len) {
+  const gojax_Error* g = (const gojax_Error*)e;
+  if (msg) *msg = g ? g->msg : "";
+  if (len) *len = g ? g->len : 0;
+}
+
+static PJRT_Error_Code err_get_code(const PJRT_Error* e) {
+  return e ? ((const gojax_Error*)e)->code : PJRT_Error_Code_OK;
+}
+
+/* gojax errors carry no payloads. */
+static void err_for_each_payload(const PJRT_Error* e, PJRT_Error_PayloadVisitor v, void* arg) {
+  (void)e; (void)v; (void)arg;
+}
+
+const PJRT_Error_FunctionTable gojax_error_vtable = {
+    .struct_size = PJRT_Error_FunctionTable_STRUCT_SIZE,
+    .instance_size = sizeof(gojax_Error),
+    .extension_start = NULL,
+    .destroy = err_destroy,
+    .message = err_message,
+    .get_code = err_get_code,
+    .for_each_payload = err_for_each_payload,
+};
+
+PJRT_Error* gojax_new_error(int code, const char* msg, size_t len) {
+  gojax_Error* g = (gojax_Error*)calloc(1, sizeof(gojax_Error));
+  if (g == NULL) return NULL; /* nothing better to do without memory */
+  g->base.vtable = &gojax_error_vtable;
+  g->code = (PJRT_Error_Code)code;
+  g->msg = (char*)malloc(len + 1);
+  if (g->msg != NULL) {
+    if (len) memcpy(g->msg, msg, len);
+    g->msg[len] = 0;
+    g->len = len;
+  }
+  return &g->base;
+}
+
+static PJRT_Error* bad_args(const char* fn, size_t got, size_t want) {
+  char buf[256];
+  int n;
+  if (got == 0 && want == 0)
+    n = snprintf(buf, sizeof buf, "%s: args is NULL", fn);
+  else
+    n = snprintf(buf, sizeof buf,
+                 "%s: args->struct_size is %zu, gojax needs at least %zu", fn, got, want);
+  return gojax_new_error(PJRT_Error_Code_INVALID_ARGUMENT, buf, (size_t)n);
+}
+
+/* Error functions are pure C: they run inside the framework's error paths. */
+static void c_Error_Destroy(PJRT_Error_Destroy_Args* args) {
+  if (args == NULL || args->struct_size < PJRT_Error_Destroy_Args_STRUCT_SIZE) return;
+  err_destroy(args->error);
+}
+
+static void c_Error_Message(PJRT_Error_Message_Args* args) {
+  if (args == NULL || args->struct_size < PJRT_Error_Message_Args_STRUCT_SIZE) return;
+  if (args->error == NULL) {
+    args->message = "";
+    args->message_size = 0;
+    return;
+  }
+  err_message(args->error, &args->message, &args->message_size);
+}
+
+static PJRT_Error* c_Error_GetCode(PJRT_Error_GetCode_Args* args) {
+  if (args == NULL) return bad_args("PJRT_Error_GetCode", 0, 0);
+  if (args->struct_size < PJRT_Error_GetCode_Args_STRUCT_SIZE)
+    return bad_args("PJRT_Error_GetCode", args->struct_size, PJRT_Error_GetCode_Args_STRUCT_SIZE);
+  if (args->error == NULL)
+    return gojax_new_error(PJRT_Error_Code_INVALID_ARGUMENT, "PJRT_Error_GetCode: error is NULL", 33);
+  args->code = err_get_code(args->error);
+  return NULL;
+}
+
+/* Must never fail: the framework calls it on every error it converts. */
+static PJRT_Error* c_Error_ForEachPayload(PJRT_Error_ForEachPayload_Args* args) {
+  (void)args;
+  return NULL;
+}
+
+/* ---- memories ---------------------------------------------------------- */
+
+struct gojax_UserData {
+  const void* key;
+  void* data;
+  void (*dtor)(void*);
+  gojax_UserData* next;
+};
+
+static void* mem_get_user_data(PJRT_Memory* m, const void* key) {
+  gojax_Memory* g = (gojax_Memory*)m;
+  void* out = NULL;
+  pthread_mutex_lock((pthread_mutex_t*)g->mu);
+  for (gojax_UserData* u = g->user_data; u; u = u->next)
+    if (u->key == key) { out = u->data; break; }
+  pthread_mutex_unlock((pthread_mutex_t*)g->mu);
+  return out;
+}
+
+static void mem_set_user_data(PJRT_Memory* m, const void* key, void* data, void (*dtor)(void*)) {
+  gojax_Memory* g = (gojax_Memory*)m;
+  void* old = NULL;
+  void (*old_dtor)(void*) = NULL;
+  pthread_mutex_lock((pthread_mutex_t*)g->mu);
+  gojax_UserData* u = g->user_data;
+  for (; u; u = u->next)
+    if (u->key == key) break;
+  if (u) {
+    old = u->data;
+    old_dtor = u->dtor;
+    u->data = data;
+    u->dtor = dtor;
+  } else {
+    u = (gojax_UserData*)calloc(1, sizeof *u);
+    if (u) {
+      u->key = key; u->data = data; u->dtor = dtor;
+      u->next = g->user_data;
+      g->user_data = u;
+    }
+  }
+  pthread_mutex_unlock((pthread_mutex_t*)g->mu);
+  if (old_dtor && old && old != data) old_dtor(old);
+}
+
+const PJRT_Memory_FunctionTable gojax_memory_vtable = {
+    .struct_size = PJRT_Memory_FunctionTable_STRUCT_SIZE,
+    .extension_start = NULL,
+    .instance_struct_size = sizeof(gojax_Memory),
+    .get_user_data = mem_get_user_data,
+    .set_user_data = mem_set_user_data,
+};
+
+gojax_Memory* gojax_new_memory(uintptr_t h) {
+  gojax_Memory* g = (gojax_Memory*)calloc(1, sizeof(gojax_Memory));
+  if (!g) return NULL;
+  pthread_mutex_t* mu = (pthread_mutex_t*)malloc(sizeof(pthread_mutex_t));
+  if (!mu) { free(g); return NULL; }
+  pthread_mutex_init(mu, NULL);
+  g->base.vtable = &gojax_memory_vtable;
+  g->h = h;
+  g->mu = mu;
+  return g;
+}
+
+void gojax_free_memory(gojax_Memory* g) {
+  if (!g) return;
+  gojax_UserData* u = g->user_data;
+  g->user_data = NULL;
+  while (u) {
+    gojax_UserData* next = u->next;
+    if (u->dtor && u->data) u->dtor(u->data);
+    free(u);
+    u = next;
+  }
+  pthread_mutex_destroy((pthread_mutex_t*)g->mu);
+  free(g->mu);
+  free(g);
+}
+
+/* ---- helpers ----------------------------------------------------------- */
+
+void gojax_call_on_ready(PJRT_Event_OnReadyCallback cb, PJRT_Error* err, void* user_arg) {
+  cb(err, user_arg);
+}
+
+void gojax_call_on_delete(void (*cb)(void*, void*), void* ptr, void* arg) { cb(ptr, arg); }
+
+int64_t gojax_nv_int64(const PJRT_NamedValue* nv) { return nv->int64_value; }
+const char* gojax_nv_string(const PJRT_NamedValue* nv) { return nv->string_value; }
+const int64_t* gojax_nv_int64_list(const PJRT_NamedValue* nv) { return nv->int64_array_value; }
+float gojax_nv_float(const PJRT_NamedValue* nv) { return nv->float_value; }
+bool gojax_nv_bool(const PJRT_NamedValue* nv) { return nv->bool_value; }
+
+static void nv_init(PJRT_NamedValue* nv, const char* name) {
+  memset(nv, 0, sizeof *nv);
+  nv->struct_size = PJRT_NamedValue_STRUCT_SIZE;
+  nv->name = name;
+  nv->name_size = strlen(name);
+}
+
+void gojax_nv_set_int64(PJRT_NamedValue* nv, const char* name, int64_t v) {
+  nv_init(nv, name);
+  nv->type = PJRT_NamedValue_kInt64;
+  nv->int64_value = v;
+  nv->value_size = 1;
+}
+
+void gojax_nv_set_int64_list(PJRT_NamedValue* nv, const char* name, const int64_t* v, size_t n) {
+  nv_init(nv, name);
+  nv->type = PJRT_NamedValue_kInt64List;
+  nv->int64_array_value = v;
+  nv->value_size = n;
+}
+
+void gojax_nv_set_string(PJRT_NamedValue* nv, const char* name, const char* v) {
+  nv_init(nv, name);
+  nv->type = PJRT_NamedValue_kString;
+  nv->string_value = v;
+  nv->value_size = strlen(v);
+}
+
+void gojax_layout_set_tiled(PJRT_Buffer_MemoryLayout* l, const int64_t* m2m, size_t n) {
+  memset(l, 0, sizeof *l);
+  l->struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE;
+  l->type = PJRT_Buffer_MemoryLayout_Type_Tiled;
+  l->tiled.struct_size = PJRT_Buffer_MemoryLayout_Tiled_STRUCT_SIZE;
+  l->tiled.minor_to_major = m2m;
+  l->tiled.minor_to_major_size = n;
+  l->tiled.tile_dims = NULL;
+  l->tiled.tile_dim_sizes = NULL;
+  l->tiled.num_tiles = 0;
+}
+
+const int64_t* gojax_layout_tiled_m2m(const PJRT_Buffer_MemoryLayout* l, size_t* n, size_t* num_tiles) {
+  *n = l->tiled.minor_to_major_size;
+  *num_tiles = l->tiled.num_tiles;
+  return l->tiled.minor_to_major;
+}
+
+const int64_t* gojax_layout_strides(const PJRT_Buffer_MemoryLayout* l, size_t* n) {
+  *n = l->strides.num_byte_strides;
+  return l->strides.byte_strides;
+}
+
+void gojax_free_serialized_executable(PJRT_SerializedExecutable* p) { free(p); }
+void gojax_free_serialized_topology(PJRT_SerializedTopology* p) { free(p); }
+void gojax_free_serialized_compile_options(PJRT_SerializedCompileOptions* p) { free(p); }
+void gojax_free_device_assignment(PJRT_DeviceAssignmentSerialized* p) { free(p); }
+void gojax_free_device_attributes(PJRT_Device_Attributes* p) { (void)p; /* owned by the device */ }
+void gojax_free_serialized_shape(const char* p) { free((void*)p); }
+
+/* ---- the table --------------------------------------------------------- */
+
+/* Go exports follow the gojax_<slot> naming; declaring them with the slot's
+ * function type makes the compiler check every signature. */
+#define gojax_PJRT_Error_Destroy c_Error_Destroy
+#define gojax_PJRT_Error_Message c_Error_Message
+#define gojax_PJRT_Error_GetCode c_Error_GetCode
+#define gojax_PJRT_Error_ForEachPayload c_Error_ForEachPayload
+
+#define GOJAX_SLOT(name) extern name gojax_##name;
+#include "pjrt_slots.h"
+#undef GOJAX_SLOT
+
+static PJRT_Api api;
+static pthread_once_t api_once = PTHREAD_ONCE_INIT;
+
+static void api_init(void) {
+  memset(&api, 0, sizeof api);
+  api.struct_size = PJRT_Api_STRUCT_SIZE;
+  api.extension_start = NULL;
+  api.pjrt_api_version.struct_size = PJRT_Api_Version_STRUCT_SIZE;
+  api.pjrt_api_version.extension_start = NULL;
+  api.pjrt_api_version.major_version = PJRT_API_MAJOR;
+  api.pjrt_api_version.minor_version = PJRT_API_MINOR;
+#define GOJAX_SLOT(name) api.name = gojax_##name;
+#include "pjrt_slots.h"
+#undef GOJAX_SLOT
+}
+
+const PJRT_Api* gojax_api(void) {
+  pthread_once(&api_once, api_init);
+  return &api;
+}

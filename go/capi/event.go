@@ -1,0 +1,147 @@
+package capi
+
+/*
+#include "gojax_capi.h"
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/gojax/gojax/go/runtime"
+)
+
+// newEvent hands a runtime event to C; the caller owns the handle and frees it
+// with PJRT_Event_Destroy.
+func newEvent(ev *runtime.Event) *C.PJRT_Event {
+	e := cAlloc[C.PJRT_Event](1)
+	e.h = newHandle(ev)
+	return e
+}
+
+func getEvent(fn string, e *C.PJRT_Event) (*runtime.Event, pjrtErr) {
+	if e == nil {
+		return nil, errf(runtime.CodeInvalidArgument, fn, "event is NULL")
+	}
+	return value[*runtime.Event](fn, "event", e.h)
+}
+
+//export gojax_PJRT_Event_Destroy
+func gojax_PJRT_Event_Destroy(args *C.PJRT_Event_Destroy_Args) (ret pjrtErr) {
+	const fn = "PJRT_Event_Destroy"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Event_Destroy_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	if args.event == nil {
+		return nil
+	}
+	if _, e := getEvent(fn, args.event); e != nil {
+		return e
+	}
+	deleteHandle(args.event.h)
+	args.event.h = 0
+	cFree(args.event)
+	return nil
+}
+
+//export gojax_PJRT_Event_IsReady
+func gojax_PJRT_Event_IsReady(args *C.PJRT_Event_IsReady_Args) (ret pjrtErr) {
+	const fn = "PJRT_Event_IsReady"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Event_IsReady_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	ev, e := getEvent(fn, args.event)
+	if e != nil {
+		return e
+	}
+	args.is_ready = C._Bool(ev.IsReady())
+	return nil
+}
+
+//export gojax_PJRT_Event_Error
+func gojax_PJRT_Event_Error(args *C.PJRT_Event_Error_Args) (ret pjrtErr) {
+	const fn = "PJRT_Event_Error"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Event_Error_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	ev, e := getEvent(fn, args.event)
+	if e != nil {
+		return e
+	}
+	if !ev.IsReady() {
+		return errf(runtime.CodeFailedPrecondition, fn, "event is not ready yet")
+	}
+	return eventErr(ev.Err())
+}
+
+//export gojax_PJRT_Event_Await
+func gojax_PJRT_Event_Await(args *C.PJRT_Event_Await_Args) (ret pjrtErr) {
+	const fn = "PJRT_Event_Await"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Event_Await_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	ev, e := getEvent(fn, args.event)
+	if e != nil {
+		return e
+	}
+	return eventErr(ev.Wait())
+}
+
+//export gojax_PJRT_Event_OnReady
+func gojax_PJRT_Event_OnReady(args *C.PJRT_Event_OnReady_Args) (ret pjrtErr) {
+	const fn = "PJRT_Event_OnReady"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Event_OnReady_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	ev, e := getEvent(fn, args.event)
+	if e != nil {
+		return e
+	}
+	if args.callback == nil {
+		return errf(runtime.CodeInvalidArgument, fn, "callback is NULL")
+	}
+	// Copy what the callback needs: the framework may destroy the event (and
+	// reuse args) from inside the callback, even when it runs synchronously here.
+	cb, userArg := args.callback, args.user_arg
+	ev.OnReady(func(err error) {
+		C.gojax_call_on_ready(cb, eventErr(err), userArg)
+	})
+	return nil
+}
+
+//export gojax_PJRT_Event_Create
+func gojax_PJRT_Event_Create(args *C.PJRT_Event_Create_Args) (ret pjrtErr) {
+	const fn = "PJRT_Event_Create"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Event_Create_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	args.event = newEvent(runtime.NewEvent())
+	return nil
+}
+
+//export gojax_PJRT_Event_Set
+func gojax_PJRT_Event_Set(args *C.PJRT_Event_Set_Args) (ret pjrtErr) {
+	const fn = "PJRT_Event_Set"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Event_Set_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	ev, e := getEvent(fn, args.event)
+	if e != nil {
+		return e
+	}
+	var err error
+	if code := runtime.Code(args.error_code); code != runtime.CodeOK {
+		err = runtime.Errorf(code, "%s", goString(args.error_message, args.error_message_size))
+	}
+	if !ev.Set(err) {
+		return errf(runtime.CodeFailedPrecondition, fn, "event was already set")
+	}
+	return nil
+}

@@ -1,0 +1,88 @@
+/* gojax's private C side of the PJRT boundary: handle layouts, the error and
+ * memory vtables, and helpers Go cannot express (calling C function pointers,
+ * anonymous unions). */
+#ifndef GOJAX_CAPI_H_
+#define GOJAX_CAPI_H_
+
+#include <stdint.h>
+#include <stdlib.h>
+#include "pjrt_c_api.h"
+
+/* Opaque handles: each holds a runtime/cgo.Handle of its Go object. */
+struct PJRT_Client { uintptr_t h; };
+struct PJRT_Device { uintptr_t h; };
+struct PJRT_DeviceDescription { uintptr_t h; };
+struct PJRT_Event { uintptr_t h; };
+struct PJRT_Executable { uintptr_t h; };
+struct PJRT_LoadedExecutable { uintptr_t h; };
+struct PJRT_TopologyDescription { uintptr_t h; };
+struct PJRT_ExecuteContext { uintptr_t h; };
+struct PJRT_AsyncTrackingEvent { uintptr_t h; };
+struct PJRT_AsyncHostToDeviceTransferManager { uintptr_t h; };
+struct PJRT_SerializedExecutable { uintptr_t h; };
+struct PJRT_SerializedTopology { uintptr_t h; };
+struct PJRT_SerializedCompileOptions { uintptr_t h; };
+struct PJRT_DeviceAssignmentSerialized { uintptr_t h; };
+struct PJRT_Device_Attributes { uintptr_t h; };
+/* Buffers also keep their dims and layout arrays, which must outlive calls. */
+struct PJRT_Buffer {
+  uintptr_t h;
+  int64_t* dims;
+  size_t num_dims;
+  int64_t* minor_to_major;
+};
+
+/* Errors: the public PJRT_Error (a vtable pointer) followed by our data. */
+typedef struct gojax_Error {
+  PJRT_Error base;
+  PJRT_Error_Code code;
+  char* msg;
+  size_t len;
+} gojax_Error;
+
+/* Memories: the public PJRT_Memory followed by our handle and user data. */
+typedef struct gojax_UserData gojax_UserData;
+typedef struct gojax_Memory {
+  PJRT_Memory base;
+  uintptr_t h;
+  void* mu; /* pthread_mutex_t*, kept opaque for cgo */
+  gojax_UserData* user_data;
+} gojax_Memory;
+
+extern const PJRT_Error_FunctionTable gojax_error_vtable;
+extern const PJRT_Memory_FunctionTable gojax_memory_vtable;
+
+PJRT_Error* gojax_new_error(int code, const char* msg, size_t len);
+gojax_Memory* gojax_new_memory(uintptr_t h);
+void gojax_free_memory(gojax_Memory* m);
+
+const PJRT_Api* gojax_api(void);
+
+/* Calls through C function pointers. */
+void gojax_call_on_ready(PJRT_Event_OnReadyCallback cb, PJRT_Error* err, void* user_arg);
+void gojax_call_on_delete(void (*cb)(void*, void*), void* ptr, void* arg);
+
+/* PJRT_NamedValue's anonymous union. */
+int64_t gojax_nv_int64(const PJRT_NamedValue* nv);
+const char* gojax_nv_string(const PJRT_NamedValue* nv);
+const int64_t* gojax_nv_int64_list(const PJRT_NamedValue* nv);
+float gojax_nv_float(const PJRT_NamedValue* nv);
+bool gojax_nv_bool(const PJRT_NamedValue* nv);
+void gojax_nv_set_int64(PJRT_NamedValue* nv, const char* name, int64_t v);
+void gojax_nv_set_int64_list(PJRT_NamedValue* nv, const char* name, const int64_t* v, size_t n);
+void gojax_nv_set_string(PJRT_NamedValue* nv, const char* name, const char* v);
+
+/* PJRT_Buffer_MemoryLayout's anonymous union. */
+void gojax_layout_set_tiled(PJRT_Buffer_MemoryLayout* l, const int64_t* m2m, size_t n);
+const int64_t* gojax_layout_tiled_m2m(const PJRT_Buffer_MemoryLayout* l, size_t* n, size_t* num_tiles);
+const int64_t* gojax_layout_strides(const PJRT_Buffer_MemoryLayout* l, size_t* n);
+
+/* Deleters handed to the framework. */
+void gojax_free_serialized_executable(PJRT_SerializedExecutable* p);
+void gojax_free_serialized_topology(PJRT_SerializedTopology* p);
+void gojax_free_serialized_compile_options(PJRT_SerializedCompileOptions* p);
+void gojax_free_device_assignment(PJRT_DeviceAssignmentSerialized* p);
+void gojax_free_device_attributes(PJRT_Device_Attributes* p);
+void gojax_free_serialized_shape(const char* p);
+
+#endif /* GOJAX_CAPI_H_ */

@@ -1,0 +1,132 @@
+package compiler
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/kernel"
+)
+
+// compileCtx is the kernel.Context handed to Lower functions. Kernels keep it
+// and call Parallel at run time, so it must stay valid after compilation.
+type compileCtx struct {
+	pool *workerPool
+}
+
+func newCompileCtx() *compileCtx { return &compileCtx{pool: sharedPool()} }
+
+// CompileRegion compiles a kernel op's region (a reduce body, a comparator)
+// into a callable plan whose arguments are the block arguments and whose
+// results are the terminator's operands.
+func (c *compileCtx) CompileRegion(r *ir.Region) (kernel.Callable, error) {
+	return buildRegionCallable(c, r)
+}
+
+// Parallel runs fn over [0,n) in chunks on the shared worker pool.
+func (c *compileCtx) Parallel(n, grain int, fn func(lo, hi int)) {
+	c.pool.parallel(n, grain, fn)
+}
+
+// workerPool is a fixed set of goroutines shared by every executable. The
+// caller of parallel runs chunks too and, while waiting, drains the queue,
+// so nested Parallel calls from inside a chunk cannot deadlock.
+type workerPool struct {
+	workers int
+	tasks   chan task
+}
+
+type task struct {
+	fn     func(lo, hi int)
+	lo, hi int
+	job    *job
+}
+
+// job tracks the chunks of one parallel call.
+type job struct {
+	mu      sync.Mutex
+	pending int
+	done    chan struct{}
+	panicV  any
+}
+
+func (j *job) finish(p any) {
+	j.mu.Lock()
+	if p != nil && j.panicV == nil {
+		j.panicV = p
+	}
+	j.pending--
+	last := j.pending == 0
+	j.mu.Unlock()
+	if last {
+		close(j.done)
+	}
+}
+
+var (
+	poolOnce sync.Once
+	pool     *workerPool
+)
+
+func sharedPool() *workerPool {
+	poolOnce.Do(func() {
+		n := runtime.GOMAXPROCS(0)
+		pool = &workerPool{workers: n, tasks: make(chan task, 4*n)}
+		for i := 1; i < n; i++ { // the calling goroutine is the n-th worker
+			go pool.loop()
+		}
+	})
+	return pool
+}
+
+func (p *workerPool) loop() {
+	for t := range p.tasks {
+		t.run()
+	}
+}
+
+func (t task) run() {
+	defer func() { t.job.finish(recover()) }()
+	t.fn(t.lo, t.hi)
+}
+
+func (p *workerPool) parallel(n, grain int, fn func(lo, hi int)) {
+	if n <= 0 {
+		return
+	}
+	if grain < 1 {
+		grain = 1
+	}
+	chunks := (n + grain - 1) / grain
+	if chunks > p.workers {
+		chunks = p.workers
+	}
+	if chunks <= 1 {
+		fn(0, n)
+		return
+	}
+	size := (n + chunks - 1) / chunks
+	chunks = (n + size - 1) / size
+	j := &job{pending: chunks, done: make(chan struct{})}
+	for lo := size; lo < n; lo += size {
+		t := task{fn: fn, lo: lo, hi: min(lo+size, n), job: j}
+		select {
+		case p.tasks <- t:
+		default:
+			t.run() // queue full: do it here rather than block
+		}
+	}
+	task{fn: fn, lo: 0, hi: min(size, n), job: j}.run()
+	for {
+		select {
+		case <-j.done:
+			if j.panicV != nil {
+				panic(fmt.Sprintf("parallel kernel chunk panicked: %v", j.panicV))
+			}
+			return
+		case t := <-p.tasks:
+			t.run()
+		}
+	}
+}

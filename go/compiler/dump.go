@@ -1,0 +1,210 @@
+package compiler
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gojax/gojax/go/ir"
+)
+
+// fingerprint hashes the module's content (functions, ops, types,
+// attributes, constant data) without source locations, so the same program
+// traced from different lines gets the same fingerprint.
+func fingerprint(m *ir.Module) string {
+	h := sha256.New()
+	io.WriteString(h, "gojax-compiler-1\n")
+	writeModule(h, m, false)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// dumpModule writes the module text to dir/<name>.<stage>.mlir.
+// TODO: switch to ir.DumpToDir once go/ir/print.go lands; this local
+// printer is MLIR-like text meant for reading, not for parsing back.
+func dumpModule(dir, name, stage string, m *ir.Module) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("compiler: dump: %w", err)
+	}
+	safe := strings.Map(func(r rune) rune {
+		if r == '/' || r == os.PathSeparator || r < ' ' {
+			return '_'
+		}
+		return r
+	}, name)
+	f, err := os.Create(filepath.Join(dir, safe+"."+stage+".mlir"))
+	if err != nil {
+		return fmt.Errorf("compiler: dump: %w", err)
+	}
+	writeModule(f, m, true)
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("compiler: dump: %w", err)
+	}
+	return nil
+}
+
+// printer writes IR text; values are numbered per function in order of
+// definition.
+type printer struct {
+	w     io.Writer
+	locs  bool
+	names map[*ir.Value]string
+}
+
+func writeModule(w io.Writer, m *ir.Module, locs bool) {
+	p := &printer{w: w, locs: locs}
+	fmt.Fprintf(w, "module attributes {%s} {\n", p.attrs(m.Attrs))
+	for _, g := range m.Globals {
+		p.names = map[*ir.Value]string{}
+		p.op(g, "  ")
+	}
+	for _, f := range m.Funcs {
+		p.names = map[*ir.Value]string{}
+		p.fn(f)
+	}
+	fmt.Fprintln(w, "}")
+}
+
+func (p *printer) name(v *ir.Value) string {
+	if n, ok := p.names[v]; ok {
+		return n
+	}
+	n := fmt.Sprintf("%%%d", len(p.names))
+	p.names[v] = n
+	return n
+}
+
+func (p *printer) fn(f *ir.Func) {
+	fmt.Fprintf(p.w, "  func.func %s @%s(", f.Visibility, f.Name)
+	for i, a := range f.Entry().Args {
+		if i > 0 {
+			io.WriteString(p.w, ", ")
+		}
+		fmt.Fprintf(p.w, "%s: %s", p.name(a), a.Type)
+		if i < len(f.ArgAttrs) && len(f.ArgAttrs[i]) > 0 {
+			fmt.Fprintf(p.w, " {%s}", p.attrs(f.ArgAttrs[i]))
+		}
+	}
+	io.WriteString(p.w, ") -> (")
+	for i, t := range f.Type.Results {
+		if i > 0 {
+			io.WriteString(p.w, ", ")
+		}
+		io.WriteString(p.w, t.String())
+		if i < len(f.ResAttrs) && len(f.ResAttrs[i]) > 0 {
+			fmt.Fprintf(p.w, " {%s}", p.attrs(f.ResAttrs[i]))
+		}
+	}
+	io.WriteString(p.w, ")")
+	p.loc(f.Loc)
+	io.WriteString(p.w, " {\n")
+	for _, op := range f.Entry().Ops {
+		p.op(op, "    ")
+	}
+	io.WriteString(p.w, "  }\n")
+}
+
+func (p *printer) op(op *ir.Op, indent string) {
+	io.WriteString(p.w, indent)
+	for i, r := range op.Results {
+		if i > 0 {
+			io.WriteString(p.w, ", ")
+		}
+		io.WriteString(p.w, p.name(r))
+	}
+	if len(op.Results) > 0 {
+		io.WriteString(p.w, " = ")
+	}
+	fmt.Fprintf(p.w, "%q(", op.Name)
+	for i, v := range op.Operands {
+		if i > 0 {
+			io.WriteString(p.w, ", ")
+		}
+		io.WriteString(p.w, p.name(v))
+	}
+	io.WriteString(p.w, ")")
+	if len(op.Regions) > 0 {
+		io.WriteString(p.w, " (")
+		for ri, r := range op.Regions {
+			if ri > 0 {
+				io.WriteString(p.w, ", ")
+			}
+			io.WriteString(p.w, "{\n")
+			for _, b := range r.Blocks {
+				fmt.Fprintf(p.w, "%s  ^bb(", indent)
+				for i, a := range b.Args {
+					if i > 0 {
+						io.WriteString(p.w, ", ")
+					}
+					fmt.Fprintf(p.w, "%s: %s", p.name(a), a.Type)
+				}
+				io.WriteString(p.w, "):\n")
+				for _, o := range b.Ops {
+					p.op(o, indent+"    ")
+				}
+			}
+			fmt.Fprintf(p.w, "%s}", indent)
+		}
+		io.WriteString(p.w, ")")
+	}
+	if len(op.Attrs) > 0 {
+		fmt.Fprintf(p.w, " {%s}", p.attrs(op.Attrs))
+	}
+	io.WriteString(p.w, " : (")
+	for i, v := range op.Operands {
+		if i > 0 {
+			io.WriteString(p.w, ", ")
+		}
+		io.WriteString(p.w, v.Type.String())
+	}
+	io.WriteString(p.w, ") -> (")
+	for i, r := range op.Results {
+		if i > 0 {
+			io.WriteString(p.w, ", ")
+		}
+		io.WriteString(p.w, r.Type.String())
+	}
+	io.WriteString(p.w, ")")
+	p.loc(op.Loc)
+	io.WriteString(p.w, "\n")
+}
+
+func (p *printer) loc(l ir.Location) {
+	if p.locs && l.Known() {
+		fmt.Fprintf(p.w, " loc(%q)", l.String())
+	}
+}
+
+func (p *printer) attrs(a ir.Attrs) string {
+	parts := make([]string, 0, len(a))
+	for _, k := range a.Names() {
+		parts = append(parts, k+" = "+p.attr(a[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// attr prints an attribute in full: unlike Attr.String, constants show their
+// data (the fingerprint must change when a constant does).
+func (p *printer) attr(a ir.Attr) string {
+	switch a := a.(type) {
+	case *ir.ElementsAttr:
+		if p.locs && len(a.Data) > 256 {
+			return fmt.Sprintf("dense<0x%s… (%d bytes)> : %s", hex.EncodeToString(a.Data[:256]), len(a.Data), a.Type)
+		}
+		return fmt.Sprintf("dense<0x%s> : %s", hex.EncodeToString(a.Data), a.Type)
+	case ir.ArrayAttr:
+		parts := make([]string, len(a.Elems))
+		for i, e := range a.Elems {
+			parts[i] = p.attr(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case ir.DictAttr:
+		return "{" + p.attrs(a.Entries) + "}"
+	case nil:
+		return "<nil>"
+	}
+	return a.String()
+}

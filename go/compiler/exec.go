@@ -1,0 +1,127 @@
+package compiler
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/gojax/gojax/go/devmem"
+	"github.com/gojax/gojax/go/ir"
+)
+
+// planDonation decides, per output, which argument's buffer it may reuse
+// when the caller donates that argument. tf.aliasing_output names the
+// output; jax.buffer_donor lets gojax pick an output of the same type. A
+// pairing is kept only when writing the output into the argument's memory
+// cannot clobber a value still to be read.
+func planDonation(entry *ir.Func, p *plan) ([]int, error) {
+	nOut := len(entry.Type.Results)
+	alias := make([]int, nOut)
+	for k := range alias {
+		alias[k] = -1
+	}
+	usable := func(i, k int) bool {
+		if p.outCopyParam[k] == i {
+			return true // the output is the argument itself: nothing to write
+		}
+		for k2, src := range p.outCopyParam {
+			if src == i && k2 != k {
+				return false // the argument is copied into another output at the end
+			}
+		}
+		if p.outDefPos[k] >= 0 {
+			return p.outDefPos[k] > p.paramLastUse[i]
+		}
+		return true
+	}
+	for i, attrs := range entry.ArgAttrs {
+		if i >= len(entry.Type.Inputs) {
+			break
+		}
+		in := entry.Type.Inputs[i]
+		if k64, ok := attrs.Int("tf.aliasing_output"); ok {
+			k := int(k64)
+			if k < 0 || k >= nOut {
+				return nil, fmt.Errorf("compiler: argument %d: tf.aliasing_output %d is out of range (%d results)", i, k, nOut)
+			}
+			if !ir.TypesEqual(in, entry.Type.Results[k]) {
+				return nil, fmt.Errorf("compiler: argument %d of type %s aliases result %d of type %s", i, in, k, entry.Type.Results[k])
+			}
+			if alias[k] >= 0 {
+				return nil, fmt.Errorf("compiler: result %d is aliased by arguments %d and %d", k, alias[k], i)
+			}
+			if usable(i, k) {
+				alias[k] = i
+			}
+			continue
+		}
+		if !isDonor(attrs) {
+			continue
+		}
+		for k := range nOut {
+			if alias[k] < 0 && ir.TypesEqual(in, entry.Type.Results[k]) && usable(i, k) {
+				alias[k] = i
+				break
+			}
+		}
+	}
+	return alias, nil
+}
+
+func isDonor(a ir.Attrs) bool {
+	switch v := a["jax.buffer_donor"].(type) {
+	case ir.BoolAttr:
+		return v.Value
+	case ir.UnitAttr:
+		return true
+	case ir.IntAttr:
+		return v.Value != 0
+	}
+	return false
+}
+
+// Run executes the plan. args are device buffers matching InputTypes;
+// donatable[i] says argument i may be reused for an output (nil: none).
+// Arguments are only read, except a donated one that an output reuses.
+func (e *Executable) Run(args [][]byte, donatable []bool) (res *RunResult, err error) {
+	in := e.entry.Type.Inputs
+	if len(args) != len(in) {
+		return nil, fmt.Errorf("compiler: %s takes %d arguments, got %d", e.name, len(in), len(args))
+	}
+	if donatable != nil && len(donatable) != len(in) {
+		return nil, fmt.Errorf("compiler: %d donatable flags for %d arguments", len(donatable), len(in))
+	}
+	for i, t := range in {
+		n, _ := byteSize(t)
+		if len(args[i]) != n {
+			return nil, fmt.Errorf("compiler: argument %d has %d bytes, %s needs %d", i, len(args[i]), t, n)
+		}
+	}
+	outTypes := e.entry.Type.Results
+	res = &RunResult{Outputs: make([][]byte, len(outTypes)), AliasOf: make([]int, len(outTypes))}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("compiler: %s: internal error: %v\n%s", e.name, r, debug.Stack())
+		}
+		if err != nil {
+			for k, o := range res.Outputs {
+				if res.AliasOf[k] < 0 {
+					devmem.Free(o)
+				}
+			}
+			res = nil
+		}
+	}()
+	for k, t := range outTypes {
+		res.AliasOf[k] = -1
+		if i := e.aliasArg[k]; i >= 0 && donatable != nil && donatable[i] {
+			res.Outputs[k], res.AliasOf[k] = args[i], i
+			continue
+		}
+		n, _ := byteSize(t)
+		if res.Outputs[k], err = devmem.Alloc(n); err != nil {
+			return res, err
+		}
+	}
+	err = e.plan.exec(args, res.Outputs)
+	return res, err
+}

@@ -1,0 +1,184 @@
+package compiler
+
+import (
+	"fmt"
+
+	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/kernel"
+)
+
+// passState is what every pass sees: the module copy being rewritten, its
+// entry function and the compile context (kernels for folding).
+type passState struct {
+	module *ir.Module
+	entry  *ir.Func
+	opts   Options
+	ctx    *compileCtx
+}
+
+// pass is one rewrite over the module.
+type pass struct {
+	name string
+	fn   func(*passState) error
+}
+
+// passes run in order; checkInvariants runs after each one so a broken
+// rewrite is reported by the pass that broke it, not by the planner later.
+var passes = []pass{
+	{"composite", lowerComposites},      // stablehlo.composite → func.call of its decomposition
+	{"inline", inlineCalls},             // func.call → callee body; drop functions other than the entry
+	{"passthrough", removePassThrough},  // sdy.*, unrealized casts, optimization_barrier, tuples
+	{"fold", foldConstants},             // ops whose operands are all constants → constants
+	{"dce", eliminateDeadCode},          // ops whose results are unused and that have no effects
+	{"fuse", fuseElementwise},           // hook: elementwise fusion (not yet)
+	{"planable", checkPlanable},         // every op left is one the planner or a kernel handles
+}
+
+func runPasses(st *passState) error {
+	if err := checkInvariants(st.module); err != nil {
+		return fmt.Errorf("compiler: input IR: %w", err)
+	}
+	for _, p := range passes {
+		if err := p.fn(st); err != nil {
+			return err
+		}
+		if st.entry = st.module.Main(); st.entry == nil {
+			return fmt.Errorf("compiler: pass %s removed the entry function", p.name)
+		}
+		if err := checkInvariants(st.module); err != nil {
+			return fmt.Errorf("compiler: internal error: IR invariant broken after pass %s: %w", p.name, err)
+		}
+	}
+	return nil
+}
+
+// fuseElementwise is the hook for elementwise fusion: chains of elementwise
+// kernels will be merged into one step here.
+func fuseElementwise(*passState) error { return nil }
+
+// checkInvariants verifies the structural invariants the passes and the
+// planner rely on: back-pointers are consistent, every operand is defined
+// before use in an enclosing scope, blocks end in their terminator. It is
+// linear in the IR size, so it stays on in production.
+func checkInvariants(m *ir.Module) error {
+	for _, f := range m.Funcs {
+		if f.Body == nil || len(f.Body.Blocks) != 1 {
+			return fmt.Errorf("func @%s: body must have exactly one block", f.Name)
+		}
+		c := invChecker{visible: map[*ir.Value]bool{}}
+		if err := c.region(f.Body, nil, "func.return"); err != nil {
+			return fmt.Errorf("func @%s: %w", f.Name, err)
+		}
+		b := f.Entry()
+		if len(b.Args) != len(f.Type.Inputs) {
+			return fmt.Errorf("func @%s: %d block arguments for %d inputs", f.Name, len(b.Args), len(f.Type.Inputs))
+		}
+		if t := b.Terminator(); len(t.Operands) != len(f.Type.Results) {
+			return t.Errorf("returns %d values, function has %d results", len(t.Operands), len(f.Type.Results))
+		}
+	}
+	return nil
+}
+
+type invChecker struct{ visible map[*ir.Value]bool }
+
+func (c invChecker) region(r *ir.Region, parent *ir.Op, term string) error {
+	if r.Parent != parent {
+		return fmt.Errorf("region has a wrong parent pointer")
+	}
+	for _, b := range r.Blocks {
+		if b.Region != r {
+			return fmt.Errorf("block has a wrong region pointer")
+		}
+		if err := c.block(b, term); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c invChecker) block(b *ir.Block, term string) error {
+	var added []*ir.Value
+	defer func() {
+		for _, v := range added {
+			delete(c.visible, v)
+		}
+	}()
+	for i, a := range b.Args {
+		if a.Block != b || a.Index != i || a.Def != nil {
+			return fmt.Errorf("block argument %d has wrong back-pointers", i)
+		}
+		c.visible[a] = true
+		added = append(added, a)
+	}
+	if len(b.Ops) == 0 {
+		return fmt.Errorf("block has no terminator")
+	}
+	for i, op := range b.Ops {
+		if op.Block != b {
+			return op.Errorf("op has a wrong block pointer")
+		}
+		last := i == len(b.Ops)-1
+		isTerm := op.Name == "func.return" || op.Name == "stablehlo.return" || op.Name == "sdy.return"
+		if last && term != "" && op.Name != term && !(term == "stablehlo.return" && op.Name == "sdy.return") {
+			return op.Errorf("block ends with %s, want %s", op.Name, term)
+		}
+		if !last && isTerm {
+			return op.Errorf("terminator in the middle of a block")
+		}
+		for j, v := range op.Operands {
+			if v == nil {
+				return op.Errorf("operand %d is nil", j)
+			}
+			if !c.visible[v] {
+				return op.Errorf("operand %d is not defined before its use", j)
+			}
+		}
+		for _, r := range op.Regions {
+			if err := c.region(r, op, "stablehlo.return"); err != nil {
+				return err
+			}
+		}
+		for j, v := range op.Results {
+			if v.Def != op || v.Index != j {
+				return op.Errorf("result %d has wrong back-pointers", j)
+			}
+			c.visible[v] = true
+			added = append(added, v)
+		}
+	}
+	return nil
+}
+
+// checkPlanable reports, before any lowering, the first op that neither the
+// planner nor a registered kernel handles, with its location.
+func checkPlanable(st *passState) error {
+	var err error
+	st.entry.Body.Walk(func(op *ir.Op) bool {
+		err = planable(op)
+		return err == nil
+	})
+	return err
+}
+
+func planable(op *ir.Op) error {
+	switch op.Name {
+	case "stablehlo.custom_call":
+		target, _ := op.Attrs.Str("call_target_name")
+		if _, ok := kernel.LookupCustomCall(target); !ok {
+			return op.Errorf("unknown custom call target %q", target)
+		}
+		return nil
+	case "stablehlo.tuple", "stablehlo.get_tuple_element":
+		return op.Errorf("tuple values are not supported")
+	case "func.call":
+		return op.Errorf("call was not inlined")
+	}
+	if compilerOps[op.Name] || op.Name == "sdy.return" {
+		return nil
+	}
+	if _, ok := kernel.Lookup(op.Name); !ok {
+		return op.Errorf("no kernel for this op")
+	}
+	return nil
+}

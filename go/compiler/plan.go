@@ -1,0 +1,243 @@
+package compiler
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync"
+
+	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/kernel"
+)
+
+// A plan is a flat list of instructions over numbered buffer slots. Internal
+// slots are scratch buffers owned by a frame (one frame per concurrent run,
+// pooled across runs); parameter and output slots are bound to the caller's
+// buffers for one run; constant slots point at the constants' data.
+type plan struct {
+	numSlots   int
+	caps       []int // capacity of each internal slot (0 for the others)
+	consts     []constBind
+	paramSlots []int
+	outSlots   []int
+	body       []instr
+	final      []copyPair // results that are not written in place: copied into the outputs
+	scratchLen int        // [][]byte headers for kernel ins/outs per frame
+
+	frames sync.Pool
+	stats  PlanStats
+
+	// For donation: when each parameter is last read (position), where each
+	// in-place output is first written (-1: written by a final copy), and
+	// which parameter each final copy reads (-1: none).
+	paramLastUse []int
+	outDefPos    []int
+	outCopyParam []int
+}
+
+type constBind struct {
+	slot int
+	data []byte
+}
+
+// ref is a view of a slot: the value occupies its first size bytes.
+type ref struct{ slot, size int }
+
+type copyPair struct{ src, dst ref }
+
+func (c copyPair) do(f *frame) {
+	copy(f.bufs[c.dst.slot][:c.dst.size], f.bufs[c.src.slot][:c.src.size])
+}
+
+// frame is the per-run state of a plan.
+type frame struct {
+	bufs    [][]byte
+	scratch [][]byte
+}
+
+func (p *plan) getFrame() *frame {
+	if f, ok := p.frames.Get().(*frame); ok {
+		return f
+	}
+	f := &frame{bufs: make([][]byte, p.numSlots), scratch: make([][]byte, p.scratchLen)}
+	for s, c := range p.caps {
+		if c > 0 {
+			f.bufs[s] = make([]byte, c)
+		}
+	}
+	for _, c := range p.consts {
+		f.bufs[c.slot] = c.data
+	}
+	return f
+}
+
+func (p *plan) putFrame(f *frame) {
+	// Drop references to the caller's buffers before pooling the frame.
+	for _, s := range p.paramSlots {
+		f.bufs[s] = nil
+	}
+	for _, s := range p.outSlots {
+		f.bufs[s] = nil
+	}
+	clear(f.scratch)
+	p.frames.Put(f)
+}
+
+// exec runs the plan with ins bound to the parameters and outs to the outputs.
+func (p *plan) exec(ins, outs [][]byte) error {
+	f := p.getFrame()
+	defer p.putFrame(f)
+	for i, s := range p.paramSlots {
+		f.bufs[s] = ins[i]
+	}
+	for i, s := range p.outSlots {
+		f.bufs[s] = outs[i]
+	}
+	if err := runInstrs(f, p.body); err != nil {
+		return err
+	}
+	for _, c := range p.final {
+		c.do(f)
+	}
+	return nil
+}
+
+type instr interface {
+	run(f *frame) error
+}
+
+func runInstrs(f *frame, body []instr) error {
+	for _, in := range body {
+		if err := in.run(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// kernelInstr runs one kernel step.
+type kernelInstr struct {
+	op      *ir.Op
+	step    kernel.Step
+	ins     []ref
+	outs    []ref
+	scratch int        // offset of this step's ins then outs in frame.scratch
+	pre     []copyPair // custom-call output_operand_aliases: operand copied into the output first
+}
+
+func (k *kernelInstr) run(f *frame) error {
+	for _, c := range k.pre {
+		c.do(f)
+	}
+	ni := len(k.ins)
+	ins := f.scratch[k.scratch : k.scratch+ni : k.scratch+ni]
+	outs := f.scratch[k.scratch+ni : k.scratch+ni+len(k.outs)]
+	for i, r := range k.ins {
+		ins[i] = f.bufs[r.slot][:r.size]
+	}
+	for i, r := range k.outs {
+		outs[i] = f.bufs[r.slot][:r.size]
+	}
+	if err := k.step(ins, outs); err != nil {
+		return opError(k.op, err)
+	}
+	return nil
+}
+
+// opError names the op and its location unless the kernel already did.
+func opError(op *ir.Op, err error) error {
+	prefix := op.Name + " at "
+	if len(err.Error()) >= len(prefix) && err.Error()[:len(prefix)] == prefix {
+		return err
+	}
+	return fmt.Errorf("%s at %s: %w", op.Name, op.Loc, err)
+}
+
+// whileInstr runs a loop whose carried values live in fixed slots: each
+// iteration's new values are swapped in (slice headers, no copy), or staged
+// through a copy when the body returns something it does not own.
+type whileInstr struct {
+	init  []copyPair
+	cond  []instr
+	pred  ref
+	body  []instr
+	stage []copyPair
+	swaps [][2]int
+}
+
+func (w *whileInstr) run(f *frame) error {
+	for _, c := range w.init {
+		c.do(f)
+	}
+	for {
+		if err := runInstrs(f, w.cond); err != nil {
+			return err
+		}
+		if f.bufs[w.pred.slot][0] == 0 {
+			return nil
+		}
+		if err := runInstrs(f, w.body); err != nil {
+			return err
+		}
+		for _, c := range w.stage {
+			c.do(f)
+		}
+		for _, s := range w.swaps {
+			f.bufs[s[0]], f.bufs[s[1]] = f.bufs[s[1]], f.bufs[s[0]]
+		}
+	}
+}
+
+// caseInstr runs one branch chosen by an index (stablehlo.case: out of range
+// picks the last branch) or a predicate (stablehlo.if: true picks region 0).
+type caseInstr struct {
+	index    ref
+	pred     bool
+	branches [][]instr
+	copies   [][]copyPair // branch results not computed in place
+}
+
+func (c *caseInstr) run(f *frame) error {
+	var b int
+	if c.pred {
+		if f.bufs[c.index.slot][0] == 0 {
+			b = 1
+		}
+	} else {
+		i := int32(binary.LittleEndian.Uint32(f.bufs[c.index.slot]))
+		b = int(i)
+		if i < 0 || b >= len(c.branches) {
+			b = len(c.branches) - 1
+		}
+	}
+	if err := runInstrs(f, c.branches[b]); err != nil {
+		return err
+	}
+	for _, cp := range c.copies[b] {
+		cp.do(f)
+	}
+	return nil
+}
+
+// regionCallable is a compiled kernel region (reduce body, comparator).
+type regionCallable struct{ p *plan }
+
+func (r *regionCallable) Call(ins, outs [][]byte) error {
+	if len(ins) != len(r.p.paramSlots) || len(outs) != len(r.p.outSlots) {
+		return fmt.Errorf("region called with %d inputs and %d outputs, want %d and %d", len(ins), len(outs), len(r.p.paramSlots), len(r.p.outSlots))
+	}
+	return r.p.exec(ins, outs)
+}
+
+// stepCallable is a region made of one kernel op applied to the block
+// arguments and returned as is (the usual reduce body): no frame needed.
+type stepCallable struct {
+	op   *ir.Op
+	step kernel.Step
+}
+
+func (s *stepCallable) Call(ins, outs [][]byte) error {
+	if err := s.step(ins, outs); err != nil {
+		return opError(s.op, err)
+	}
+	return nil
+}

@@ -1,0 +1,220 @@
+package elementwise
+
+import (
+	"math"
+
+	"github.com/gojax/gojax/go/ir"
+)
+
+// Comparisons write pred (one 0/1 byte per element).
+
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func cmpEQ[T real_](d []uint8, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = b2u(a[i] == b[i])
+	}
+}
+
+func cmpNE[T real_](d []uint8, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = b2u(a[i] != b[i])
+	}
+}
+
+func cmpLT[T real_](d []uint8, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = b2u(a[i] < b[i])
+	}
+}
+
+func cmpLE[T real_](d []uint8, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = b2u(a[i] <= b[i])
+	}
+}
+
+func cmpGT[T real_](d []uint8, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = b2u(a[i] > b[i])
+	}
+}
+
+func cmpGE[T real_](d []uint8, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		d[i] = b2u(a[i] >= b[i])
+	}
+}
+
+func cmpReal[T real_](dir string) kern {
+	switch dir {
+	case "EQ":
+		return k2(cmpEQ[T])
+	case "NE":
+		return k2(cmpNE[T])
+	case "LT":
+		return k2(cmpLT[T])
+	case "LE":
+		return k2(cmpLE[T])
+	case "GT":
+		return k2(cmpGT[T])
+	case "GE":
+		return k2(cmpGE[T])
+	}
+	return nil
+}
+
+// Total order of floats (-NaN < -Inf < … < -0 < +0 < … < +Inf < +NaN) maps
+// each value to a signed integer key.
+func totalKey32(x float32) int32 {
+	k := int32(math.Float32bits(x))
+	if k < 0 {
+		k ^= math.MaxInt32
+	}
+	return k
+}
+
+func totalKey64(x float64) int64 {
+	k := int64(math.Float64bits(x))
+	if k < 0 {
+		k ^= math.MaxInt64
+	}
+	return k
+}
+
+func holds(dir string, c int) bool {
+	switch dir {
+	case "EQ":
+		return c == 0
+	case "NE":
+		return c != 0
+	case "LT":
+		return c < 0
+	case "LE":
+		return c <= 0
+	case "GT":
+		return c > 0
+	case "GE":
+		return c >= 0
+	}
+	return false
+}
+
+func cmp3[T int32 | int64](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// cmpTotal compares floats in total order through their integer keys.
+func cmpTotal[T float, K int32 | int64](dir string, key func(T) K) kern {
+	return func(d, a, b, _ []byte) {
+		x, y := view[T](a), view[T](b)
+		x, y = x[:len(d)], y[:len(d)]
+		for i := range d {
+			d[i] = b2u(holds(dir, cmp3(key(x[i]), key(y[i]))))
+		}
+	}
+}
+
+// cmpComplex compares lexicographically by (real, imag), with FLOAT
+// (partial order: any NaN makes all but NE false) or TOTALORDER semantics.
+func cmpComplex[T cplx](dir string, total bool) kern {
+	return func(d, a, b, _ []byte) {
+		x, y := view[T](a), view[T](b)
+		for i := range d {
+			p, q := complex128(x[i]), complex128(y[i])
+			if total {
+				c := cmp3(totalKey64(real(p)), totalKey64(real(q)))
+				if c == 0 {
+					c = cmp3(totalKey64(imag(p)), totalKey64(imag(q)))
+				}
+				d[i] = b2u(holds(dir, c))
+				continue
+			}
+			if p != p || q != q {
+				d[i] = b2u(dir == "NE")
+				continue
+			}
+			var c int
+			switch {
+			case real(p) < real(q):
+				c = -1
+			case real(p) > real(q):
+				c = 1
+			case imag(p) < imag(q):
+				c = -1
+			case imag(p) > imag(q):
+				c = 1
+			}
+			d[i] = b2u(holds(dir, c))
+		}
+	}
+}
+
+// compareKern resolves compare for operand type t; total selects TOTALORDER.
+func compareKern(dir string, t ir.ElemType, total bool) kern {
+	if !holdsDir(dir) {
+		return nil
+	}
+	switch t {
+	case ir.Pred, ir.U1, ir.U2, ir.U4, ir.U8:
+		return cmpReal[uint8](dir)
+	case ir.S1, ir.S2, ir.S4, ir.S8:
+		return cmpReal[int8](dir)
+	case ir.S16:
+		return cmpReal[int16](dir)
+	case ir.S32:
+		return cmpReal[int32](dir)
+	case ir.S64:
+		return cmpReal[int64](dir)
+	case ir.U16:
+		return cmpReal[uint16](dir)
+	case ir.U32:
+		return cmpReal[uint32](dir)
+	case ir.U64:
+		return cmpReal[uint64](dir)
+	case ir.F32:
+		if total {
+			return cmpTotal(dir, totalKey32)
+		}
+		return cmpReal[float32](dir)
+	case ir.F64:
+		if total {
+			return cmpTotal(dir, totalKey64)
+		}
+		return cmpReal[float64](dir)
+	case ir.C64:
+		return cmpComplex[complex64](dir, total)
+	case ir.C128:
+		return cmpComplex[complex128](dir, total)
+	}
+	if emulated(t) {
+		// Decoding to f32 is exact and keeps the order, signs of zero and NaNs.
+		return emulate(compareKern(dir, ir.F32, total), t, false)
+	}
+	return nil
+}
+
+func holdsDir(dir string) bool {
+	switch dir {
+	case "EQ", "NE", "LT", "LE", "GT", "GE":
+		return true
+	}
+	return false
+}

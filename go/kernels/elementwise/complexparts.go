@@ -1,0 +1,181 @@
+package elementwise
+
+import (
+	"math/cmplx"
+
+	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/kernel"
+)
+
+// real, imag, complex, abs of complex and is_finite: ops whose result type
+// differs from their operand type.
+
+func init() {
+	kernel.Register("stablehlo.real", lowerPart(false))
+	kernel.Register("stablehlo.imag", lowerPart(true))
+	kernel.Register("stablehlo.complex", lowerComplex)
+	kernel.Register("stablehlo.is_finite", lowerIsFinite)
+}
+
+func cabs64(d []float32, a []complex64) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = float32(cmplx.Abs(complex128(a[i])))
+	}
+}
+
+func cabs128(d []float64, a []complex128) {
+	a = a[:len(d)]
+	for i := range d {
+		d[i] = cmplx.Abs(a[i])
+	}
+}
+
+// partType is the float type of a complex type's components (t itself otherwise).
+func partType(t ir.ElemType) ir.ElemType {
+	switch t {
+	case ir.C64:
+		return ir.F32
+	case ir.C128:
+		return ir.F64
+	}
+	return t
+}
+
+// complexOf is the complex type with components of float type t.
+func complexOf(t ir.ElemType) ir.ElemType {
+	switch t {
+	case ir.F32:
+		return ir.C64
+	case ir.F64:
+		return ir.C128
+	}
+	return ir.Invalid
+}
+
+// lowerComplexAbs: abs of complex<fN> is the fN modulus (hypot, no overflow).
+func lowerComplexAbs(ctx kernel.Context, op *ir.Op, ins []*ir.TensorType, out *ir.TensorType) (kernel.Step, error) {
+	if out.Elem != partType(ins[0].Elem) {
+		return nil, op.Errorf("abs of %s must give %s, not %s", ins[0].Elem, partType(ins[0].Elem), out.Elem)
+	}
+	scalar, err := sameShape(op, ins, out)
+	if err != nil {
+		return nil, err
+	}
+	k := k1(cabs128)
+	if out.Elem == ir.F32 {
+		k = k1(cabs64)
+	}
+	return newPlan(op, k, ins, out, scalar).step(ctx), nil
+}
+
+// partLoop copies component idx (0 real, 1 imag) of each complex element.
+func partLoop[T float](idx int) kern {
+	return func(d, a, _, _ []byte) {
+		x, y := view[T](d), view[T](a)
+		y = y[:2*len(x)]
+		for i := range x {
+			x[i] = y[2*i+idx]
+		}
+	}
+}
+
+// lowerPart: real/imag of a complex tensor; of a float tensor, real is the
+// operand and imag is zero (the spec allows float operands).
+func lowerPart(imagPart bool) kernel.Lower {
+	return func(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+		ins, out, err := tensorOperands(op, 1)
+		if err != nil {
+			return nil, err
+		}
+		in := ins[0].Elem
+		if !(in.IsComplex() || in.IsFloat()) || out.Elem != partType(in) {
+			return nil, op.Errorf("wants complex<fN> -> fN or fN -> fN, got %s -> %s", in, out.Elem)
+		}
+		scalar, err := sameShape(op, ins, out)
+		if err != nil {
+			return nil, err
+		}
+		idx := 0
+		if imagPart {
+			idx = 1
+		}
+		var k kern
+		switch {
+		case in == ir.C64:
+			k = partLoop[float32](idx)
+		case in == ir.C128:
+			k = partLoop[float64](idx)
+		case imagPart:
+			// Zero of the type: every float format encodes +0 as all-zero bits.
+			k = func(d, _, _, _ []byte) { clear(d) }
+		default:
+			k = k1(copyLoop[byte])
+		}
+		return newPlan(op, k, ins, out, scalar).step(ctx), nil
+	}
+}
+
+func makeComplex[T float, C cplx](d []C, re, im []T) {
+	re, im = re[:len(d)], im[:len(d)]
+	parts := view[T](bytesOf(d))
+	for i := range d {
+		parts[2*i], parts[2*i+1] = re[i], im[i]
+	}
+}
+
+func lowerComplex(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+	ins, out, err := tensorOperands(op, 2)
+	if err != nil {
+		return nil, err
+	}
+	if ins[0].Elem != ins[1].Elem || complexOf(ins[0].Elem) != out.Elem || out.Elem == ir.Invalid {
+		return nil, op.Errorf("wants (fN, fN) -> complex<fN>, got %s, %s -> %s", ins[0].Elem, ins[1].Elem, out.Elem)
+	}
+	scalar, err := sameShape(op, ins, out)
+	if err != nil {
+		return nil, err
+	}
+	k := k2(makeComplex[float64, complex128])
+	if out.Elem == ir.C64 {
+		k = k2(makeComplex[float32, complex64])
+	}
+	return newPlan(op, k, ins, out, scalar).step(ctx), nil
+}
+
+func isFinite[T float](d []uint8, a []T) {
+	a = a[:len(d)]
+	for i := range d {
+		x := a[i]
+		d[i] = b2u(x-x == 0) // Inf-Inf and NaN-NaN are NaN
+	}
+}
+
+func isFiniteKern(t ir.ElemType) kern {
+	switch {
+	case t == ir.F32:
+		return k1(isFinite[float32])
+	case t == ir.F64:
+		return k1(isFinite[float64])
+	case emulated(t):
+		return emulate(k1(isFinite[float32]), t, false)
+	}
+	return nil
+}
+
+func lowerIsFinite(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+	ins, out, err := tensorOperands(op, 1)
+	if err != nil {
+		return nil, err
+	}
+	k := isFiniteKern(ins[0].Elem)
+	if k == nil || out.Elem != ir.Pred {
+		return nil, op.Errorf("wants a float operand and an i1 result, got %s -> %s", ins[0].Elem, out.Elem)
+	}
+	scalar, err := sameShape(op, ins, out)
+	if err != nil {
+		return nil, err
+	}
+	return newPlan(op, k, ins, out, scalar).step(ctx), nil
+}
+

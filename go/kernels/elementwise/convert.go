@@ -1,0 +1,403 @@
+package elementwise
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/gojax/gojax/go/ir"
+)
+
+// convert between every pair of element types. Native pairs run typed loops;
+// the rest (emulated floats, complex to or from other kinds) go through
+// float64, which holds every f32/f16/bf16/f8 value exactly.
+//
+// Semantics (XLA CPU): float→int truncates toward zero and saturates to the
+// destination's range (logical width for sub-byte types), NaN→0;
+// int→float and float→narrower float round to nearest even; anything→pred is
+// x != 0; complex→real keeps the real part; real→complex has zero imaginary part.
+
+func convII[S, D integer](d []D, s []S) {
+	s = s[:len(d)]
+	for i := range d {
+		d[i] = D(s[i])
+	}
+}
+
+func convToPred[S real_](d []uint8, s []S) {
+	s = s[:len(d)]
+	for i := range d {
+		d[i] = b2u(s[i] != 0)
+	}
+}
+
+func convIF[S integer, D float](d []D, s []S) {
+	s = s[:len(d)]
+	for i := range d {
+		d[i] = D(s[i])
+	}
+}
+
+func convFF[S, D float](d []D, s []S) {
+	s = s[:len(d)]
+	for i := range d {
+		d[i] = D(s[i])
+	}
+}
+
+// satRange gives the inclusive integer range of a destination type as
+// float64 bounds: values >= hi2 saturate to the maximum, < lo to the minimum.
+func satRange(t ir.ElemType) (lo, hi2 float64, minV, maxV int64, maxU uint64) {
+	nb := t.Bits()
+	if t.IsSigned() {
+		return -math.Ldexp(1, nb-1), math.Ldexp(1, nb-1), -1 << (nb - 1), 1<<(nb-1) - 1, 0
+	}
+	return 0, math.Ldexp(1, nb), 0, 0, lowMask(uint(nb))
+}
+
+// f2i converts one float to an integer of type t, saturating; the result is
+// the destination's bit pattern in a uint64.
+func f2i(x float64, t ir.ElemType) uint64 {
+	lo, hi2, minV, maxV, maxU := satRange(t)
+	x = math.Trunc(x)
+	switch {
+	case x != x:
+		return 0
+	case x >= hi2:
+		if t.IsSigned() {
+			return uint64(maxV)
+		}
+		return maxU
+	case x < lo:
+		if t.IsSigned() {
+			return uint64(minV)
+		}
+		return 0
+	}
+	if t.IsSigned() {
+		return uint64(int64(x))
+	}
+	return uint64(x)
+}
+
+func convFI[S float, D integer](t ir.ElemType) func(d []D, s []S) {
+	return func(d []D, s []S) {
+		s = s[:len(d)]
+		for i := range d {
+			d[i] = D(f2i(float64(s[i]), t))
+		}
+	}
+}
+
+// stickyF64 converts an integer to float64 so that a later rounding to a
+// format of at most 52 significand bits is still correctly rounded: values
+// beyond 2^53 keep a sticky bit below the retained bits instead of being
+// rounded twice.
+func stickyF64(x uint64, neg bool) float64 {
+	if x >= 1<<53 {
+		k := 64 - bits.LeadingZeros64(x) - 53
+		sticky := uint64(0)
+		if x&(1<<k-1) != 0 {
+			sticky = 1
+		}
+		v := math.Ldexp(float64(x>>k|sticky), k)
+		if neg {
+			return -v
+		}
+		return v
+	}
+	if neg {
+		return -float64(x)
+	}
+	return float64(x)
+}
+
+// toF64 reads len(dst) elements of t as float64 (complex: the real part).
+func toF64(t ir.ElemType) func(dst []float64, src []byte) {
+	switch {
+	case t == ir.F32:
+		return func(dst []float64, src []byte) { convFF(dst, view[float32](src)) }
+	case t == ir.F64:
+		return func(dst []float64, src []byte) { copy(dst, view[float64](src)) }
+	case t == ir.C64:
+		return func(dst []float64, src []byte) {
+			s := view[float32](src)
+			for i := range dst {
+				dst[i] = float64(s[2*i])
+			}
+		}
+	case t == ir.C128:
+		return func(dst []float64, src []byte) {
+			s := view[float64](src)
+			for i := range dst {
+				dst[i] = s[2*i]
+			}
+		}
+	case t == ir.BF16:
+		return func(dst []float64, src []byte) {
+			s := view[uint16](src)[:len(dst)]
+			for i := range dst {
+				dst[i] = float64(bf16ToF32(s[i]))
+			}
+		}
+	case t == ir.F16:
+		return func(dst []float64, src []byte) {
+			s := view[uint16](src)[:len(dst)]
+			for i := range dst {
+				dst[i] = float64(f16ToF32(s[i]))
+			}
+		}
+	case t.IsSmallFloat():
+		tab := decodeTables[t]
+		return func(dst []float64, src []byte) {
+			src = src[:len(dst)]
+			for i := range dst {
+				dst[i] = float64(tab[src[i]])
+			}
+		}
+	case t == ir.Pred || t.IsInteger():
+		rd := intReader(t)
+		return func(dst []float64, src []byte) {
+			for i := range dst {
+				v, neg := rd(src, i)
+				dst[i] = stickyF64(v, neg)
+			}
+		}
+	}
+	return nil
+}
+
+// intReader returns the magnitude and sign of element i of an integer type.
+func intReader(t ir.ElemType) func(b []byte, i int) (uint64, bool) {
+	mag := func(v int64) (uint64, bool) {
+		if v < 0 {
+			return uint64(-v), true
+		}
+		return uint64(v), false
+	}
+	switch t {
+	case ir.S1, ir.S2, ir.S4, ir.S8:
+		return func(b []byte, i int) (uint64, bool) { return mag(int64(int8(b[i]))) }
+	case ir.S16:
+		return func(b []byte, i int) (uint64, bool) { return mag(int64(view[int16](b)[i])) }
+	case ir.S32:
+		return func(b []byte, i int) (uint64, bool) { return mag(int64(view[int32](b)[i])) }
+	case ir.S64:
+		return func(b []byte, i int) (uint64, bool) { return mag(view[int64](b)[i]) }
+	case ir.Pred, ir.U1, ir.U2, ir.U4, ir.U8:
+		return func(b []byte, i int) (uint64, bool) { return uint64(b[i]), false }
+	case ir.U16:
+		return func(b []byte, i int) (uint64, bool) { return uint64(view[uint16](b)[i]), false }
+	case ir.U32:
+		return func(b []byte, i int) (uint64, bool) { return uint64(view[uint32](b)[i]), false }
+	case ir.U64:
+		return func(b []byte, i int) (uint64, bool) { return view[uint64](b)[i], false }
+	}
+	return nil
+}
+
+// fromF64 writes float64 values as t.
+func fromF64(t ir.ElemType) func(dst []byte, src []float64) {
+	switch {
+	case t == ir.F32:
+		return func(dst []byte, src []float64) { convFF(view[float32](dst), src) }
+	case t == ir.F64:
+		return func(dst []byte, src []float64) { copy(view[float64](dst), src) }
+	case t == ir.C64:
+		return func(dst []byte, src []float64) {
+			d := view[float32](dst)
+			for i, v := range src {
+				d[2*i], d[2*i+1] = float32(v), 0
+			}
+		}
+	case t == ir.C128:
+		return func(dst []byte, src []float64) {
+			d := view[float64](dst)
+			for i, v := range src {
+				d[2*i], d[2*i+1] = v, 0
+			}
+		}
+	case t == ir.F16 || t == ir.BF16 || t.IsSmallFloat():
+		f := formats[t]
+		if t.ByteSize() == 2 {
+			return func(dst []byte, src []float64) {
+				d := view[uint16](dst)
+				for i, v := range src {
+					d[i] = uint16(f.encode(v))
+				}
+			}
+		}
+		return func(dst []byte, src []float64) {
+			for i, v := range src {
+				dst[i] = byte(f.encode(v))
+			}
+		}
+	case t == ir.Pred:
+		return func(dst []byte, src []float64) {
+			for i, v := range src {
+				dst[i] = b2u(v != 0)
+			}
+		}
+	case t.IsInteger():
+		es := t.ByteSize()
+		return func(dst []byte, src []float64) {
+			for i, v := range src {
+				u := f2i(v, t)
+				for j := range es { // little endian
+					dst[i*es+j] = byte(u >> (8 * j))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// viaF64 is the general conversion path, a chunk at a time.
+func viaF64(from, to ir.ElemType) kern {
+	rd, wr := toF64(from), fromF64(to)
+	if rd == nil || wr == nil {
+		return nil
+	}
+	is, os := from.ByteSize(), to.ByteSize()
+	return func(d, a, _, _ []byte) {
+		s := scratchPool.Get().(*scratch)
+		buf := s.f64[:]
+		n := len(d) / os
+		for lo := 0; lo < n; lo += chunk {
+			hi := min(lo+chunk, n)
+			rd(buf[:hi-lo], a[lo*is:hi*is])
+			wr(d[lo*os:hi*os], buf[:hi-lo])
+		}
+		scratchPool.Put(s)
+	}
+}
+
+// storageKind classifies native storage for the typed paths.
+func convIntFrom[S integer](to ir.ElemType) kern {
+	var k kern
+	switch to {
+	case ir.Pred:
+		return k1(convToPred[S])
+	case ir.S1, ir.S2, ir.S4, ir.S8:
+		k = k1(convII[S, int8])
+	case ir.S16:
+		k = k1(convII[S, int16])
+	case ir.S32:
+		k = k1(convII[S, int32])
+	case ir.S64:
+		k = k1(convII[S, int64])
+	case ir.U1, ir.U2, ir.U4, ir.U8:
+		k = k1(convII[S, uint8])
+	case ir.U16:
+		k = k1(convII[S, uint16])
+	case ir.U32:
+		k = k1(convII[S, uint32])
+	case ir.U64:
+		k = k1(convII[S, uint64])
+	case ir.F32:
+		return k1(convIF[S, float32])
+	case ir.F64:
+		return k1(convIF[S, float64])
+	default:
+		return nil
+	}
+	if subByte(to) {
+		return wrapBits(k, to)
+	}
+	return k
+}
+
+func convFloatFrom[S float](to ir.ElemType) kern {
+	switch to {
+	case ir.Pred:
+		return k1(convToPred[S])
+	case ir.S1, ir.S2, ir.S4, ir.S8:
+		return k1(convFI[S, int8](to))
+	case ir.S16:
+		return k1(convFI[S, int16](to))
+	case ir.S32:
+		return k1(convFI[S, int32](to))
+	case ir.S64:
+		return k1(convFI[S, int64](to))
+	case ir.U1, ir.U2, ir.U4, ir.U8:
+		return k1(convFI[S, uint8](to))
+	case ir.U16:
+		return k1(convFI[S, uint16](to))
+	case ir.U32:
+		return k1(convFI[S, uint32](to))
+	case ir.U64:
+		return k1(convFI[S, uint64](to))
+	case ir.F32:
+		return k1(convFF[S, float32])
+	case ir.F64:
+		return k1(convFF[S, float64])
+	}
+	return nil
+}
+
+// convertKern resolves convert from one element type to another.
+func convertKern(from, to ir.ElemType) kern {
+	if from == to {
+		return k1(copyLoop[byte])
+	}
+	var k kern
+	switch from {
+	case ir.Pred, ir.U1, ir.U2, ir.U4, ir.U8:
+		k = convIntFrom[uint8](to)
+	case ir.S1, ir.S2, ir.S4, ir.S8:
+		k = convIntFrom[int8](to)
+	case ir.S16:
+		k = convIntFrom[int16](to)
+	case ir.S32:
+		k = convIntFrom[int32](to)
+	case ir.S64:
+		k = convIntFrom[int64](to)
+	case ir.U16:
+		k = convIntFrom[uint16](to)
+	case ir.U32:
+		k = convIntFrom[uint32](to)
+	case ir.U64:
+		k = convIntFrom[uint64](to)
+	case ir.F32:
+		k = convFloatFrom[float32](to)
+	case ir.F64:
+		k = convFloatFrom[float64](to)
+	case ir.C64:
+		if to == ir.C128 {
+			k = k1(convFF[float32, float64])
+		}
+	case ir.C128:
+		if to == ir.C64 {
+			k = k1(convFF[float64, float32])
+		}
+	}
+	if k != nil {
+		return k
+	}
+	if (from.IsInteger() || from == ir.Pred) && to == ir.C128 {
+		// float64(int64) rounds once, correctly; the sticky path is for narrower targets.
+		return composeConv(from, ir.F64, to)
+	}
+	return viaF64(from, to)
+}
+
+// composeConv converts through an intermediate type mid, where that is exact
+// for the values involved.
+func composeConv(from, mid, to ir.ElemType) kern {
+	k1_, k2_ := convertKern(from, mid), convertKern(mid, to)
+	ms := mid.ByteSize()
+	os := to.ByteSize()
+	is := from.ByteSize()
+	return func(d, a, _, _ []byte) {
+		s := scratchPool.Get().(*scratch)
+		buf := s.raw[:]
+		n := len(d) / os
+		step := len(buf) / ms
+		for lo := 0; lo < n; lo += step {
+			hi := min(lo+step, n)
+			m := buf[:(hi-lo)*ms]
+			k1_(m, a[lo*is:hi*is], nil, nil)
+			k2_(d[lo*os:hi*os], m, nil, nil)
+		}
+		scratchPool.Put(s)
+	}
+}

@@ -1,0 +1,148 @@
+package elementwise
+
+import (
+	"math"
+	"math/cmplx"
+)
+
+// Complex math follows C99 Annex G / XLA conventions through math/cmplx,
+// evaluated in complex128 and rounded once for complex64.
+
+func cscalar[T cplx](f func(complex128) complex128) kern {
+	return map1(func(x T) T { return T(f(complex128(x))) })
+}
+
+func cscalar2[T cplx](f func(a, b complex128) complex128) kern {
+	return map2(func(x, y T) T { return T(f(complex128(x), complex128(y))) })
+}
+
+// cexpm1 is e^z - 1 without cancellation near 0:
+// re = expm1(x)·cos(y) - 2·sin²(y/2), im = e^x·sin(y).
+func cexpm1(z complex128) complex128 {
+	x, y := real(z), imag(z)
+	if y == 0 {
+		return complex(math.Expm1(x), y)
+	}
+	s := math.Sin(y / 2)
+	return complex(math.Expm1(x)*math.Cos(y)-2*s*s, math.Exp(x)*math.Sin(y))
+}
+
+// clog1p is log(1+z) keeping precision for small |z|:
+// re = ½·log1p(2x + x² + y²), im = atan2(y, 1+x).
+func clog1p(z complex128) complex128 {
+	x, y := real(z), imag(z)
+	if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) || math.Abs(x) > 0.5 || math.Abs(y) > 0.5 {
+		return cmplx.Log(1 + z)
+	}
+	return complex(0.5*math.Log1p(x*(2+x)+y*y), math.Atan2(y, 1+x))
+}
+
+func csign(z complex128) complex128 {
+	if z == 0 {
+		return z
+	}
+	a := cmplx.Abs(z)
+	if math.IsInf(a, 0) && !cmplx.IsNaN(z) {
+		// Keep the direction of infinite components.
+		x, y := real(z), imag(z)
+		switch {
+		case math.IsInf(x, 0) && math.IsInf(y, 0):
+			return complex(math.Copysign(math.Sqrt2/2, x), math.Copysign(math.Sqrt2/2, y))
+		case math.IsInf(x, 0):
+			return complex(math.Copysign(1, x), math.Copysign(0, y))
+		case math.IsInf(y, 0):
+			return complex(math.Copysign(0, x), math.Copysign(1, y))
+		}
+	}
+	return complex(real(z)/a, imag(z)/a)
+}
+
+func crsqrt(z complex128) complex128 { return 1 / cmplx.Sqrt(z) }
+
+func clogistic(z complex128) complex128 { return 1 / (1 + cmplx.Exp(-z)) }
+
+// catan2 is atan2 extended to complex operands: -i·log((x + i·y)/sqrt(x² + y²)).
+func catan2(y, x complex128) complex128 {
+	num := x + complex(0, 1)*y
+	return complex(0, -1) * cmplx.Log(num/cmplx.Sqrt(x*x+y*y))
+}
+
+// cmax/cmin order complex numbers lexicographically (real part, then
+// imaginary part), as the spec defines maximum/minimum for complex.
+func cmax[T cplx](d, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		x, y := complex128(a[i]), complex128(b[i])
+		if real(x) > real(y) || (real(x) == real(y) && imag(x) > imag(y)) {
+			d[i] = a[i]
+		} else {
+			d[i] = b[i]
+		}
+	}
+}
+
+func cmin[T cplx](d, a, b []T) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		x, y := complex128(a[i]), complex128(b[i])
+		if real(x) < real(y) || (real(x) == real(y) && imag(x) < imag(y)) {
+			d[i] = a[i]
+		} else {
+			d[i] = b[i]
+		}
+	}
+}
+
+func cplxUnary[T cplx](name string) kern {
+	switch name {
+	case "negate":
+		return k1(neg[T])
+	case "sqrt":
+		return cscalar[T](cmplx.Sqrt)
+	case "rsqrt":
+		return cscalar[T](crsqrt)
+	case "exponential":
+		return cscalar[T](cmplx.Exp)
+	case "exponential_minus_one":
+		return cscalar[T](cexpm1)
+	case "log":
+		return cscalar[T](cmplx.Log)
+	case "log_plus_one":
+		return cscalar[T](clog1p)
+	case "cosine":
+		return cscalar[T](cmplx.Cos)
+	case "sine":
+		return cscalar[T](cmplx.Sin)
+	case "tan":
+		return cscalar[T](cmplx.Tan)
+	case "tanh":
+		return cscalar[T](cmplx.Tanh)
+	case "logistic":
+		return cscalar[T](clogistic)
+	case "sign":
+		return cscalar[T](csign)
+	}
+	return nil
+}
+
+func cplxBinary[T cplx](name string) kern {
+	switch name {
+	case "add":
+		return k2(add[T])
+	case "subtract":
+		return k2(sub[T])
+	case "multiply":
+		return k2(mul[T])
+	case "divide":
+		return k2(fdiv[T])
+	case "power":
+		return cscalar2[T](cmplx.Pow)
+	case "maximum":
+		return k2(cmax[T])
+	case "minimum":
+		return k2(cmin[T])
+	case "atan2":
+		return cscalar2[T](catan2)
+	}
+	return nil
+}

@@ -1,0 +1,104 @@
+package elementwise
+
+import (
+	"strings"
+
+	"github.com/gojax/gojax/go/ir"
+)
+
+// Loop kernels for a future fusion pass. Each returned loop processes whole
+// elements in gojax storage layout: the element count is len(dst) divided by
+// the result element size, and operands hold the same number of elements
+// (select's predicate and clamp's bounds may instead hold exactly one, a
+// broadcast scalar). Loops do not allocate (pooled scratch serves the
+// emulated float types), keep no reference to their arguments, and may run
+// concurrently on disjoint slices. Op names are StableHLO names with or
+// without the "stablehlo." prefix.
+
+func trimOp(op string) string { return strings.TrimPrefix(op, "stablehlo.") }
+
+// UnaryLoop returns the loop of a same-type unary op (negate, abs, sqrt,
+// rsqrt, exponential, log, tanh, logistic, sign, not, popcnt, …) on t.
+// abs of a complex type returns its float modulus and is served by
+// ComplexAbsLoop.
+func UnaryLoop(op string, t ir.ElemType) (func(dst, src []byte), bool) {
+	k := unaryKern(trimOp(op), t)
+	if k == nil {
+		return nil, false
+	}
+	return func(dst, src []byte) { k(dst, src, nil, nil) }, true
+}
+
+// BinaryLoop returns the loop of a same-type binary op (add, subtract,
+// multiply, divide, remainder, maximum, minimum, power, atan2, and, or, xor,
+// shift_left, shift_right_logical, shift_right_arithmetic) on t.
+func BinaryLoop(op string, t ir.ElemType) (func(dst, a, b []byte), bool) {
+	k := binaryKern(trimOp(op), t)
+	if k == nil {
+		return nil, false
+	}
+	return func(dst, a, b []byte) { k(dst, a, b, nil) }, true
+}
+
+// CompareLoop returns a comparison of two t operands writing pred bytes.
+// direction is EQ, NE, LT, LE, GT or GE; compareType is FLOAT, TOTALORDER,
+// SIGNED, UNSIGNED or "" / NOTYPE for the element type's default.
+func CompareLoop(direction, compareType string, t ir.ElemType) (func(dst, a, b []byte), bool) {
+	k := compareKern(direction, t, compareType == "TOTALORDER")
+	if k == nil || (compareType == "TOTALORDER" && !t.IsFloat() && !t.IsComplex()) {
+		return nil, false
+	}
+	return func(dst, a, b []byte) { k(dst, a, b, nil) }, true
+}
+
+// SelectLoop returns select(pred, onTrue, onFalse) for values of type t;
+// pred may hold one element (broadcast).
+func SelectLoop(t ir.ElemType) (func(dst, pred, onTrue, onFalse []byte), bool) {
+	k := selectKern(t)
+	if k == nil {
+		return nil, false
+	}
+	return func(dst, p, a, b []byte) { k(dst, p, a, b) }, true
+}
+
+// ClampLoop returns clamp(lo, x, hi) for type t; lo and hi may each hold one
+// element (broadcast).
+func ClampLoop(t ir.ElemType) (func(dst, lo, x, hi []byte), bool) {
+	k := clampKern(t)
+	if k == nil {
+		return nil, false
+	}
+	return func(dst, lo, x, hi []byte) { k(dst, lo, x, hi) }, true
+}
+
+// ConvertLoop returns the conversion from one element type to another with
+// StableHLO/XLA semantics (see convert.go).
+func ConvertLoop(from, to ir.ElemType) (func(dst, src []byte), bool) {
+	k := convertKern(from, to)
+	if k == nil {
+		return nil, false
+	}
+	return func(dst, src []byte) { k(dst, src, nil, nil) }, true
+}
+
+// ComplexAbsLoop returns |z| for complex<f32> (to f32) or complex<f64> (to f64).
+func ComplexAbsLoop(t ir.ElemType) (func(dst, src []byte), bool) {
+	switch t {
+	case ir.C64:
+		k := k1(cabs64)
+		return func(d, s []byte) { k(d, s, nil, nil) }, true
+	case ir.C128:
+		k := k1(cabs128)
+		return func(d, s []byte) { k(d, s, nil, nil) }, true
+	}
+	return nil, false
+}
+
+// IsFiniteLoop returns is_finite for a float type t, writing pred bytes.
+func IsFiniteLoop(t ir.ElemType) (func(dst, src []byte), bool) {
+	k := isFiniteKern(t)
+	if k == nil {
+		return nil, false
+	}
+	return func(d, s []byte) { k(d, s, nil, nil) }, true
+}

@@ -1,0 +1,463 @@
+package linalg
+
+import (
+	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/kernel"
+)
+
+// stablehlo.convolution runs as im2col + GEMM for every configuration: the
+// im2col gather applies padding, base (lhs) and window (rhs) dilation,
+// strides and window reversal exactly as the spec's per-element definition
+// does, so no configuration needs a separate slow path. Feature and batch
+// groups become one GEMM per group over the corresponding slices.
+
+func init() { kernel.Register("stablehlo.convolution", lowerConvolution) }
+
+// convPlan is everything the step needs, resolved at compile time.
+type convPlan struct {
+	groups int
+	// GEMM per group: rows = output batch × output spatial positions,
+	// cols (K) = input features per group × kernel spatial positions,
+	// N = output features per group.
+	m, k, n int
+	ks      int // kernel spatial positions
+	kin     int // input features per group
+
+	// im2col gather.
+	rowBatch    []int   // per row: output batch index
+	rowSpatial  []int   // per row: index into spatialTab (output spatial position)
+	spatialTab  [][]int // per output spatial position: per kernel position, lhs spatial offset or -1
+	lhsBatchStr int
+	lhsFeatStr  int
+	batchGroup  bool // true: group g reads input batches g*outBatch+b; false: feature groups
+	outBatch    int
+
+	rhs *gemmPlan // per-group template; rhsCol shifted by group at run time
+
+	outRow     []int // per row: output offset of (batch, spatial)
+	outCol     []int // per output feature within group (unshifted)
+	outFeatStr int
+}
+
+type convDims struct {
+	inBatch, inFeat, kIn, kOut, outBatch, outFeat int64
+	inSp, kSp, outSp                              []int64
+}
+
+func lowerConvolution(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+	if len(op.Operands) != 2 || len(op.Results) != 1 {
+		return nil, op.Errorf("want 2 operands and 1 result, have %d and %d", len(op.Operands), len(op.Results))
+	}
+	lt, rt, ot := op.Operands[0].Tensor(), op.Operands[1].Tensor(), op.Results[0].Tensor()
+	if lt == nil || rt == nil || ot == nil {
+		return nil, op.Errorf("operands and result must be tensors")
+	}
+	var cd convDims
+	var err error
+	for _, f := range []struct {
+		name string
+		dst  *int64
+	}{
+		{"input_batch_dimension", &cd.inBatch}, {"input_feature_dimension", &cd.inFeat},
+		{"kernel_input_feature_dimension", &cd.kIn}, {"kernel_output_feature_dimension", &cd.kOut},
+		{"output_batch_dimension", &cd.outBatch}, {"output_feature_dimension", &cd.outFeat},
+	} {
+		if _, ok := op.Attrs[f.name]; !ok {
+			return nil, op.Errorf("missing attribute %s", f.name)
+		}
+		if *f.dst, err = intAttr(op, f.name, 0); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range []struct {
+		name string
+		dst  *[]int64
+	}{
+		{"input_spatial_dimensions", &cd.inSp}, {"kernel_spatial_dimensions", &cd.kSp}, {"output_spatial_dimensions", &cd.outSp},
+	} {
+		v, ok, err := i64List(op, f.name)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, op.Errorf("missing attribute %s", f.name)
+		}
+		*f.dst = v
+	}
+	s := len(cd.inSp)
+	if len(cd.kSp) != s || len(cd.outSp) != s {
+		return nil, op.Errorf("spatial dimension counts differ: input %d, kernel %d, output %d", s, len(cd.kSp), len(cd.outSp))
+	}
+	if lt.Rank() != s+2 || rt.Rank() != s+2 || ot.Rank() != s+2 {
+		return nil, op.Errorf("ranks %d, %d, %d do not match %d spatial dimensions", lt.Rank(), rt.Rank(), ot.Rank(), s)
+	}
+	for _, c := range []struct {
+		what string
+		rank int
+		dims []int64
+	}{
+		{"input", lt.Rank(), append([]int64{cd.inBatch, cd.inFeat}, cd.inSp...)},
+		{"kernel", rt.Rank(), append([]int64{cd.kIn, cd.kOut}, cd.kSp...)},
+		{"output", ot.Rank(), append([]int64{cd.outBatch, cd.outFeat}, cd.outSp...)},
+	} {
+		if err := checkDims(op, c.what+" dimensions", c.dims, c.rank, make([]bool, c.rank)); err != nil {
+			return nil, err
+		}
+	}
+	ones := func(name string) ([]int64, error) {
+		v, ok, err := i64List(op, name)
+		if err != nil {
+			return nil, err
+		}
+		if !ok || len(v) == 0 {
+			v = make([]int64, s)
+			for i := range v {
+				v[i] = 1
+			}
+		}
+		if len(v) != s {
+			return nil, op.Errorf("%s has %d entries, want %d", name, len(v), s)
+		}
+		for _, x := range v {
+			if x < 1 {
+				return nil, op.Errorf("%s must be positive, have %v", name, v)
+			}
+		}
+		return v, nil
+	}
+	strides, err := ones("window_strides")
+	if err != nil {
+		return nil, err
+	}
+	lhsDil, err := ones("lhs_dilation")
+	if err != nil {
+		return nil, err
+	}
+	rhsDil, err := ones("rhs_dilation")
+	if err != nil {
+		return nil, err
+	}
+	pad, ok, err := i64List(op, "padding")
+	if err != nil {
+		return nil, err
+	}
+	if !ok || len(pad) == 0 {
+		pad = make([]int64, 2*s)
+	}
+	if len(pad) != 2*s {
+		return nil, op.Errorf("padding has %d entries, want %d (low, high per spatial dimension)", len(pad), 2*s)
+	}
+	rev, ok, err := boolList(op, "window_reversal")
+	if err != nil {
+		return nil, err
+	}
+	if !ok || len(rev) == 0 {
+		rev = make([]bool, s)
+	}
+	if len(rev) != s {
+		return nil, op.Errorf("window_reversal has %d entries, want %d", len(rev), s)
+	}
+	fgc, err := intAttr(op, "feature_group_count", 1)
+	if err != nil {
+		return nil, err
+	}
+	bgc, err := intAttr(op, "batch_group_count", 1)
+	if err != nil {
+		return nil, err
+	}
+	if fgc < 1 || bgc < 1 || (fgc > 1 && bgc > 1) {
+		return nil, op.Errorf("feature_group_count %d and batch_group_count %d: both must be positive and one of them 1", fgc, bgc)
+	}
+	if err := checkPrecision(op, 2); err != nil {
+		return nil, err
+	}
+
+	ib, ifeat := lt.Shape[cd.inBatch], lt.Shape[cd.inFeat]
+	kin, kout := rt.Shape[cd.kIn], rt.Shape[cd.kOut]
+	if ifeat%fgc != 0 || ifeat/fgc != kin {
+		return nil, op.Errorf("input features %d must equal kernel input features %d × feature_group_count %d", ifeat, kin, fgc)
+	}
+	if kout%fgc != 0 || kout%bgc != 0 {
+		return nil, op.Errorf("kernel output features %d must be divisible by feature_group_count %d and batch_group_count %d", kout, fgc, bgc)
+	}
+	if ib%bgc != 0 {
+		return nil, op.Errorf("input batch %d must be divisible by batch_group_count %d", ib, bgc)
+	}
+	want := make([]int64, s+2)
+	want[cd.outBatch] = ib / bgc
+	want[cd.outFeat] = kout
+	for d := 0; d < s; d++ {
+		in := lt.Shape[cd.inSp[d]]
+		padded := pad[2*d] + pad[2*d+1]
+		if in > 0 {
+			padded += (in-1)*lhsDil[d] + 1
+		}
+		win := (rt.Shape[cd.kSp[d]]-1)*rhsDil[d] + 1
+		if rt.Shape[cd.kSp[d]] == 0 {
+			win = 0
+		}
+		o := int64(0)
+		if padded >= win && padded > 0 {
+			o = (padded-win)/strides[d] + 1
+		}
+		want[cd.outSp[d]] = o
+	}
+	if !ir.Tensor(ot.Elem, want...).Equal(ot) {
+		return nil, op.Errorf("result type %s, want shape %v", ot, want)
+	}
+	kind, err := dotCompute(lt.Elem, rt.Elem, ot.Elem)
+	if err != nil {
+		return nil, op.Errorf("%v", err)
+	}
+	if ot.Elem.IsComplex() != (kind == computeC64 || kind == computeC128) {
+		return nil, op.Errorf("result type %s does not match operands %s, %s", ot, lt, rt)
+	}
+
+	// Build the plan.
+	ls, rs, os := lt.Strides(), rt.Strides(), ot.Strides()
+	groups := int(max(fgc, bgc))
+	p := &convPlan{
+		groups:      groups,
+		kin:         int(kin),
+		n:           int(kout) / groups,
+		lhsBatchStr: int(ls[cd.inBatch]),
+		lhsFeatStr:  int(ls[cd.inFeat]),
+		batchGroup:  bgc > 1,
+		outBatch:    int(ib / bgc),
+		outFeatStr:  int(os[cd.outFeat]),
+	}
+	outSpShape := make([]int64, s)
+	kSpShape := make([]int64, s)
+	for d := 0; d < s; d++ {
+		outSpShape[d] = ot.Shape[cd.outSp[d]]
+		kSpShape[d] = rt.Shape[cd.kSp[d]]
+	}
+	nos := int(ir.Tensor(ir.F32, outSpShape...).NumElements())
+	p.ks = int(ir.Tensor(ir.F32, kSpShape...).NumElements())
+	p.m = p.outBatch * nos
+	p.k = p.kin * p.ks
+
+	// spatialTab[o][k]: lhs spatial offset of the input element that output
+	// position o meets at kernel position k (after reversal), or -1 when it
+	// falls in padding or between dilated elements.
+	p.spatialTab = make([][]int, nos)
+	for o := range p.spatialTab {
+		oi := unravelI(o, outSpShape)
+		tab := make([]int, p.ks)
+		for kk := range tab {
+			ki := unravelI(kk, kSpShape)
+			off := 0
+			for d := 0; d < s; d++ {
+				// Window position kk meets padded-dilated input position
+				// o*stride + k*dilation; reversal flips which kernel element
+				// that is, handled by indexing the kernel reversed below.
+				pos := oi[d]*strides[d] + ki[d]*rhsDil[d] - pad[2*d]
+				if pos < 0 || pos%lhsDil[d] != 0 || pos/lhsDil[d] >= lt.Shape[cd.inSp[d]] {
+					off = -1
+					break
+				}
+				off += int(pos/lhsDil[d]) * int(ls[cd.inSp[d]])
+			}
+			tab[kk] = off
+		}
+		p.spatialTab[o] = tab
+	}
+	p.rowBatch = make([]int, p.m)
+	p.rowSpatial = make([]int, p.m)
+	p.outRow = make([]int, p.m)
+	for r := 0; r < p.m; r++ {
+		b, o := r/nos, r%nos
+		p.rowBatch[r], p.rowSpatial[r] = b, o
+		oi := unravelI(o, outSpShape)
+		off := b * int(os[cd.outBatch])
+		for d := 0; d < s; d++ {
+			off += int(oi[d]) * int(os[cd.outSp[d]])
+		}
+		p.outRow[r] = off
+	}
+	p.outCol = make([]int, p.n)
+	for j := range p.outCol {
+		p.outCol[j] = j * p.outFeatStr
+	}
+	// Kernel as a K×N matrix addressed in place: column c = (input feature
+	// within group, kernel position), row j = output feature within group.
+	rhsK := make([]int, p.k)
+	for f := 0; f < p.kin; f++ {
+		for kk := 0; kk < p.ks; kk++ {
+			ki := unravelI(kk, kSpShape)
+			off := f * int(rs[cd.kIn])
+			for d := 0; d < s; d++ {
+				idx := ki[d]
+				if rev[d] {
+					idx = kSpShape[d] - 1 - idx
+				}
+				off += int(idx) * int(rs[cd.kSp[d]])
+			}
+			rhsK[f*p.ks+kk] = off
+		}
+	}
+	rhsCol := make([]int, p.n)
+	for j := range rhsCol {
+		rhsCol[j] = j * int(rs[cd.kOut])
+	}
+	p.rhs = &gemmPlan{batch: 1, n: p.n, k: p.k, lhsBatch: []int{0}, rhsBatch: []int{0}, rhsK: rhsK, rhsCol: rhsCol}
+	rhsGroupStr := p.n * int(rs[cd.kOut])
+	return convStep(kind, p, lt.Elem, rt.Elem, ot.Elem, rhsGroupStr, ctx.Parallel), nil
+}
+
+func unravelI(i int, shape []int64) []int64 {
+	idx := make([]int64, len(shape))
+	for d := len(shape) - 1; d >= 0; d-- {
+		if shape[d] > 0 {
+			idx[d] = int64(i) % shape[d]
+			i /= int(shape[d])
+		}
+	}
+	return idx
+}
+
+// im2colRows is how many GEMM rows are gathered at once; it bounds the
+// scratch to about im2colBudget elements whatever the problem size.
+const im2colBudget = 1 << 21
+
+func convStep(kind computeKind, p *convPlan, le, re, oe ir.ElemType, rhsGroupStr int, par parallelFn) kernel.Step {
+	switch kind {
+	case computeF32:
+		return func(ins, outs [][]byte) error {
+			a, ar := viewF32(ins[0], le)
+			b, br := viewF32(ins[1], re)
+			c, cr := viewF32Out(outs[0], oe)
+			runConv(p, a, b, c, rhsGroupStr, par, f32scratch, func(g *gemmPlan, x, y, z []float32) { gemm(g, ukF32, x, y, z, par, f32scratch) })
+			if cr != nil {
+				fromF32(outs[0], c, oe)
+				cr.release()
+			}
+			releaseAll(ar, br)
+			return nil
+		}
+	case computeF64:
+		return func(ins, outs [][]byte) error {
+			a, ar := viewF64(ins[0], le)
+			b, br := viewF64(ins[1], re)
+			c, cr := viewF64Out(outs[0], oe)
+			runConv(p, a, b, c, rhsGroupStr, par, f64scratch, func(g *gemmPlan, x, y, z []float64) { gemm(g, ukF64, x, y, z, par, f64scratch) })
+			if cr != nil {
+				fromF64(outs[0], c, oe)
+				cr.release()
+			}
+			releaseAll(ar, br)
+			return nil
+		}
+	case computeC64:
+		return func(ins, outs [][]byte) error {
+			a, b, c := c64scratch(len(ins[0])/le.ByteSize()), c64scratch(len(ins[1])/re.ByteSize()), c64scratch(len(outs[0])/oe.ByteSize())
+			toC64(a.s, ins[0], le)
+			toC64(b.s, ins[1], re)
+			runConv(p, a.s, b.s, c.s, rhsGroupStr, par, c64scratch, func(g *gemmPlan, x, y, z []complex64) { naiveDot(g, x, y, z, par) })
+			fromC64(outs[0], c.s, oe)
+			releaseAll(a, b, c)
+			return nil
+		}
+	case computeC128:
+		return func(ins, outs [][]byte) error {
+			a, b, c := c128scratch(len(ins[0])/le.ByteSize()), c128scratch(len(ins[1])/re.ByteSize()), c128scratch(len(outs[0])/oe.ByteSize())
+			toC128(a.s, ins[0], le)
+			toC128(b.s, ins[1], re)
+			runConv(p, a.s, b.s, c.s, rhsGroupStr, par, c128scratch, func(g *gemmPlan, x, y, z []complex128) { naiveDot(g, x, y, z, par) })
+			fromC128(outs[0], c.s, oe)
+			releaseAll(a, b, c)
+			return nil
+		}
+	}
+	return func(ins, outs [][]byte) error {
+		a, b, c := i64scratch(len(ins[0])/le.ByteSize()), i64scratch(len(ins[1])/re.ByteSize()), i64scratch(len(outs[0])/oe.ByteSize())
+		toI64(a.s, ins[0], le)
+		toI64(b.s, ins[1], re)
+		if oe == ir.Pred {
+			for i, v := range a.s {
+				a.s[i] = b2i(v != 0)
+			}
+			for i, v := range b.s {
+				b.s[i] = b2i(v != 0)
+			}
+		}
+		runConv(p, a.s, b.s, c.s, rhsGroupStr, par, i64scratch, func(g *gemmPlan, x, y, z []int64) { naiveDot(g, x, y, z, par) })
+		fromI64(outs[0], c.s, oe)
+		releaseAll(a, b, c)
+		return nil
+	}
+}
+
+// runConv gathers im2col row chunks and multiplies them with the kernel,
+// group by group, scattering each product into the output layout.
+func runConv[T float32 | float64 | complex64 | complex128 | int64](p *convPlan, lhs, rhs, out []T, rhsGroupStr int, par parallelFn, pool func(int) *buf[T], mm func(*gemmPlan, []T, []T, []T)) {
+	if p.m == 0 || p.n == 0 {
+		return
+	}
+	chunk := p.m
+	if p.k > 0 {
+		chunk = max(1, min(p.m, im2colBudget/p.k))
+	}
+	cols := pool(chunk*p.k + chunk*p.n)
+	defer cols.release()
+	im := cols.s[:chunk*p.k]
+	prod := cols.s[chunk*p.k:]
+	lhsRow := make([]int, chunk)
+	for i := range lhsRow {
+		lhsRow[i] = i * p.k
+	}
+	lhsK := make([]int, p.k)
+	for i := range lhsK {
+		lhsK[i] = i
+	}
+	for g := 0; g < p.groups; g++ {
+		batchBase, featBase := 0, 0
+		if p.batchGroup {
+			batchBase = g * p.outBatch
+		} else {
+			featBase = g * p.kin
+		}
+		gp := *p.rhs
+		gp.rhsBatch = []int{g * rhsGroupStr}
+		gp.lhsK = lhsK
+		for r0 := 0; r0 < p.m; r0 += chunk {
+			rows := min(chunk, p.m-r0)
+			gather := func(lo, hi int) {
+				for r := lo; r < hi; r++ {
+					R := r0 + r
+					base := (batchBase+p.rowBatch[R])*p.lhsBatchStr + featBase*p.lhsFeatStr
+					tab := p.spatialTab[p.rowSpatial[R]]
+					dst := im[r*p.k : (r+1)*p.k]
+					for f := 0; f < p.kin; f++ {
+						fb := base + f*p.lhsFeatStr
+						d := dst[f*p.ks : (f+1)*p.ks]
+						for kk, off := range tab {
+							if off < 0 {
+								var zero T
+								d[kk] = zero
+							} else {
+								d[kk] = lhs[fb+off]
+							}
+						}
+					}
+				}
+			}
+			if rows*p.k < 1<<15 {
+				gather(0, rows)
+			} else {
+				par(rows, max(1, (1<<15)/max(p.k, 1)), gather)
+			}
+			gp.m = rows
+			gp.lhsRow = lhsRow[:rows]
+			mm(&gp, im[:rows*p.k], rhs, prod[:rows*p.n])
+			colBase := g * p.n * p.outFeatStr
+			for r := 0; r < rows; r++ {
+				ro := p.outRow[r0+r] + colBase
+				src := prod[r*p.n : (r+1)*p.n]
+				for j, co := range p.outCol {
+					out[ro+co] = src[j]
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,170 @@
+package linalg
+
+// Packed, cache-blocked GEMM for f32 and f64 (the dot_general hot path).
+//
+// Operands are addressed through offset tables rather than strides: for each
+// batch index, row (lhs free index), column (rhs free index) and contracting
+// index the plan stores the element offset into its operand. Any placement of
+// batch/contracting/free dimensions, transposed operands included, is handled
+// while packing, so nothing is transposed in memory.
+//
+// The output is split into fixed tiles (batch × mcBlock rows × ncBlock columns)
+// independent of the thread count; each tile is computed by one worker which
+// walks K in the same kcBlock order, so every output element sees the same
+// reduction order however many workers run.
+
+const (
+	kcBlock = 256 // contracting depth per packed panel (B micro-panel stays in L1)
+	mcBlock = 128 // rows of A packed at once (L2-sized)
+	ncBlock = 512 // columns of B packed at once
+)
+
+// gemmPlan is a batched C[b] (M×N, row-major, contiguous per batch) =
+// A[b] (M×K) · B[b] (K×N) with operands addressed via offset tables.
+type gemmPlan struct {
+	batch, m, n, k int
+	lhsBatch       []int // per batch index: offset into lhs
+	rhsBatch       []int
+	lhsRow         []int // per row i: offset into lhs
+	lhsK           []int // per contracting index: offset into lhs
+	rhsK           []int
+	rhsCol         []int // per column j: offset into rhs
+}
+
+func (p *gemmPlan) flops() float64 {
+	return 2 * float64(p.batch) * float64(p.m) * float64(p.n) * float64(p.k)
+}
+
+// microKernel computes an mr×nr block: c[i*ldc+j] (+)= Σ_p a[p*mr+i]·b[p*nr+j]
+// for p < kc, overwriting c when acc is false. a and b are packed panels.
+// Keeping this a value (not a direct call) lets a SIMD kernel with other mr/nr
+// replace the plain-Go one without touching the blocking code.
+type microKernel[T float32 | float64] struct {
+	mr, nr int
+	fn     func(kc int, a, b, c []T, ldc int, acc bool)
+}
+
+var (
+	ukF32 = microKernel[float32]{mr: 4, nr: 4, fn: kern4x4F32}
+	ukF64 = microKernel[float64]{mr: 4, nr: 4, fn: kern4x4F64}
+)
+
+// parallelFn is kernel.Context.Parallel.
+type parallelFn func(n, grain int, fn func(lo, hi int))
+
+// gemm runs the plan on typed operand views. c must hold batch*m*n elements.
+func gemm[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b, c []T, par parallelFn, pool func(n int) *buf[T]) {
+	if p.batch == 0 || p.m == 0 || p.n == 0 {
+		return
+	}
+	if p.k == 0 {
+		clear(c[:p.batch*p.m*p.n])
+		return
+	}
+	tilesM := (p.m + mcBlock - 1) / mcBlock
+	tilesN := (p.n + ncBlock - 1) / ncBlock
+	total := p.batch * tilesM * tilesN
+	// Grain: enough tiles per goroutine to be worth ~1 MFLOP.
+	perTile := p.flops() / float64(total)
+	grain := 1
+	if perTile < 1e6 {
+		grain = int(1e6/perTile) + 1
+	}
+	mr, nr := uk.mr, uk.nr
+	kc := min(kcBlock, p.k)
+	mc := min(mcBlock, roundUp(p.m, mr))
+	nc := min(ncBlock, roundUp(p.n, nr))
+	work := func(lo, hi int) {
+		abuf := pool(mc*kc + nc*kc + mr*nr)
+		defer abuf.release()
+		ap := abuf.s[:mc*kc]
+		bp := abuf.s[mc*kc : mc*kc+nc*kc]
+		tmp := abuf.s[mc*kc+nc*kc:]
+		for t := lo; t < hi; t++ {
+			bi := t / (tilesM * tilesN)
+			r := t % (tilesM * tilesN)
+			i0 := (r / tilesN) * mcBlock
+			j0 := (r % tilesN) * ncBlock
+			m := min(mcBlock, p.m-i0)
+			n := min(ncBlock, p.n-j0)
+			cb := c[bi*p.m*p.n:]
+			for p0 := 0; p0 < p.k; p0 += kcBlock {
+				k := min(kcBlock, p.k-p0)
+				packA(ap, a[p.lhsBatch[bi]:], p.lhsRow[i0:i0+m], p.lhsK[p0:p0+k], mr)
+				packB(bp, b[p.rhsBatch[bi]:], p.rhsK[p0:p0+k], p.rhsCol[j0:j0+n], nr)
+				acc := p0 > 0
+				for jr := 0; jr < n; jr += nr {
+					bpan := bp[(jr/nr)*nr*k:]
+					nn := min(nr, n-jr)
+					for ir := 0; ir < m; ir += mr {
+						apan := ap[(ir/mr)*mr*k:]
+						mm := min(mr, m-ir)
+						off := (i0+ir)*p.n + j0 + jr
+						if mm == mr && nn == nr {
+							uk.fn(k, apan, bpan, cb[off:], p.n, acc)
+							continue
+						}
+						uk.fn(k, apan, bpan, tmp, nr, false)
+						for i := 0; i < mm; i++ {
+							row := cb[off+i*p.n : off+i*p.n+nn]
+							src := tmp[i*nr : i*nr+nn]
+							if acc {
+								for j := range row {
+									row[j] += src[j]
+								}
+							} else {
+								copy(row, src)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if total <= grain {
+		work(0, total)
+		return
+	}
+	par(total, grain, work)
+}
+
+func roundUp(x, m int) int { return (x + m - 1) / m * m }
+
+// packA packs rows×ks of A into mr-row panels, k-major within a panel,
+// zero-padding the last panel.
+func packA[T float32 | float64](dst, a []T, rows, ks []int, mr int) {
+	k := len(ks)
+	for i0 := 0; i0 < len(rows); i0 += mr {
+		pan := dst[(i0/mr)*mr*k : (i0/mr+1)*mr*k]
+		mm := min(mr, len(rows)-i0)
+		if mm < mr {
+			clear(pan)
+		}
+		for i := 0; i < mm; i++ {
+			ro := rows[i0+i]
+			for p, ko := range ks {
+				pan[p*mr+i] = a[ro+ko]
+			}
+		}
+	}
+}
+
+// packB packs ks×cols of B into nr-column panels, k-major within a panel,
+// zero-padding the last panel.
+func packB[T float32 | float64](dst, b []T, ks, cols []int, nr int) {
+	k := len(ks)
+	for j0 := 0; j0 < len(cols); j0 += nr {
+		pan := dst[(j0/nr)*nr*k : (j0/nr+1)*nr*k]
+		nn := min(nr, len(cols)-j0)
+		if nn < nr {
+			clear(pan)
+		}
+		cs := cols[j0 : j0+nn]
+		for p, ko := range ks {
+			row := pan[p*nr : p*nr+nn]
+			for j, co := range cs {
+				row[j] = b[ko+co]
+			}
+		}
+	}
+}

@@ -1,0 +1,323 @@
+package reduce
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/kernel"
+)
+
+const (
+	segLen      = 1 << 13 // fixed leaf length along a contiguous reduced run
+	vecRows     = 32      // rows folded sequentially before pairwise combining
+	vecWidth    = 512     // columns per work unit when the inner dim is kept
+	convChunk   = 256     // elements converted at a time for f16/bf16 inputs
+	parallelMin = 1 << 15 // elements below which a reduction runs serially
+)
+
+// storage converts between gojax buffers and the accumulator type A.
+type storage[A any] struct {
+	// view reinterprets a buffer as []A; nil when the storage type differs.
+	view func(b []byte) []A
+	// load converts len(dst) elements starting at element off.
+	load  func(dst []A, b []byte, off int)
+	store func(b []byte, i int, v A)
+}
+
+func viewAs[A any](b []byte) []A {
+	var z A
+	sz := int(unsafe.Sizeof(z))
+	if len(b) < sz {
+		return nil
+	}
+	return unsafe.Slice((*A)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/sz)
+}
+
+func directStorage[A any]() storage[A] {
+	return storage[A]{
+		view:  viewAs[A],
+		load:  func(dst []A, b []byte, off int) { copy(dst, viewAs[A](b)[off:]) },
+		store: func(b []byte, i int, v A) { viewAs[A](b)[i] = v },
+	}
+}
+
+// fastReducer is the single-operand reduction with a recognized body.
+// Results never depend on how ctx.Parallel splits the work: every output is
+// computed with the same tree of partial results.
+type fastReducer[A any] struct {
+	lay  layout
+	f    opFuncs[A]
+	st   storage[A]
+	pool sync.Pool // *scratch[A]
+}
+
+type scratch[A any] struct {
+	conv  []A
+	vecs  [][]A
+	parts []A
+}
+
+func (r *fastReducer[A]) getScratch() *scratch[A] {
+	if s, ok := r.pool.Get().(*scratch[A]); ok {
+		return s
+	}
+	return &scratch[A]{conv: make([]A, max(convChunk, vecWidth))}
+}
+
+func (r *fastReducer[A]) step(ctx kernel.Context) kernel.Step {
+	l := &r.lay
+	return func(ins, outs [][]byte) error {
+		in, out := ins[0], outs[0]
+		init := r.readInit(ins[1])
+		if l.kn == 0 {
+			return nil
+		}
+		if l.rn == 0 {
+			for k := range l.kn {
+				r.st.store(out, k, init)
+			}
+			return nil
+		}
+		if l.innerReduced {
+			r.runInnerReduced(ctx, in, out, init)
+		} else {
+			r.runInnerKept(ctx, in, out, init)
+		}
+		return nil
+	}
+}
+
+func (r *fastReducer[A]) readInit(b []byte) A {
+	var v [1]A
+	r.st.load(v[:], b, 0)
+	return v[0]
+}
+
+// Inner-reduced layout: each output reduces rows of length L (contiguous);
+// rows are cut into fixed segments, combined by a balanced tree over the
+// segment index.
+func (r *fastReducer[A]) segs() (L, bpr, nseg int) {
+	l := &r.lay
+	last := len(l.rShape) - 1
+	L = l.rShape[last]
+	bpr = (L + segLen - 1) / segLen
+	return L, bpr, (l.rn / L) * bpr
+}
+
+func (r *fastReducer[A]) leafSeg(in []byte, kOff, s int, sc *scratch[A]) A {
+	l := &r.lay
+	L, bpr, _ := r.segs()
+	last := len(l.rShape) - 1
+	row, b := s/bpr, s%bpr
+	off := kOff + offset(row, l.rShape[:last], l.rStride[:last]) + b*segLen
+	n := min(segLen, L-b*segLen)
+	if r.st.view != nil {
+		return r.f.leaf(r.st.view(in)[off : off+n])
+	}
+	var acc A
+	for c := 0; c < n; c += convChunk {
+		m := min(convChunk, n-c)
+		buf := sc.conv[:m]
+		r.st.load(buf, in, off+c)
+		v := r.f.leaf(buf)
+		if c == 0 {
+			acc = v
+		} else {
+			acc = r.f.comb(acc, v)
+		}
+	}
+	return acc
+}
+
+func (r *fastReducer[A]) tree(lo, hi int, leaf func(s int) A) A {
+	if hi-lo == 1 {
+		return leaf(lo)
+	}
+	mid := lo + (hi-lo)/2
+	return r.f.comb(r.tree(lo, mid, leaf), r.tree(mid, hi, leaf))
+}
+
+func (r *fastReducer[A]) runInnerReduced(ctx kernel.Context, in, out []byte, init A) {
+	l := &r.lay
+	_, _, nseg := r.segs()
+	total := l.kn * l.rn
+	perOut := func(lo, hi int) {
+		sc := r.getScratch()
+		for k := lo; k < hi; k++ {
+			kOff := offset(k, l.kShape, l.kStride)
+			v := r.tree(0, nseg, func(s int) A { return r.leafSeg(in, kOff, s, sc) })
+			r.st.store(out, k, r.f.comb(init, v))
+		}
+		r.pool.Put(sc)
+	}
+	switch {
+	case ctx == nil || total < parallelMin:
+		perOut(0, l.kn)
+	case l.kn >= 8 || nseg == 1:
+		ctx.Parallel(l.kn, max(1, parallelMin/l.rn), perOut)
+	default:
+		// Few outputs, long reductions: segments in parallel, then the same tree.
+		parts := make([]A, l.kn*nseg)
+		ctx.Parallel(len(parts), max(1, parallelMin/segLen), func(lo, hi int) {
+			sc := r.getScratch()
+			for u := lo; u < hi; u++ {
+				k, s := u/nseg, u%nseg
+				parts[u] = r.leafSeg(in, offset(k, l.kShape, l.kStride), s, sc)
+			}
+			r.pool.Put(sc)
+		})
+		for k := range l.kn {
+			p := parts[k*nseg : (k+1)*nseg]
+			v := r.tree(0, nseg, func(s int) A { return p[s] })
+			r.st.store(out, k, r.f.comb(init, v))
+		}
+	}
+}
+
+// Inner-kept layout: outputs come in contiguous rows of Lk; each is a fold of
+// rn input rows, vecRows at a time, combined by a balanced tree.
+func (r *fastReducer[A]) runInnerKept(ctx kernel.Context, in, out []byte, init A) {
+	l := &r.lay
+	last := len(l.kShape) - 1
+	lk := l.kShape[last]
+	ko := l.kn / lk
+	chunks := (lk + vecWidth - 1) / vecWidth
+	units := ko * chunks
+	work := func(lo, hi int) {
+		sc := r.getScratch()
+		for u := lo; u < hi; u++ {
+			k, c := u/chunks, u%chunks
+			c0 := c * vecWidth
+			w := min(vecWidth, lk-c0)
+			base := offset(k, l.kShape[:last], l.kStride[:last]) + c0
+			dst := r.vec(sc, 0, w)
+			r.vecTree(in, base, 0, l.rn, dst, 1, sc)
+			for j, v := range dst {
+				r.st.store(out, k*lk+c0+j, r.f.comb(init, v))
+			}
+		}
+		r.pool.Put(sc)
+	}
+	if ctx == nil || l.kn*l.rn < parallelMin || units < 2 {
+		work(0, units)
+		return
+	}
+	ctx.Parallel(units, max(1, parallelMin/(l.rn*vecWidth)), work)
+}
+
+// vec returns scratch vector number level, w long.
+func (r *fastReducer[A]) vec(sc *scratch[A], level, w int) []A {
+	for len(sc.vecs) <= level {
+		sc.vecs = append(sc.vecs, make([]A, vecWidth))
+	}
+	return sc.vecs[level][:w]
+}
+
+func (r *fastReducer[A]) loadRow(in []byte, off int, dst []A, sc *scratch[A]) []A {
+	if r.st.view != nil {
+		return r.st.view(in)[off : off+len(dst)]
+	}
+	buf := sc.conv[:len(dst)]
+	r.st.load(buf, in, off)
+	return buf
+}
+
+func (r *fastReducer[A]) vecTree(in []byte, base, lo, hi int, dst []A, level int, sc *scratch[A]) {
+	l := &r.lay
+	if hi-lo <= vecRows {
+		copy(dst, r.loadRow(in, base+offset(lo, l.rShape, l.rStride), dst, sc))
+		for i := lo + 1; i < hi; i++ {
+			r.f.acc(dst, r.loadRow(in, base+offset(i, l.rShape, l.rStride), dst, sc))
+		}
+		return
+	}
+	mid := lo + (hi-lo)/2
+	r.vecTree(in, base, lo, mid, dst, level+1, sc)
+	tmp := r.vec(sc, level, len(dst))
+	r.vecTree(in, base, mid, hi, tmp, level+1, sc)
+	r.f.acc(dst, tmp)
+}
+
+// newFastReducer builds the reducer for element type et and op, or returns
+// nil when there is no fast path for the pair.
+func newFastReducer(et ir.ElemType, op opKind, lay layout) interface {
+	step(kernel.Context) kernel.Step
+} {
+	switch et {
+	case ir.F32:
+		return mk(lay, op, floatOps[float32], directStorage[float32]())
+	case ir.F64:
+		return mk(lay, op, floatOps[float64], directStorage[float64]())
+	case ir.F16:
+		return mk(lay, op, floatOps[float32], halfStorage(f16ToF32, f32ToF16))
+	case ir.BF16:
+		return mk(lay, op, floatOps[float32], halfStorage(bf16ToF32, f32ToBF16))
+	case ir.S8:
+		return mk(lay, op, intOps[int8], directStorage[int8]())
+	case ir.S16:
+		return mk(lay, op, intOps[int16], directStorage[int16]())
+	case ir.S32:
+		return mk(lay, op, intOps[int32], directStorage[int32]())
+	case ir.S64:
+		return mk(lay, op, intOps[int64], directStorage[int64]())
+	case ir.U8:
+		return mk(lay, op, intOps[uint8], directStorage[uint8]())
+	case ir.U16:
+		return mk(lay, op, intOps[uint16], directStorage[uint16]())
+	case ir.U32:
+		return mk(lay, op, intOps[uint32], directStorage[uint32]())
+	case ir.U64:
+		return mk(lay, op, intOps[uint64], directStorage[uint64]())
+	case ir.S1, ir.S2, ir.S4:
+		// Sign-extended bytes: wrap-around arithmetic in int8, renormalized on store.
+		return mk(lay, op, intOps[int8], subByteStorage[int8](et.Bits(), true))
+	case ir.U1, ir.U2, ir.U4:
+		return mk(lay, op, intOps[uint8], subByteStorage[uint8](et.Bits(), false))
+	case ir.Pred:
+		// i1 arithmetic is mod 2: add is xor, multiply is and; max is or, min is and.
+		m := map[opKind]opKind{opAdd: opXor, opMul: opAnd, opMax: opOr, opMin: opAnd, opAnd: opAnd, opOr: opOr, opXor: opXor}
+		return mk(lay, m[op], intOps[uint8], directStorage[uint8]())
+	case ir.C64:
+		return mk(lay, op, complexOps[complex64], directStorage[complex64]())
+	case ir.C128:
+		return mk(lay, op, complexOps[complex128], directStorage[complex128]())
+	}
+	return nil
+}
+
+func mk[A any](lay layout, op opKind, ops func(opKind) (opFuncs[A], bool), st storage[A]) interface {
+	step(kernel.Context) kernel.Step
+} {
+	f, ok := ops(op)
+	if !ok {
+		return nil
+	}
+	return &fastReducer[A]{lay: lay, f: f, st: st}
+}
+
+func halfStorage(to func(uint16) float32, from func(float32) uint16) storage[float32] {
+	return storage[float32]{
+		load: func(dst []float32, b []byte, off int) {
+			src := viewAs[uint16](b)[off : off+len(dst)]
+			for i, h := range src {
+				dst[i] = to(h)
+			}
+		},
+		store: func(b []byte, i int, v float32) { viewAs[uint16](b)[i] = from(v) },
+	}
+}
+
+func subByteStorage[A int8 | uint8](bits int, signed bool) storage[A] {
+	s := directStorage[A]()
+	shift := 8 - uint(bits)
+	s.store = func(b []byte, i int, v A) {
+		u := uint8(v) << shift
+		if signed {
+			b[i] = uint8(int8(u) >> shift)
+		} else {
+			b[i] = u >> shift
+		}
+	}
+	return s
+}

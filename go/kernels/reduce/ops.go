@@ -1,0 +1,244 @@
+package reduce
+
+// Monomorphic building blocks of the reduction fast paths. Each op comes as a
+// triple: leaf reduces a contiguous slice, acc folds a row into a vector of
+// accumulators, comb combines two partial results. The op is chosen once at
+// lowering; inner loops contain no calls.
+
+type floatT interface{ ~float32 | ~float64 }
+
+type intT interface {
+	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64
+}
+
+type complexT interface{ ~complex64 | ~complex128 }
+
+type numT interface{ floatT | intT | complexT }
+
+type orderedT interface{ floatT | intT }
+
+type opFuncs[A any] struct {
+	leaf func(s []A) A
+	acc  func(dst, src []A)
+	comb func(a, b A) A
+}
+
+// pairwiseBase is the leaf size of pairwise summation: error grows with
+// log2(n/pairwiseBase) instead of n.
+const pairwiseBase = 128
+
+// sumSlice sums pairwise; the split points depend only on len(s).
+func sumSlice[A numT](s []A) A {
+	if len(s) <= pairwiseBase {
+		var a0, a1, a2, a3 A
+		i := 0
+		for ; i+4 <= len(s); i += 4 {
+			a0 += s[i]
+			a1 += s[i+1]
+			a2 += s[i+2]
+			a3 += s[i+3]
+		}
+		for ; i < len(s); i++ {
+			a0 += s[i]
+		}
+		return (a0 + a1) + (a2 + a3)
+	}
+	h := len(s) / 2
+	return sumSlice(s[:h]) + sumSlice(s[h:])
+}
+
+func sumAcc[A numT](dst, src []A) {
+	src = src[:len(dst)]
+	for i := range dst {
+		dst[i] += src[i]
+	}
+}
+
+func add[A numT](a, b A) A { return a + b }
+
+func prodSlice[A numT](s []A) A {
+	var p A = 1
+	for _, v := range s {
+		p *= v
+	}
+	return p
+}
+
+func prodAcc[A numT](dst, src []A) {
+	src = src[:len(dst)]
+	for i := range dst {
+		dst[i] *= src[i]
+	}
+}
+
+func mul[A numT](a, b A) A { return a * b }
+
+// maxOf propagates NaN (a != a only holds for NaN; it folds away for ints).
+func maxOf[A orderedT](a, b A) A {
+	if b > a || b != b {
+		return b
+	}
+	return a
+}
+
+func minOf[A orderedT](a, b A) A {
+	if b < a || b != b {
+		return b
+	}
+	return a
+}
+
+func maxSlice[A orderedT](s []A) A {
+	m := s[0]
+	for _, v := range s[1:] {
+		if v > m || v != v {
+			m = v
+		}
+	}
+	return m
+}
+
+func minSlice[A orderedT](s []A) A {
+	m := s[0]
+	for _, v := range s[1:] {
+		if v < m || v != v {
+			m = v
+		}
+	}
+	return m
+}
+
+func maxAcc[A orderedT](dst, src []A) {
+	src = src[:len(dst)]
+	for i, v := range src {
+		if v > dst[i] || v != v {
+			dst[i] = v
+		}
+	}
+}
+
+func minAcc[A orderedT](dst, src []A) {
+	src = src[:len(dst)]
+	for i, v := range src {
+		if v < dst[i] || v != v {
+			dst[i] = v
+		}
+	}
+}
+
+func andSlice[A intT](s []A) A {
+	m := s[0]
+	for _, v := range s[1:] {
+		m &= v
+	}
+	return m
+}
+
+func orSlice[A intT](s []A) A {
+	var m A
+	for _, v := range s {
+		m |= v
+	}
+	return m
+}
+
+func xorSlice[A intT](s []A) A {
+	var m A
+	for _, v := range s {
+		m ^= v
+	}
+	return m
+}
+
+func andAcc[A intT](dst, src []A) {
+	src = src[:len(dst)]
+	for i := range dst {
+		dst[i] &= src[i]
+	}
+}
+
+func orAcc[A intT](dst, src []A) {
+	src = src[:len(dst)]
+	for i := range dst {
+		dst[i] |= src[i]
+	}
+}
+
+func xorAcc[A intT](dst, src []A) {
+	src = src[:len(dst)]
+	for i := range dst {
+		dst[i] ^= src[i]
+	}
+}
+
+func and[A intT](a, b A) A { return a & b }
+func or[A intT](a, b A) A  { return a | b }
+func xor[A intT](a, b A) A { return a ^ b }
+
+// Op kinds recognized in reduction bodies.
+type opKind int
+
+const (
+	opNone opKind = iota
+	opAdd
+	opMul
+	opMax
+	opMin
+	opAnd
+	opOr
+	opXor
+)
+
+var opByName = map[string]opKind{
+	"stablehlo.add":      opAdd,
+	"stablehlo.multiply": opMul,
+	"stablehlo.maximum":  opMax,
+	"stablehlo.minimum":  opMin,
+	"stablehlo.and":      opAnd,
+	"stablehlo.or":       opOr,
+	"stablehlo.xor":      opXor,
+}
+
+func floatOps[A floatT](op opKind) (opFuncs[A], bool) {
+	switch op {
+	case opAdd:
+		return opFuncs[A]{sumSlice[A], sumAcc[A], add[A]}, true
+	case opMul:
+		return opFuncs[A]{prodSlice[A], prodAcc[A], mul[A]}, true
+	case opMax:
+		return opFuncs[A]{maxSlice[A], maxAcc[A], maxOf[A]}, true
+	case opMin:
+		return opFuncs[A]{minSlice[A], minAcc[A], minOf[A]}, true
+	}
+	return opFuncs[A]{}, false
+}
+
+func intOps[A intT](op opKind) (opFuncs[A], bool) {
+	switch op {
+	case opAdd:
+		return opFuncs[A]{sumSlice[A], sumAcc[A], add[A]}, true
+	case opMul:
+		return opFuncs[A]{prodSlice[A], prodAcc[A], mul[A]}, true
+	case opMax:
+		return opFuncs[A]{maxSlice[A], maxAcc[A], maxOf[A]}, true
+	case opMin:
+		return opFuncs[A]{minSlice[A], minAcc[A], minOf[A]}, true
+	case opAnd:
+		return opFuncs[A]{andSlice[A], andAcc[A], and[A]}, true
+	case opOr:
+		return opFuncs[A]{orSlice[A], orAcc[A], or[A]}, true
+	case opXor:
+		return opFuncs[A]{xorSlice[A], xorAcc[A], xor[A]}, true
+	}
+	return opFuncs[A]{}, false
+}
+
+func complexOps[A complexT](op opKind) (opFuncs[A], bool) {
+	switch op {
+	case opAdd:
+		return opFuncs[A]{sumSlice[A], sumAcc[A], add[A]}, true
+	case opMul:
+		return opFuncs[A]{prodSlice[A], prodAcc[A], mul[A]}, true
+	}
+	return opFuncs[A]{}, false
+}

@@ -1,0 +1,558 @@
+package mlirbc
+
+import "fmt"
+
+// Op is one operation in generic form.
+type Op struct {
+	Name       string // "dialect.op"
+	Dialect    string
+	Registered bool
+	Loc        uint64 // attribute index of the location
+
+	HasAttrs bool
+	Attrs    uint64 // attribute index of a builtin DictionaryAttr (discardable attrs; all attrs before format 5)
+
+	// Properties (format >= 5): for a registered op, Props reads its blob;
+	// for an unregistered one PropsAttr is an attribute index.
+	HasProps  bool
+	Props     *Reader
+	PropsAttr uint64
+
+	Results    []*Value
+	Operands   []*Value
+	Successors []*Block
+
+	// Isolated is the writer's isolated-from-above flag for the regions.
+	Isolated   bool
+	NumRegions int
+	// Regions is nil until loaded when the op is lazy (see Lazy and Load).
+	Regions []*Region
+
+	lazy *lazyRegions
+}
+
+// Value is an SSA value: an op result or a block argument.
+type Value struct {
+	Type  uint64 // type index
+	Def   *Op    // defining op, nil for a block argument
+	Block *Block // owning block for a block argument
+	Index int
+	// HasLoc/Loc: block-argument location when present.
+	HasLoc bool
+	Loc    uint64
+
+	forward bool // referenced before its definition and not yet defined
+}
+
+// Block is a list of ops with arguments.
+type Block struct {
+	Args []*Value
+	Ops  []*Op
+}
+
+// Region is a list of blocks.
+type Region struct {
+	Blocks []*Block
+}
+
+type lazyRegions struct {
+	f   *File
+	sec section
+}
+
+// Lazy reports whether the op's regions have not been read yet.
+func (o *Op) Lazy() bool { return o.lazy != nil }
+
+// MaxNesting bounds region nesting so hostile input cannot exhaust the stack.
+const MaxNesting = 512
+
+// TopLevel reads the IR section and returns the ops of its top-level block
+// (normally one builtin.module). With lazy set, the regions of ops that the
+// writer encoded as isolated nested sections (format >= 2) are not read until
+// Load is called on the op.
+func (f *File) TopLevel(lazy bool) ([]*Op, error) {
+	s := f.sections[SectionIR]
+	p := &irParser{f: f, lazy: lazy}
+	r := s.reader()
+	p.pushScope()
+	// The section is encoded as a block header then its ops, in a region of
+	// zero values.
+	rs := &regionState{}
+	p.scope().push(0)
+	b, nOps, err := p.blockHeader(r, rs)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.blockOps(r, rs, b, nOps, 0); err != nil {
+		return nil, err
+	}
+	if !r.Empty() {
+		return nil, r.Errorf("%d trailing bytes after the top-level block", r.Len())
+	}
+	if err := p.popScope(r); err != nil {
+		return nil, err
+	}
+	return b.Ops, nil
+}
+
+// Load reads the regions of a lazily loaded op (a no-op otherwise). Ops found
+// inside stay lazy if the file was read lazily.
+func (o *Op) Load() error {
+	if o.lazy == nil {
+		return nil
+	}
+	lz := o.lazy
+	p := &irParser{f: lz.f, lazy: true}
+	r := lz.sec.reader()
+	p.pushScope()
+	if err := p.regions(r, o, 0); err != nil {
+		return err
+	}
+	if !r.Empty() {
+		return r.Errorf("%d trailing bytes after the regions of %s", r.Len(), o.Name)
+	}
+	if err := p.popScope(r); err != nil {
+		return err
+	}
+	o.lazy = nil
+	return nil
+}
+
+// LoadAll loads every lazy op reachable from ops.
+func LoadAll(ops []*Op) error {
+	for _, op := range ops {
+		if err := op.Load(); err != nil {
+			return err
+		}
+		for _, rg := range op.Regions {
+			for _, b := range rg.Blocks {
+				if err := LoadAll(b.Ops); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// valueScope is one isolated-from-above numbering scope.
+type valueScope struct {
+	values  []*Value
+	next    []int // next value id, per open region
+	forward int   // count of unresolved forward references
+}
+
+func (s *valueScope) push(n int) {
+	s.next = append(s.next, len(s.values))
+	s.values = append(s.values, make([]*Value, n)...)
+}
+
+func (s *valueScope) pop(n int) {
+	s.values = s.values[:len(s.values)-n]
+	s.next = s.next[:len(s.next)-1]
+}
+
+type irParser struct {
+	f      *File
+	lazy   bool
+	scopes []*valueScope
+}
+
+type regionState struct {
+	numValues int
+	blocks    []*Block
+}
+
+func (p *irParser) scope() *valueScope { return p.scopes[len(p.scopes)-1] }
+func (p *irParser) pushScope()         { p.scopes = append(p.scopes, &valueScope{}) }
+
+func (p *irParser) popScope(r *Reader) error {
+	s := p.scope()
+	if s.forward != 0 {
+		return r.Errorf("%d forward value references were never defined", s.forward)
+	}
+	p.scopes = p.scopes[:len(p.scopes)-1]
+	return nil
+}
+
+// define assigns the next value ids of the current region to vals.
+func (p *irParser) define(r *Reader, vals []*Value) error {
+	s := p.scope()
+	if len(s.next) == 0 {
+		return r.Errorf("value defined outside any region")
+	}
+	id := s.next[len(s.next)-1]
+	if id+len(vals) > len(s.values) {
+		return r.Errorf("value ids [%d, %d) exceed the %d values the region declared", id, id+len(vals), len(s.values))
+	}
+	for i, v := range vals {
+		if old := s.values[id+i]; old != nil {
+			if !old.forward {
+				return r.Errorf("value %d defined twice", id+i)
+			}
+			// Fill the placeholder in place so earlier uses see the definition.
+			*old = Value{Type: v.Type, Def: v.Def, Block: v.Block, Index: v.Index, HasLoc: v.HasLoc, Loc: v.Loc}
+			s.forward--
+			vals[i] = old
+			continue
+		}
+		s.values[id+i] = v
+	}
+	s.next[len(s.next)-1] = id + len(vals)
+	return nil
+}
+
+func (p *irParser) operand(r *Reader) (*Value, error) {
+	idx, err := r.VarInt()
+	if err != nil {
+		return nil, err
+	}
+	s := p.scope()
+	if idx >= uint64(len(s.values)) {
+		return nil, r.Errorf("operand refers to value %d, only %d in scope", idx, len(s.values))
+	}
+	v := s.values[idx]
+	if v == nil {
+		v = &Value{forward: true}
+		s.values[idx] = v
+		s.forward++
+	}
+	return v, nil
+}
+
+// region reads one region header (block count, value count) and its blocks.
+func (p *irParser) region(r *Reader, depth int) (*Region, error) {
+	nBlocks, err := r.Count(1)
+	if err != nil {
+		return nil, err
+	}
+	rg := &Region{}
+	if nBlocks == 0 {
+		return rg, nil
+	}
+	nValues, err := r.VarInt()
+	if err != nil {
+		return nil, err
+	}
+	// Each value needs at least one byte somewhere in this range (a result
+	// type reference or an argument type).
+	if nValues > uint64(r.Len()) {
+		return nil, r.Errorf("region declares %d values in %d bytes", nValues, r.Len())
+	}
+	rs := &regionState{numValues: int(nValues), blocks: make([]*Block, nBlocks)}
+	for i := range rs.blocks {
+		rs.blocks[i] = &Block{}
+	}
+	rg.Blocks = rs.blocks
+	p.scope().push(rs.numValues)
+	for i := 0; i < nBlocks; i++ {
+		b, nOps, err := p.blockHeaderInto(r, rs.blocks[i])
+		if err != nil {
+			return nil, err
+		}
+		if err := p.blockOps(r, rs, b, nOps, depth); err != nil {
+			return nil, err
+		}
+	}
+	p.scope().pop(rs.numValues)
+	return rg, nil
+}
+
+func (p *irParser) blockHeader(r *Reader, rs *regionState) (*Block, int, error) {
+	return p.blockHeaderInto(r, &Block{})
+}
+
+func (p *irParser) blockHeaderInto(r *Reader, b *Block) (*Block, int, error) {
+	nOps, hasArgs, err := r.VarIntWithFlag()
+	if err != nil {
+		return nil, 0, err
+	}
+	if nOps > uint64(r.Len()) { // each op takes at least two bytes
+		return nil, 0, r.Errorf("block declares %d ops in %d bytes", nOps, r.Len())
+	}
+	if hasArgs {
+		n, err := r.Count(1)
+		if err != nil {
+			return nil, 0, err
+		}
+		b.Args = make([]*Value, n)
+		for i := range b.Args {
+			v := &Value{Block: b, Index: i}
+			if p.f.Version >= VersionElideUnknownBlockArgLoc {
+				t, hasLoc, err := r.VarIntWithFlag()
+				if err != nil {
+					return nil, 0, err
+				}
+				v.Type, v.HasLoc = t, hasLoc
+				if hasLoc {
+					if v.Loc, err = r.VarInt(); err != nil {
+						return nil, 0, err
+					}
+				}
+			} else {
+				if v.Type, err = r.VarInt(); err != nil {
+					return nil, 0, err
+				}
+				if v.Loc, err = r.VarInt(); err != nil {
+					return nil, 0, err
+				}
+				v.HasLoc = true
+			}
+			if v.Type >= uint64(len(p.f.AttrTypes.Types)) {
+				return nil, 0, r.Errorf("block argument type index %d out of range", v.Type)
+			}
+			b.Args[i] = v
+		}
+		if err := p.define(r, b.Args); err != nil {
+			return nil, 0, err
+		}
+	}
+	if p.f.Version >= VersionUseListOrdering && hasArgs {
+		has, err := r.Byte()
+		if err != nil {
+			return nil, 0, err
+		}
+		if has != 0 {
+			if err := skipUseListOrders(r, len(b.Args)); err != nil {
+				return nil, 0, err
+			}
+		}
+	}
+	return b, int(nOps), nil
+}
+
+func (p *irParser) blockOps(r *Reader, rs *regionState, b *Block, nOps, depth int) error {
+	if nOps > 0 {
+		b.Ops = make([]*Op, 0, min(nOps, 1024))
+	}
+	for i := 0; i < nOps; i++ {
+		op, err := p.op(r, rs, depth)
+		if err != nil {
+			return err
+		}
+		b.Ops = append(b.Ops, op)
+	}
+	return nil
+}
+
+// Op encoding mask bits.
+const (
+	maskAttrs        = 0x01
+	maskResults      = 0x02
+	maskOperands     = 0x04
+	maskSuccessors   = 0x08
+	maskRegions      = 0x10
+	maskUseListOrder = 0x20
+	maskProperties   = 0x40
+)
+
+func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
+	start := r.Offset()
+	nameIdx, err := r.VarInt()
+	if err != nil {
+		return nil, err
+	}
+	if nameIdx >= uint64(len(p.f.OpNames)) {
+		return nil, r.Errorf("op name index %d out of range (%d names)", nameIdx, len(p.f.OpNames))
+	}
+	on := p.f.OpNames[nameIdx]
+	op := &Op{Name: p.f.opFullName(on), Dialect: p.f.Dialects[on.Dialect].Name, Registered: on.Registered}
+	wrap := func(err error) error { return fmt.Errorf("op %s at byte %d: %w", op.Name, start, err) }
+	mask, err := r.Byte()
+	if err != nil {
+		return nil, wrap(err)
+	}
+	if mask&0x80 != 0 {
+		return nil, wrap(r.Errorf("unknown op mask bits 0x%02x", mask))
+	}
+	if op.Loc, err = r.VarInt(); err != nil {
+		return nil, wrap(err)
+	}
+	if mask&maskAttrs != 0 {
+		op.HasAttrs = true
+		if op.Attrs, err = r.VarInt(); err != nil {
+			return nil, wrap(err)
+		}
+	}
+	if mask&maskProperties != 0 {
+		if p.f.Version < VersionNativePropertiesEncoding {
+			return nil, wrap(r.Errorf("properties flag in format version %d", p.f.Version))
+		}
+		op.HasProps = true
+		idx, err := r.VarInt()
+		if err != nil {
+			return nil, wrap(err)
+		}
+		if op.Registered {
+			pr, ok := p.f.Properties(idx)
+			if !ok {
+				return nil, wrap(r.Errorf("properties index %d out of range (%d blobs)", idx, p.f.NumProperties()))
+			}
+			op.Props = pr
+		} else {
+			op.PropsAttr = idx
+		}
+	}
+	if mask&maskResults != 0 {
+		n, err := r.Count(1)
+		if err != nil {
+			return nil, wrap(err)
+		}
+		op.Results = make([]*Value, n)
+		for i := range op.Results {
+			t, err := r.VarInt()
+			if err != nil {
+				return nil, wrap(err)
+			}
+			if t >= uint64(len(p.f.AttrTypes.Types)) {
+				return nil, wrap(r.Errorf("result type index %d out of range", t))
+			}
+			op.Results[i] = &Value{Type: t, Def: op, Index: i}
+		}
+	}
+	if mask&maskOperands != 0 {
+		n, err := r.Count(1)
+		if err != nil {
+			return nil, wrap(err)
+		}
+		op.Operands = make([]*Value, n)
+		for i := range op.Operands {
+			if op.Operands[i], err = p.operand(r); err != nil {
+				return nil, wrap(err)
+			}
+		}
+	}
+	if mask&maskSuccessors != 0 {
+		n, err := r.Count(1)
+		if err != nil {
+			return nil, wrap(err)
+		}
+		op.Successors = make([]*Block, n)
+		for i := range op.Successors {
+			idx, err := r.VarInt()
+			if err != nil {
+				return nil, wrap(err)
+			}
+			if idx >= uint64(len(rs.blocks)) {
+				return nil, wrap(r.Errorf("successor block %d out of range (%d blocks)", idx, len(rs.blocks)))
+			}
+			op.Successors[i] = rs.blocks[idx]
+		}
+	}
+	if mask&maskUseListOrder != 0 && p.f.Version >= VersionUseListOrdering {
+		if err := skipUseListOrders(r, len(op.Results)); err != nil {
+			return nil, wrap(err)
+		}
+	}
+	if mask&maskRegions != 0 {
+		n, iso, err := r.VarIntWithFlag()
+		if err != nil {
+			return nil, wrap(err)
+		}
+		if n > uint64(r.Len()) {
+			return nil, wrap(r.Errorf("%d regions in %d bytes", n, r.Len()))
+		}
+		op.NumRegions, op.Isolated = int(n), iso
+	}
+	// Results are defined before the op's regions are read; a region that
+	// declared no values (the top level) does not number them.
+	if rs.numValues > 0 && len(op.Results) > 0 {
+		if err := p.define(r, op.Results); err != nil {
+			return nil, wrap(err)
+		}
+	}
+	if op.NumRegions == 0 {
+		return op, nil
+	}
+	if depth >= MaxNesting {
+		return nil, wrap(r.Errorf("regions nested deeper than %d", MaxNesting))
+	}
+	if op.Isolated && p.f.Version >= VersionLazyLoading {
+		s, err := readSection(r)
+		if err != nil {
+			return nil, wrap(err)
+		}
+		if s.id != SectionIR {
+			return nil, wrap(r.Errorf("expected an IR section for isolated regions, got %s", SectionName(s.id)))
+		}
+		if p.lazy {
+			op.lazy = &lazyRegions{f: p.f, sec: s}
+			return op, nil
+		}
+		sr := s.reader()
+		p.pushScope()
+		if err := p.regions(sr, op, depth+1); err != nil {
+			return nil, err
+		}
+		if !sr.Empty() {
+			return nil, wrap(sr.Errorf("%d trailing bytes after the regions", sr.Len()))
+		}
+		if err := p.popScope(sr); err != nil {
+			return nil, err
+		}
+		return op, nil
+	}
+	if op.Isolated {
+		p.pushScope()
+	}
+	if err := p.regions(r, op, depth+1); err != nil {
+		return nil, err
+	}
+	if op.Isolated {
+		if err := p.popScope(r); err != nil {
+			return nil, err
+		}
+	}
+	return op, nil
+}
+
+func (p *irParser) regions(r *Reader, op *Op, depth int) error {
+	op.Regions = make([]*Region, op.NumRegions)
+	for i := range op.Regions {
+		rg, err := p.region(r, depth)
+		if err != nil {
+			return fmt.Errorf("region %d of %s: %w", i, op.Name, err)
+		}
+		op.Regions[i] = rg
+	}
+	return nil
+}
+
+// skipUseListOrders parses past the use-list order records of a range of
+// n values; gojax does not need use-list order.
+func skipUseListOrders(r *Reader, n int) error {
+	count := uint64(1)
+	var err error
+	if n > 1 {
+		if count, err = r.VarInt(); err != nil {
+			return err
+		}
+		if count > uint64(n) {
+			return r.Errorf("%d use-list orders for %d values", count, n)
+		}
+	}
+	for i := uint64(0); i < count; i++ {
+		if n > 1 {
+			idx, err := r.VarInt()
+			if err != nil {
+				return err
+			}
+			if idx >= uint64(n) {
+				return r.Errorf("use-list order for value %d of %d", idx, n)
+			}
+		}
+		m, _, err := r.VarIntWithFlag()
+		if err != nil {
+			return err
+		}
+		if m > uint64(r.Len()) {
+			return r.Errorf("use-list order of %d entries in %d bytes", m, r.Len())
+		}
+		for j := uint64(0); j < m; j++ {
+			if _, err := r.VarInt(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

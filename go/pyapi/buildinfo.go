@@ -1,0 +1,22 @@
+package pyapi
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"strings"
+)
+
+// BuildInfo describes how the library was built: gojax version, Go toolchain,
+// target, and the build settings recorded by the Go linker (cgo flags, tags).
+func BuildInfo() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "gojax %s\n", version)
+	fmt.Fprintf(&b, "go %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			fmt.Fprintf(&b, "%s=%s\n", s.Key, s.Value)
+		}
+	}
+	return b.String()
+}

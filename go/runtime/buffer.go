@@ -1,0 +1,274 @@
+package runtime
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/gojax/gojax/go/devmem"
+	"github.com/gojax/gojax/go/ir"
+)
+
+// HostSemantics says how long BufferFromHost may use the caller's memory
+// (PJRT_HostBufferSemantics values).
+type HostSemantics int
+
+const (
+	ImmutableOnlyDuringCall         HostSemantics = 0
+	ImmutableUntilTransferCompletes HostSemantics = 1
+	ImmutableZeroCopy               HostSemantics = 2
+	MutableZeroCopy                 HostSemantics = 3
+)
+
+// ownership says who frees a buffer's memory.
+type ownership int
+
+const (
+	ownNone    ownership = iota // no memory (error buffers, pending outputs)
+	ownDevmem                   // devmem allocation: gojax frees it, donation may reuse it
+	ownForeign                  // caller's memory (zero-copy host data, views): release hook
+)
+
+// Buffer is an array on a device. Its memory is released when it has been
+// deleted (or destroyed), no execution or copy is using it, and no external
+// reference (DLPack, NumPy view) remains.
+type Buffer struct {
+	memory *Memory
+	elem   ir.ElemType
+	token  bool
+	dims   []int64
+	size   int64
+	ready  *Event
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	data     []byte
+	own      ownership
+	local    bool // memory is (or will be) a devmem allocation gojax may reuse
+	release  func() // frees foreign memory
+	deleted  bool
+	donated  bool
+	released bool
+	holds    int // executions/copies in flight that read the memory
+	extRefs  int
+}
+
+func newBuffer(mem *Memory, elem ir.ElemType, token bool, dims []int64) (*Buffer, error) {
+	if mem == nil {
+		return nil, Errorf(CodeInvalidArgument, "buffer needs a memory space")
+	}
+	size := int64(0)
+	if !token {
+		if elem == ir.Invalid || elem.ByteSize() == 0 {
+			return nil, Errorf(CodeInvalidArgument, "invalid element type %v", elem)
+		}
+		n, err := numElements(dims)
+		if err != nil {
+			return nil, err
+		}
+		size = n * int64(elem.ByteSize())
+		if size/int64(elem.ByteSize()) != n || size > maxBufferBytes {
+			return nil, Errorf(CodeResourceExhausted, "buffer of shape %v x %v is too large", dims, elem)
+		}
+	}
+	b := &Buffer{memory: mem, elem: elem, token: token, dims: append([]int64(nil), dims...), size: size, ready: NewEvent()}
+	b.cond = sync.NewCond(&b.mu)
+	return b, nil
+}
+
+// maxBufferBytes rejects absurd sizes before they reach the allocator.
+const maxBufferBytes = 1 << 46
+
+func numElements(dims []int64) (int64, error) {
+	n := int64(1)
+	for _, d := range dims {
+		if d < 0 {
+			return 0, Errorf(CodeInvalidArgument, "negative dimension in %v", dims)
+		}
+		if d != 0 && n > maxBufferBytes/d {
+			return 0, Errorf(CodeResourceExhausted, "shape %v has too many elements", dims)
+		}
+		n *= d
+	}
+	return n, nil
+}
+
+// ElemType is the element type (ir.Invalid for tokens).
+func (b *Buffer) ElemType() ir.ElemType { return b.elem }
+
+// IsToken reports a token buffer (no data).
+func (b *Buffer) IsToken() bool { return b.token }
+
+// Dims are the dimensions (row-major, dense).
+func (b *Buffer) Dims() []int64 { return b.dims }
+
+// ByteSize is the size of the dense row-major data.
+func (b *Buffer) ByteSize() int64 { return b.size }
+
+// Memory is the memory space holding the buffer.
+func (b *Buffer) Memory() *Memory { return b.memory }
+
+// Device is the device holding the buffer.
+func (b *Buffer) Device() *Device { return b.memory.device }
+
+// ReadyEvent fires when the data is available (or failed to be produced).
+func (b *Buffer) ReadyEvent() *Event { return b.ready }
+
+// Type returns the buffer's IR type.
+func (b *Buffer) Type() ir.Type {
+	if b.token {
+		return &ir.TokenType{}
+	}
+	return ir.Tensor(b.elem, b.dims...)
+}
+
+// IsDeleted reports whether Delete was called or the buffer was donated.
+func (b *Buffer) IsDeleted() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.deleted
+}
+
+// Delete drops the buffer's memory (once nothing uses it any more). Later uses
+// fail; deleting twice is harmless.
+func (b *Buffer) Delete() {
+	b.mu.Lock()
+	b.deleted = true
+	free := b.takeMemoryLocked()
+	b.mu.Unlock()
+	free()
+}
+
+// takeMemoryLocked detaches the memory when it may be released and returns the
+// function that releases it (run it without the lock).
+func (b *Buffer) takeMemoryLocked() func() {
+	if !b.deleted || b.holds > 0 || b.extRefs > 0 || b.released {
+		return func() {}
+	}
+	if b.own == ownNone && !b.ready.IsReady() {
+		// Output not produced yet: setData frees it on arrival.
+		return func() {}
+	}
+	b.released = true
+	data, own, rel := b.data, b.own, b.release
+	b.data, b.own, b.release = nil, ownNone, nil
+	return func() {
+		switch own {
+		case ownDevmem:
+			devmem.Free(data)
+		case ownForeign:
+			if rel != nil {
+				rel()
+			}
+		}
+	}
+}
+
+// setData installs produced memory and fires the ready event.
+func (b *Buffer) setData(data []byte, own ownership, release func()) {
+	b.mu.Lock()
+	b.data, b.own, b.release = data, own, release
+	b.local = own == ownDevmem
+	free := b.takeMemoryLocked()
+	b.mu.Unlock()
+	b.ready.Set(nil)
+	free()
+}
+
+// fail marks the buffer as never produced.
+func (b *Buffer) fail(err error) {
+	b.ready.Set(err)
+	b.mu.Lock()
+	free := b.takeMemoryLocked()
+	b.mu.Unlock()
+	free()
+}
+
+// hold registers an in-flight reader; it fails on a deleted buffer.
+func (b *Buffer) hold(what string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.deleted {
+		return Errorf(CodeInvalidArgument, "%s: buffer has been deleted or donated", what)
+	}
+	b.holds++
+	return nil
+}
+
+// unhold ends an in-flight use.
+func (b *Buffer) unhold() {
+	b.mu.Lock()
+	b.holds--
+	b.cond.Broadcast()
+	free := b.takeMemoryLocked()
+	b.mu.Unlock()
+	free()
+}
+
+// bytes returns the data after the buffer is ready; the caller holds it.
+func (b *Buffer) bytes() ([]byte, error) {
+	if err := b.ready.Wait(); err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.released {
+		return nil, Errorf(CodeFailedPrecondition, "buffer memory has been released")
+	}
+	return b.data, nil
+}
+
+// IncExternalRef pins the memory for an outside user (DLPack, NumPy views).
+func (b *Buffer) IncExternalRef() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.deleted {
+		return Errorf(CodeInvalidArgument, "IncreaseExternalReferenceCount: buffer has been deleted or donated")
+	}
+	b.extRefs++
+	return nil
+}
+
+// DecExternalRef drops a pin taken by IncExternalRef.
+func (b *Buffer) DecExternalRef() error {
+	b.mu.Lock()
+	if b.extRefs == 0 {
+		b.mu.Unlock()
+		return Errorf(CodeFailedPrecondition, "DecreaseExternalReferenceCount: no external reference is held")
+	}
+	b.extRefs--
+	free := b.takeMemoryLocked()
+	b.mu.Unlock()
+	free()
+	return nil
+}
+
+// ExternalRefs returns the number of external references.
+func (b *Buffer) ExternalRefs() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.extRefs
+}
+
+// Pointer waits for the data and returns its address (valid while the buffer
+// is alive or externally referenced).
+func (b *Buffer) Pointer() (unsafe.Pointer, error) {
+	if err := b.ready.Wait(); err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.released {
+		return nil, Errorf(CodeInvalidArgument, "buffer has been deleted or donated")
+	}
+	if b.token {
+		return nil, Errorf(CodeInvalidArgument, "token buffers have no memory")
+	}
+	return devmem.Pointer(b.data), nil
+}
+
+// aliasesHost reports whether the memory belongs to someone else.
+func (b *Buffer) foreign() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.own == ownForeign
+}

@@ -1,0 +1,76 @@
+package runtime
+
+import "sync"
+
+// Event is a one-shot completion signal carrying an error (nil on success).
+// Callbacks never run under the event's lock, so a callback may drop the last
+// reference to whatever owns the event.
+type Event struct {
+	mu   sync.Mutex
+	done bool
+	err  error
+	cbs  []func(error)
+	ch   chan struct{}
+}
+
+// NewEvent returns an event that has not fired yet.
+func NewEvent() *Event { return &Event{ch: make(chan struct{})} }
+
+// DoneEvent returns an event that has already fired with err.
+func DoneEvent(err error) *Event {
+	e := NewEvent()
+	e.Set(err)
+	return e
+}
+
+// Set fires the event. It reports false (and changes nothing) when the event
+// had already fired.
+func (e *Event) Set(err error) bool {
+	e.mu.Lock()
+	if e.done {
+		e.mu.Unlock()
+		return false
+	}
+	e.done, e.err = true, err
+	cbs := e.cbs
+	e.cbs = nil
+	close(e.ch)
+	e.mu.Unlock()
+	for _, cb := range cbs {
+		cb(err)
+	}
+	return true
+}
+
+// IsReady reports whether the event has fired (successfully or not).
+func (e *Event) IsReady() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.done
+}
+
+// Err returns the event's error; it blocks until the event has fired.
+func (e *Event) Err() error { return e.Wait() }
+
+// Wait blocks until the event fires and returns its error.
+func (e *Event) Wait() error {
+	<-e.ch
+	return e.err
+}
+
+// Done is closed when the event fires.
+func (e *Event) Done() <-chan struct{} { return e.ch }
+
+// OnReady calls f with the event's error once it fires; immediately (on the
+// caller's goroutine) when it already has.
+func (e *Event) OnReady(f func(error)) {
+	e.mu.Lock()
+	if e.done {
+		err := e.err
+		e.mu.Unlock()
+		f(err)
+		return
+	}
+	e.cbs = append(e.cbs, f)
+	e.mu.Unlock()
+}

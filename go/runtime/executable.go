@@ -1,0 +1,452 @@
+package runtime
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/gojax/gojax/go/compiler"
+	"github.com/gojax/gojax/go/devmem"
+	"github.com/gojax/gojax/go/ir"
+)
+
+// Executable is a compiled program bound to devices.
+type Executable struct {
+	client      *Client
+	prog        *compiler.Executable
+	code        []byte
+	options     []byte
+	Build       BuildOptions
+	Assignment  *DeviceAssignment
+	addressable []*Device
+	logical     [][2]int // (replica, partition) of each addressable device
+	inTypes     []ir.Type
+	outTypes    []ir.Type
+	donors      []bool // parameters the program may alias to an output
+	deleted     atomic.Bool
+}
+
+// Compile compiles a StableHLO portable artifact. client may be nil for a
+// device-less compile (PJRT_Compile); such an executable cannot run.
+func Compile(client *Client, code, options []byte, dumpDir string) (*Executable, error) {
+	build, err := ParseCompileOptions(options)
+	if err != nil {
+		return nil, err
+	}
+	prog, err := compiler.Compile(code, compiler.Options{DumpDir: dumpDir})
+	if err != nil {
+		return nil, WithCode(CodeInvalidArgument, err)
+	}
+	if prog == nil {
+		return nil, Errorf(CodeInternal, "compiler returned no executable")
+	}
+	e := &Executable{
+		client:   client,
+		prog:     prog,
+		code:     append([]byte(nil), code...),
+		options:  append([]byte(nil), options...),
+		Build:    build,
+		inTypes:  prog.InputTypes(),
+		outTypes: prog.OutputTypes(),
+	}
+	for i, t := range e.outTypes {
+		if _, ok := t.(*ir.TupleType); ok {
+			return nil, Errorf(CodeUnimplemented, "output %d has tuple type %v; gojax returns flat outputs only", i, t)
+		}
+	}
+	e.donors = make([]bool, len(e.inTypes))
+	if m := prog.Module(); m != nil {
+		if f := m.Main(); f != nil {
+			for i := range e.donors {
+				if i < len(f.ArgAttrs) && f.ArgAttrs[i] != nil {
+					_, alias := f.ArgAttrs[i]["tf.aliasing_output"]
+					_, donor := f.ArgAttrs[i]["jax.buffer_donor"]
+					e.donors[i] = alias || donor
+				}
+			}
+		}
+	}
+	if err := e.assign(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// assign resolves the device assignment against the client's devices.
+func (e *Executable) assign() error {
+	b := e.Build
+	if b.NumReplicas == 0 {
+		b.NumReplicas = 1
+	}
+	if b.NumPartitions == 0 {
+		b.NumPartitions = 1
+	}
+	if r := e.prog.NumReplicas(); r > 1 && b.Assignment == nil {
+		b.NumReplicas = r
+	}
+	if p := e.prog.NumPartitions(); p > 1 && b.Assignment == nil {
+		b.NumPartitions = p
+	}
+	da := b.Assignment
+	if da == nil {
+		da = &DeviceAssignment{Replicas: b.NumReplicas, Partitions: b.NumPartitions}
+		for r := 0; r < da.Replicas; r++ {
+			row := make([]int, da.Partitions)
+			for p := range row {
+				row[p] = r*da.Partitions + p
+			}
+			da.IDs = append(da.IDs, row)
+		}
+	}
+	e.Assignment = da
+	if e.client == nil {
+		return nil
+	}
+	seen := map[int]bool{}
+	for r, row := range da.IDs {
+		for p, id := range row {
+			d, err := e.client.LookupDevice(id)
+			if err != nil {
+				return Errorf(CodeInvalidArgument, "device assignment (replica %d, partition %d): %v", r, p, err)
+			}
+			if seen[id] {
+				return Errorf(CodeInvalidArgument, "device assignment uses device %d twice", id)
+			}
+			seen[id] = true
+			e.addressable = append(e.addressable, d)
+			e.logical = append(e.logical, [2]int{r, p})
+		}
+	}
+	return nil
+}
+
+// Load binds a device-less executable to a client.
+func (e *Executable) Load(client *Client) (*Executable, error) {
+	ne := &Executable{
+		client: client, prog: e.prog, code: e.code, options: e.options, Build: e.Build,
+		inTypes: e.inTypes, outTypes: e.outTypes, donors: e.donors,
+	}
+	if err := ne.assign(); err != nil {
+		return nil, err
+	}
+	return ne, nil
+}
+
+// Name is the program name.
+func (e *Executable) Name() string { return e.prog.Name() }
+
+// NumReplicas and NumPartitions come from the device assignment.
+func (e *Executable) NumReplicas() int   { return e.Assignment.Replicas }
+func (e *Executable) NumPartitions() int { return e.Assignment.Partitions }
+
+// InputTypes and OutputTypes are the entry function's signature.
+func (e *Executable) InputTypes() []ir.Type  { return e.inTypes }
+func (e *Executable) OutputTypes() []ir.Type { return e.outTypes }
+
+// AddressableDevices are the devices the program runs on, replica-major.
+func (e *Executable) AddressableDevices() []*Device { return e.addressable }
+
+// LogicalIDs are the (replica, partition) of each addressable device.
+func (e *Executable) LogicalIDs() [][2]int { return e.logical }
+
+// CompileOptions returns the serialized options given at compile time.
+func (e *Executable) CompileOptions() []byte { return e.options }
+
+// CodeSize is the size of the program's input, used as "generated code" size.
+func (e *Executable) CodeSize() int64 { return int64(len(e.code)) }
+
+// Fingerprint identifies the program.
+func (e *Executable) Fingerprint() string {
+	if f := e.prog.Fingerprint(); f != "" {
+		return f
+	}
+	h := sha256.Sum256(e.code)
+	return hex.EncodeToString(h[:16])
+}
+
+// Delete marks the executable deleted; later executions fail.
+func (e *Executable) Delete()         { e.deleted.Store(true) }
+func (e *Executable) IsDeleted() bool { return e.deleted.Load() }
+
+// TypeBytes is the dense size of a value of type t.
+func TypeBytes(t ir.Type) int64 {
+	if tt, ok := t.(*ir.TensorType); ok {
+		return tt.ByteSize()
+	}
+	return 0
+}
+
+const serialMagic = "GOJAXEX1"
+
+// Serialize encodes the executable so Deserialize can rebuild it with the same
+// library version (it recompiles the program).
+func (e *Executable) Serialize() []byte {
+	var b bytes.Buffer
+	b.WriteString(serialMagic)
+	b.Write(binary.AppendUvarint(nil, uint64(len(e.code))))
+	b.Write(e.code)
+	b.Write(binary.AppendUvarint(nil, uint64(len(e.options))))
+	b.Write(e.options)
+	return b.Bytes()
+}
+
+// Deserialize rebuilds an executable from Serialize output. Non-nil options
+// override the stored compile options.
+func Deserialize(client *Client, data, options []byte, dumpDir string) (*Executable, error) {
+	if !bytes.HasPrefix(data, []byte(serialMagic)) {
+		return nil, Errorf(CodeInvalidArgument, "not a serialized gojax executable")
+	}
+	p := data[len(serialMagic):]
+	read := func() ([]byte, error) {
+		n, k := binary.Uvarint(p)
+		if k <= 0 || uint64(len(p)-k) < n {
+			return nil, Errorf(CodeInvalidArgument, "truncated serialized gojax executable")
+		}
+		out := p[k : k+int(n)]
+		p = p[k+int(n):]
+		return out, nil
+	}
+	code, err := read()
+	if err != nil {
+		return nil, err
+	}
+	opts, err := read()
+	if err != nil {
+		return nil, err
+	}
+	if options != nil {
+		opts = options
+	}
+	return Compile(client, code, opts, dumpDir)
+}
+
+// ExecuteOptions tune one Execute call.
+type ExecuteOptions struct {
+	// NonDonatable lists argument indices that must not be donated.
+	NonDonatable []int64
+}
+
+// Execute runs the program once per argument list: args[i] runs on
+// devices[i] (nil = the addressable devices). It returns at once with the
+// output buffers and a completion event per device.
+func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOptions) ([][]*Buffer, []*Event, error) {
+	if e.IsDeleted() {
+		return nil, nil, Errorf(CodeFailedPrecondition, "Execute: executable %q has been deleted", e.Name())
+	}
+	if e.client == nil {
+		return nil, nil, Errorf(CodeFailedPrecondition, "Execute: executable is not loaded on a client")
+	}
+	if devices == nil {
+		devices = e.addressable
+	}
+	if len(args) != len(devices) {
+		return nil, nil, Errorf(CodeInvalidArgument, "Execute: %d argument lists for %d devices", len(args), len(devices))
+	}
+	nonDon := map[int64]bool{}
+	for _, i := range opts.NonDonatable {
+		nonDon[i] = true
+	}
+	// Validate everything before touching any buffer.
+	for d, list := range args {
+		if len(list) != len(e.inTypes) {
+			return nil, nil, Errorf(CodeInvalidArgument, "Execute: device %d got %d arguments, program %q takes %d", d, len(list), e.Name(), len(e.inTypes))
+		}
+		for i, b := range list {
+			if b == nil {
+				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d of device %d is NULL", i, d)
+			}
+			if !ir.TypesEqual(b.Type(), e.inTypes[i]) {
+				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d has type %v, program %q expects %v", i, b.Type(), e.Name(), e.inTypes[i])
+			}
+		}
+	}
+	outs := make([][]*Buffer, len(args))
+	events := make([]*Event, len(args))
+	type job struct {
+		dev     *Device
+		in      []*Buffer
+		donated []bool
+		out     []*Buffer
+		done    *Event
+	}
+	var jobs []*job
+	var held []*Buffer
+	undo := func() {
+		for _, b := range held {
+			b.unhold()
+		}
+	}
+	for d, list := range args {
+		j := &job{dev: devices[d], in: list, donated: make([]bool, len(list)), done: NewEvent()}
+		count := map[*Buffer]int{}
+		for _, b := range list {
+			count[b]++
+		}
+		for i, b := range list {
+			if err := b.hold(fmt.Sprintf("Execute argument %d", i)); err != nil {
+				undo()
+				return nil, nil, err
+			}
+			held = append(held, b)
+			if e.donors[i] && !nonDon[int64(i)] && count[b] == 1 {
+				j.donated[i] = b.donate()
+			}
+		}
+		for _, t := range e.outTypes {
+			tt, isTensor := t.(*ir.TensorType)
+			var nb *Buffer
+			var err error
+			if isTensor {
+				nb, err = newBuffer(devices[d].memory, tt.Elem, false, tt.Shape)
+			} else {
+				nb, err = newBuffer(devices[d].memory, ir.Invalid, true, nil)
+			}
+			if err != nil {
+				undo()
+				return nil, nil, err
+			}
+			nb.local = true
+			j.out = append(j.out, nb)
+		}
+		outs[d], events[d] = j.out, j.done
+		jobs = append(jobs, j)
+	}
+	for _, j := range jobs {
+		go e.run(j.in, j.donated, j.out, j.done)
+	}
+	return outs, events, nil
+}
+
+// donate marks a held buffer as donated (deleted for everyone else) when its
+// memory is gojax's to reuse.
+func (b *Buffer) donate() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.local || b.deleted {
+		return false
+	}
+	b.deleted, b.donated = true, true
+	return true
+}
+
+// waitSoleHolder blocks until only the caller's hold remains.
+func (b *Buffer) waitSoleHolder() {
+	b.mu.Lock()
+	for b.holds > 1 {
+		b.cond.Wait()
+	}
+	b.mu.Unlock()
+}
+
+// takeDonated moves a donated buffer's memory out, for an output to own.
+func (b *Buffer) takeDonated() ([]byte, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.donated || b.released || b.own != ownDevmem {
+		return nil, false
+	}
+	data := b.data
+	b.data, b.own, b.released = nil, ownNone, true
+	return data, true
+}
+
+func (e *Executable) run(in []*Buffer, donated []bool, out []*Buffer, done *Event) {
+	err := e.runOnce(in, donated, out)
+	for _, b := range in {
+		b.unhold()
+	}
+	if err != nil {
+		for _, o := range out {
+			if !o.ready.IsReady() {
+				o.fail(err)
+			}
+		}
+	}
+	done.Set(err)
+}
+
+func (e *Executable) runOnce(in []*Buffer, donated []bool, out []*Buffer) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = Errorf(CodeInternal, "execution of %q panicked: %v", e.Name(), r)
+		}
+	}()
+	for i, b := range in {
+		if werr := b.ready.Wait(); werr != nil {
+			return WithCode(CodeFailedPrecondition, fmt.Errorf("argument %d of %q is not available: %w", i, e.Name(), werr))
+		}
+	}
+	e.client.runSlots <- struct{}{}
+	defer func() { <-e.client.runSlots }()
+	data := make([][]byte, len(in))
+	for i, b := range in {
+		if donated[i] {
+			b.waitSoleHolder()
+		}
+		d, berr := b.bytes()
+		if berr != nil {
+			return WithCode(CodeFailedPrecondition, fmt.Errorf("argument %d of %q: %w", i, e.Name(), berr))
+		}
+		data[i] = d
+	}
+	res, rerr := e.prog.Run(data, donated)
+	if rerr != nil {
+		return WithCode(CodeInternal, rerr)
+	}
+	if res == nil || len(res.Outputs) != len(out) {
+		n := -1
+		if res != nil {
+			n = len(res.Outputs)
+			freeUnaliased(res)
+		}
+		return Errorf(CodeInternal, "%q produced %d outputs, expected %d", e.Name(), n, len(out))
+	}
+	for i, o := range out {
+		alias := -1
+		if i < len(res.AliasOf) {
+			alias = res.AliasOf[i]
+		}
+		var buf []byte
+		if alias >= 0 {
+			if alias >= len(in) || !donated[alias] {
+				freeUnaliased(res)
+				return Errorf(CodeInternal, "%q output %d reuses argument %d, which was not donated", e.Name(), i, alias)
+			}
+			d, ok := in[alias].takeDonated()
+			if !ok {
+				freeUnaliased(res)
+				return Errorf(CodeInternal, "%q output %d reuses argument %d twice", e.Name(), i, alias)
+			}
+			buf = d[:len(res.Outputs[i])]
+		} else {
+			buf = res.Outputs[i]
+		}
+		if int64(len(buf)) != o.size {
+			freeUnaliased(res)
+			return Errorf(CodeInternal, "%q output %d has %d bytes, expected %d", e.Name(), i, len(buf), o.size)
+		}
+		res.Outputs[i] = nil // ownership moves to the buffer
+		if cap(buf) == 0 {
+			o.setData(nil, ownNone, nil)
+		} else {
+			o.setData(buf, ownDevmem, nil)
+		}
+	}
+	return nil
+}
+
+// freeUnaliased frees outputs that own their memory after a failed run.
+func freeUnaliased(res *compiler.RunResult) {
+	for i, o := range res.Outputs {
+		if i < len(res.AliasOf) && res.AliasOf[i] >= 0 {
+			continue
+		}
+		if o != nil {
+			devmem.Free(o)
+		}
+		res.Outputs[i] = nil
+	}
+}

@@ -1,0 +1,219 @@
+package vhlo
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/mlirbc"
+)
+
+// function converts a vhlo.func_v1 op.
+func (d *decoder) function(gop *mlirbc.Op, attrs ir.Attrs) (*ir.Func, error) {
+	loc, err := d.locAt(gop.Loc)
+	if err != nil {
+		return nil, err
+	}
+	fn := &ir.Func{Loc: loc, Visibility: "public"}
+	fn.Name = attrs["sym_name"].(ir.StringAttr).Value
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("function @%s at %s: %s", fn.Name, loc, fmt.Sprintf(format, args...))
+	}
+	if vis, ok := attrs["sym_visibility"].(ir.StringAttr); ok && vis.Value != "" {
+		fn.Visibility = vis.Value
+	}
+	ta, ok := attrs["function_type"].(ir.OpaqueAttr)
+	ft := d.funcTypes[ta.Text]
+	if !ok || ta.Dialect != funcTypeDialect || ft == nil {
+		return nil, fail("function_type is %v", attrs["function_type"])
+	}
+	if ft.kind != kindFunc {
+		return nil, fail("signature %s: %s", ft.desc, ft.why)
+	}
+	fn.Type = *ft.fn
+	delete(attrs, "function_type")
+	if fn.ArgAttrs, err = attrList(attrs["arg_attrs"], len(fn.Type.Inputs)); err != nil {
+		return nil, fail("arg_attrs: %v", err)
+	}
+	if fn.ResAttrs, err = attrList(attrs["res_attrs"], len(fn.Type.Results)); err != nil {
+		return nil, fail("res_attrs: %v", err)
+	}
+	if err := gop.Load(); err != nil {
+		return nil, fail("%v", err)
+	}
+	if len(gop.Regions) != 1 || len(gop.Regions[0].Blocks) == 0 {
+		return nil, fail("declaration without a body")
+	}
+	if len(gop.Regions[0].Blocks) != 1 {
+		return nil, fail("body has %d blocks, want 1", len(gop.Regions[0].Blocks))
+	}
+	body, err := d.region(gop.Regions[0], nil, true)
+	if err != nil {
+		return nil, err
+	}
+	fn.Body = body
+	entry := body.Blocks[0]
+	if len(entry.Args) != len(fn.Type.Inputs) {
+		return nil, fail("%d block arguments for %d parameters", len(entry.Args), len(fn.Type.Inputs))
+	}
+	for i, a := range entry.Args {
+		if !ir.TypesEqual(a.Type, fn.Type.Inputs[i]) {
+			return nil, fail("argument %d has type %s, signature says %s", i, a.Type, fn.Type.Inputs[i])
+		}
+	}
+	if t := entry.Terminator(); t == nil || t.Name != "func.return" {
+		return nil, fail("body does not end in a return")
+	}
+	return fn, nil
+}
+
+// attrList converts arg_attrs/res_attrs (an array of dictionaries, or an
+// empty array) to one Attrs per argument.
+func attrList(a ir.Attr, n int) ([]ir.Attrs, error) {
+	out := make([]ir.Attrs, n)
+	for i := range out {
+		out[i] = ir.Attrs{}
+	}
+	if a == nil {
+		return out, nil
+	}
+	arr, ok := a.(ir.ArrayAttr)
+	if !ok {
+		if _, unit := a.(ir.UnitAttr); unit {
+			return out, nil
+		}
+		return nil, fmt.Errorf("expected an array, got %s", a)
+	}
+	if len(arr.Elems) == 0 {
+		return out, nil
+	}
+	if len(arr.Elems) != n {
+		return nil, fmt.Errorf("%d dictionaries for %d values", len(arr.Elems), n)
+	}
+	for i, e := range arr.Elems {
+		dict, ok := e.(ir.DictAttr)
+		if !ok {
+			return nil, fmt.Errorf("entry %d is %s, not a dictionary", i, e)
+		}
+		for k, v := range dict.Entries {
+			out[i][k] = v
+		}
+	}
+	return out, nil
+}
+
+// region converts a region. inFunc marks a function body, whose terminator
+// is func.return; terminators of op regions are stablehlo.return.
+func (d *decoder) region(gr *mlirbc.Region, parent *ir.Op, inFunc bool) (*ir.Region, error) {
+	blocks := make([]*ir.Block, len(gr.Blocks))
+	for i, gb := range gr.Blocks {
+		types := make([]ir.Type, len(gb.Args))
+		for j, a := range gb.Args {
+			t, err := d.typeAt(a.Type)
+			if err != nil {
+				return nil, err
+			}
+			if types[j], err = t.irType(); err != nil {
+				where := "function body"
+				if parent != nil {
+					return nil, parent.Errorf("region block argument %d: %v", j, err)
+				}
+				return nil, fmt.Errorf("%s block argument %d: %w", where, j, err)
+			}
+		}
+		blocks[i] = ir.NewBlock(types...)
+		for j, a := range gb.Args {
+			d.values[a] = blocks[i].Args[j]
+		}
+	}
+	region := ir.NewRegion(blocks...)
+	for i, gb := range gr.Blocks {
+		for _, gop := range gb.Ops {
+			op, err := d.op(gop, parent, inFunc)
+			if err != nil {
+				return nil, err
+			}
+			blocks[i].Append(op)
+		}
+	}
+	return region, nil
+}
+
+// op converts one generic op (and its regions).
+func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error) {
+	loc, err := d.locAt(gop.Loc)
+	if err != nil {
+		return nil, err
+	}
+	name, err := canonicalName(gop.Name, inFunc)
+	if err != nil {
+		return nil, fmt.Errorf("%s at %s: %w", gop.Name, loc, err)
+	}
+	op := &ir.Op{Name: name, Loc: loc}
+	if op.Attrs, err = d.opAttrs(gop); err != nil {
+		return nil, op.Errorf("%v", err)
+	}
+	if err := normalizeAttrs(op); err != nil {
+		return nil, op.Errorf("%v", err)
+	}
+	op.Operands = make([]*ir.Value, len(gop.Operands))
+	for i, gv := range gop.Operands {
+		v, ok := d.values[gv]
+		if !ok {
+			return nil, op.Errorf("operand %d is used before it is defined", i)
+		}
+		op.Operands[i] = v
+	}
+	op.Results = make([]*ir.Value, len(gop.Results))
+	for i, gv := range gop.Results {
+		t, err := d.typeAt(gv.Type)
+		if err != nil {
+			return nil, op.Errorf("result %d: %v", i, err)
+		}
+		it, err := t.irType()
+		if err != nil {
+			return nil, op.Errorf("result %d: %v", i, err)
+		}
+		op.Results[i] = &ir.Value{Type: it, Def: op, Index: i}
+		d.values[gv] = op.Results[i]
+	}
+	if len(gop.Successors) > 0 {
+		return nil, op.Errorf("ops with successor blocks are not supported")
+	}
+	if err := gop.Load(); err != nil {
+		return nil, op.Errorf("%v", err)
+	}
+	for _, gr := range gop.Regions {
+		r, err := d.region(gr, op, false)
+		if err != nil {
+			return nil, err
+		}
+		op.AddRegion(r)
+	}
+	return op, nil
+}
+
+// canonicalName maps vhlo.<op>_vN to stablehlo.<op>, the func ops to the
+// func dialect, and keeps other dialects' names.
+func canonicalName(name string, inFunc bool) (string, error) {
+	short, ok := strings.CutPrefix(name, "vhlo.")
+	if !ok {
+		return name, nil
+	}
+	if _, known := vhloOps[short]; !known {
+		return "", fmt.Errorf("unknown VHLO op")
+	}
+	base := short[:strings.LastIndex(short, "_v")]
+	switch base {
+	case "func":
+		return "", fmt.Errorf("nested function definitions are not supported")
+	case "call":
+		return "func.call", nil
+	case "return":
+		if inFunc {
+			return "func.return", nil
+		}
+		return "stablehlo.return", nil
+	}
+	return "stablehlo." + base, nil
+}

@@ -1,0 +1,83 @@
+package vhlo
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/gojax/gojax/go/ir"
+	"github.com/stretchr/testify/require"
+)
+
+// sharedDir finds ../shared beside the repository root (the directory that
+// holds go.mod).
+func sharedDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	require.NoError(t, err)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "..", "shared")
+		}
+		parent := filepath.Dir(dir)
+		require.NotEqual(t, dir, parent, "no go.mod above the test directory")
+		dir = parent
+	}
+}
+
+func glob(t testing.TB, pattern string, atLeast int) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(sharedDir(t), "conformance", pattern))
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(m), atLeast, "corpus %s missing or incomplete", pattern)
+	sort.Strings(m)
+	return m
+}
+
+// knownFailures reads testdata/known_failures.txt: "<file name> <reason>" per
+// line, # comments.
+func knownFailures(t testing.TB) map[string]string {
+	t.Helper()
+	f, err := os.Open("testdata/known_failures.txt")
+	require.NoError(t, err)
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, reason, _ := strings.Cut(line, " ")
+		out[name] = strings.TrimSpace(reason)
+	}
+	require.NoError(t, sc.Err())
+	return out
+}
+
+// checkReadable reads path; a failure must be listed (with a substring of its
+// error as the reason) in known_failures.txt, and a listed file must fail.
+func checkReadable(t *testing.T, path string, known map[string]string) *ir.Module {
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	m, err := Read(data)
+	name := filepath.Base(path)
+	if reason, listed := known[name]; listed {
+		require.Error(t, err, "%s is listed in known_failures.txt but now reads fine: remove it", name)
+		require.Contains(t, err.Error(), reason)
+		return nil
+	}
+	require.NoError(t, err)
+	require.NotNil(t, m.Main(), "no entry function")
+	return m
+}
+
+func TestJAXExportCorpus(t *testing.T) {
+	known := knownFailures(t)
+	for _, path := range glob(t, "jax-export/*.bc", 59) {
+		t.Run(filepath.Base(path), func(t *testing.T) { checkReadable(t, path, known) })
+	}
+}
