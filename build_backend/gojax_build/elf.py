@@ -11,6 +11,7 @@ import subprocess
 
 # Libraries a manylinux wheel may depend on without bundling (PEP 600 policy,
 # trimmed to what a Go c-shared library can pull in).
+_PYTHON_SYMBOL = re.compile(r"_?Py[A-Z_]")
 MANYLINUX_ALLOWED = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1"}
 
 
@@ -18,6 +19,10 @@ MANYLINUX_ALLOWED = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", 
 class Info:
     exports: tuple[str, ...]  # defined global/weak dynamic symbols
     undefined: tuple[str, ...]
+    # Undefined, unversioned, non-weak symbols that are not Python's C API:
+    # nothing at load time will provide them (the link allows undefined
+    # symbols because Python's come from the interpreter).
+    unresolved: tuple[str, ...]
     needed: tuple[str, ...]
     glibc_max: tuple[int, int] | None  # highest GLIBC_x.y version needed
     fast_math_markers: tuple[str, ...]
@@ -29,16 +34,18 @@ def _readelf(*args: str) -> str:
 
 
 def inspect(path: str) -> Info:
-    exports, undefined = [], []
+    exports, undefined, unresolved = [], [], []
     for line in _readelf("--dyn-syms", path).splitlines():
         # Num: Value Size Type Bind Vis Ndx Name
         f = line.split()
         if len(f) < 8 or not f[0].rstrip(":").isdigit() or f[3] in ("SECTION", "FILE"):
             continue
-        name = f[7].split("@")[0]
+        name, _, version = f[7].partition("@")
         if f[6] == "UND":
             if name:
                 undefined.append(name)
+                if not version and f[4] != "WEAK" and not _PYTHON_SYMBOL.match(name):
+                    unresolved.append(name)
         elif f[4] in ("GLOBAL", "WEAK"):
             exports.append(name)
     needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", _readelf("-d", path))
@@ -48,7 +55,7 @@ def inspect(path: str) -> Info:
     symtab = _readelf("--syms", path)
     if re.search(r"\bset_fast_math\b", symtab):
         markers.append("set_fast_math (crtfastmath.o)")
-    return Info(tuple(exports), tuple(undefined), tuple(needed),
+    return Info(tuple(exports), tuple(undefined), tuple(unresolved), tuple(needed),
                 max(versions) if versions else None, tuple(markers))
 
 

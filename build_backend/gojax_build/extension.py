@@ -180,6 +180,10 @@ def _quote_go_flag(flag: str) -> str:
 
 
 def _check_library(info) -> None:
+    if info.unresolved:
+        shown = ", ".join(sorted(info.unresolved)[:20])
+        raise BuildError(f"the gojax library references {len(info.unresolved)} symbols that "
+                         f"nothing defines (they would fail at import): {shown}")
     exports = set(info.exports)
     if exports != set(EXPORTS):
         raise BuildError(f"the gojax library must export exactly {sorted(EXPORTS)}, "

@@ -1,6 +1,7 @@
 // gojax PJRT C side: the PJRT_Api table, error and memory vtables, and small
 // helpers. Everything with real behaviour lives in Go (exports.go & co.).
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "gojax_capi.h"

@@ -6,7 +6,6 @@ package capi
 import "C"
 
 import (
-	"fmt"
 	"strconv"
 	"sync"
 	"unsafe"
@@ -276,7 +275,7 @@ func gojax_PJRT_Plugin_Attributes(args *C.PJRT_Plugin_Attributes_Args) (ret pjrt
 func clientOptions(opts *C.PJRT_NamedValue, n C.size_t) (runtime.Options, error) {
 	var o runtime.Options
 	if n > 0 && opts == nil {
-		return o, fmt.Errorf("create_options is NULL but num_options is %d", n)
+		return o, runtime.Errorf(runtime.CodeInvalidArgument, "create_options is NULL but num_options is %d", n)
 	}
 	for i := 0; i < int(n); i++ {
 		nv := &cSlice(opts, int(n))[i]
@@ -289,16 +288,16 @@ func clientOptions(opts *C.PJRT_NamedValue, n C.size_t) (runtime.Options, error)
 				s := goString(C.gojax_nv_string(nv), nv.value_size)
 				return strconv.ParseInt(s, 10, 64)
 			}
-			return 0, fmt.Errorf("option %q must be an integer", name)
+			return 0, runtime.Errorf(runtime.CodeInvalidArgument, "option %q must be an integer", name)
 		}
 		switch name {
 		case "num_devices":
 			v, err := intVal()
 			if err != nil {
-				return o, fmt.Errorf("option num_devices: %v", err)
+				return o, runtime.Errorf(runtime.CodeInvalidArgument, "option num_devices: %v", err)
 			}
 			if v < 1 {
-				return o, fmt.Errorf("option num_devices must be at least 1, got %d", v)
+				return o, runtime.Errorf(runtime.CodeInvalidArgument, "option num_devices must be at least 1, got %d", v)
 			}
 			o.NumDevices = int(v)
 		case "num_nodes":

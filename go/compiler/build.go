@@ -804,6 +804,23 @@ func lowerKernel(ctx *compileCtx, op *ir.Op) (kernel.Step, error) {
 	return step, nil
 }
 
+// inPlaceOps are elementwise ops whose kernels read element i of each
+// operand before writing element i of the result, so a result may share the
+// buffer of a same-typed operand that dies at the op (a donated argument).
+var inPlaceOps = map[string]bool{}
+
+func init() {
+	for _, n := range []string{"abs", "add", "and", "atan2", "bitcast_convert", "cbrt", "ceil", "clamp",
+		"compare", "convert", "cosine", "count_leading_zeros", "divide", "exponential",
+		"exponential_minus_one", "floor", "is_finite", "log", "log_plus_one", "logistic", "maximum",
+		"minimum", "multiply", "negate", "not", "or", "popcnt", "power", "reduce_precision", "remainder",
+		"round_nearest_afz", "round_nearest_even", "rsqrt", "select", "shift_left",
+		"shift_right_arithmetic", "shift_right_logical", "sign", "sine", "sqrt", "subtract", "tan",
+		"tanh", "xor"} {
+		inPlaceOps["stablehlo."+n] = true
+	}
+}
+
 // donationInfo records what planDonation needs about parameters and outputs.
 func (b *builder) donationInfo(p *plan) {
 	p.paramLastUse = make([]int, len(b.top.Args))
@@ -815,9 +832,12 @@ func (b *builder) donationInfo(p *plan) {
 	for k := range p.outDefPos {
 		p.outDefPos[k], p.outCopyParam[k] = -1, -1
 	}
+	p.outInPlace = make([]bool, len(b.outGroups))
+	term := b.top.Terminator()
 	for _, g := range b.outGroups {
 		if g.start != math.MaxInt {
 			p.outDefPos[g.index] = g.start
+			p.outInPlace[g.index] = inPlaceOps[term.Operands[g.index].Def.Name]
 		}
 	}
 	for _, c := range b.final {

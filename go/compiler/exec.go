@@ -29,7 +29,8 @@ func planDonation(entry *ir.Func, p *plan) ([]int, error) {
 			}
 		}
 		if p.outDefPos[k] >= 0 {
-			return p.outDefPos[k] > p.paramLastUse[i]
+			d, u := p.outDefPos[k], p.paramLastUse[i]
+			return d > u || (d == u && p.outInPlace[k])
 		}
 		return true
 	}

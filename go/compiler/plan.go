@@ -31,6 +31,7 @@ type plan struct {
 	// which parameter each final copy reads (-1: none).
 	paramLastUse []int
 	outDefPos    []int
+	outInPlace   []bool // the output's op is elementwise: it may overwrite an operand dying there
 	outCopyParam []int
 }
 

@@ -16,7 +16,7 @@ import (
 // Executable is a compiled program bound to devices.
 type Executable struct {
 	client      *Client
-	prog        *compiler.Executable
+	prog        Program
 	code        []byte
 	options     []byte
 	Build       BuildOptions
@@ -29,11 +29,23 @@ type Executable struct {
 	deleted     atomic.Bool
 }
 
+// Program is what the runtime needs from a compiled program
+// (*compiler.Executable implements it).
+type Program interface {
+	Name() string
+	Module() *ir.Module
+	InputTypes() []ir.Type
+	OutputTypes() []ir.Type
+	Fingerprint() string
+	NumReplicas() int
+	NumPartitions() int
+	Run(args [][]byte, donatable []bool) (*compiler.RunResult, error)
+}
+
 // Compile compiles a StableHLO portable artifact. client may be nil for a
 // device-less compile (PJRT_Compile); such an executable cannot run.
 func Compile(client *Client, code, options []byte, dumpDir string) (*Executable, error) {
-	build, err := ParseCompileOptions(options)
-	if err != nil {
+	if _, err := ParseCompileOptions(options); err != nil {
 		return nil, err
 	}
 	prog, err := compiler.Compile(code, compiler.Options{DumpDir: dumpDir})
@@ -42,6 +54,16 @@ func Compile(client *Client, code, options []byte, dumpDir string) (*Executable,
 	}
 	if prog == nil {
 		return nil, Errorf(CodeInternal, "compiler returned no executable")
+	}
+	return NewExecutable(client, prog, code, options)
+}
+
+// NewExecutable binds a compiled program to a client's devices following the
+// serialized CompileOptionsProto in options.
+func NewExecutable(client *Client, prog Program, code, options []byte) (*Executable, error) {
+	build, err := ParseCompileOptions(options)
+	if err != nil {
+		return nil, err
 	}
 	e := &Executable{
 		client:   client,

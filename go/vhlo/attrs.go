@@ -317,7 +317,15 @@ func (d *decoder) vhloAttr(r *mlirbc.Reader) (any, error) {
 // (gojax IR has no function type attribute); decoder.funcTypes resolves it.
 const funcTypeDialect = "vhlo.function_type"
 
+// noneTypeAttr is #vhlo.type_v1<!vhlo.none_v1>, VHLO's marker for an unset
+// optional attribute (e.g. the dot_general algorithm fields); the reader
+// drops such attributes.
+var noneTypeAttr = ir.OpaqueAttr{Dialect: "vhlo", Text: "none"}
+
 func (d *decoder) typeAttr(t *vtype) ir.Attr {
+	if t.isNone {
+		return noneTypeAttr
+	}
 	if t.kind == kindFunc || (t.kind == kindOther && strings.HasPrefix(t.desc, "(")) {
 		d.funcTypes[t.desc] = t
 		return ir.OpaqueAttr{Dialect: funcTypeDialect, Text: t.desc}

@@ -81,3 +81,50 @@ func TestJAXExportCorpus(t *testing.T) {
 		t.Run(filepath.Base(path), func(t *testing.T) { checkReadable(t, path, known) })
 	}
 }
+
+// TestVHLOCorpus decodes each stablehlo_legalize_to_vhlo.<version>.mlir.bc and
+// checks every function against the CHECK lines of the .mlir beside it.
+// Functions gojax cannot represent (dynamic shapes, quantized types, async
+// futures, buffers) must be listed in known_failures.txt as func:<name>.
+func TestVHLOCorpus(t *testing.T) {
+	known := knownFailures(t)
+	defer func() {
+		t.Logf("checked %d ops, %d result type lists, %d attribute values", checkStats.ops, checkStats.results, checkStats.attrs)
+		require.Greater(t, checkStats.ops, 6000)
+		require.Greater(t, checkStats.results, 4000)
+		require.Greater(t, checkStats.attrs, 7000)
+	}()
+	for _, path := range glob(t, "stablehlo/vhlo/*.mlir.bc", 32) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			m, funcErrs, err := read(data, readOptions{allFuncs: true, lenient: true})
+			require.NoError(t, err)
+			checks, err := parseChecks(strings.TrimSuffix(path, ".bc"))
+			require.NoError(t, err)
+			require.NotEmpty(t, checks)
+			for name, ferr := range funcErrs {
+				reason, listed := known["func:"+name]
+				if !listed {
+					t.Errorf("function @%s failed and is not in known_failures.txt: %v", name, ferr)
+					continue
+				}
+				require.Contains(t, ferr.Error(), reason, "function @%s", name)
+			}
+			matched := 0
+			for _, cf := range checks {
+				fn := m.Func(cf.label)
+				if fn == nil {
+					_, failed := funcErrs[cf.label]
+					require.True(t, failed, "CHECK-LABEL %q names no function", cf.label)
+					continue
+				}
+				if err := matchFunc(fn, expectedOps(cf)); err != nil {
+					t.Errorf("@%s: %v", cf.label, err)
+				}
+				matched++
+			}
+			require.Greater(t, matched, 100)
+		})
+	}
+}

@@ -28,6 +28,10 @@ func normalizeAttrs(op *ir.Op) error {
 		return nil
 	}
 	for name, a := range op.Attrs {
+		if a == noneTypeAttr || isDefaultAccuracy(name, a) {
+			delete(op.Attrs, name)
+			continue
+		}
 		switch a := a.(type) {
 		case *ir.ElementsAttr:
 			if keepShaped[name] {
@@ -92,4 +96,21 @@ func listAttr(e *ir.ElementsAttr) (ir.Attr, error) {
 		return nil, err
 	}
 	return ir.DenseI64Attr{Values: vals}, nil
+}
+
+// isDefaultAccuracy reports a result_accuracy equal to the StableHLO default
+// (mode DEFAULT, zero tolerances), which VHLO always materializes.
+func isDefaultAccuracy(name string, a ir.Attr) bool {
+	if name != "result_accuracy" {
+		return false
+	}
+	d, ok := a.(ir.DictAttr)
+	if !ok {
+		return false
+	}
+	mode, _ := d.Entries["mode"].(ir.EnumAttr)
+	atol, _ := d.Entries["atol"].(ir.FloatAttr)
+	rtol, _ := d.Entries["rtol"].(ir.FloatAttr)
+	ulps, _ := d.Entries["ulps"].(ir.IntAttr)
+	return mode.Value == "DEFAULT" && atol.Value == 0 && rtol.Value == 0 && ulps.Value == 0
 }

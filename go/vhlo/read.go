@@ -274,7 +274,7 @@ func (d *decoder) opAttrs(op *mlirbc.Op) (ir.Attrs, error) {
 		}
 		return attrs, nil
 	}
-	names, optional, known := propertyNames(op.Name)
+	props, known := propertyLayout(op.Name)
 	r := *op.Props // copy: property blobs are shared between ops
 	if !known {
 		// An op gojax has no property layout for: keep the raw blob visible.
@@ -282,10 +282,11 @@ func (d *decoder) opAttrs(op *mlirbc.Op) (ir.Attrs, error) {
 		attrs["properties"] = ir.OpaqueAttr{Dialect: op.Dialect, Text: fmt.Sprintf("<properties %x>", b)}
 		return attrs, nil
 	}
-	for _, name := range names {
+	for _, p := range props {
+		name := p.name
 		var idx uint64
 		var err error
-		if optional {
+		if p.optional {
 			var present bool
 			idx, present, err = r.VarIntWithFlag()
 			if err != nil {
@@ -307,22 +308,55 @@ func (d *decoder) opAttrs(op *mlirbc.Op) (ir.Attrs, error) {
 	return attrs, nil
 }
 
-// propertyNames gives the property layout of an op: attribute names in
-// bytecode order, and whether each is optional (written with a presence flag).
-func propertyNames(name string) (names []string, optional, known bool) {
+// propertyLayout gives the property layout of an op: attributes in
+// bytecode order, each required or optional.
+func propertyLayout(name string) ([]prop, bool) {
 	if short, ok := strings.CutPrefix(name, "vhlo."); ok {
 		info, ok := vhloOps[short]
-		return info.props, false, ok
+		if !ok {
+			return nil, false
+		}
+		props := make([]prop, len(info.props))
+		for i, p := range info.props {
+			props[i] = prop{name: p} // VHLO attributes are all required
+		}
+		return props, true
 	}
-	if n, ok := otherProps[name]; ok {
-		return n, true, true
+	if props, ok := otherProps[name]; ok {
+		return props, true
 	}
-	return nil, false, false
+	return nil, false
 }
 
-// otherProps lists properties (all optional attributes, alphabetical) of the
-// non-VHLO ops that appear in artifacts.
-var otherProps = map[string][]string{
-	"builtin.module":                     {"sym_name", "sym_visibility"},
+// prop is one inherent attribute in an op's property blob.
+type prop struct {
+	name     string
+	optional bool // written with a presence flag (OptionalAttr, DefaultValuedAttr)
+}
+
+// otherProps gives the property layout (ODS: attributes sorted by name) of
+// the non-VHLO ops that appear in mixed-serialization artifacts: builtin and
+// Shardy (openxla/shardy shardy/dialect/sdy/ir/ops.td).
+var otherProps = map[string][]prop{
+	"builtin.module":                     {{"sym_name", true}, {"sym_visibility", true}},
 	"builtin.unrealized_conversion_cast": {},
+	"sdy.mesh":                           {{"mesh", false}, {"sym_name", false}},
+	"sdy.sharding_constraint":            {{"sharding", false}},
+	"sdy.reshard":                        {{"sharding", false}},
+	"sdy.return":                         {},
+	"sdy.manual_computation":             {{"in_shardings", false}, {"manual_axes", false}, {"out_shardings", false}},
+	"sdy.sharding_group":                 {{"group_id", false}},
+	"sdy.constant":                       {{"value", false}},
+	"sdy.data_flow_edge":                 {{"sharding", true}},
+	"sdy.propagation_barrier":            {{"allowed_direction", false}},
+	"sdy.named_computation":              {{"in_shardings", true}, {"name", false}, {"out_shardings", true}},
+	"sdy.all_gather":                     {{"gathering_axes", false}, {"out_sharding", false}},
+	"sdy.all_slice":                      {{"out_sharding", false}, {"slicing_axes", false}},
+	"sdy.all_to_all":                     {{"out_sharding", false}, {"params", false}},
+	"sdy.collective_permute":             {{"out_sharding", false}},
+	"sdy.all_reduce":                     {{"out_sharding", false}, {"reduction_axes", false}, {"reduction_op", true}},
+	"sdy.reduce_scatter":                 {{"out_sharding", false}, {"reduce_scatter_axes", false}, {"reduction_op", true}},
+	"sdy.sharded_to_unreduced":           {{"axes", false}, {"out_sharding", false}},
+	"sdy.replicated_to_unreduced":        {{"axes", false}, {"out_sharding", false}},
+	"sdy.func_data_flow_edge":            {},
 }

@@ -33,6 +33,8 @@ type vtype struct {
 	fn    *ir.FuncType
 	desc  string // spelling for messages
 	why   string // kindOther: why gojax cannot use it
+	// isNone marks the none type (VHLO's "unset" marker inside TypeV1).
+	isNone bool
 }
 
 func (t *vtype) String() string { return t.desc }
@@ -195,7 +197,7 @@ func (d *decoder) vhloType(r *mlirbc.Reader) (*vtype, error) {
 	case 26:
 		return &vtype{kind: kindOther, desc: "!shape.witness", why: "witness types are not supported"}, nil
 	case 33:
-		return &vtype{kind: kindOther, desc: "none", why: "none type is not a value type"}, nil
+		return &vtype{kind: kindOther, desc: "none", why: "none type is not a value type", isNone: true}, nil
 	case 34:
 		return &vtype{kind: kindOther, desc: "tf32", why: "tf32 is not a gojax element type"}, nil
 	case 41: // RankedBufferV1
@@ -336,7 +338,11 @@ func tensorOf(shape []int64, et *vtype, encoding any) *vtype {
 		// gojax has no index element type; index is 64-bit, as in XLA.
 		elem = ir.S64
 	} else if et.kind != kindElem {
-		return &vtype{kind: kindOther, desc: desc, why: "element type " + et.desc + " is not supported"}
+		why := "element type " + et.desc + " is not supported"
+		if et.why != "" {
+			why = "element type " + et.desc + ": " + et.why
+		}
+		return &vtype{kind: kindOther, desc: desc, why: why}
 	}
 	// A dims product that overflows cannot describe real data.
 	n := int64(1)
@@ -410,7 +416,7 @@ func (d *decoder) builtinType(r *mlirbc.Reader) (*vtype, error) {
 		}
 		return complexOf(et), nil
 	case 12:
-		return &vtype{kind: kindOther, desc: "none", why: "none type is not a value type"}, nil
+		return &vtype{kind: kindOther, desc: "none", why: "none type is not a value type", isNone: true}, nil
 	case 13, 14: // RankedTensorType [WithEncoding]
 		var enc any
 		if code == 14 {

@@ -13,8 +13,10 @@ import (
 //
 // Semantics (XLA CPU): float→int truncates toward zero and saturates to the
 // destination's range (logical width for sub-byte types), NaN→0;
-// int→float and float→narrower float round to nearest even; anything→pred is
-// x != 0; complex→real keeps the real part; real→complex has zero imaginary part.
+// int→float and float→narrower float round to nearest even, directly, except
+// f64→f16/bf16 which XLA and ml_dtypes round through f32; anything→pred is
+// x != 0; complex→anything real uses the real part (so 1i→pred is false, as
+// in XLA); real→complex has zero imaginary part.
 
 func convII[S, D integer](d []D, s []S) {
 	s = s[:len(d)]
@@ -372,6 +374,19 @@ func convertKern(from, to ir.ElemType) kern {
 	}
 	if k != nil {
 		return k
+	}
+	if from == ir.F32 && emulated(to) {
+		enc, es := encoder(to), to.ByteSize()
+		return func(d, a, _, _ []byte) { enc(d, view[float32](a)[:len(d)/es]) }
+	}
+	if emulated(from) && to == ir.F32 {
+		dec := decoder(from)
+		return func(d, a, _, _ []byte) { dec(view[float32](d), a) }
+	}
+	if (from == ir.F64 || from == ir.C128) && (to == ir.F16 || to == ir.BF16) {
+		// XLA (and ml_dtypes) narrow f64 to the 16-bit formats through f32,
+		// rounding twice; match them bit for bit.
+		return composeConv(from, ir.F32, to)
 	}
 	if (from.IsInteger() || from == ir.Pred) && to == ir.C128 {
 		// float64(int64) rounds once, correctly; the sticky path is for narrower targets.

@@ -37,23 +37,12 @@ func clog1p(z complex128) complex128 {
 	return complex(0.5*math.Log1p(x*(2+x)+y*y), math.Atan2(y, 1+x))
 }
 
+// csign is z/|z| (0 for 0). Infinite components give NaN, as in XLA.
 func csign(z complex128) complex128 {
 	if z == 0 {
 		return z
 	}
 	a := cmplx.Abs(z)
-	if math.IsInf(a, 0) && !cmplx.IsNaN(z) {
-		// Keep the direction of infinite components.
-		x, y := real(z), imag(z)
-		switch {
-		case math.IsInf(x, 0) && math.IsInf(y, 0):
-			return complex(math.Copysign(math.Sqrt2/2, x), math.Copysign(math.Sqrt2/2, y))
-		case math.IsInf(x, 0):
-			return complex(math.Copysign(1, x), math.Copysign(0, y))
-		case math.IsInf(y, 0):
-			return complex(math.Copysign(0, x), math.Copysign(1, y))
-		}
-	}
 	return complex(real(z)/a, imag(z)/a)
 }
 

@@ -111,8 +111,14 @@ func frem[T float](d, a, b []T) {
 func fatan2[T float](d, a, b []T) {
 	a, b = a[:len(d)], b[:len(d)]
 	for i := range d {
-		d[i] = T(math.Atan2(float64(a[i]), float64(b[i])))
+		d[i] = T(atan2(float64(a[i]), float64(b[i])))
 	}
+}
+
+// atan2 fixes math.Atan2's sign when y/x underflows to zero with x < 0
+// (atan2(-tiny, -huge) must be -π): the result always has the sign of y.
+func atan2(y, x float64) float64 {
+	return math.Copysign(math.Atan2(y, x), y)
 }
 
 // fscalar adapts a float64 function to a per-element kernel of T.

@@ -239,61 +239,76 @@ func (r *fastReducer[A]) vecTree(in []byte, base, lo, hi int, dst []A, level int
 	r.f.acc(dst, tmp)
 }
 
-// newFastReducer builds the reducer for element type et and op, or returns
-// nil when there is no fast path for the pair.
-func newFastReducer(et ir.ElemType, op opKind, lay layout) interface {
-	step(kernel.Context) kernel.Step
-} {
+// typed bundles the storage conversion and op functions of one (element
+// type, op) pair; its methods build the kernels that use them.
+type typed[A any] struct {
+	st storage[A]
+	f  opFuncs[A]
+}
+
+// typedKernels is what newTyped returns, whatever A is.
+type typedKernels interface {
+	reduceStep(ctx kernel.Context, lay layout) kernel.Step
+	windowStep(ctx kernel.Context, g *windowGeom) kernel.Step
+	combineAt(out []byte, i int, src []byte, j int) error
+}
+
+func (t *typed[A]) reduceStep(ctx kernel.Context, lay layout) kernel.Step {
+	r := &fastReducer[A]{lay: lay, f: t.f, st: t.st}
+	return r.step(ctx)
+}
+
+// newTyped returns the kernels for et and op, or nil when there is no fast
+// path for the pair.
+func newTyped(et ir.ElemType, op opKind) typedKernels {
 	switch et {
 	case ir.F32:
-		return mk(lay, op, floatOps[float32], directStorage[float32]())
+		return mk(op, floatOps[float32], directStorage[float32]())
 	case ir.F64:
-		return mk(lay, op, floatOps[float64], directStorage[float64]())
+		return mk(op, floatOps[float64], directStorage[float64]())
 	case ir.F16:
-		return mk(lay, op, floatOps[float32], halfStorage(f16ToF32, f32ToF16))
+		return mk(op, floatOps[float32], halfStorage(f16ToF32, f32ToF16))
 	case ir.BF16:
-		return mk(lay, op, floatOps[float32], halfStorage(bf16ToF32, f32ToBF16))
+		return mk(op, floatOps[float32], halfStorage(bf16ToF32, f32ToBF16))
 	case ir.S8:
-		return mk(lay, op, intOps[int8], directStorage[int8]())
+		return mk(op, intOps[int8], directStorage[int8]())
 	case ir.S16:
-		return mk(lay, op, intOps[int16], directStorage[int16]())
+		return mk(op, intOps[int16], directStorage[int16]())
 	case ir.S32:
-		return mk(lay, op, intOps[int32], directStorage[int32]())
+		return mk(op, intOps[int32], directStorage[int32]())
 	case ir.S64:
-		return mk(lay, op, intOps[int64], directStorage[int64]())
+		return mk(op, intOps[int64], directStorage[int64]())
 	case ir.U8:
-		return mk(lay, op, intOps[uint8], directStorage[uint8]())
+		return mk(op, intOps[uint8], directStorage[uint8]())
 	case ir.U16:
-		return mk(lay, op, intOps[uint16], directStorage[uint16]())
+		return mk(op, intOps[uint16], directStorage[uint16]())
 	case ir.U32:
-		return mk(lay, op, intOps[uint32], directStorage[uint32]())
+		return mk(op, intOps[uint32], directStorage[uint32]())
 	case ir.U64:
-		return mk(lay, op, intOps[uint64], directStorage[uint64]())
+		return mk(op, intOps[uint64], directStorage[uint64]())
 	case ir.S1, ir.S2, ir.S4:
 		// Sign-extended bytes: wrap-around arithmetic in int8, renormalized on store.
-		return mk(lay, op, intOps[int8], subByteStorage[int8](et.Bits(), true))
+		return mk(op, intOps[int8], subByteStorage[int8](et.Bits(), true))
 	case ir.U1, ir.U2, ir.U4:
-		return mk(lay, op, intOps[uint8], subByteStorage[uint8](et.Bits(), false))
+		return mk(op, intOps[uint8], subByteStorage[uint8](et.Bits(), false))
 	case ir.Pred:
 		// i1 arithmetic is mod 2: add is xor, multiply is and; max is or, min is and.
 		m := map[opKind]opKind{opAdd: opXor, opMul: opAnd, opMax: opOr, opMin: opAnd, opAnd: opAnd, opOr: opOr, opXor: opXor}
-		return mk(lay, m[op], intOps[uint8], directStorage[uint8]())
+		return mk(m[op], intOps[uint8], directStorage[uint8]())
 	case ir.C64:
-		return mk(lay, op, complexOps[complex64], directStorage[complex64]())
+		return mk(op, complexOps[complex64], directStorage[complex64]())
 	case ir.C128:
-		return mk(lay, op, complexOps[complex128], directStorage[complex128]())
+		return mk(op, complexOps[complex128], directStorage[complex128]())
 	}
 	return nil
 }
 
-func mk[A any](lay layout, op opKind, ops func(opKind) (opFuncs[A], bool), st storage[A]) interface {
-	step(kernel.Context) kernel.Step
-} {
+func mk[A any](op opKind, ops func(opKind) (opFuncs[A], bool), st storage[A]) typedKernels {
 	f, ok := ops(op)
 	if !ok {
 		return nil
 	}
-	return &fastReducer[A]{lay: lay, f: f, st: st}
+	return &typed[A]{st: st, f: f}
 }
 
 func halfStorage(to func(uint16) float32, from func(float32) uint16) storage[float32] {

@@ -320,14 +320,6 @@ func toU64(b []byte) []uint64 {
 	return out
 }
 
-func numel(shape []int64) int64 {
-	n := int64(1)
-	for _, d := range shape {
-		n *= d
-	}
-	return n
-}
-
 func unravel(i int64, shape []int64) []int64 {
 	idx := make([]int64, len(shape))
 	for d := len(shape) - 1; d >= 0; d-- {

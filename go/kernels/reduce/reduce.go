@@ -88,8 +88,8 @@ func lowerReduce(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	lay := newLayout(in0.Shape, reduced)
 	if n == 1 {
 		if kind := binaryBody(op.Regions[0], elems[0]); kind != opNone {
-			if fr := newFastReducer(elems[0], kind, lay); fr != nil {
-				return fr.step(ctx), nil
+			if tk := newTyped(elems[0], kind); tk != nil {
+				return tk.reduceStep(ctx, lay), nil
 			}
 		}
 	}

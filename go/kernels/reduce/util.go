@@ -183,3 +183,11 @@ func intAttr(op *ir.Op, name string) (int64, error) {
 	}
 	return v, nil
 }
+
+func numel(shape []int64) int64 {
+	n := int64(1)
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}

@@ -244,3 +244,15 @@ func fillBytes(dst, v []byte) {
 		copy(dst[filled:], dst[:filled])
 	}
 }
+
+// execAll runs the whole plan on the calling goroutine.
+func (p *copyPlan) execAll(dst, src []byte, dBase, sBase int) {
+	if p.empty {
+		return
+	}
+	if p.tileK >= 0 {
+		p.exec(dst, src, dBase, sBase, 0, p.tileUnits())
+		return
+	}
+	p.exec(dst, src, dBase, sBase, 0, p.rows)
+}

@@ -1,0 +1,776 @@
+package capi
+
+/*
+#include "gojax_capi.h"
+*/
+import "C"
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/runtime"
+)
+
+// executable is the C-facing state shared by the PJRT_LoadedExecutable and the
+// PJRT_Executable handles of one program; C arrays live until the last handle
+// is destroyed.
+type executable struct {
+	rt *runtime.Executable
+	cl *client // nil when compiled without a client (PJRT_Compile)
+
+	mu   sync.Mutex
+	refs int
+
+	name          cstr
+	fingerprint   cstr
+	kind          cstr
+	outTypes      *C.PJRT_Buffer_Type
+	outDims       *C.int64_t
+	outDimSizes   *C.size_t
+	outKinds      **C.char
+	outKindSizes  *C.size_t
+	paramKinds    **C.char
+	paramKindSize *C.size_t
+	devArr        **C.PJRT_Device
+	logical       *C.PJRT_LogicalDeviceIds
+}
+
+func newExecutable(rt *runtime.Executable, cl *client) *executable {
+	x := &executable{rt: rt, cl: cl}
+	x.name = newCstr(rt.Name())
+	x.fingerprint = newCstr(rt.Fingerprint())
+	x.kind = newCstr(runtime.MemoryKind)
+	outs := rt.OutputTypes()
+	x.outTypes = cAlloc[C.PJRT_Buffer_Type](len(outs))
+	x.outDimSizes = cAlloc[C.size_t](len(outs))
+	x.outKinds = cAlloc[*C.char](len(outs))
+	x.outKindSizes = cAlloc[C.size_t](len(outs))
+	var flat []int64
+	for i, t := range outs {
+		cSlice(x.outTypes, len(outs))[i] = C.PJRT_Buffer_Type(pjrtType(t))
+		dims := typeDims(t)
+		cSlice(x.outDimSizes, len(outs))[i] = C.size_t(len(dims))
+		flat = append(flat, dims...)
+		cSlice(x.outKinds, len(outs))[i] = x.kind.p
+		cSlice(x.outKindSizes, len(outs))[i] = x.kind.n
+	}
+	x.outDims = cAlloc[C.int64_t](len(flat))
+	for i, v := range flat {
+		cSlice(x.outDims, len(flat))[i] = C.int64_t(v)
+	}
+	ins := rt.InputTypes()
+	x.paramKinds = cAlloc[*C.char](len(ins))
+	x.paramKindSize = cAlloc[C.size_t](len(ins))
+	for i := range ins {
+		cSlice(x.paramKinds, len(ins))[i] = x.kind.p
+		cSlice(x.paramKindSize, len(ins))[i] = x.kind.n
+	}
+	if cl != nil {
+		devs := rt.AddressableDevices()
+		x.devArr = cAlloc[*C.PJRT_Device](len(devs))
+		x.logical = cAlloc[C.PJRT_LogicalDeviceIds](len(devs))
+		for i, d := range devs {
+			cSlice(x.devArr, len(devs))[i] = cl.devices[d.ID].c
+			l := &cSlice(x.logical, len(devs))[i]
+			l.replica = C.int(rt.LogicalIDs()[i][0])
+			l.partition = C.int(rt.LogicalIDs()[i][1])
+		}
+	}
+	return x
+}
+
+// typeDims returns a tensor type's dims (none for tokens).
+func typeDims(t ir.Type) []int64 {
+	if tt, ok := t.(*ir.TensorType); ok {
+		return tt.Shape
+	}
+	return nil
+}
+
+func (x *executable) acquire() { x.mu.Lock(); x.refs++; x.mu.Unlock() }
+
+func (x *executable) releaseRef() {
+	x.mu.Lock()
+	x.refs--
+	last := x.refs == 0
+	x.mu.Unlock()
+	if !last {
+		return
+	}
+	x.name.free()
+	x.fingerprint.free()
+	x.kind.free()
+	cFree(x.outTypes)
+	cFree(x.outDims)
+	cFree(x.outDimSizes)
+	cFree(x.outKinds)
+	cFree(x.outKindSizes)
+	cFree(x.paramKinds)
+	cFree(x.paramKindSize)
+	cFree(x.devArr)
+	cFree(x.logical)
+}
+
+func (x *executable) newLoaded() *C.PJRT_LoadedExecutable {
+	x.acquire()
+	p := cAlloc[C.PJRT_LoadedExecutable](1)
+	p.h = newHandle(x)
+	return p
+}
+
+func (x *executable) newUnloaded() *C.PJRT_Executable {
+	x.acquire()
+	p := cAlloc[C.PJRT_Executable](1)
+	p.h = newHandle(x)
+	return p
+}
+
+func getLoaded(fn string, p *C.PJRT_LoadedExecutable) (*executable, pjrtErr) {
+	if p == nil {
+		return nil, errf(runtime.CodeInvalidArgument, fn, "executable is NULL")
+	}
+	return value[*executable](fn, "loaded executable", p.h)
+}
+
+func getExec(fn string, p *C.PJRT_Executable) (*executable, pjrtErr) {
+	if p == nil {
+		return nil, errf(runtime.CodeInvalidArgument, fn, "executable is NULL")
+	}
+	return value[*executable](fn, "executable", p.h)
+}
+
+// programArg validates a PJRT_Program and returns its code.
+func programArg(fn string, p *C.PJRT_Program) ([]byte, pjrtErr) {
+	if p == nil {
+		return nil, errf(runtime.CodeInvalidArgument, fn, "program is NULL")
+	}
+	if e := checkArgs(fn+" (program)", unsafe.Pointer(p), C.PJRT_Program_STRUCT_SIZE); e != nil {
+		return nil, e
+	}
+	format := goString(p.format, p.format_size)
+	if format != "mlir" {
+		return nil, errf(runtime.CodeInvalidArgument, fn, "program format %q is not supported; gojax compiles \"mlir\" (StableHLO portable artifacts)", format)
+	}
+	if p.code == nil || p.code_size == 0 {
+		return nil, errf(runtime.CodeInvalidArgument, fn, "program code is empty")
+	}
+	return goBytes(unsafe.Pointer(p.code), p.code_size), nil
+}
+
+//export gojax_PJRT_Client_Compile
+func gojax_PJRT_Client_Compile(args *C.PJRT_Client_Compile_Args) (ret pjrtErr) {
+	const fn = "PJRT_Client_Compile"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Client_Compile_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	cl, e := getClient(fn, args.client)
+	if e != nil {
+		return e
+	}
+	code, e := programArg(fn, args.program)
+	if e != nil {
+		return e
+	}
+	opts := goBytes(unsafe.Pointer(args.compile_options), args.compile_options_size)
+	rt, err := runtime.Compile(cl.rt, code, opts, dumpDir())
+	if err != nil {
+		return fromErr(fn, err)
+	}
+	args.executable = newExecutable(rt, cl).newLoaded()
+	return nil
+}
+
+//export gojax_PJRT_Compile
+func gojax_PJRT_Compile(args *C.PJRT_Compile_Args) (ret pjrtErr) {
+	const fn = "PJRT_Compile"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Compile_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	if _, e := getTopology(fn, args.topology); e != nil {
+		return e
+	}
+	code, e := programArg(fn, args.program)
+	if e != nil {
+		return e
+	}
+	opts := goBytes(unsafe.Pointer(args.compile_options), args.compile_options_size)
+	rt, err := runtime.Compile(nil, code, opts, dumpDir())
+	if err != nil {
+		return fromErr(fn, err)
+	}
+	args.executable = newExecutable(rt, nil).newUnloaded()
+	return nil
+}
+
+//export gojax_PJRT_Client_Load
+func gojax_PJRT_Client_Load(args *C.PJRT_Client_Load_Args) (ret pjrtErr) {
+	const fn = "PJRT_Client_Load"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Client_Load_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	cl, e := getClient(fn, args.client)
+	if e != nil {
+		return e
+	}
+	x, e := getExec(fn, args.executable)
+	if e != nil {
+		return e
+	}
+	rt := x.rt
+	if args.compile_options != nil && args.compile_options_size > 0 {
+		var err error
+		opts := goBytes(unsafe.Pointer(args.compile_options), args.compile_options_size)
+		if rt, err = runtime.Deserialize(cl.rt, rt.Serialize(), opts, dumpDir()); err != nil {
+			return fromErr(fn, err)
+		}
+	} else {
+		var err error
+		if rt, err = rt.Load(cl.rt); err != nil {
+			return fromErr(fn, err)
+		}
+	}
+	args.loaded_executable = newExecutable(rt, cl).newLoaded()
+	return nil
+}
+
+//export gojax_PJRT_Executable_DeserializeAndLoad
+func gojax_PJRT_Executable_DeserializeAndLoad(args *C.PJRT_Executable_DeserializeAndLoad_Args) (ret pjrtErr) {
+	const fn = "PJRT_Executable_DeserializeAndLoad"
+	defer guard(fn, &ret)
+	var a C.PJRT_Executable_DeserializeAndLoad_Args
+	if e := checkArgs(fn, unsafe.Pointer(args), C.size_t(unsafe.Offsetof(a.loaded_executable)+unsafe.Sizeof(a.loaded_executable))); e != nil {
+		return e
+	}
+	cl, e := getClient(fn, args.client)
+	if e != nil {
+		return e
+	}
+	data := goBytes(unsafe.Pointer(args.serialized_executable), args.serialized_executable_size)
+	var opts []byte
+	if has(args.struct_size, unsafe.Offsetof(a.overridden_serialized_compile_options_size), unsafe.Sizeof(a.overridden_serialized_compile_options_size)) &&
+		args.overridden_serialized_compile_options != nil && args.overridden_serialized_compile_options_size > 0 {
+		opts = goBytes(unsafe.Pointer(args.overridden_serialized_compile_options), args.overridden_serialized_compile_options_size)
+	}
+	rt, err := runtime.Deserialize(cl.rt, data, opts, dumpDir())
+	if err != nil {
+		return fromErr(fn, err)
+	}
+	args.loaded_executable = newExecutable(rt, cl).newLoaded()
+	return nil
+}
+
+//export gojax_PJRT_LoadedExecutable_Destroy
+func gojax_PJRT_LoadedExecutable_Destroy(args *C.PJRT_LoadedExecutable_Destroy_Args) (ret pjrtErr) {
+	const fn = "PJRT_LoadedExecutable_Destroy"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_LoadedExecutable_Destroy_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	x, e := getLoaded(fn, args.executable)
+	if e != nil {
+		return e
+	}
+	deleteHandle(args.executable.h)
+	args.executable.h = 0
+	cFree(args.executable)
+	x.releaseRef()
+	return nil
+}
+
+//export gojax_PJRT_Executable_Destroy
+func gojax_PJRT_Executable_Destroy(args *C.PJRT_Executable_Destroy_Args) (ret pjrtErr) {
+	const fn = "PJRT_Executable_Destroy"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Executable_Destroy_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	x, e := getExec(fn, args.executable)
+	if e != nil {
+		return e
+	}
+	deleteHandle(args.executable.h)
+	args.executable.h = 0
+	cFree(args.executable)
+	x.releaseRef()
+	return nil
+}
+
+//export gojax_PJRT_LoadedExecutable_GetExecutable
+func gojax_PJRT_LoadedExecutable_GetExecutable(args *C.PJRT_LoadedExecutable_GetExecutable_Args) (ret pjrtErr) {
+	const fn = "PJRT_LoadedExecutable_GetExecutable"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_LoadedExecutable_GetExecutable_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	x, e := getLoaded(fn, args.loaded_executable)
+	if e != nil {
+		return e
+	}
+	args.executable = x.newUnloaded()
+	return nil
+}
+
+//export gojax_PJRT_LoadedExecutable_AddressableDevices
+func gojax_PJRT_LoadedExecutable_AddressableDevices(args *C.PJRT_LoadedExecutable_AddressableDevices_Args) (ret pjrtErr) {
+	const fn = "PJRT_LoadedExecutable_AddressableDevices"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_LoadedExecutable_AddressableDevices_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	x, e := getLoaded(fn, args.executable)
+	if e != nil {
+		return e
+	}
+	args.addressable_devices = x.devArr
+	args.num_addressable_devices = C.size_t(len(x.rt.AddressableDevices()))
+	return nil
+}
+
+//export gojax_PJRT_LoadedExecutable_AddressableDeviceLogicalIds
+func gojax_PJRT_LoadedExecutable_AddressableDeviceLogicalIds(args *C.PJRT_LoadedExecutable_AddressableDeviceLogicalIds_Args) (ret pjrtErr) {
+	const fn = "PJRT_LoadedExecutable_AddressableDeviceLogicalIds"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_LoadedExecutable_AddressableDeviceLogicalIds_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	x, e := getLoaded(fn, args.executable)
+	if e != nil {
+		return e
+	}
+	args.addressable_device_logical_ids = x.logical
+	args.num_addressable_device_logical_ids = C.size_t(len(x.rt.LogicalIDs()))
+	return nil
+}
+
+//export gojax_PJRT_LoadedExecutable_GetDeviceAssignment
+func gojax_PJRT_LoadedExecutable_GetDeviceAssignment(args *C.PJRT_LoadedExecutable_GetDeviceAssignment_Args) (ret pjrtErr) {
+	const fn = "PJRT_LoadedExecutable_GetDeviceAssignment"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_LoadedExecutable_GetDeviceAssignment_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	x, e := getLoaded(fn, args.executable)
+	if e != nil {
+		return e
+	}
+	data := x.rt.Assignment.Marshal()
+	p := C.malloc(C.size_t(max(len(data), 1)))
+	copy(unsafe.Slice((*byte)(p), len(data)), data)
+	args.serialized_bytes = (*C.char)(p)
+	args.serialized_bytes_size = C.size_t(len(data))
+	args.serialized_device_assignment = (*C.PJRT_DeviceAssignmentSerialized)(p)
+	args.serialized_device_assignment_deleter = (*[0]byte)(C.gojax_free_device_assignment)
+	return nil
+}
+
+//export gojax_PJRT_LoadedExecutable_Delete
+func gojax_PJRT_LoadedExecutable_Delete(args *C.PJRT_LoadedExecutable_Delete_Args) (ret pjrtErr) {
+	const fn = "PJRT_LoadedExecutable_Delete"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_LoadedExecutable_Delete_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	x, e := getLoaded(fn, args.executable)
+	if e != nil {
+		return e
+	}
+	x.rt.Delete()
+	return nil
+}
+
+//export gojax_PJRT_LoadedExecutable_IsDeleted
+func gojax_PJRT_LoadedExecutable_IsDeleted(args *C.PJRT_LoadedExecutable_IsDeleted_Args) (ret pjrtErr) {
+	const fn = "PJRT_LoadedExecutable_IsDeleted"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_LoadedExecutable_IsDeleted_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	x, e := getLoaded(fn, args.executable)
+	if e != nil {
+		return e
+	}
+	args.is_deleted = C._Bool(x.rt.IsDeleted())
+	return nil
+}
+
+//export gojax_PJRT_LoadedExecutable_Fingerprint
+func gojax_PJRT_LoadedExecutable_Fingerprint(args *C.PJRT_LoadedExecutable_Fingerprint_Args) (ret pjrtErr) {
+	const fn = "PJRT_LoadedExecutable_Fingerprint"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_LoadedExecutable_Fingerprint_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	x, e := getLoaded(fn, args.executable)
+	if e != nil {
+		return e
+	}
+	args.executable_fingerprint, args.executable_fingerprint_size = x.fingerprint.p, x.fingerprint.n
+	return nil
+}
+
+//export gojax_PJRT_LoadedExecutable_Execute
+func gojax_PJRT_LoadedExecutable_Execute(args *C.PJRT_LoadedExecutable_Execute_Args) (ret pjrtErr) {
+	const fn = "PJRT_LoadedExecutable_Execute"
+	defer guard(fn, &ret)
+	var a C.PJRT_LoadedExecutable_Execute_Args
+	if e := checkArgs(fn, unsafe.Pointer(args), C.size_t(unsafe.Offsetof(a.device_complete_events)+unsafe.Sizeof(a.device_complete_events))); e != nil {
+		return e
+	}
+	x, e := getLoaded(fn, args.executable)
+	if e != nil {
+		return e
+	}
+	if x.cl == nil {
+		return errf(runtime.CodeFailedPrecondition, fn, "executable is not loaded on a client")
+	}
+	var opts runtime.ExecuteOptions
+	if o := args.options; o != nil {
+		var oo C.PJRT_ExecuteOptions
+		if has(o.struct_size, unsafe.Offsetof(oo.num_non_donatable_input_indices), unsafe.Sizeof(oo.num_non_donatable_input_indices)) &&
+			o.num_non_donatable_input_indices > 0 {
+			if o.non_donatable_input_indices == nil {
+				return errf(runtime.CodeInvalidArgument, fn, "non_donatable_input_indices is NULL")
+			}
+			opts.NonDonatable = goInt64s(o.non_donatable_input_indices, o.num_non_donatable_input_indices)
+		}
+	}
+	nd, na := int(args.num_devices), int(args.num_args)
+	if nd < 0 || na < 0 || (nd > 0 && args.argument_lists == nil) || (na > 0 && nd > 0 && args.argument_lists == nil) {
+		return errf(runtime.CodeInvalidArgument, fn, "argument_lists is NULL")
+	}
+	if nd > 0 && args.output_lists == nil {
+		return errf(runtime.CodeInvalidArgument, fn, "output_lists is NULL")
+	}
+	var devices []*runtime.Device
+	if has(args.struct_size, unsafe.Offsetof(a.execute_device), unsafe.Sizeof(a.execute_device)) && args.execute_device != nil {
+		d, e := getDevice(fn, args.execute_device)
+		if e != nil {
+			return e
+		}
+		if nd != 1 {
+			return errf(runtime.CodeInvalidArgument, fn, "execute_device is set but num_devices is %d", nd)
+		}
+		devices = []*runtime.Device{d.rt}
+	}
+	lists := make([][]*runtime.Buffer, nd)
+	if nd > 0 {
+		argLists := unsafe.Slice(args.argument_lists, nd)
+		for d := range lists {
+			if na > 0 && argLists[d] == nil {
+				return errf(runtime.CodeInvalidArgument, fn, "argument list %d is NULL", d)
+			}
+			lists[d] = make([]*runtime.Buffer, na)
+			if na == 0 {
+				continue
+			}
+			for i, p := range unsafe.Slice(argLists[d], na) {
+				b, e := getBuffer(fn, p)
+				if e != nil {
+					return e
+				}
+				lists[d][i] = b.rt
+			}
+		}
+	}
+	outs, events, err := x.rt.Execute(lists, devices, opts)
+	if err != nil {
+		return fromErr(fn, err)
+	}
+	outLists := unsafe.Slice(args.output_lists, nd)
+	for d := range outs {
+		if len(outs[d]) > 0 && outLists[d] == nil {
+			return errf(runtime.CodeInvalidArgument, fn, "output list %d is NULL", d)
+		}
+		if len(outs[d]) == 0 {
+			continue
+		}
+		dst := unsafe.Slice(outLists[d], len(outs[d]))
+		for i, b := range outs[d] {
+			dst[i] = newBufferHandle(x.cl, b)
+		}
+	}
+	if args.device_complete_events != nil {
+		evs := unsafe.Slice(args.device_complete_events, nd)
+		for d := range events {
+			evs[d] = newEvent(events[d])
+		}
+	}
+	return nil
+}
+
+// ---- PJRT_Executable ------------------------------------------------------
+
+//export gojax_PJRT_Executable_Name
+func gojax_PJRT_Executable_Name(args *C.PJRT_Executable_Name_Args) (ret pjrtErr) {
+	const fn = "PJRT_Executable_Name"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Executable_Name_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	x, e := getExec(fn, args.executable)
+	if e != nil {
+		return e
+	}
+	args.executable_name, args.executable_name_size = x.name.p, x.name.n
+	return nil
+}
+
+//export gojax_PJRT_Executable_NumReplicas
+func gojax_PJRT_Executable_NumReplicas(args *C.PJRT_Executable_NumReplicas_Args) (ret pjrtErr) {
+	const fn = "PJRT_Executable_NumReplicas"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Executable_NumReplicas_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	x, e := getExec(fn, args.executable)
+	if e != nil {
+		return e
+	}
+	args.num_replicas = C.size_t(x.rt.NumReplicas())
+	return nil
+}
+
+//export gojax_PJRT_Executable_NumPartitions
+func gojax_PJRT_Executable_NumPartitions(args *C.PJRT_Executable_NumPartitions_Args) (ret pjrtErr) {
+	const fn = "PJRT_Executable_NumPartitions"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Executable_NumPartitions_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	x, e := getExec(fn, args.executable)
+	if e != nil {
+		return e
+	}
+	args.num_partitions = C.size_t(x.rt.NumPartitions())
+	return nil
+}
+
+//export gojax_PJRT_Executable_NumOutputs
+func gojax_PJRT_Executable_NumOutputs(args *C.PJRT_Executable_NumOutputs_Args) (ret pjrtErr) {
+	const fn = "PJRT_Executable_NumOutputs"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Executable_NumOutputs_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	x, e := getExec(fn, args.executable)
+	if e != nil {
+		return e
+	}
+	args.num_outputs = C.size_t(len(x.rt.OutputTypes()))
+	return nil
+}
+
+//export gojax_PJRT_Executable_SizeOfGeneratedCodeInBytes
+func gojax_PJRT_Executable_SizeOfGeneratedCodeInBytes(args *C.PJRT_Executable_SizeOfGeneratedCodeInBytes_Args) (ret pjrtErr) {
+	const fn = "PJRT_Executable_SizeOfGeneratedCodeInBytes"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Executable_SizeOfGeneratedCodeInBytes_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	x, e := getExec(fn, args.executable)
+	if e != nil {
+		return e
+	}
+	args.size_in_bytes = C.int64_t(x.rt.CodeSize())
+	return nil
+}
+
+//export gojax_PJRT_Executable_GetCostAnalysis
+func gojax_PJRT_Executable_GetCostAnalysis(args *C.PJRT_Executable_GetCostAnalysis_Args) (ret pjrtErr) {
+	const fn = "PJRT_Executable_GetCostAnalysis"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Executable_GetCostAnalysis_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	if _, e := getExec(fn, args.executable); e != nil {
+		return e
+	}
+	return unimplemented(fn) // jax treats UNIMPLEMENTED as "no cost analysis"
+}
+
+//export gojax_PJRT_Executable_OutputMemoryKinds
+func gojax_PJRT_Executable_OutputMemoryKinds(args *C.PJRT_Executable_OutputMemoryKinds_Args) (ret pjrtErr) {
+	const fn = "PJRT_Executable_OutputMemoryKinds"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Executable_OutputMemoryKinds_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	x, e := getExec(fn, args.executable)
+	if e != nil {
+		return e
+	}
+	args.num_outputs = C.size_t(len(x.rt.OutputTypes()))
+	args.memory_kinds, args.memory_kind_sizes = x.outKinds, x.outKindSizes
+	return nil
+}
+
+//export gojax_PJRT_Executable_ParameterMemoryKinds
+func gojax_PJRT_Executable_ParameterMemoryKinds(args *C.PJRT_Executable_ParameterMemoryKinds_Args) (ret pjrtErr) {
+	const fn = "PJRT_Executable_ParameterMemoryKinds"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Executable_ParameterMemoryKinds_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	x, e := getExec(fn, args.executable)
+	if e != nil {
+		return e
+	}
+	args.num_parameters = C.size_t(len(x.rt.InputTypes()))
+	args.memory_kinds, args.memory_kind_sizes = x.paramKinds, x.paramKindSize
+	return nil
+}
+
+//export gojax_PJRT_Executable_OptimizedProgram
+func gojax_PJRT_Executable_OptimizedProgram(args *C.PJRT_Executable_OptimizedProgram_Args) (ret pjrtErr) {
+	const fn = "PJRT_Executable_OptimizedProgram"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Executable_OptimizedProgram_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	if _, e := getExec(fn, args.executable); e != nil {
+		return e
+	}
+	// The framework asks for an HloModuleProto here; gojax has no HLO.
+	return unimplemented(fn)
+}
+
+//export gojax_PJRT_Executable_Serialize
+func gojax_PJRT_Executable_Serialize(args *C.PJRT_Executable_Serialize_Args) (ret pjrtErr) {
+	const fn = "PJRT_Executable_Serialize"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Executable_Serialize_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	x, e := getExec(fn, (*C.PJRT_Executable)(unsafe.Pointer(args.executable)))
+	if e != nil {
+		return e
+	}
+	data := x.rt.Serialize()
+	p := C.malloc(C.size_t(max(len(data), 1)))
+	copy(unsafe.Slice((*byte)(p), len(data)), data)
+	args.serialized_bytes = (*C.char)(p)
+	args.serialized_bytes_size = C.size_t(len(data))
+	args.serialized_executable = (*C.PJRT_SerializedExecutable)(p)
+	args.serialized_executable_deleter = (*[0]byte)(C.gojax_free_serialized_executable)
+	return nil
+}
+
+//export gojax_PJRT_Executable_GetCompileOptions
+func gojax_PJRT_Executable_GetCompileOptions(args *C.PJRT_Executable_GetCompileOptions_Args) (ret pjrtErr) {
+	const fn = "PJRT_Executable_GetCompileOptions"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Executable_GetCompileOptions_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	x, e := getExec(fn, args.executable)
+	if e != nil {
+		return e
+	}
+	data := x.rt.CompileOptions()
+	p := C.malloc(C.size_t(max(len(data), 1)))
+	copy(unsafe.Slice((*byte)(p), len(data)), data)
+	args.serialized_bytes = (*C.char)(p)
+	args.serialized_bytes_size = C.size_t(len(data))
+	args.serialized_compile_options = (*C.PJRT_SerializedCompileOptions)(p)
+	args.serialized_compile_options_deleter = (*[0]byte)(C.gojax_free_serialized_compile_options)
+	return nil
+}
+
+//export gojax_PJRT_Executable_OutputElementTypes
+func gojax_PJRT_Executable_OutputElementTypes(args *C.PJRT_Executable_OutputElementTypes_Args) (ret pjrtErr) {
+	const fn = "PJRT_Executable_OutputElementTypes"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Executable_OutputElementTypes_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	x, e := getExec(fn, args.executable)
+	if e != nil {
+		return e
+	}
+	args.output_types, args.num_output_types = x.outTypes, C.size_t(len(x.rt.OutputTypes()))
+	return nil
+}
+
+//export gojax_PJRT_Executable_OutputDimensions
+func gojax_PJRT_Executable_OutputDimensions(args *C.PJRT_Executable_OutputDimensions_Args) (ret pjrtErr) {
+	const fn = "PJRT_Executable_OutputDimensions"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Executable_OutputDimensions_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	x, e := getExec(fn, args.executable)
+	if e != nil {
+		return e
+	}
+	args.num_outputs = C.size_t(len(x.rt.OutputTypes()))
+	args.dims, args.dim_sizes = x.outDims, x.outDimSizes
+	return nil
+}
+
+//export gojax_PJRT_Executable_Fingerprint
+func gojax_PJRT_Executable_Fingerprint(args *C.PJRT_Executable_Fingerprint_Args) (ret pjrtErr) {
+	const fn = "PJRT_Executable_Fingerprint"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Executable_Fingerprint_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	x, e := getExec(fn, args.executable)
+	if e != nil {
+		return e
+	}
+	args.executable_fingerprint, args.executable_fingerprint_size = x.fingerprint.p, x.fingerprint.n
+	return nil
+}
+
+//export gojax_PJRT_Executable_GetCompiledMemoryStats
+func gojax_PJRT_Executable_GetCompiledMemoryStats(args *C.PJRT_Executable_GetCompiledMemoryStats_Args) (ret pjrtErr) {
+	const fn = "PJRT_Executable_GetCompiledMemoryStats"
+	defer guard(fn, &ret)
+	var a C.PJRT_Executable_GetCompiledMemoryStats_Args
+	if e := checkArgs(fn, unsafe.Pointer(args), C.size_t(unsafe.Offsetof(a.temp_size_in_bytes)+unsafe.Sizeof(a.temp_size_in_bytes))); e != nil {
+		return e
+	}
+	x, e := getExec(fn, args.executable)
+	if e != nil {
+		return e
+	}
+	var in, out int64
+	for _, t := range x.rt.InputTypes() {
+		in += runtime.TypeBytes(t)
+	}
+	for _, t := range x.rt.OutputTypes() {
+		out += runtime.TypeBytes(t)
+	}
+	// Offsets 24.. are int64 fields; write those the caller's struct covers.
+	fields := []struct {
+		off uintptr
+		v   int64
+	}{
+		{unsafe.Offsetof(a.generated_code_size_in_bytes), x.rt.CodeSize()},
+		{unsafe.Offsetof(a.argument_size_in_bytes), in},
+		{unsafe.Offsetof(a.output_size_in_bytes), out},
+		{unsafe.Offsetof(a.alias_size_in_bytes), 0},
+		{unsafe.Offsetof(a.temp_size_in_bytes), 0},
+		{unsafe.Offsetof(a.host_generated_code_size_in_bytes), 0},
+		{unsafe.Offsetof(a.host_argument_size_in_bytes), 0},
+		{unsafe.Offsetof(a.host_output_size_in_bytes), 0},
+		{unsafe.Offsetof(a.host_alias_size_in_bytes), 0},
+		{unsafe.Offsetof(a.host_temp_size_in_bytes), 0},
+		{unsafe.Offsetof(a.peak_memory_in_bytes), in + out},
+		{unsafe.Offsetof(a.total_size_in_bytes), in + out},
+		{unsafe.Offsetof(a.total_allocation_bytes), 0},
+		{unsafe.Offsetof(a.indefinite_allocations), 0},
+		{unsafe.Offsetof(a.peak_unpadded_heap_bytes), 0},
+	}
+	for _, f := range fields {
+		if has(args.struct_size, f.off, 8) {
+			*(*int64)(unsafe.Add(unsafe.Pointer(args), f.off)) = f.v
+		}
+	}
+	return nil
+}

@@ -1,0 +1,897 @@
+// Package capitest drives gojax's PJRT_Api table the way a framework does:
+// through the C function pointers, with C-allocated argument structs. Go test
+// files cannot use cgo, so the C-facing code lives here and the tests beside
+// it use these wrappers.
+package capitest
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../.. -Wall
+#include <stdlib.h>
+#include <string.h>
+#include "pjrt_c_api.h"
+
+typedef PJRT_Error* (*slot_fn)(void*);
+typedef void (*void_slot_fn)(void*);
+
+static const char* slot_names[] = {
+#define GOJAX_SLOT(n) #n,
+#include "pjrt_slots.h"
+#undef GOJAX_SLOT
+};
+static const size_t slot_offsets[] = {
+#define GOJAX_SLOT(n) offsetof(PJRT_Api, n),
+#include "pjrt_slots.h"
+#undef GOJAX_SLOT
+};
+static int num_slots(void) { return sizeof(slot_offsets) / sizeof(slot_offsets[0]); }
+static const char* slot_name(int i) { return slot_names[i]; }
+static void* slot_ptr(const PJRT_Api* api, int i) { return *(void**)((const char*)api + slot_offsets[i]); }
+
+static PJRT_Error* call_slot(const PJRT_Api* api, int i, void* args) {
+	return ((slot_fn)slot_ptr(api, i))(args);
+}
+static void call_void_slot(const PJRT_Api* api, int i, void* args) {
+	((void_slot_fn)slot_ptr(api, i))(args);
+}
+
+// Error inspection through the API and through the vtable.
+static int err_code(const PJRT_Api* api, PJRT_Error* e) {
+	PJRT_Error_GetCode_Args a = {0};
+	a.struct_size = PJRT_Error_GetCode_Args_STRUCT_SIZE;
+	a.error = e;
+	PJRT_Error* e2 = api->PJRT_Error_GetCode(&a);
+	if (e2) return -1;
+	return (int)a.code;
+}
+static void err_message(const PJRT_Api* api, PJRT_Error* e, const char** m, size_t* n) {
+	PJRT_Error_Message_Args a = {0};
+	a.struct_size = PJRT_Error_Message_Args_STRUCT_SIZE;
+	a.error = e;
+	api->PJRT_Error_Message(&a);
+	*m = a.message;
+	*n = a.message_size;
+}
+static void err_destroy(const PJRT_Api* api, PJRT_Error* e) {
+	PJRT_Error_Destroy_Args a = {0};
+	a.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE;
+	a.error = e;
+	api->PJRT_Error_Destroy(&a);
+}
+static int vt_code(PJRT_Error* e) { return (int)e->vtable->get_code(e); }
+static void vt_message(PJRT_Error* e, const char** m, size_t* n) { e->vtable->message(e, m, n); }
+static size_t vt_size(PJRT_Error* e) { return e->vtable->struct_size; }
+
+static int payload_visits;
+static void count_payload(const char* k, size_t ks, const char* v, size_t vs, void* arg) {
+	(void)k; (void)ks; (void)v; (void)vs; (void)arg;
+	payload_visits++;
+}
+static int for_each_payload(const PJRT_Api* api, PJRT_Error* e, int* api_ret_null) {
+	payload_visits = 0;
+	PJRT_Error_ForEachPayload_Args a = {0};
+	a.struct_size = PJRT_Error_ForEachPayload_Args_STRUCT_SIZE;
+	a.error = e;
+	a.visitor = count_payload;
+	*api_ret_null = api->PJRT_Error_ForEachPayload(&a) == NULL;
+	e->vtable->for_each_payload(e, count_payload, NULL);
+	return payload_visits;
+}
+
+// OnReady callbacks record what they saw and may destroy the event they were
+// registered on, as jaxlib does.
+typedef struct {
+	const PJRT_Api* api;
+	int called;
+	int code;
+	char msg[512];
+	PJRT_Event* destroy_me;
+} cb_state;
+
+static void on_ready_cb(PJRT_Error* err, void* arg) {
+	cb_state* s = (cb_state*)arg;
+	s->called++;
+	s->code = 0;
+	s->msg[0] = 0;
+	if (err) {
+		s->code = err_code(s->api, err);
+		const char* m; size_t n;
+		err_message(s->api, err, &m, &n);
+		if (n >= sizeof s->msg) n = sizeof s->msg - 1;
+		memcpy(s->msg, m, n);
+		s->msg[n] = 0;
+		err_destroy(s->api, err);
+	}
+	if (s->destroy_me) {
+		PJRT_Event_Destroy_Args a = {0};
+		a.struct_size = PJRT_Event_Destroy_Args_STRUCT_SIZE;
+		a.event = s->destroy_me;
+		s->destroy_me = NULL;
+		PJRT_Error* e = s->api->PJRT_Event_Destroy(&a);
+		if (e) err_destroy(s->api, e);
+	}
+}
+static PJRT_Event_OnReadyCallback on_ready_fn(void) { return on_ready_cb; }
+
+static void on_delete_cb(void* p, void* arg) { (void)p; (*(int*)arg)++; }
+static void* on_delete_fn(void) { return (void*)on_delete_cb; }
+
+// Memory user data through the vtable.
+static int dtor_calls;
+static void ud_dtor(void* p) { (void)p; dtor_calls++; }
+static void* mem_get(PJRT_Memory* m, const void* key) { return m->vtable->get_user_data(m, key); }
+static void mem_set(PJRT_Memory* m, const void* key, void* data) { m->vtable->set_user_data(m, key, data, ud_dtor); }
+static size_t mem_vt_size(PJRT_Memory* m) { return m->vtable ? m->vtable->struct_size : 0; }
+static int get_dtor_calls(void) { return dtor_calls; }
+
+// test_alloc returns n bytes at a 64-byte boundary plus off (never freed:
+// tests are short-lived and buffers may alias it).
+static void* test_alloc(size_t n, size_t off) {
+	void* p = NULL;
+	if (posix_memalign(&p, 64, n + 64) != 0) return NULL;
+	return (char*)p + off;
+}
+static int64_t nv_int64(const PJRT_NamedValue* nv) { return nv->int64_value; }
+static const int64_t* nv_list(const PJRT_NamedValue* nv) { return nv->int64_array_value; }
+static void nv_set_int64(PJRT_NamedValue* nv, const char* name, int64_t v) {
+	memset(nv, 0, sizeof *nv);
+	nv->struct_size = PJRT_NamedValue_STRUCT_SIZE;
+	nv->name = name; nv->name_size = strlen(name);
+	nv->type = PJRT_NamedValue_kInt64; nv->int64_value = v; nv->value_size = 1;
+}
+static const int64_t* layout_m2m(PJRT_Buffer_MemoryLayout* l, size_t* n, size_t* tiles) {
+	*n = l->tiled.minor_to_major_size;
+	*tiles = l->tiled.num_tiles;
+	return l->tiled.minor_to_major;
+}
+static void layout_strides(PJRT_Buffer_MemoryLayout* l, const int64_t* s, size_t n) {
+	memset(l, 0, sizeof *l);
+	l->struct_size = PJRT_Buffer_MemoryLayout_STRUCT_SIZE;
+	l->type = PJRT_Buffer_MemoryLayout_Type_Strides;
+	l->strides.struct_size = PJRT_Buffer_MemoryLayout_Strides_STRUCT_SIZE;
+	l->strides.byte_strides = s;
+	l->strides.num_byte_strides = n;
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/gojax/gojax/go/capi"
+)
+
+// API is the table under test.
+type API struct {
+	p     *C.PJRT_Api
+	slots map[string]C.int
+}
+
+// Load returns gojax's table (capi.APIPointer).
+func Load() *API {
+	// The table is static C memory, so turning the address back into a
+	// pointer is safe; the indirection keeps vet's uintptr check quiet.
+	addr := capi.APIPointer()
+	a := &API{p: *(**C.PJRT_Api)(unsafe.Pointer(&addr)), slots: map[string]C.int{}}
+	for i := C.int(0); i < C.num_slots(); i++ {
+		a.slots[C.GoString(C.slot_name(i))] = i
+	}
+	return a
+}
+
+// Version returns pjrt_api_version (major, minor) and the table's struct_size.
+func (a *API) Version() (major, minor, structSize int) {
+	return int(a.p.pjrt_api_version.major_version), int(a.p.pjrt_api_version.minor_version), int(a.p.struct_size)
+}
+
+// SlotNames lists the slots in table order.
+func (a *API) SlotNames() []string {
+	out := make([]string, C.num_slots())
+	for i := range out {
+		out[i] = C.GoString(C.slot_name(C.int(i)))
+	}
+	return out
+}
+
+// SlotIsSet reports whether a slot holds a function.
+func (a *API) SlotIsSet(name string) bool { return C.slot_ptr(a.p, a.slots[name]) != nil }
+
+// Err is a PJRT error converted to Go (the C error is destroyed).
+type Err struct {
+	Code        int
+	Msg         string
+	VtableCode  int
+	VtableMsg   string
+	VtableSize  int
+	Payloads    int
+	PayloadNull bool
+}
+
+func (e *Err) Error() string { return fmt.Sprintf("code %d: %s", e.Code, e.Msg) }
+
+func (a *API) convert(e *C.PJRT_Error) *Err {
+	if e == nil {
+		return nil
+	}
+	out := &Err{Code: int(C.err_code(a.p, e))}
+	var m *C.char
+	var n C.size_t
+	C.err_message(a.p, e, &m, &n)
+	out.Msg = C.GoStringN(m, C.int(n))
+	out.VtableCode = int(C.vt_code(e))
+	C.vt_message(e, &m, &n)
+	out.VtableMsg = C.GoStringN(m, C.int(n))
+	out.VtableSize = int(C.vt_size(e))
+	var null C.int
+	out.Payloads = int(C.for_each_payload(a.p, e, &null))
+	out.PayloadNull = null != 0
+	C.err_destroy(a.p, e)
+	return out
+}
+
+// Call invokes a slot with a raw args pointer.
+func (a *API) Call(name string, args unsafe.Pointer) *Err {
+	i, ok := a.slots[name]
+	if !ok {
+		panic("no slot " + name)
+	}
+	if name == "PJRT_Error_Destroy" || name == "PJRT_Error_Message" {
+		C.call_void_slot(a.p, i, args)
+		return nil
+	}
+	return a.convert(C.call_slot(a.p, i, args))
+}
+
+// CallWithSize calls a slot with a zeroed 1 KiB args block whose struct_size
+// is size, as a framework with a shorter (or garbage) struct would.
+func (a *API) CallWithSize(name string, size uintptr) *Err {
+	p := C.calloc(1, 1024)
+	defer C.free(p)
+	*(*C.size_t)(p) = C.size_t(size)
+	return a.Call(name, p)
+}
+
+func alloc[T any]() *T {
+	var z T
+	p := C.calloc(1, C.size_t(unsafe.Sizeof(z)))
+	return (*T)(p)
+}
+
+func free[T any](p *T) { C.free(unsafe.Pointer(p)) }
+
+func cInt64s(v []int64) *C.int64_t {
+	if len(v) == 0 {
+		return nil
+	}
+	p := (*C.int64_t)(C.malloc(C.size_t(8 * len(v))))
+	copy(unsafe.Slice((*int64)(unsafe.Pointer(p)), len(v)), v)
+	return p
+}
+
+// Handles are raw C pointers, typed so tests need no cgo.
+type (
+	Client struct{ ptr unsafe.Pointer }
+	Device struct{ ptr unsafe.Pointer }
+	Memory struct{ ptr unsafe.Pointer }
+	Buffer struct{ ptr unsafe.Pointer }
+	Event  struct{ ptr unsafe.Pointer }
+)
+
+// IsNil reports a NULL handle.
+func (e Event) IsNil() bool { return e.ptr == nil }
+
+// IsNil reports a NULL handle.
+func (b Buffer) IsNil() bool { return b.ptr == nil }
+
+// CreateClient calls PJRT_Client_Create with int64 options.
+func (a *API) CreateClient(opts map[string]int64) (Client, *Err) {
+	args := alloc[C.PJRT_Client_Create_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Client_Create_Args_STRUCT_SIZE
+	if len(opts) > 0 {
+		nvs := (*C.PJRT_NamedValue)(C.calloc(C.size_t(len(opts)), C.size_t(unsafe.Sizeof(C.PJRT_NamedValue{}))))
+		defer C.free(unsafe.Pointer(nvs))
+		arr := unsafe.Slice(nvs, len(opts))
+		i := 0
+		for k, v := range opts {
+			ck := C.CString(k)
+			defer C.free(unsafe.Pointer(ck))
+			C.nv_set_int64(&arr[i], ck, C.int64_t(v))
+			i++
+		}
+		args.create_options, args.num_options = nvs, C.size_t(len(opts))
+	}
+	if e := a.Call("PJRT_Client_Create", unsafe.Pointer(args)); e != nil {
+		return Client{}, e
+	}
+	return Client{unsafe.Pointer(args.client)}, nil
+}
+
+func (c Client) p() *C.PJRT_Client { return (*C.PJRT_Client)(c.ptr) }
+func (d Device) p() *C.PJRT_Device { return (*C.PJRT_Device)(d.ptr) }
+func (m Memory) p() *C.PJRT_Memory { return (*C.PJRT_Memory)(m.ptr) }
+func (b Buffer) p() *C.PJRT_Buffer { return (*C.PJRT_Buffer)(b.ptr) }
+func (e Event) p() *C.PJRT_Event   { return (*C.PJRT_Event)(e.ptr) }
+
+// DestroyClient calls PJRT_Client_Destroy.
+func (a *API) DestroyClient(c Client) *Err {
+	args := alloc[C.PJRT_Client_Destroy_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Client_Destroy_Args_STRUCT_SIZE
+	args.client = c.p()
+	return a.Call("PJRT_Client_Destroy", unsafe.Pointer(args))
+}
+
+// PlatformName and PlatformVersion of a client.
+func (a *API) Platform(c Client) (name, version string, err *Err) {
+	n := alloc[C.PJRT_Client_PlatformName_Args]()
+	defer free(n)
+	n.struct_size = C.PJRT_Client_PlatformName_Args_STRUCT_SIZE
+	n.client = c.p()
+	if err = a.Call("PJRT_Client_PlatformName", unsafe.Pointer(n)); err != nil {
+		return
+	}
+	v := alloc[C.PJRT_Client_PlatformVersion_Args]()
+	defer free(v)
+	v.struct_size = C.PJRT_Client_PlatformVersion_Args_STRUCT_SIZE
+	v.client = c.p()
+	if err = a.Call("PJRT_Client_PlatformVersion", unsafe.Pointer(v)); err != nil {
+		return
+	}
+	return C.GoStringN(n.platform_name, C.int(n.platform_name_size)), C.GoStringN(v.platform_version, C.int(v.platform_version_size)), nil
+}
+
+// Devices lists PJRT_Client_Devices.
+func (a *API) Devices(c Client) ([]Device, *Err) {
+	args := alloc[C.PJRT_Client_Devices_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Client_Devices_Args_STRUCT_SIZE
+	args.client = c.p()
+	if e := a.Call("PJRT_Client_Devices", unsafe.Pointer(args)); e != nil {
+		return nil, e
+	}
+	var out []Device
+	for _, d := range unsafe.Slice(args.devices, int(args.num_devices)) {
+		out = append(out, Device{unsafe.Pointer(d)})
+	}
+	return out, nil
+}
+
+// DeviceInfo collects a device's description.
+type DeviceInfo struct {
+	ID, ProcessIndex, LocalHardwareID int
+	Kind, Debug, String               string
+	Attributes                        map[string]int64
+}
+
+// Describe reads a device's description through the API.
+func (a *API) Describe(d Device) (DeviceInfo, *Err) {
+	var info DeviceInfo
+	g := alloc[C.PJRT_Device_GetDescription_Args]()
+	defer free(g)
+	g.struct_size = C.PJRT_Device_GetDescription_Args_STRUCT_SIZE
+	g.device = d.p()
+	if e := a.Call("PJRT_Device_GetDescription", unsafe.Pointer(g)); e != nil {
+		return info, e
+	}
+	desc := g.device_description
+	id := alloc[C.PJRT_DeviceDescription_Id_Args]()
+	defer free(id)
+	id.struct_size = C.PJRT_DeviceDescription_Id_Args_STRUCT_SIZE
+	id.device_description = desc
+	if e := a.Call("PJRT_DeviceDescription_Id", unsafe.Pointer(id)); e != nil {
+		return info, e
+	}
+	info.ID = int(id.id)
+	pi := alloc[C.PJRT_DeviceDescription_ProcessIndex_Args]()
+	defer free(pi)
+	pi.struct_size = C.PJRT_DeviceDescription_ProcessIndex_Args_STRUCT_SIZE
+	pi.device_description = desc
+	if e := a.Call("PJRT_DeviceDescription_ProcessIndex", unsafe.Pointer(pi)); e != nil {
+		return info, e
+	}
+	info.ProcessIndex = int(pi.process_index)
+	k := alloc[C.PJRT_DeviceDescription_Kind_Args]()
+	defer free(k)
+	k.struct_size = C.PJRT_DeviceDescription_Kind_Args_STRUCT_SIZE
+	k.device_description = desc
+	if e := a.Call("PJRT_DeviceDescription_Kind", unsafe.Pointer(k)); e != nil {
+		return info, e
+	}
+	info.Kind = C.GoStringN(k.device_kind, C.int(k.device_kind_size))
+	ds := alloc[C.PJRT_DeviceDescription_DebugString_Args]()
+	defer free(ds)
+	ds.struct_size = C.PJRT_DeviceDescription_DebugString_Args_STRUCT_SIZE
+	ds.device_description = desc
+	if e := a.Call("PJRT_DeviceDescription_DebugString", unsafe.Pointer(ds)); e != nil {
+		return info, e
+	}
+	info.Debug = C.GoStringN(ds.debug_string, C.int(ds.debug_string_size))
+	ts := alloc[C.PJRT_DeviceDescription_ToString_Args]()
+	defer free(ts)
+	ts.struct_size = C.PJRT_DeviceDescription_ToString_Args_STRUCT_SIZE
+	ts.device_description = desc
+	if e := a.Call("PJRT_DeviceDescription_ToString", unsafe.Pointer(ts)); e != nil {
+		return info, e
+	}
+	info.String = C.GoStringN(ts.to_string, C.int(ts.to_string_size))
+	at := alloc[C.PJRT_DeviceDescription_Attributes_Args]()
+	defer free(at)
+	at.struct_size = C.PJRT_DeviceDescription_Attributes_Args_STRUCT_SIZE
+	at.device_description = desc
+	if e := a.Call("PJRT_DeviceDescription_Attributes", unsafe.Pointer(at)); e != nil {
+		return info, e
+	}
+	info.Attributes = map[string]int64{}
+	for _, nv := range unsafe.Slice(at.attributes, int(at.num_attributes)) {
+		info.Attributes[C.GoStringN(nv.name, C.int(nv.name_size))] = int64(C.nv_int64(&nv))
+	}
+	lh := alloc[C.PJRT_Device_LocalHardwareId_Args]()
+	defer free(lh)
+	lh.struct_size = C.PJRT_Device_LocalHardwareId_Args_STRUCT_SIZE
+	lh.device = d.p()
+	if e := a.Call("PJRT_Device_LocalHardwareId", unsafe.Pointer(lh)); e != nil {
+		return info, e
+	}
+	info.LocalHardwareID = int(lh.local_hardware_id)
+	return info, nil
+}
+
+// DefaultMemory of a device.
+func (a *API) DefaultMemory(d Device) (Memory, *Err) {
+	args := alloc[C.PJRT_Device_DefaultMemory_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Device_DefaultMemory_Args_STRUCT_SIZE
+	args.device = d.p()
+	if e := a.Call("PJRT_Device_DefaultMemory", unsafe.Pointer(args)); e != nil {
+		return Memory{}, e
+	}
+	return Memory{unsafe.Pointer(args.memory)}, nil
+}
+
+// MemoryInfo describes a memory space.
+type MemoryInfo struct {
+	ID          int
+	Kind        string
+	KindID      int
+	Devices     []Device
+	VtableSize  int
+	Debug, Name string
+}
+
+// DescribeMemory reads a memory space through the API.
+func (a *API) DescribeMemory(m Memory) (MemoryInfo, *Err) {
+	var info MemoryInfo
+	id := alloc[C.PJRT_Memory_Id_Args]()
+	defer free(id)
+	id.struct_size = C.PJRT_Memory_Id_Args_STRUCT_SIZE
+	id.memory = m.p()
+	if e := a.Call("PJRT_Memory_Id", unsafe.Pointer(id)); e != nil {
+		return info, e
+	}
+	info.ID = int(id.id)
+	k := alloc[C.PJRT_Memory_Kind_Args]()
+	defer free(k)
+	k.struct_size = C.PJRT_Memory_Kind_Args_STRUCT_SIZE
+	k.memory = m.p()
+	if e := a.Call("PJRT_Memory_Kind", unsafe.Pointer(k)); e != nil {
+		return info, e
+	}
+	info.Kind = C.GoStringN(k.kind, C.int(k.kind_size))
+	ki := alloc[C.PJRT_Memory_Kind_Id_Args]()
+	defer free(ki)
+	ki.struct_size = C.PJRT_Memory_Kind_Id_Args_STRUCT_SIZE
+	ki.memory = m.p()
+	if e := a.Call("PJRT_Memory_Kind_Id", unsafe.Pointer(ki)); e != nil {
+		return info, e
+	}
+	info.KindID = int(ki.kind_id)
+	ab := alloc[C.PJRT_Memory_AddressableByDevices_Args]()
+	defer free(ab)
+	ab.struct_size = C.PJRT_Memory_AddressableByDevices_Args_STRUCT_SIZE
+	ab.memory = m.p()
+	if e := a.Call("PJRT_Memory_AddressableByDevices", unsafe.Pointer(ab)); e != nil {
+		return info, e
+	}
+	for _, d := range unsafe.Slice(ab.devices, int(ab.num_devices)) {
+		info.Devices = append(info.Devices, Device{unsafe.Pointer(d)})
+	}
+	ds := alloc[C.PJRT_Memory_DebugString_Args]()
+	defer free(ds)
+	ds.struct_size = C.PJRT_Memory_DebugString_Args_STRUCT_SIZE
+	ds.memory = m.p()
+	if e := a.Call("PJRT_Memory_DebugString", unsafe.Pointer(ds)); e != nil {
+		return info, e
+	}
+	info.Debug = C.GoStringN(ds.debug_string, C.int(ds.debug_string_size))
+	ts := alloc[C.PJRT_Memory_ToString_Args]()
+	defer free(ts)
+	ts.struct_size = C.PJRT_Memory_ToString_Args_STRUCT_SIZE
+	ts.memory = m.p()
+	if e := a.Call("PJRT_Memory_ToString", unsafe.Pointer(ts)); e != nil {
+		return info, e
+	}
+	info.Name = C.GoStringN(ts.to_string, C.int(ts.to_string_size))
+	info.VtableSize = int(C.mem_vt_size(m.p()))
+	return info, nil
+}
+
+// MemoryUserData exercises the memory vtable: set key→value, read it back,
+// replace it (running the old destructor) and return the destructor count.
+func MemoryUserData(m Memory, key, other, v1, v2 unsafe.Pointer) (got1, got2, missing unsafe.Pointer, dtors int) {
+	C.mem_set(m.p(), key, v1)
+	got1 = C.mem_get(m.p(), key)
+	C.mem_set(m.p(), key, v2)
+	got2 = C.mem_get(m.p(), key)
+	missing = C.mem_get(m.p(), other)
+	return got1, got2, missing, int(C.get_dtor_calls())
+}
+
+// DtorCalls is the number of memory user-data destructor calls so far.
+func DtorCalls() int { return int(C.get_dtor_calls()) }
+
+// PluginAttributes returns int64 and int64-list attributes.
+func (a *API) PluginAttributes() (map[string][]int64, *Err) {
+	args := alloc[C.PJRT_Plugin_Attributes_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Plugin_Attributes_Args_STRUCT_SIZE
+	if e := a.Call("PJRT_Plugin_Attributes", unsafe.Pointer(args)); e != nil {
+		return nil, e
+	}
+	out := map[string][]int64{}
+	for _, nv := range unsafe.Slice(args.attributes, int(args.num_attributes)) {
+		name := C.GoStringN(nv.name, C.int(nv.name_size))
+		switch nv._type {
+		case C.PJRT_NamedValue_kInt64:
+			out[name] = []int64{int64(C.nv_int64(&nv))}
+		case C.PJRT_NamedValue_kInt64List:
+			out[name] = append([]int64(nil), unsafe.Slice((*int64)(unsafe.Pointer(C.nv_list(&nv))), int(nv.value_size))...)
+		}
+	}
+	return out, nil
+}
+
+// FromHost calls PJRT_Client_BufferFromHostBuffer. data must be C memory.
+func (a *API) FromHost(c Client, m Memory, data unsafe.Pointer, typ int, dims, strides []int64, sem int) (Buffer, Event, *Err) {
+	args := alloc[C.PJRT_Client_BufferFromHostBuffer_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Client_BufferFromHostBuffer_Args_STRUCT_SIZE
+	args.client = c.p()
+	args.data = data
+	args._type = C.PJRT_Buffer_Type(typ)
+	args.dims, args.num_dims = cInt64s(dims), C.size_t(len(dims))
+	defer C.free(unsafe.Pointer(args.dims))
+	args.byte_strides, args.num_byte_strides = cInt64s(strides), C.size_t(len(strides))
+	defer C.free(unsafe.Pointer(args.byte_strides))
+	args.host_buffer_semantics = C.PJRT_HostBufferSemantics(sem)
+	args.memory = m.p()
+	if e := a.Call("PJRT_Client_BufferFromHostBuffer", unsafe.Pointer(args)); e != nil {
+		return Buffer{}, Event{}, e
+	}
+	return Buffer{unsafe.Pointer(args.buffer)}, Event{unsafe.Pointer(args.done_with_host_buffer)}, nil
+}
+
+// BufferInfo is what the framework asks about a buffer right after creating it.
+type BufferInfo struct {
+	Type          int
+	Dims          []int64
+	MinorToMajor  []int64
+	Tiles         int
+	Size          int
+	OnCpu         bool
+	Device        Device
+	Memory        Memory
+	DynamicDims   int
+	UnpaddedDims  []int64
+	IsDeleted     bool
+	UnsafePointer uintptr
+}
+
+// DescribeBuffer queries a buffer through the API.
+func (a *API) DescribeBuffer(b Buffer) (BufferInfo, *Err) {
+	var info BufferInfo
+	et := alloc[C.PJRT_Buffer_ElementType_Args]()
+	defer free(et)
+	et.struct_size = C.PJRT_Buffer_ElementType_Args_STRUCT_SIZE
+	et.buffer = b.p()
+	if e := a.Call("PJRT_Buffer_ElementType", unsafe.Pointer(et)); e != nil {
+		return info, e
+	}
+	info.Type = int(et._type)
+	dm := alloc[C.PJRT_Buffer_Dimensions_Args]()
+	defer free(dm)
+	dm.struct_size = C.PJRT_Buffer_Dimensions_Args_STRUCT_SIZE
+	dm.buffer = b.p()
+	if e := a.Call("PJRT_Buffer_Dimensions", unsafe.Pointer(dm)); e != nil {
+		return info, e
+	}
+	info.Dims = append([]int64{}, unsafe.Slice((*int64)(unsafe.Pointer(dm.dims)), int(dm.num_dims))...)
+	ud := alloc[C.PJRT_Buffer_UnpaddedDimensions_Args]()
+	defer free(ud)
+	ud.struct_size = C.PJRT_Buffer_UnpaddedDimensions_Args_STRUCT_SIZE
+	ud.buffer = b.p()
+	if e := a.Call("PJRT_Buffer_UnpaddedDimensions", unsafe.Pointer(ud)); e != nil {
+		return info, e
+	}
+	info.UnpaddedDims = append([]int64{}, unsafe.Slice((*int64)(unsafe.Pointer(ud.unpadded_dims)), int(ud.num_dims))...)
+	dd := alloc[C.PJRT_Buffer_DynamicDimensionIndices_Args]()
+	defer free(dd)
+	dd.struct_size = C.PJRT_Buffer_DynamicDimensionIndices_Args_STRUCT_SIZE
+	dd.buffer = b.p()
+	if e := a.Call("PJRT_Buffer_DynamicDimensionIndices", unsafe.Pointer(dd)); e != nil {
+		return info, e
+	}
+	info.DynamicDims = int(dd.num_dynamic_dims)
+	ly := alloc[C.PJRT_Buffer_GetMemoryLayout_Args]()
+	defer free(ly)
+	ly.struct_size = C.PJRT_Buffer_GetMemoryLayout_Args_STRUCT_SIZE
+	ly.buffer = b.p()
+	if e := a.Call("PJRT_Buffer_GetMemoryLayout", unsafe.Pointer(ly)); e != nil {
+		return info, e
+	}
+	var n, tiles C.size_t
+	m2m := C.layout_m2m(&ly.layout, &n, &tiles)
+	info.MinorToMajor = append([]int64{}, unsafe.Slice((*int64)(unsafe.Pointer(m2m)), int(n))...)
+	info.Tiles = int(tiles)
+	sz := alloc[C.PJRT_Buffer_OnDeviceSizeInBytes_Args]()
+	defer free(sz)
+	sz.struct_size = C.PJRT_Buffer_OnDeviceSizeInBytes_Args_STRUCT_SIZE
+	sz.buffer = b.p()
+	if e := a.Call("PJRT_Buffer_OnDeviceSizeInBytes", unsafe.Pointer(sz)); e != nil {
+		return info, e
+	}
+	info.Size = int(sz.on_device_size_in_bytes)
+	oc := alloc[C.PJRT_Buffer_IsOnCpu_Args]()
+	defer free(oc)
+	oc.struct_size = C.PJRT_Buffer_IsOnCpu_Args_STRUCT_SIZE
+	oc.buffer = b.p()
+	if e := a.Call("PJRT_Buffer_IsOnCpu", unsafe.Pointer(oc)); e != nil {
+		return info, e
+	}
+	info.OnCpu = bool(oc.is_on_cpu)
+	dv := alloc[C.PJRT_Buffer_Device_Args]()
+	defer free(dv)
+	dv.struct_size = C.PJRT_Buffer_Device_Args_STRUCT_SIZE
+	dv.buffer = b.p()
+	if e := a.Call("PJRT_Buffer_Device", unsafe.Pointer(dv)); e != nil {
+		return info, e
+	}
+	info.Device = Device{unsafe.Pointer(dv.device)}
+	mm := alloc[C.PJRT_Buffer_Memory_Args]()
+	defer free(mm)
+	mm.struct_size = C.PJRT_Buffer_Memory_Args_STRUCT_SIZE
+	mm.buffer = b.p()
+	if e := a.Call("PJRT_Buffer_Memory", unsafe.Pointer(mm)); e != nil {
+		return info, e
+	}
+	info.Memory = Memory{unsafe.Pointer(mm.memory)}
+	del, e := a.IsDeleted(b)
+	if e != nil {
+		return info, e
+	}
+	info.IsDeleted = del
+	if !del {
+		up := alloc[C.PJRT_Buffer_UnsafePointer_Args]()
+		defer free(up)
+		up.struct_size = C.PJRT_Buffer_UnsafePointer_Args_STRUCT_SIZE
+		up.buffer = b.p()
+		if e := a.Call("PJRT_Buffer_UnsafePointer", unsafe.Pointer(up)); e != nil {
+			return info, e
+		}
+		info.UnsafePointer = uintptr(up.buffer_pointer)
+	}
+	return info, nil
+}
+
+// IsDeleted calls PJRT_Buffer_IsDeleted.
+func (a *API) IsDeleted(b Buffer) (bool, *Err) {
+	args := alloc[C.PJRT_Buffer_IsDeleted_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Buffer_IsDeleted_Args_STRUCT_SIZE
+	args.buffer = b.p()
+	e := a.Call("PJRT_Buffer_IsDeleted", unsafe.Pointer(args))
+	return bool(args.is_deleted), e
+}
+
+// BufferCall calls a slot whose args are {struct_size, ext, buffer}.
+func (a *API) BufferCall(name string, b Buffer) *Err {
+	args := alloc[C.PJRT_Buffer_Delete_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Buffer_Delete_Args_STRUCT_SIZE
+	args.buffer = b.p()
+	return a.Call(name, unsafe.Pointer(args))
+}
+
+// DataPointer calls PJRT_Buffer_OpaqueDeviceMemoryDataPointer.
+func (a *API) DataPointer(b Buffer) (unsafe.Pointer, *Err) {
+	args := alloc[C.PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args_STRUCT_SIZE
+	args.buffer = b.p()
+	e := a.Call("PJRT_Buffer_OpaqueDeviceMemoryDataPointer", unsafe.Pointer(args))
+	return args.device_memory_ptr, e
+}
+
+// ToHost copies a buffer into C memory dst (nil → size query), with optional
+// host byte strides; it returns the event (0 for a size query) and the size.
+func (a *API) ToHost(b Buffer, dst unsafe.Pointer, size int, strides []int64) (Event, int, *Err) {
+	args := alloc[C.PJRT_Buffer_ToHostBuffer_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Buffer_ToHostBuffer_Args_STRUCT_SIZE
+	args.src = b.p()
+	args.dst, args.dst_size = dst, C.size_t(size)
+	if strides != nil {
+		l := alloc[C.PJRT_Buffer_MemoryLayout]()
+		defer free(l)
+		s := cInt64s(strides)
+		defer C.free(unsafe.Pointer(s))
+		C.layout_strides(l, s, C.size_t(len(strides)))
+		args.host_layout = l
+	}
+	if e := a.Call("PJRT_Buffer_ToHostBuffer", unsafe.Pointer(args)); e != nil {
+		return Event{}, 0, e
+	}
+	return Event{unsafe.Pointer(args.event)}, int(args.dst_size), nil
+}
+
+// ReadyEvent calls PJRT_Buffer_ReadyEvent.
+func (a *API) ReadyEvent(b Buffer) (Event, *Err) {
+	args := alloc[C.PJRT_Buffer_ReadyEvent_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Buffer_ReadyEvent_Args_STRUCT_SIZE
+	args.buffer = b.p()
+	e := a.Call("PJRT_Buffer_ReadyEvent", unsafe.Pointer(args))
+	return Event{unsafe.Pointer(args.event)}, e
+}
+
+// CopyToDevice calls PJRT_Buffer_CopyToDevice.
+func (a *API) CopyToDevice(b Buffer, d Device) (Buffer, *Err) {
+	args := alloc[C.PJRT_Buffer_CopyToDevice_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Buffer_CopyToDevice_Args_STRUCT_SIZE
+	args.buffer = b.p()
+	args.dst_device = d.p()
+	e := a.Call("PJRT_Buffer_CopyToDevice", unsafe.Pointer(args))
+	return Buffer{unsafe.Pointer(args.dst_buffer)}, e
+}
+
+// View calls PJRT_Client_CreateViewOfDeviceBuffer with a counting on-delete
+// callback; *deleted counts calls (it must be C memory: use NewCounter).
+func (a *API) View(c Client, m Memory, ptr unsafe.Pointer, typ int, dims []int64, counter *Counter) (Buffer, *Err) {
+	args := alloc[C.PJRT_Client_CreateViewOfDeviceBuffer_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Client_CreateViewOfDeviceBuffer_Args_STRUCT_SIZE
+	args.client = c.p()
+	args.device_buffer_ptr = ptr
+	args.dims, args.num_dims = cInt64s(dims), C.size_t(len(dims))
+	defer C.free(unsafe.Pointer(args.dims))
+	args.element_type = C.PJRT_Buffer_Type(typ)
+	args.memory = m.p()
+	args.on_delete_callback = (*[0]byte)(C.on_delete_fn())
+	args.on_delete_callback_arg = unsafe.Pointer(counter)
+	e := a.Call("PJRT_Client_CreateViewOfDeviceBuffer", unsafe.Pointer(args))
+	return Buffer{unsafe.Pointer(args.buffer)}, e
+}
+
+// Counter is a C int the on-delete callback increments.
+type Counter C.int
+
+// NewCounter allocates a counter in C memory.
+func NewCounter() *Counter { return (*Counter)(alloc[C.int]()) }
+
+// Value reads the counter.
+func (c *Counter) Value() int { return int(*(*C.int)(c)) }
+
+// Compile calls PJRT_Client_Compile with the given format and code.
+func (a *API) Compile(c Client, format string, code []byte) *Err {
+	prog := alloc[C.PJRT_Program]()
+	defer free(prog)
+	prog.struct_size = C.PJRT_Program_STRUCT_SIZE
+	cf := C.CString(format)
+	defer C.free(unsafe.Pointer(cf))
+	prog.format, prog.format_size = cf, C.size_t(len(format))
+	if len(code) > 0 {
+		cc := C.CBytes(code)
+		defer C.free(cc)
+		prog.code, prog.code_size = (*C.char)(cc), C.size_t(len(code))
+	}
+	args := alloc[C.PJRT_Client_Compile_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Client_Compile_Args_STRUCT_SIZE
+	args.client = c.p()
+	args.program = prog
+	return a.Call("PJRT_Client_Compile", unsafe.Pointer(args))
+}
+
+// EventState is what an OnReady callback observed.
+type EventState struct {
+	Called int
+	Code   int
+	Msg    string
+}
+
+// Callback is a registered OnReady callback's C-side record.
+type Callback struct{ s *C.cb_state }
+
+// State reads what the callback saw so far.
+func (c Callback) State() EventState {
+	return EventState{Called: int(c.s.called), Code: int(c.s.code), Msg: C.GoString(&c.s.msg[0])}
+}
+
+// OnReady registers a recording callback; with destroy set, the callback
+// destroys the event itself (as jaxlib does).
+func (a *API) OnReady(ev Event, destroy bool) (Callback, *Err) {
+	s := alloc[C.cb_state]()
+	s.api = a.p
+	if destroy {
+		s.destroy_me = ev.p()
+	}
+	args := alloc[C.PJRT_Event_OnReady_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Event_OnReady_Args_STRUCT_SIZE
+	args.event = ev.p()
+	args.callback = C.on_ready_fn()
+	args.user_arg = unsafe.Pointer(s)
+	return Callback{s}, a.Call("PJRT_Event_OnReady", unsafe.Pointer(args))
+}
+
+// EventCall calls a slot whose args are {struct_size, ext, event}: Destroy,
+// Error, Await (IsReady has its own wrapper).
+func (a *API) EventCall(name string, ev Event) *Err {
+	args := alloc[C.PJRT_Event_Destroy_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Event_Destroy_Args_STRUCT_SIZE
+	args.event = ev.p()
+	return a.Call(name, unsafe.Pointer(args))
+}
+
+// IsReady calls PJRT_Event_IsReady.
+func (a *API) IsReady(ev Event) (bool, *Err) {
+	args := alloc[C.PJRT_Event_IsReady_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Event_IsReady_Args_STRUCT_SIZE
+	args.event = ev.p()
+	e := a.Call("PJRT_Event_IsReady", unsafe.Pointer(args))
+	return bool(args.is_ready), e
+}
+
+// CreateEvent calls PJRT_Event_Create.
+func (a *API) CreateEvent() (Event, *Err) {
+	args := alloc[C.PJRT_Event_Create_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Event_Create_Args_STRUCT_SIZE
+	e := a.Call("PJRT_Event_Create", unsafe.Pointer(args))
+	return Event{unsafe.Pointer(args.event)}, e
+}
+
+// SetEvent calls PJRT_Event_Set.
+func (a *API) SetEvent(ev Event, code int, msg string) *Err {
+	args := alloc[C.PJRT_Event_Set_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Event_Set_Args_STRUCT_SIZE
+	args.event = ev.p()
+	args.error_code = C.PJRT_Error_Code(code)
+	cm := C.CString(msg)
+	defer C.free(unsafe.Pointer(cm))
+	args.error_message, args.error_message_size = cm, C.size_t(len(msg))
+	return a.Call("PJRT_Event_Set", unsafe.Pointer(args))
+}
+
+// CMem is C memory for host data in tests.
+type CMem struct {
+	P unsafe.Pointer
+	N int
+}
+
+// NewCMem allocates n bytes of C memory, 64-byte aligned when aligned is set
+// and deliberately misaligned (by 4) otherwise.
+func NewCMem(n int, aligned bool) CMem {
+	off := C.size_t(0)
+	if !aligned {
+		off = 4
+	}
+	return CMem{P: C.test_alloc(C.size_t(n), off), N: n}
+}
+
+// Bytes views the memory.
+func (m CMem) Bytes() []byte { return unsafe.Slice((*byte)(m.P), m.N) }

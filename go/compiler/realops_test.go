@@ -1,0 +1,137 @@
+package compiler
+
+import (
+	"testing"
+
+	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/kernel"
+	"github.com/stretchr/testify/require"
+)
+
+// These tests use the real kernel families (go/kernels/all); each skips when
+// the op it needs is not registered yet.
+
+func needOps(t *testing.T, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if _, ok := kernel.Lookup(n); !ok {
+			t.Skipf("no kernel for %s yet", n)
+		}
+	}
+}
+
+func (b *blkB) hlo(name string, x, y *ir.Value) *ir.Value {
+	return b.v("stablehlo."+name, x.Type, nil, x, y)
+}
+
+func (b *blkB) cmp(dir string, x, y *ir.Value) *ir.Value {
+	return b.v("stablehlo.compare", ir.Tensor(ir.Pred, x.Tensor().Shape...), ir.Attrs{
+		"comparison_direction": ir.EnumAttr{Kind: "comparison_direction", Value: dir},
+	}, x, y)
+}
+
+func TestRealWhileLoop(t *testing.T) {
+	needOps(t, "stablehlo.add", "stablehlo.multiply", "stablehlo.compare")
+	// i, acc = 0, 1; while i < n { acc = acc * x; i++ }  → x^n
+	mb := newMod()
+	mb.fn("main", "public", []ir.Type{i32t(), f32t(4)}, []ir.Type{f32t(4)}, func(b *blkB, a []*ir.Value) []*ir.Value {
+		r := b.while([]*ir.Value{b.i32c(0), b.f32c([]int64{4}, 1, 1, 1, 1)},
+			func(rb *blkB, c []*ir.Value) *ir.Value { return rb.cmp("LT", c[0], a[0]) },
+			func(rb *blkB, c []*ir.Value) []*ir.Value {
+				return []*ir.Value{rb.hlo("add", c[0], rb.i32c(1)), rb.hlo("multiply", c[1], a[1])}
+			})
+		return []*ir.Value{r[1]}
+	})
+	e := compile(t, mb.m)
+	got := run(t, e, i32s(3), f32s(1, 2, 3, -1))
+	require.Equal(t, []float32{1, 8, 27, -1}, toF32(got[0]))
+}
+
+func TestRealReduceCompilesRegion(t *testing.T) {
+	needOps(t, "stablehlo.add", "stablehlo.multiply", "stablehlo.reduce")
+	mb := newMod()
+	mb.fn("main", "public", []ir.Type{f32t(2, 3)}, []ir.Type{f32t(2)}, func(b *blkB, a []*ir.Value) []*ir.Value {
+		half := b.f32c(nil, 0.5) // captured by the body: constants may be
+		op := b.op("stablehlo.reduce", []*ir.Value{a[0], b.f32c(nil, 0)}, []ir.Type{f32t(2)},
+			ir.Attrs{"dimensions": ir.DenseI64Attr{Values: []int64{1}}})
+		// acc + 2*x*0.5, written so the reduce kernel cannot pattern-match it.
+		op.AddRegion(b.region([]ir.Type{f32t(), f32t()}, func(rb *blkB, x []*ir.Value) []*ir.Value {
+			two := rb.f32c(nil, 2)
+			y := rb.hlo("multiply", rb.hlo("multiply", x[1], two), half)
+			return []*ir.Value{rb.hlo("add", x[0], y)}
+		}))
+		return op.Results
+	})
+	e := compile(t, mb.m)
+	got := run(t, e, f32s(1, 2, 3, 4, 5, 6))
+	require.Equal(t, []float32{6, 15}, toF32(got[0]))
+}
+
+func TestRegionRejectsNonConstantCapture(t *testing.T) {
+	needOps(t, "stablehlo.add", "stablehlo.multiply", "stablehlo.reduce")
+	mb := newMod()
+	mb.fn("main", "public", []ir.Type{f32t(3), f32t()}, []ir.Type{f32t()}, func(b *blkB, a []*ir.Value) []*ir.Value {
+		op := b.op("stablehlo.reduce", []*ir.Value{a[0], b.f32c(nil, 0)}, []ir.Type{f32t()},
+			ir.Attrs{"dimensions": ir.DenseI64Attr{Values: []int64{0}}})
+		op.AddRegion(b.region([]ir.Type{f32t(), f32t()}, func(rb *blkB, x []*ir.Value) []*ir.Value {
+			return []*ir.Value{rb.hlo("add", x[0], rb.hlo("multiply", x[1], a[1]))}
+		}))
+		return op.Results
+	})
+	_, err := CompileModule(mb.m, Options{})
+	require.ErrorContains(t, err, "non-constant value from the enclosing scope")
+	require.ErrorContains(t, err, "main.py:")
+}
+
+func TestConstantFolding(t *testing.T) {
+	needOps(t, "stablehlo.add", "stablehlo.multiply")
+	build := func() *ir.Module {
+		mb := newMod()
+		mb.fn("main", "public", []ir.Type{f32t(2)}, []ir.Type{f32t(2), f32t(2)}, func(b *blkB, a []*ir.Value) []*ir.Value {
+			k := b.hlo("multiply", b.f32c([]int64{2}, 2, 3), b.f32c([]int64{2}, 4, 5)) // folds to 8, 15
+			k2 := b.hlo("add", k, k)                                                   // folds to 16, 30
+			return []*ir.Value{k2, b.hlo("add", a[0], k2)}
+		})
+		return mb.m
+	}
+	folded := compile(t, build())
+	require.Equal(t, 1, folded.Stats().KernelSteps)
+	unfolded, err := CompileModule(build(), Options{NoFold: true})
+	require.NoError(t, err)
+	require.Equal(t, 3, unfolded.Stats().KernelSteps)
+	for _, e := range []*Executable{folded, unfolded} {
+		got := run(t, e, f32s(1, 1))
+		require.Equal(t, []float32{16, 30}, toF32(got[0]))
+		require.Equal(t, []float32{17, 31}, toF32(got[1]))
+	}
+}
+
+func TestDeadCodeRemoved(t *testing.T) {
+	needOps(t, "stablehlo.add")
+	mb := newMod()
+	mb.fn("main", "public", []ir.Type{f32t(2)}, []ir.Type{f32t(2)}, func(b *blkB, a []*ir.Value) []*ir.Value {
+		dead := b.hlo("add", a[0], a[0])
+		b.hlo("add", dead, dead)
+		b.cc("gojax.test.add", f32t(2), a[0], a[0]) // pure custom call with a result: removable
+		return []*ir.Value{b.hlo("add", a[0], b.f32c([]int64{2}, 1, 1))}
+	})
+	e := compile(t, mb.m)
+	require.Equal(t, 1, e.Stats().KernelSteps)
+	require.Equal(t, []float32{2, 3}, toF32(run(t, e, f32s(1, 2))[0]))
+}
+
+func TestDonationElementwiseInPlace(t *testing.T) {
+	needOps(t, "stablehlo.add")
+	mb := newMod()
+	f := mb.fn("main", "public", []ir.Type{f32t(3), f32t(3)}, []ir.Type{f32t(3)}, func(b *blkB, a []*ir.Value) []*ir.Value {
+		return []*ir.Value{b.hlo("add", a[0], a[1])} // params.x += grads: in place
+	})
+	f.ArgAttrs[0]["tf.aliasing_output"] = ir.IntAttr{Value: 0, Type: ir.S32}
+	e := compile(t, mb.m)
+	require.Equal(t, []int{0}, e.OutputAliases())
+	a0 := f32s(1, 2, 3)
+	res, err := e.Run([][]byte{a0, f32s(10, 20, 30)}, []bool{true, false})
+	require.NoError(t, err)
+	require.Equal(t, []int{0}, res.AliasOf)
+	require.Equal(t, []float32{11, 22, 33}, toF32(a0))
+}

@@ -1,0 +1,298 @@
+package conformance
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/kernel"
+)
+
+// The StableHLO corpora check results with custom calls (testdata: @check.*
+// targets written by JAX's test generator; interpret: the check dialect,
+// rewritten into the same custom calls by serialize.py). gojax has no such
+// kernels in production; the runner registers them here and records every
+// verdict in the active recorder.
+//
+// Tolerances follow the reference interpreter (stablehlo/tests/CheckOps.cpp,
+// stablehlo/reference/Element.cpp, StablehloTranslateMain.cpp):
+//   - expect_eq: exact (integers, booleans; floats compare by value, and a
+//     NaN matches a NaN);
+//   - expect_close: at most max_ulp_difference (default 3) units in the last
+//     place per float component; exact for integers;
+//   - expect_almost_eq: |actual - expected| <= tolerance per component
+//     (0.0001 for the check dialect op, 0.001 for the testdata custom call
+//     without a tolerance), NaN matches NaN, infinities must be equal;
+//   - eq: like expect_almost_eq with 0.0001 for floats, exact for integers;
+//     it also returns the verdict as a tensor<i1>.
+
+const (
+	defaultMaxULP           = 3
+	almostEqTolerance       = 0.0001
+	customAlmostEqTolerance = 0.001
+)
+
+// checkTargets are the custom-call targets the runner implements.
+var checkTargets = []string{"check.expect_eq", "check.expect_close", "check.expect_almost_eq", "check.eq"}
+
+func init() {
+	for _, t := range checkTargets {
+		kernel.RegisterCustomCall(t, lowerCheck(t))
+	}
+}
+
+// verdict is the outcome of one executed check.
+type verdict struct {
+	target string
+	loc    string
+	err    error // nil when the check passed
+}
+
+// recorder collects the verdicts of one program run.
+type recorder struct {
+	mu       sync.Mutex
+	verdicts []verdict
+}
+
+var (
+	activeMu sync.Mutex
+	active   *recorder
+)
+
+// startRecording installs a fresh recorder; stopRecording removes it and
+// returns what it saw. The runner runs one program at a time.
+func startRecording() *recorder {
+	r := &recorder{}
+	activeMu.Lock()
+	active = r
+	activeMu.Unlock()
+	return r
+}
+
+func stopRecording() {
+	activeMu.Lock()
+	active = nil
+	activeMu.Unlock()
+}
+
+func record(v verdict) error {
+	activeMu.Lock()
+	r := active
+	activeMu.Unlock()
+	if r == nil {
+		return fmt.Errorf("%s at %s executed outside the conformance runner", v.target, v.loc)
+	}
+	r.mu.Lock()
+	r.verdicts = append(r.verdicts, v)
+	r.mu.Unlock()
+	return nil
+}
+
+// result summarizes the recorded verdicts: nil when every check passed and,
+// if the program has checks, at least one ran.
+func (r *recorder) result(hasChecks bool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.verdicts) == 0 && hasChecks {
+		return fmt.Errorf("no check executed (the program ran, but no check.* custom call did)")
+	}
+	failed := 0
+	var first error
+	for _, v := range r.verdicts {
+		if v.err != nil {
+			failed++
+			if first == nil {
+				first = fmt.Errorf("%s at %s: %w", v.target, v.loc, v.err)
+			}
+		}
+	}
+	if failed == 0 {
+		return nil
+	}
+	if len(r.verdicts) > 1 {
+		return fmt.Errorf("%d of %d checks failed; first: %w", failed, len(r.verdicts), first)
+	}
+	return first
+}
+
+// checkParams are the options a check takes from its backend_config
+// ("tolerance=0.1", "max_ulp_difference=5,min_ulp_difference=0").
+type checkParams struct {
+	tolerance float64
+	maxULP    uint64
+	minULP    uint64
+}
+
+func parseParams(target, config string) (checkParams, error) {
+	p := checkParams{maxULP: defaultMaxULP, tolerance: almostEqTolerance}
+	if target == "check.expect_almost_eq" {
+		p.tolerance = customAlmostEqTolerance
+	}
+	for _, kv := range strings.Split(config, ",") {
+		kv = strings.TrimSpace(kv)
+		if kv == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return p, fmt.Errorf("bad backend_config entry %q", kv)
+		}
+		var err error
+		switch strings.TrimSpace(k) {
+		case "tolerance":
+			p.tolerance, err = strconv.ParseFloat(strings.TrimSpace(v), 64)
+		case "max_ulp_difference":
+			p.maxULP, err = strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+		case "min_ulp_difference":
+			p.minULP, err = strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+		default:
+			err = fmt.Errorf("unknown option")
+		}
+		if err != nil {
+			return p, fmt.Errorf("backend_config %q: %v", kv, err)
+		}
+	}
+	return p, nil
+}
+
+// lowerCheck compiles one check custom call: it compares operand 0 (actual)
+// with operand 1 (expected) and records the verdict; check.eq also writes it
+// to its i1 result.
+func lowerCheck(target string) kernel.Lower {
+	return func(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+		if len(op.Operands) != 2 {
+			return nil, op.Errorf("%s takes 2 operands, has %d", target, len(op.Operands))
+		}
+		a, b := op.Operands[0].Tensor(), op.Operands[1].Tensor()
+		if a == nil || b == nil {
+			return nil, op.Errorf("%s compares tensors", target)
+		}
+		if !a.Equal(b) {
+			return nil, op.Errorf("%s operands differ in type: %s vs %s", target, a, b)
+		}
+		writesResult := false
+		switch len(op.Results) {
+		case 0:
+		case 1:
+			rt := op.Results[0].Tensor()
+			if rt == nil || rt.Elem != ir.Pred || rt.Rank() != 0 {
+				return nil, op.Errorf("%s result must be tensor<i1>", target)
+			}
+			writesResult = true
+		default:
+			return nil, op.Errorf("%s has %d results", target, len(op.Results))
+		}
+		config, _ := op.Attrs.Str("backend_config")
+		params, err := parseParams(target, config)
+		if err != nil {
+			return nil, op.Errorf("%v", err)
+		}
+		loc := op.Loc.String()
+		t := a
+		return func(ins, outs [][]byte) error {
+			cmpErr := compareTensors(target, t, ins[0], ins[1], params)
+			if writesResult {
+				outs[0][0] = 0
+				if cmpErr == nil {
+					outs[0][0] = 1
+				}
+			}
+			return record(verdict{target: target, loc: loc, err: cmpErr})
+		}, nil
+	}
+}
+
+// compareTensors applies a check's rule to every element and describes the
+// mismatches.
+func compareTensors(target string, t *ir.TensorType, actual, expected []byte, p checkParams) error {
+	n := int(t.NumElements())
+	if len(actual) < n*t.Elem.ByteSize() || len(expected) < n*t.Elem.ByteSize() {
+		return fmt.Errorf("buffers too small for %s", t)
+	}
+	bad, first := 0, -1
+	var why string
+	for i := 0; i < n; i++ {
+		ok, detail := elementMatches(target, t.Elem, actual, expected, i, p)
+		if !ok {
+			if first < 0 {
+				first, why = i, detail
+			}
+			bad++
+		}
+	}
+	if bad == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of %d elements of %s differ; first at %s: got %s, want %s%s",
+		bad, n, t, index(t.Shape, first), formatAt(t.Elem, actual, first), formatAt(t.Elem, expected, first), why)
+}
+
+// elementMatches compares element i; detail explains a float mismatch.
+func elementMatches(target string, e ir.ElemType, actual, expected []byte, i int, p checkParams) (bool, string) {
+	switch {
+	case e.IsBool() || e.IsInteger():
+		return intAt(e, actual, i) == intAt(e, expected, i), ""
+	case e.IsComplex():
+		part := ir.F32
+		if e == ir.C128 {
+			part = ir.F64
+		}
+		for c := 0; c < 2; c++ {
+			if ok, d := floatMatches(target, part, actual, expected, 2*i+c, p); !ok {
+				return false, d
+			}
+		}
+		return true, ""
+	}
+	return floatMatches(target, e, actual, expected, i, p)
+}
+
+func floatMatches(target string, e ir.ElemType, actual, expected []byte, i int, p checkParams) (bool, string) {
+	a, b := floatAt(e, actual, i), floatAt(e, expected, i)
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.IsNaN(a) && math.IsNaN(b), ""
+	}
+	switch target {
+	case "check.expect_eq":
+		return a == b, ""
+	case "check.expect_close":
+		d := ulpDistance(e, bitsAt(e, actual, i), bitsAt(e, expected, i))
+		if d > p.maxULP || d < p.minULP {
+			return false, fmt.Sprintf(" (%d ULP; allowed %d..%d)", d, p.minULP, p.maxULP)
+		}
+		return true, ""
+	default: // expect_almost_eq, eq
+		if math.IsInf(a, 0) || math.IsInf(b, 0) {
+			return a == b, ""
+		}
+		if math.Abs(a-b) > p.tolerance {
+			return false, fmt.Sprintf(" (|diff| %.3g > tolerance %g)", math.Abs(a-b), p.tolerance)
+		}
+		return true, ""
+	}
+}
+
+// ulpDistance counts representable values between two floats of one type by
+// mapping sign-magnitude bit patterns onto a monotonic integer line.
+func ulpDistance(e ir.ElemType, a, b uint64) uint64 {
+	width := e.Bits()
+	ordered := func(x uint64) int64 {
+		if e == ir.F8E8M0FNU { // unsigned exponent-only format
+			return int64(x)
+		}
+		sign := x >> (width - 1) & 1
+		mag := int64(x & (1<<(width-1) - 1))
+		if sign == 1 {
+			return -mag
+		}
+		return mag
+	}
+	d := ordered(a) - ordered(b)
+	if d < 0 {
+		d = -d
+	}
+	return uint64(d)
+}

@@ -1,0 +1,158 @@
+package conformance
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Flags of the corpus tests:
+//
+//	go test ./go/conformance -run TestStableHLOTestdata -update-failures
+//	go test ./go/conformance -run TestStableHLOInterpret -case add_op -v
+var (
+	updateFailures = flag.Bool("update-failures", false, "rewrite testdata/<corpus>_failures.txt from this run")
+	caseFilter     = flag.String("case", "", "only run cases whose name contains this substring")
+	verbose        = flag.Bool("cases-verbose", false, "log every case result")
+)
+
+// Pass-rate floors (passed / (passed + failed), skips excluded).
+var floors = map[string]float64{
+	"testdata":   0.98,
+	"interpret":  0.95,
+	"jax-export": 1.0,
+}
+
+// TestMain turns the test binary into a conformance worker when the runner
+// starts it as one (see worker.go).
+func TestMain(m *testing.M) {
+	if IsWorker() {
+		results := os.NewFile(3, "results")
+		if err := ServeWorker(os.Stdin, results); err != nil {
+			fmt.Fprintln(os.Stderr, "conformance worker:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := RepoRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func TestStableHLOTestdata(t *testing.T) { runStableHLOCorpus(t, "testdata") }
+
+func TestStableHLOInterpret(t *testing.T) { runStableHLOCorpus(t, "interpret") }
+
+func runStableHLOCorpus(t *testing.T, corpus string) {
+	if testing.Short() {
+		t.Skip("conformance corpus: skipped in -short mode")
+	}
+	root := repoRoot(t)
+	m, err := Serialize(root, corpus)
+	if errors.Is(err, ErrNoPython) {
+		t.Skipf("cannot serialize the %s corpus: %v", corpus, err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: %d cases serialized at StableHLO %s (jaxlib current %s)", corpus, len(m.Cases), m.Target, m.JaxlibCurrent)
+	rs, err := RunStableHLO(m, filter(), progress(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	judge(t, corpus, "go test ./go/conformance -run "+testName(corpus)+" -update-failures", rs)
+}
+
+func testName(corpus string) string {
+	switch corpus {
+	case "testdata":
+		return "TestStableHLOTestdata"
+	case "interpret":
+		return "TestStableHLOInterpret"
+	}
+	return "TestJAXExport"
+}
+
+func filter() func(string) bool {
+	if *caseFilter == "" {
+		return nil
+	}
+	return func(name string) bool { return strings.Contains(name, *caseFilter) }
+}
+
+func progress(t *testing.T) func(Result) {
+	if !*verbose {
+		return nil
+	}
+	return func(r Result) { t.Logf("%s %s %s", r.Status, r.Name, r.Reason) }
+}
+
+// judge prints the summary, updates or checks the known-failure list, and
+// enforces the pass-rate floor.
+func judge(t *testing.T, corpus, regenerate string, rs []Result) {
+	t.Helper()
+	s := Summarize(rs)
+	t.Logf("%s: %s", corpus, s)
+	for _, line := range SkipReasons(rs) {
+		t.Logf("  skipped %s", line)
+	}
+	path := filepath.Join("testdata", corpus+"_failures.txt")
+	partial := *caseFilter != ""
+	if *updateFailures {
+		if partial {
+			t.Fatal("-update-failures needs a full run (drop -case)")
+		}
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteFailures(path, corpus, regenerate, rs); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s", path)
+	} else {
+		known, err := ReadFailures(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		regressions, fixed := Compare(rs, known)
+		for _, r := range fixed {
+			t.Logf("now passes (remove from %s): %s", path, r.Name)
+		}
+		for i, r := range regressions {
+			if i == 50 {
+				t.Errorf("... and %d more new failures", len(regressions)-50)
+				break
+			}
+			t.Errorf("new failure %s: %s", r.Name, oneLine(r.Reason))
+		}
+	}
+	if !partial && s.PassRate() < floors[corpus] {
+		t.Errorf("%s pass rate %.2f%% is below the floor %.0f%%", corpus, 100*s.PassRate(), 100*floors[corpus])
+	}
+}
+
+func TestJAXExport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("conformance corpus: skipped in -short mode")
+	}
+	dir := filepath.Join(SharedDir(repoRoot(t)), "jax-export")
+	if _, err := os.Stat(filepath.Join(dir, "index.json")); err != nil {
+		t.Skipf("jax-export corpus not found: %v", err)
+	}
+	rs, err := RunJAXExport(dir, filter(), progress(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	judge(t, "jax-export", "go test ./go/conformance -run TestJAXExport -update-failures", rs)
+}

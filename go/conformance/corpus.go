@@ -1,0 +1,140 @@
+package conformance
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/gojax/gojax/go/vhlo"
+)
+
+// Locating the corpora (../shared/conformance beside the repository), the
+// Python that serializes the text corpora, and the artifact cache.
+
+// RepoRoot walks up from dir to the directory holding go.mod.
+func RepoRoot(dir string) (string, error) {
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", errors.New("conformance: no go.mod above " + dir)
+		}
+		d = parent
+	}
+}
+
+// SharedDir is ../shared/conformance relative to the repository root.
+func SharedDir(root string) string {
+	return filepath.Join(filepath.Dir(root), "shared", "conformance")
+}
+
+// CacheDir holds serialized artifacts, outside the repository:
+// $GOJAX_CONFORMANCE_CACHE, else the user cache dir.
+func CacheDir() (string, error) {
+	if d := os.Getenv("GOJAX_CONFORMANCE_CACHE"); d != "" {
+		return d, nil
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), "gojax-conformance"), nil
+	}
+	return filepath.Join(base, "gojax", "conformance"), nil
+}
+
+// Python returns the interpreter with jax installed: $GOJAX_PYTHON, else the
+// shared venv beside the repository (../venv), else python3 on PATH.
+func Python(root string) string {
+	if p := os.Getenv("GOJAX_PYTHON"); p != "" {
+		return p
+	}
+	venv := filepath.Join(filepath.Dir(root), "venv", "bin", "python")
+	if _, err := os.Stat(venv); err == nil {
+		return venv
+	}
+	return "python3"
+}
+
+// TargetVersion is the StableHLO version gojax advertises (vhlo.MaxVersion);
+// serialize.py caps it at jaxlib's current version, as PJRT clients do.
+func TargetVersion() string {
+	v := vhlo.MaxVersion
+	return fmt.Sprintf("%d.%d.%d", v[0], v[1], v[2])
+}
+
+// ErrNoPython means the serializer could not start (no python or no jax);
+// tests skip rather than fail.
+var ErrNoPython = errors.New("conformance: python with jax is not available")
+
+// Manifest is what serialize.py writes for one corpus.
+type Manifest struct {
+	Corpus        string         `json:"corpus"`
+	Target        string         `json:"target"`
+	JaxlibCurrent string         `json:"jaxlib_current"`
+	Cases         []ManifestCase `json:"cases"`
+	dir           string
+}
+
+// ManifestCase is one test program.
+type ManifestCase struct {
+	Name     string `json:"name"`
+	File     string `json:"file"`
+	Index    int    `json:"index"`
+	Entry    string `json:"entry"`
+	Artifact string `json:"artifact"` // relative to the cache dir
+	Skip     string `json:"skip"`
+	Error    string `json:"error"`  // why it could not be serialized
+	Checks   int    `json:"checks"` // check.* custom calls in the program
+}
+
+// Serialize runs serialize.py for a corpus ("testdata" or "interpret") and
+// loads its manifest. Artifacts already in the cache are reused.
+func Serialize(root, corpus string) (*Manifest, error) {
+	cache, err := CacheDir()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return nil, err
+	}
+	py := Python(root)
+	if out, err := exec.Command(py, "-c", "import jax, jaxlib.mlir.ir").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v %s", ErrNoPython, py, err, strings.TrimSpace(string(out)))
+	}
+	src := filepath.Join(SharedDir(root), "stablehlo", corpus)
+	if _, err := os.Stat(src); err != nil {
+		return nil, fmt.Errorf("conformance: corpus %s: %w", corpus, err)
+	}
+	cmd := exec.Command(py, filepath.Join(root, "go", "conformance", "serialize.py"),
+		"--corpus", corpus, "--src", src, "--out", cache, "--target", TargetVersion())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("conformance: serialize.py %s: %v\n%s", corpus, err, out)
+	}
+	return LoadManifest(cache, corpus)
+}
+
+// LoadManifest reads <cache>/<corpus>-manifest.json.
+func LoadManifest(cache, corpus string) (*Manifest, error) {
+	data, err := os.ReadFile(filepath.Join(cache, corpus+"-manifest.json"))
+	if err != nil {
+		return nil, err
+	}
+	m := &Manifest{dir: cache}
+	if err := json.Unmarshal(data, m); err != nil {
+		return nil, fmt.Errorf("conformance: manifest %s: %w", corpus, err)
+	}
+	return m, nil
+}
+
+// ArtifactPath is where a case's artifact lies.
+func (m *Manifest) ArtifactPath(c ManifestCase) string { return filepath.Join(m.dir, c.Artifact) }

@@ -1,0 +1,319 @@
+"""Turn the StableHLO text corpora into portable artifacts for gojax's runner.
+
+The conformance runner (go/conformance) executes portable artifacts, the form a
+PJRT plugin receives. The corpora under ../shared/conformance/stablehlo are
+MLIR text, so this script serializes them with jaxlib's own serializer
+(`_jax.mlir.serialize_portable_artifact`, the function JAX's PJRT path uses:
+it legalizes CHLO and writes VHLO bytecode for a target version).
+
+Corpora:
+  testdata   one program per file (a few split with `// -----`); each @main
+             checks its result with custom_call @check.* targets.
+  interpret  104 files of small tests split by `// -----`. Their `check.*` ops
+             are not StableHLO; they are rewritten textually into
+             `stablehlo.custom_call @check.*` calls the runner implements.
+
+Output: <out>/<corpus>/<sha256>.bc per case (cached by content hash, target
+version and this script's version) and <out>/<corpus>-manifest.json listing
+every case with its artifact, or why it was skipped or failed to serialize.
+
+Usage: python serialize.py --corpus testdata --src DIR --out DIR --target 1.20.0
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import sys
+import tempfile
+
+# Bump when the translation changes, so cached artifacts are rebuilt.
+SCRIPT_VERSION = "4"
+
+SPLIT_RE = re.compile(r"^// -----.*$", re.M)
+VALUE = r"%[\w.$#-]+"
+DENSE = r"dense<.*?>"
+
+
+def check_call(target, lhs, rhs, ty_l, ty_r, config, indent):
+  cfg = f', backend_config = "{config}"' if config else ""
+  return (f"{indent}stablehlo.custom_call @{target}({lhs}, {rhs}) "
+          f"{{has_side_effect = true{cfg}}} : ({ty_l}, {ty_r}) -> ()")
+
+
+class Translator:
+  """Rewrites check dialect ops into custom calls, one line at a time."""
+
+  # check.expect_eq_const %x, dense<...> : tensor<...>
+  CONST_RE = re.compile(
+      rf"^(\s*)check\.(expect_eq_const|expect_almost_eq_const)\s+({VALUE})\s*,\s*"
+      rf"(dense<.*>)\s*:\s*(\S.*?)\s*$")
+  # check.expect_almost_eq_const %x, dense<...>, tolerance = 0.1 : tensor<...>
+  CONST_TOL_RE = re.compile(
+      rf"^(\s*)check\.expect_almost_eq_const\s+({VALUE})\s*,\s*(dense<.*>)\s*,\s*"
+      rf"tolerance\s*=\s*([^\s:]+)(?:\s*:\s*f64)?\s*:\s*(\S.*?)\s*$")
+  # check.expect_eq %a, %b : tensor<...>
+  EQ_RE = re.compile(
+      rf"^(\s*)check\.(expect_eq|expect_almost_eq)\s+({VALUE})\s*,\s*({VALUE})"
+      rf"(?:\s*,\s*tolerance\s*=\s*([^\s:]+)(?:\s*:\s*f64)?)?\s*:\s*(\S.*?)\s*$")
+  # check.expect_close %a, %b, max_ulp_difference = 3 : T1, T2
+  CLOSE_RE = re.compile(
+      rf"^(\s*)check\.expect_close\s+({VALUE})\s*,\s*({VALUE})\s*((?:,\s*\w+\s*=\s*\d+(?:\s*:\s*\w+)?\s*)*)"
+      rf":\s*(\S.*?)\s*$")
+
+  # "check.expect_eq_const"(%x) <{value = dense<...> : T}> : (T) -> ()
+  GEN_CONST_RE = re.compile(
+      rf'^(\s*)"check\.(expect_eq_const|expect_almost_eq_const)"\(({VALUE})\)\s*<?\{{\s*'
+      rf'(?:tolerance\s*=\s*([^\s:,]+)\s*(?::\s*f64)?\s*,\s*)?value\s*=\s*(dense<.*>)\s*:\s*(tensor<[^}}]*?>)'
+      rf'(?:\s*,\s*tolerance\s*=\s*([^\s:}}]+)[^}}]*)?\s*\}}>?\s*:\s*\(.*\)\s*->\s*\(\)\s*$')
+
+  def __init__(self):
+    self.counter = 0
+
+  def const(self, indent, dense, ty):
+    self.counter += 1
+    name = f"%__check_const{self.counter}"
+    return name, f"{indent}{name} = stablehlo.constant {dense} : {ty}"
+
+  def line(self, ln):
+    """Returns the translated line(s), or raises ValueError for an unknown check op."""
+    if "check." not in ln or ln.lstrip().startswith("//") or "@check." in ln:
+      return ln
+    m = self.GEN_CONST_RE.match(ln)
+    if m:
+      indent, kind, x, tol1, dense, ty, tol2 = m.groups()
+      name, c = self.const(indent, dense, ty)
+      if kind == "expect_eq_const":
+        return c + "\n" + check_call("check.expect_eq", x, name, ty, ty, "", indent)
+      tol = tol1 or tol2 or "0.0001"
+      return c + "\n" + check_call("check.expect_almost_eq", x, name, ty, ty, f"tolerance={tol}", indent)
+    m = self.CONST_TOL_RE.match(ln)
+    if m:
+      indent, x, dense, tol, ty = m.groups()
+      name, c = self.const(indent, dense, ty)
+      return c + "\n" + check_call("check.expect_almost_eq", x, name, ty, ty, f"tolerance={tol}", indent)
+    m = self.CONST_RE.match(ln)
+    if m:
+      indent, kind, x, dense, ty = m.groups()
+      tol = "0.0001"
+      t = re.match(r"^(.*?)\s*\{\s*tolerance\s*=\s*([^\s:}]+)[^}]*\}$", ty)
+      if t:
+        ty, tol = t.group(1), t.group(2)
+      name, c = self.const(indent, dense, ty)
+      target = "check.expect_eq" if kind == "expect_eq_const" else "check.expect_almost_eq"
+      cfg = "" if kind == "expect_eq_const" else f"tolerance={tol}"
+      return c + "\n" + check_call(target, x, name, ty, ty, cfg, indent)
+    m = self.EQ_RE.match(ln)
+    if m:
+      indent, kind, a, b, tol, ty = m.groups()
+      if kind == "expect_eq":
+        return check_call("check.expect_eq", a, b, ty, ty, "", indent)
+      return check_call("check.expect_almost_eq", a, b, ty, ty, f"tolerance={tol or '0.0001'}", indent)
+    m = self.CLOSE_RE.match(ln)
+    if m:
+      indent, a, b, opts, tys = m.groups()
+      parts = [t.strip() for t in split_types(tys)]
+      if len(parts) == 1:
+        parts = parts * 2
+      cfg = ",".join(
+          f"{k}={v}" for k, v in re.findall(r"(\w+)\s*=\s*(\d+)", opts))
+      return check_call("check.expect_close", a, b, parts[0], parts[1], cfg, indent)
+    raise ValueError(f"unsupported check op: {ln.strip()[:200]}")
+
+
+def split_types(s):
+  """Splits 'tensor<2x3xf32>, tensor<...>' at top-level commas."""
+  out, depth, cur = [], 0, ""
+  for ch in s:
+    if ch == "<":
+      depth += 1
+    elif ch == ">":
+      depth -= 1
+    if ch == "," and depth == 0:
+      out.append(cur)
+      cur = ""
+    else:
+      cur += ch
+  out.append(cur)
+  return out
+
+
+FUNC_RE = re.compile(r"^(\s*)func\.func\s+(?:(public|private|nested)\s+)?@([\w.$-]+)\s*\(([^)]*)\)", re.M)
+
+
+def choose_entry(text):
+  """Makes exactly one function public: @main if present, else the last
+  function without arguments (the interpreter test). Returns (text, entry)."""
+  funcs = FUNC_RE.findall(text)
+  if not funcs:
+    raise ValueError("no func.func in test")
+  names = [f[2] for f in funcs]
+  if "main" in names:
+    entry = "main"
+  else:
+    noargs = [f[2] for f in funcs if not f[3].strip()]
+    if not noargs:
+      raise ValueError("no argument-free test function")
+    entry = noargs[-1]
+
+  def fix(m):
+    indent, _vis, name, args = m.group(1), m.group(2), m.group(3), m.group(4)
+    vis = "" if name == entry else "private "
+    return f"{indent}func.func {vis}@{name}({args})"
+
+  return FUNC_RE.sub(fix, text), entry
+
+
+def skip_reason(text, header):
+  if "!quant." in text:
+    return ("quantized types: gojax IR has none, and jaxlib's Python MLIR context has no quant "
+            "dialect to serialize them")
+  if "interpreter.run_parallel" in text:
+    return "needs interpreter.run_parallel (multi-process collective test of the reference interpreter)"
+  if "interpreter.probe" in text or "check.expect_serialized_eq" in text:
+    return "needs interpreter.probe / expect_serialized_eq (reference-interpreter instrumentation)"
+  if "interpreter.print" in text or "--interpreter-print-dense" in header:
+    return "needs interpreter.print (output compared by FileCheck)"
+  if "--args=" in header:
+    return "takes --args inputs and is checked by FileCheck, not check ops"
+  if "--verify-diagnostics" in header and "expected-error" in text:
+    return "expects a diagnostic (negative test)"
+  return None
+
+
+def cases_for_file(corpus, path):
+  """Yields (case_name, index, text, skip_reason) for one source file."""
+  with open(path, encoding="utf-8") as f:
+    src = f.read()
+  # RUN-DISABLED lines count too: those programs are valid and self-checking;
+  # upstream disabled them for the reference interpreter (e.g. "inaccurate").
+  header = "\n".join(l for l in src.splitlines() if l.startswith("// RUN"))
+  base = os.path.splitext(os.path.basename(path))[0]
+  if corpus == "testdata" and "--interpret" not in header:
+    yield base, 0, src, "serialization-only test (no --interpret RUN line; dynamic shapes)"
+    return
+  chunks = SPLIT_RE.split(src) if "split-input-file" in header else [src]
+  chunks = [c for c in chunks if "func.func" in c]
+  for i, chunk in enumerate(chunks):
+    name = base if len(chunks) == 1 else f"{base}#{i}"
+    funcs = [f[2] for f in FUNC_RE.findall(chunk)]
+    if len(chunks) > 1 and funcs:
+      name = f"{base}#{i}:{funcs[-1]}"
+    yield name, i, chunk, skip_reason(chunk, header)
+
+
+def balanced(s):
+  depth = 0
+  for ch in s:
+    if ch in "<[({":
+      depth += 1
+    elif ch in ">])}":
+      depth -= 1
+  return depth <= 0
+
+
+def join_checks(lines):
+  """Joins check ops written over several lines into one line each."""
+  out, i = [], 0
+  while i < len(lines):
+    ln = lines[i]
+    if ln.lstrip().startswith("check."):
+      while (not balanced(ln) or ln.rstrip().endswith(",")) and i + 1 < len(lines):
+        i += 1
+        ln = ln.rstrip() + " " + lines[i].strip()
+    out.append(ln)
+    i += 1
+  return out
+
+
+def translate(corpus, text):
+  tr = Translator()
+  lines = [tr.line(l) for l in join_checks(text.splitlines())]
+  out = "\n".join(lines) + "\n"
+  out, entry = choose_entry(out)
+  return out, entry
+
+
+def serialize(text, target, ctx_factory, ir, _jax):
+  ctx = ctx_factory()
+  module = ir.Module.parse(text, ctx)
+  return _jax.mlir.serialize_portable_artifact(module, target, True)
+
+
+def main():
+  ap = argparse.ArgumentParser()
+  ap.add_argument("--corpus", required=True, choices=["testdata", "interpret"])
+  ap.add_argument("--src", required=True)
+  ap.add_argument("--out", required=True)
+  ap.add_argument("--target", required=True, help="requested StableHLO version, e.g. 1.20.0")
+  ap.add_argument("--only", default="", help="substring filter on file names (debugging)")
+  args = ap.parse_args()
+
+  # Imported late so --help works without jax.
+  from jax._src.interpreters import mlir as jax_mlir
+  from jax._src.lib import _jax
+  from jaxlib.mlir import ir
+  from jaxlib.mlir.dialects import stablehlo
+
+  current = stablehlo.get_current_version()
+  target = stablehlo.get_smaller_version(args.target, current)
+  outdir = os.path.join(args.out, args.corpus)
+  os.makedirs(outdir, exist_ok=True)
+
+  files = sorted(f for f in os.listdir(args.src) if f.endswith(".mlir") and args.only in f)
+  manifest = {"corpus": args.corpus, "target": target, "jaxlib_current": current,
+              "requested": args.target, "script_version": SCRIPT_VERSION, "cases": []}
+  stats = {"cached": 0, "serialized": 0, "failed": 0, "skipped": 0}
+  for fname in files:
+    for name, index, text, skip in cases_for_file(args.corpus, os.path.join(args.src, fname)):
+      case = {"name": name, "file": fname, "index": index}
+      if skip:
+        case["skip"] = skip
+        stats["skipped"] += 1
+        manifest["cases"].append(case)
+        continue
+      try:
+        translated, entry = translate(args.corpus, text)
+      except ValueError as e:
+        case["error"] = f"translate: {e}"
+        stats["failed"] += 1
+        manifest["cases"].append(case)
+        continue
+      case["entry"] = entry
+      case["checks"] = translated.count("@check.")
+      key = hashlib.sha256(f"{SCRIPT_VERSION}\0{target}\0{translated}".encode()).hexdigest()
+      rel = os.path.join(args.corpus, key + ".bc")
+      dst = os.path.join(args.out, rel)
+      if os.path.exists(dst):
+        stats["cached"] += 1
+        case["artifact"] = rel
+        manifest["cases"].append(case)
+        continue
+      try:
+        data = serialize(translated, target, jax_mlir.make_ir_context, ir, _jax)
+      except Exception as e:  # MLIR parse/serialize errors: record and go on.
+        msg = " ".join(str(e).split())
+        case["error"] = f"serialize: {msg[:600]}"
+        stats["failed"] += 1
+        manifest["cases"].append(case)
+        continue
+      fd, tmp = tempfile.mkstemp(dir=outdir)
+      with os.fdopen(fd, "wb") as f:
+        f.write(data)
+      os.replace(tmp, dst)
+      stats["serialized"] += 1
+      case["artifact"] = rel
+      manifest["cases"].append(case)
+
+  mpath = os.path.join(args.out, f"{args.corpus}-manifest.json")
+  fd, tmp = tempfile.mkstemp(dir=args.out)
+  with os.fdopen(fd, "w") as f:
+    json.dump(manifest, f, indent=1)
+  os.replace(tmp, mpath)
+  print(f"{args.corpus}: target {target}: {len(manifest['cases'])} cases, "
+        + ", ".join(f"{v} {k}" for k, v in stats.items()), file=sys.stderr)
+
+
+if __name__ == "__main__":
+  main()

@@ -1,0 +1,178 @@
+package linalg
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/lapack"
+	"gonum.org/v1/gonum/lapack/gonum"
+
+	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/kernel"
+)
+
+// syevd/heevd: eigenvalues (ascending) and eigenvectors (columns of the
+// first result) of a symmetric/Hermitian matrix, reading the uplo triangle.
+// Real matrices use gonum's Dsyev (tridiagonal QL/QR); complex ones are
+// reduced with hetd2, the real tridiagonal is solved with gonum's Dsteqr and
+// the eigenvectors are back-transformed. Eigenvectors are unique only up to
+// sign/phase (and within degenerate eigenspaces), as with LAPACK.
+
+func init() {
+	registerLapack("sd", "syevd", lowerEigh)
+	registerLapack("cz", "heevd", lowerEigh)
+}
+
+func lowerEigh(ctx kernel.Context, cc *customCall) (kernel.Step, error) {
+	mode, err := cc.char("mode", 'V', "NV")
+	if err != nil {
+		return nil, err
+	}
+	uplo, err := cc.char("uplo", 'L', "LU")
+	if err != nil {
+		return nil, err
+	}
+	if len(cc.ins) != 1 || cc.ins[0].Rank() < 2 {
+		return nil, cc.errorf("want one matrix operand")
+	}
+	n := int(cc.ins[0].Shape[cc.ins[0].Rank()-1])
+	batch, err := cc.expect([]spec{{cc.elem, []int{n, n}}}, []spec{{cc.elem, []int{n, n}}, {realOf(cc.elem), []int{n}}, {ir.S32, nil}})
+	if err != nil {
+		return nil, err
+	}
+	nb := numel(batch)
+	lower := uplo == 'L'
+	name := cc.target
+	if cc.elem.IsComplex() {
+		return heevStep(ctx.Parallel, name, cc.elem, nb, n, lower), nil
+	}
+	_ = mode // vectors are always computed; with mode N LAPACK leaves the first result unspecified
+	return syevStep(ctx.Parallel, name, cc.elem, nb, n, lower), nil
+}
+
+func syevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower bool) kernel.Step {
+	ul := blas.Upper
+	if lower {
+		ul = blas.Lower
+	}
+	var impl gonum.Implementation
+	lwork := max(1, 3*n-1)
+	if n > 0 {
+		q := make([]float64, 1)
+		impl.Dsyev(lapack.EVCompute, ul, n, nil, n, nil, q, -1)
+		lwork = max(lwork, int(q[0]))
+	}
+	return func(ins, outs [][]byte) error {
+		a := f64scratch(batch * n * n)
+		w := f64scratch(batch * n)
+		defer a.release()
+		defer w.release()
+		toF64(a.s, ins[0], et)
+		info := make([]int32, batch)
+		var fe firstErr
+		forBatch(par, batch, 9*n*n*n+1, func(lo, hi int) {
+			work := f64scratch(lwork)
+			defer work.release()
+			for b := lo; b < hi; b++ {
+				fe.catch(name, func() {
+					if !impl.Dsyev(lapack.EVCompute, ul, n, a.s[b*n*n:(b+1)*n*n], max(n, 1), w.s[b*n:(b+1)*n], work.s, lwork) {
+						info[b] = 1
+					}
+				})
+			}
+		})
+		if fe.err != nil {
+			return fe.err
+		}
+		fromF64(outs[0], a.s, et)
+		fromF64(outs[1], w.s, realOf(et))
+		putI32s(outs[2], info)
+		return nil
+	}
+}
+
+// heevStep: complex Hermitian eigendecomposition via tridiagonalization.
+func heevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower bool) kernel.Step {
+	var impl gonum.Implementation
+	return func(ins, outs [][]byte) error {
+		a := c128scratch(batch * n * n)
+		w := f64scratch(batch * n)
+		defer a.release()
+		defer w.release()
+		toC128(a.s, ins[0], et)
+		info := make([]int32, batch)
+		var fe firstErr
+		forBatch(par, batch, 30*n*n*n+1, func(lo, hi int) {
+			for b := lo; b < hi; b++ {
+				fe.catch(name, func() {
+					info[b] = int32(heev(impl, n, a.s[b*n*n:(b+1)*n*n], w.s[b*n:(b+1)*n], lower))
+				})
+			}
+		})
+		if fe.err != nil {
+			return fe.err
+		}
+		fromC128(outs[0], a.s, et)
+		fromF64(outs[1], w.s, realOf(et))
+		putI32s(outs[2], info)
+		return nil
+	}
+}
+
+// heev overwrites a with the eigenvectors of the Hermitian matrix held in
+// its lower (or upper) triangle and w with the ascending eigenvalues;
+// returns a LAPACK-style info (>0: QL iteration failed).
+func heev(impl gonum.Implementation, n int, a []complex128, w []float64, lower bool) int {
+	if n == 0 {
+		return 0
+	}
+	if !lower {
+		// The same Hermitian matrix, described by its lower triangle.
+		for i := 0; i < n; i++ {
+			for j := 0; j < i; j++ {
+				a[i*n+j] = complex(real(a[j*n+i]), -imag(a[j*n+i]))
+			}
+		}
+	}
+	d := w
+	e := make([]float64, max(n-1, 0))
+	tau := make([]complex128, max(n-1, 0))
+	work := make([]complex128, n)
+	hetd2(true, n, a, n, d, e, tau, work)
+	// Q = H(0)·…·H(n-2): the reflectors sit one row below the diagonal,
+	// so Q = diag(1, Q') with Q' from org2r on the shifted block.
+	q := make([]complex128, n*n)
+	q[0] = 1
+	if n > 1 {
+		m := n - 1
+		sub := make([]complex128, m*m)
+		for i := 0; i < m; i++ {
+			for j := 0; j < m; j++ {
+				sub[i*m+j] = a[(i+1)*n+j]
+			}
+		}
+		org2r(m, m, m, sub, m, tau, work)
+		for i := 0; i < m; i++ {
+			copy(q[(i+1)*n+1:(i+2)*n], sub[i*m:(i+1)*m])
+		}
+	}
+	z := make([]float64, n*n)
+	if !impl.Dsteqr(lapack.EVTridiag, n, d, e, z, n, make([]float64, max(1, 2*n-2))) {
+		nan := complex(math.NaN(), math.NaN())
+		for i := range a {
+			a[i] = nan
+		}
+		return 1
+	}
+	// Eigenvectors V = Q·Z.
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			var s complex128
+			for k := 0; k < n; k++ {
+				s += q[i*n+k] * complex(z[k*n+j], 0)
+			}
+			a[i*n+j] = s
+		}
+	}
+	return 0
+}

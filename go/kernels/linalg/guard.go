@@ -1,0 +1,32 @@
+package linalg
+
+import (
+	"fmt"
+	"sync"
+)
+
+// firstErr collects the first error of parallel batch items; gonum panics
+// on argument errors, and a panic must not escape a Step, so batch bodies
+// that call into gonum run under catch.
+type firstErr struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (f *firstErr) set(err error) {
+	f.mu.Lock()
+	if f.err == nil {
+		f.err = err
+	}
+	f.mu.Unlock()
+}
+
+// catch runs fn, turning a panic into an error recorded in f.
+func (f *firstErr) catch(what string, fn func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			f.set(fmt.Errorf("%s: %v", what, r))
+		}
+	}()
+	fn()
+}

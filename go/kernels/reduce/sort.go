@@ -1,0 +1,486 @@
+package reduce
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/kernel"
+)
+
+func init() {
+	kernel.Register("stablehlo.sort", lowerSort)
+}
+
+// Sorting is always a stable merge sort driven only by "less", so the fast
+// paths (native keys) and the generic path (comparator region) order
+// elements identically, and is_stable=false gets the stable order too.
+
+// keyKind says how the fast path builds comparable keys from operand 0.
+type keyKind int
+
+const (
+	keyUnsigned keyKind = iota // uint64 keys, natural order
+	keyFloat                   // float64 keys, IEEE "<" (NaN unordered)
+)
+
+// sortKey is a recognized comparator: compare dir on operand 0.
+type sortKey struct {
+	kind      keyKind
+	desc      bool // GT
+	total     bool // TOTALORDER on floats
+	canonical bool // JAX canonicalization: -0 -> +0, every NaN -> one NaN
+	signed    bool // SIGNED compare on integers
+}
+
+// matchComparator recognizes the comparators JAX and others emit for a
+// single key: compare LT/GT (arg0, arg1) with FLOAT/TOTALORDER/SIGNED/
+// UNSIGNED, optionally on JAX's canonicalized floats.
+func matchComparator(r *ir.Region, n int, et ir.ElemType) (sortKey, bool) {
+	var k sortKey
+	if len(r.Blocks) != 1 {
+		return k, false
+	}
+	b := r.Blocks[0]
+	if len(b.Args) != 2*n {
+		return k, false
+	}
+	ret := b.Terminator()
+	if ret == nil || ret.Name != "stablehlo.return" || len(ret.Operands) != 1 {
+		return k, false
+	}
+	cmp := ret.Operands[0].Def
+	if cmp == nil || cmp.Name != "stablehlo.compare" || len(cmp.Operands) != 2 {
+		return k, false
+	}
+	dir, _ := cmp.Attrs.Enum("comparison_direction")
+	ct, _ := cmp.Attrs.Enum("compare_type")
+	switch dir {
+	case "LT":
+	case "GT":
+		k.desc = true
+	default:
+		return k, false
+	}
+	la, lc, ok1 := keyArg(cmp.Operands[0], b)
+	ra, rc, ok2 := keyArg(cmp.Operands[1], b)
+	if !ok1 || !ok2 || lc != rc {
+		return k, false
+	}
+	switch {
+	case la == 0 && ra == 1:
+	case la == 1 && ra == 0:
+		k.desc = !k.desc
+	default:
+		return k, false
+	}
+	k.canonical = lc
+	// Every op in the block must be part of the matched expression.
+	if len(b.Ops) != countOps(ret) {
+		return k, false
+	}
+	switch {
+	case et.IsFloat() && !et.IsSmallFloat():
+		switch ct {
+		case "TOTALORDER":
+			k.kind, k.total = keyUnsigned, true
+		case "FLOAT", "NOTYPE", "":
+			k.kind = keyFloat
+		default:
+			return k, false
+		}
+	case et.IsInteger() || et == ir.Pred:
+		if lc {
+			return k, false
+		}
+		k.kind = keyUnsigned
+		switch ct {
+		case "SIGNED":
+			if et.IsUnsigned() {
+				return k, false
+			}
+			k.signed = true
+		case "UNSIGNED":
+		case "NOTYPE", "":
+			k.signed = et.IsSigned()
+		default:
+			return k, false
+		}
+	default:
+		return k, false
+	}
+	return k, true
+}
+
+// countOps counts the ops feeding v (including constants) plus the return.
+func countOps(ret *ir.Op) int {
+	seen := map[*ir.Op]bool{}
+	var walk func(v *ir.Value)
+	walk = func(v *ir.Value) {
+		if v.Def == nil || seen[v.Def] {
+			return
+		}
+		seen[v.Def] = true
+		for _, o := range v.Def.Operands {
+			walk(o)
+		}
+	}
+	walk(ret.Operands[0])
+	return len(seen) + 1
+}
+
+// keyArg matches a block argument, or JAX's canonicalization of one:
+// select(x != x, NaN, select(x == 0, 0, x)).
+func keyArg(v *ir.Value, b *ir.Block) (arg int, canonical, ok bool) {
+	if v.Def == nil {
+		if v.Block == b {
+			return v.Index, false, true
+		}
+		return 0, false, false
+	}
+	sel := v.Def
+	if sel.Name != "stablehlo.select" || len(sel.Operands) != 3 {
+		return 0, false, false
+	}
+	x, ok := isSelfNE(sel.Operands[0])
+	if !ok || !isConst(sel.Operands[1], func(f float64) bool { return math.IsNaN(f) }) {
+		return 0, false, false
+	}
+	inner := sel.Operands[2].Def
+	if inner == nil || inner.Name != "stablehlo.select" || len(inner.Operands) != 3 {
+		return 0, false, false
+	}
+	eq := inner.Operands[0].Def
+	if eq == nil || eq.Name != "stablehlo.compare" {
+		return 0, false, false
+	}
+	if d, _ := eq.Attrs.Enum("comparison_direction"); d != "EQ" || eq.Operands[0] != x ||
+		!isConst(eq.Operands[1], func(f float64) bool { return f == 0 }) ||
+		!isConst(inner.Operands[1], func(f float64) bool { return f == 0 }) || inner.Operands[2] != x {
+		return 0, false, false
+	}
+	if x.Def != nil || x.Block != b {
+		return 0, false, false
+	}
+	return x.Index, true, true
+}
+
+func isSelfNE(v *ir.Value) (*ir.Value, bool) {
+	c := v.Def
+	if c == nil || c.Name != "stablehlo.compare" || len(c.Operands) != 2 || c.Operands[0] != c.Operands[1] {
+		return nil, false
+	}
+	if d, _ := c.Attrs.Enum("comparison_direction"); d != "NE" {
+		return nil, false
+	}
+	return c.Operands[0], true
+}
+
+// isConst reports a scalar float constant satisfying pred.
+func isConst(v *ir.Value, pred func(float64) bool) bool {
+	c := v.Def
+	if c == nil || c.Name != "stablehlo.constant" {
+		return false
+	}
+	e, ok := c.Attrs.Elements("value")
+	if !ok || e.Type == nil || e.Type.NumElements() != 1 {
+		return false
+	}
+	f, ok := floatAt(e.Data, e.Type.Elem, 0)
+	return ok && pred(f)
+}
+
+// floatAt reads element i of a float buffer as float64 (exact widening).
+func floatAt(b []byte, et ir.ElemType, i int) (float64, bool) {
+	switch et {
+	case ir.F64:
+		return math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])), true
+	case ir.F32:
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))), true
+	case ir.F16:
+		return float64(f16ToF32(binary.LittleEndian.Uint16(b[2*i:]))), true
+	case ir.BF16:
+		return float64(bf16ToF32(binary.LittleEndian.Uint16(b[2*i:]))), true
+	}
+	return 0, false
+}
+
+// uintKey maps element i to a uint64 whose natural order is the requested one.
+func uintKey(b []byte, et ir.ElemType, i int, k sortKey) uint64 {
+	if et.IsFloat() {
+		// IEEE totalOrder on the native bits: negative values reversed.
+		w := uint(et.Bits())
+		var u uint64
+		switch w {
+		case 64:
+			u = binary.LittleEndian.Uint64(b[8*i:])
+		case 32:
+			u = uint64(binary.LittleEndian.Uint32(b[4*i:]))
+		default:
+			u = uint64(binary.LittleEndian.Uint16(b[2*i:]))
+		}
+		sign := uint64(1) << (w - 1)
+		mask := sign | (sign - 1)
+		if k.canonical {
+			expMask := floatExpMask(et)
+			switch {
+			case u&^sign&expMask == expMask && u&^sign&^expMask != 0: // NaN: one value above +inf
+				return mask
+			case u&^sign == 0: // -0 sorts as +0
+				u = 0
+			}
+		}
+		if u&sign != 0 {
+			return ^u & mask
+		}
+		return u | sign
+	}
+	v := uint64(readIndex(b, et, i))
+	if et.IsUnsigned() && et.Bits() == 64 {
+		v = binary.LittleEndian.Uint64(b[8*i:])
+	}
+	if k.signed {
+		// readIndex sign-extends signed types; flip the sign bit for order.
+		return v ^ 1<<63
+	}
+	if et.IsSigned() {
+		// UNSIGNED compare of a signed type: reinterpret its bits.
+		return v & (1<<uint(et.Bits()) - 1)
+	}
+	return v
+}
+
+func lowerSort(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+	n := len(op.Operands)
+	if n == 0 || len(op.Results) != n || len(op.Regions) != 1 {
+		return nil, op.Errorf("expected N inputs, N results and a comparator")
+	}
+	in0, err := tensorOperand(op, 0)
+	if err != nil {
+		return nil, err
+	}
+	dim, err := intAttr(op, "dimension")
+	if err != nil {
+		return nil, err
+	}
+	if dim < 0 {
+		dim += int64(in0.Rank())
+	}
+	if in0.Rank() == 0 || dim < 0 || int(dim) >= in0.Rank() {
+		return nil, op.Errorf("dimension %d out of range for %s", dim, in0)
+	}
+	es := make([]int, n)
+	for i := range n {
+		in, err := tensorOperand(op, i)
+		if err != nil {
+			return nil, err
+		}
+		out, err := tensorResult(op, i)
+		if err != nil {
+			return nil, err
+		}
+		if !sameShape(in.Shape, in0.Shape) || !in.Equal(out) {
+			return nil, op.Errorf("input %d %s and result %s do not agree with %s", i, in, out, in0)
+		}
+		es[i] = in.Elem.ByteSize()
+	}
+	length := int(in0.Shape[dim])
+	inner := 1
+	for _, d := range in0.Shape[dim+1:] {
+		inner *= int(d)
+	}
+	slices := int(in0.NumElements()) / max(1, length)
+	if length == 0 {
+		slices = 0
+	}
+	s := &sorter{n: n, es: es, length: length, inner: inner, slices: slices}
+	et := in0.Elem
+	if k, ok := matchComparator(op.Regions[0], n, et); ok {
+		s.key = &k
+		s.et = et
+	} else {
+		body, err := ctx.CompileRegion(op.Regions[0])
+		if err != nil {
+			return nil, op.Errorf("compiling comparator: %v", err)
+		}
+		s.body = body
+	}
+	return s.step(ctx, op), nil
+}
+
+type sorter struct {
+	n                     int
+	es                    []int
+	length, inner, slices int
+	key                   *sortKey
+	et                    ir.ElemType
+	body                  kernel.Callable
+}
+
+type sortScratch struct {
+	perm, tmp []int32
+	ukeys     []uint64
+	fkeys     []float64
+	args      [][]byte
+	res       [][]byte
+}
+
+func (s *sorter) step(ctx kernel.Context, op *ir.Op) kernel.Step {
+	return func(ins, outs [][]byte) error {
+		if s.slices == 0 {
+			return nil
+		}
+		var firstErr error
+		errOnce := make(chan struct{}, 1)
+		work := func(lo, hi int) {
+			sc := &sortScratch{perm: make([]int32, s.length), tmp: make([]int32, s.length)}
+			if s.body != nil {
+				sc.args = make([][]byte, 2*s.n)
+				sc.res = [][]byte{make([]byte, 1)}
+			} else if s.key.kind == keyUnsigned {
+				sc.ukeys = make([]uint64, s.length)
+			} else {
+				sc.fkeys = make([]float64, s.length)
+			}
+			for sl := lo; sl < hi; sl++ {
+				if err := s.sortSlice(ins, outs, sl, sc); err != nil {
+					select {
+					case errOnce <- struct{}{}:
+						firstErr = op.Errorf("comparator: %v", err)
+					default:
+					}
+					return
+				}
+			}
+		}
+		if ctx == nil || s.slices < 2 || s.slices*s.length < 4096 {
+			work(0, s.slices)
+		} else {
+			ctx.Parallel(s.slices, max(1, 4096/max(1, s.length)), work)
+		}
+		return firstErr
+	}
+}
+
+// sortSlice sorts slice sl (outer index × inner index) of every operand.
+func (s *sorter) sortSlice(ins, outs [][]byte, sl int, sc *sortScratch) error {
+	base := (sl/s.inner)*s.length*s.inner + sl%s.inner
+	pos := func(j int32) int { return base + int(j)*s.inner }
+	perm := sc.perm
+	for j := range perm {
+		perm[j] = int32(j)
+	}
+	var less func(a, b int32) bool
+	var callErr error
+	switch {
+	case s.body != nil:
+		less = func(a, b int32) bool {
+			if callErr != nil {
+				return false
+			}
+			for i := range s.n {
+				e := s.es[i]
+				pa, pb := pos(a)*e, pos(b)*e
+				sc.args[2*i] = ins[i][pa : pa+e]
+				sc.args[2*i+1] = ins[i][pb : pb+e]
+			}
+			if err := s.body.Call(sc.args, sc.res); err != nil {
+				callErr = err
+				return false
+			}
+			return sc.res[0][0] != 0
+		}
+	case s.key.kind == keyUnsigned:
+		keys := sc.ukeys
+		for j := range keys {
+			keys[j] = uintKey(ins[0], s.et, pos(int32(j)), *s.key)
+		}
+		if s.key.desc {
+			less = func(a, b int32) bool { return keys[a] > keys[b] }
+		} else {
+			less = func(a, b int32) bool { return keys[a] < keys[b] }
+		}
+	default:
+		keys := sc.fkeys
+		for j := range keys {
+			keys[j], _ = floatAt(ins[0], s.et, pos(int32(j)))
+			if s.key.canonical && keys[j] == 0 {
+				keys[j] = 0
+			}
+		}
+		if s.key.desc {
+			less = func(a, b int32) bool { return keys[a] > keys[b] }
+		} else {
+			less = func(a, b int32) bool { return keys[a] < keys[b] }
+		}
+	}
+	mergeSort(perm, sc.tmp, less)
+	if callErr != nil {
+		return callErr
+	}
+	for i := range s.n {
+		e := s.es[i]
+		src, dst := ins[i], outs[i]
+		for j, p := range perm {
+			d, o := pos(int32(j))*e, pos(p)*e
+			copy(dst[d:d+e], src[o:o+e])
+		}
+	}
+	return nil
+}
+
+// mergeSort is a stable top-down merge sort of perm using only less.
+func mergeSort(perm, tmp []int32, less func(a, b int32) bool) {
+	if len(perm) <= 16 {
+		for i := 1; i < len(perm); i++ {
+			v := perm[i]
+			j := i
+			for ; j > 0 && less(v, perm[j-1]); j-- {
+				perm[j] = perm[j-1]
+			}
+			perm[j] = v
+		}
+		return
+	}
+	mid := len(perm) / 2
+	mergeSort(perm[:mid], tmp[:mid], less)
+	mergeSort(perm[mid:], tmp[mid:], less)
+	if !less(perm[mid], perm[mid-1]) {
+		return // already in order
+	}
+	copy(tmp, perm)
+	i, j, k := 0, mid, 0
+	for i < mid && j < len(perm) {
+		if less(tmp[j], tmp[i]) {
+			perm[k] = tmp[j]
+			j++
+		} else {
+			perm[k] = tmp[i]
+			i++
+		}
+		k++
+	}
+	for i < mid {
+		perm[k] = tmp[i]
+		i++
+		k++
+	}
+	for j < len(perm) {
+		perm[k] = tmp[j]
+		j++
+		k++
+	}
+}
+
+// floatExpMask is the exponent field of f16/bf16/f32/f64 bit patterns.
+func floatExpMask(et ir.ElemType) uint64 {
+	switch et {
+	case ir.F64:
+		return 0x7ff0000000000000
+	case ir.F32:
+		return 0x7f800000
+	case ir.F16:
+		return 0x7c00
+	}
+	return 0x7f80 // bf16
+}

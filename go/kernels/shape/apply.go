@@ -1,0 +1,261 @@
+package shape
+
+import (
+	"math"
+
+	"github.com/gojax/gojax/go/ir"
+)
+
+// rowFn combines n source elements into n destination elements in place:
+// dst[d + i*ds] = op(dst[d + i*ds], src[s + i*ss]), offsets in elements.
+// One is chosen per (op, type) at lowering; scatter calls it per window row.
+type rowFn func(dst, src []byte, d, ds, s, ss, n int)
+
+type numT interface {
+	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64 |
+		~float32 | ~float64 | ~complex64 | ~complex128
+}
+
+type orderedT interface {
+	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~float32 | ~float64
+}
+
+type intT interface {
+	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64
+}
+
+func addRow[T numT](dst, src []byte, d, ds, s, ss, n int) {
+	D, S := asT[T](dst), asT[T](src)
+	for i := 0; i < n; i, d, s = i+1, d+ds, s+ss {
+		D[d] += S[s]
+	}
+}
+
+func mulRow[T numT](dst, src []byte, d, ds, s, ss, n int) {
+	D, S := asT[T](dst), asT[T](src)
+	for i := 0; i < n; i, d, s = i+1, d+ds, s+ss {
+		D[d] *= S[s]
+	}
+}
+
+// maxRow/minRow propagate NaN like stablehlo.maximum/minimum.
+func maxRow[T orderedT](dst, src []byte, d, ds, s, ss, n int) {
+	D, S := asT[T](dst), asT[T](src)
+	for i := 0; i < n; i, d, s = i+1, d+ds, s+ss {
+		if v := S[s]; v > D[d] || v != v {
+			D[d] = v
+		}
+	}
+}
+
+func minRow[T orderedT](dst, src []byte, d, ds, s, ss, n int) {
+	D, S := asT[T](dst), asT[T](src)
+	for i := 0; i < n; i, d, s = i+1, d+ds, s+ss {
+		if v := S[s]; v < D[d] || v != v {
+			D[d] = v
+		}
+	}
+}
+
+func andRow[T intT](dst, src []byte, d, ds, s, ss, n int) {
+	D, S := asT[T](dst), asT[T](src)
+	for i := 0; i < n; i, d, s = i+1, d+ds, s+ss {
+		D[d] &= S[s]
+	}
+}
+
+func orRow[T intT](dst, src []byte, d, ds, s, ss, n int) {
+	D, S := asT[T](dst), asT[T](src)
+	for i := 0; i < n; i, d, s = i+1, d+ds, s+ss {
+		D[d] |= S[s]
+	}
+}
+
+func xorRow[T intT](dst, src []byte, d, ds, s, ss, n int) {
+	D, S := asT[T](dst), asT[T](src)
+	for i := 0; i < n; i, d, s = i+1, d+ds, s+ss {
+		D[d] ^= S[s]
+	}
+}
+
+// halfRow computes in f32 and rounds back: one f32 op then one rounding is
+// the correctly rounded f16/bf16 result for +, *, max, min.
+func halfRow(op string, to func(uint16) float32, from func(float32) uint16) rowFn {
+	code := map[string]int{"stablehlo.add": 1, "stablehlo.multiply": 2, "stablehlo.maximum": 3, "stablehlo.minimum": 4}[op]
+	if code == 0 {
+		return nil
+	}
+	return func(dst, src []byte, d, ds, s, ss, n int) {
+		D, S := asT[uint16](dst), asT[uint16](src)
+		for i := 0; i < n; i, d, s = i+1, d+ds, s+ss {
+			a, b := to(D[d]), to(S[s])
+			var r float32
+			switch code {
+			case 1:
+				r = a + b
+			case 2:
+				r = a * b
+			case 3:
+				r = a
+				if b > a || b != b {
+					r = b
+				}
+			case 4:
+				r = a
+				if b < a || b != b {
+					r = b
+				}
+			}
+			D[d] = from(r)
+		}
+	}
+}
+
+func typedRow[T numT](op string) rowFn {
+	switch op {
+	case "stablehlo.add":
+		return addRow[T]
+	case "stablehlo.multiply":
+		return mulRow[T]
+	}
+	return nil
+}
+
+func orderedRow[T orderedT](op string) rowFn {
+	if f := typedRow[T](op); f != nil {
+		return f
+	}
+	switch op {
+	case "stablehlo.maximum":
+		return maxRow[T]
+	case "stablehlo.minimum":
+		return minRow[T]
+	}
+	return nil
+}
+
+func intRow[T intT](op string) rowFn {
+	if f := orderedRow[T](op); f != nil {
+		return f
+	}
+	switch op {
+	case "stablehlo.and":
+		return andRow[T]
+	case "stablehlo.or":
+		return orRow[T]
+	case "stablehlo.xor":
+		return xorRow[T]
+	}
+	return nil
+}
+
+// rowFnFor returns the in-place combiner of op for et, or nil when there is
+// no fast path (the region is then called per element).
+func rowFnFor(op string, et ir.ElemType) rowFn {
+	switch et {
+	case ir.F32:
+		return orderedRow[float32](op)
+	case ir.F64:
+		return orderedRow[float64](op)
+	case ir.F16:
+		return halfRow(op, f16ToF32, f32ToF16)
+	case ir.BF16:
+		return halfRow(op, bf16ToF32, f32ToBF16)
+	case ir.S8:
+		return intRow[int8](op)
+	case ir.S16:
+		return intRow[int16](op)
+	case ir.S32:
+		return intRow[int32](op)
+	case ir.S64:
+		return intRow[int64](op)
+	case ir.U8:
+		return intRow[uint8](op)
+	case ir.U16:
+		return intRow[uint16](op)
+	case ir.U32:
+		return intRow[uint32](op)
+	case ir.U64:
+		return intRow[uint64](op)
+	case ir.Pred:
+		// i1: max is or, min is and; add/multiply wrap mod 2 (xor/and).
+		m := map[string]string{"stablehlo.maximum": "stablehlo.or", "stablehlo.minimum": "stablehlo.and",
+			"stablehlo.add": "stablehlo.xor", "stablehlo.multiply": "stablehlo.and",
+			"stablehlo.and": "stablehlo.and", "stablehlo.or": "stablehlo.or", "stablehlo.xor": "stablehlo.xor"}
+		if mapped, ok := m[op]; ok {
+			return intRow[uint8](mapped)
+		}
+	case ir.C64:
+		return typedRow[complex64](op)
+	case ir.C128:
+		return typedRow[complex128](op)
+	}
+	return nil
+}
+
+// Half-precision conversions (exact widening, round-to-nearest-even narrowing).
+
+func f16ToF32(h uint16) float32 {
+	sign := uint32(h>>15) << 31
+	exp := uint32(h>>10) & 0x1f
+	mant := uint32(h) & 0x3ff
+	switch exp {
+	case 0:
+		f := float32(mant) * (1.0 / (1 << 24))
+		if sign != 0 {
+			f = -f
+		}
+		return f
+	case 0x1f:
+		return math.Float32frombits(sign | 0x7f800000 | mant<<13)
+	}
+	return math.Float32frombits(sign | (exp+112)<<23 | mant<<13)
+}
+
+func f32ToF16(f float32) uint16 {
+	b := math.Float32bits(f)
+	sign := uint16(b>>16) & 0x8000
+	exp := int(b>>23) & 0xff
+	mant := b & 0x7fffff
+	if exp == 0xff {
+		if mant != 0 {
+			return sign | 0x7e00 | uint16(mant>>13)
+		}
+		return sign | 0x7c00
+	}
+	e := exp - 127 + 15
+	if e >= 0x1f {
+		return sign | 0x7c00
+	}
+	if e <= 0 {
+		if e < -10 {
+			return sign
+		}
+		m := mant | 0x800000
+		shift := uint(14 - e)
+		half := uint32(1) << (shift - 1)
+		r := m >> shift
+		rem := m & (1<<shift - 1)
+		if rem > half || (rem == half && r&1 == 1) {
+			r++
+		}
+		return sign | uint16(r)
+	}
+	r := uint32(e)<<10 | mant>>13
+	rem := mant & 0x1fff
+	if rem > 0x1000 || (rem == 0x1000 && r&1 == 1) {
+		r++
+	}
+	return sign | uint16(r)
+}
+
+func bf16ToF32(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
+
+func f32ToBF16(f float32) uint16 {
+	b := math.Float32bits(f)
+	if b&0x7fffffff > 0x7f800000 {
+		return uint16(b>>16) | 0x40
+	}
+	b += 0x7fff + (b>>16)&1
+	return uint16(b >> 16)
+}

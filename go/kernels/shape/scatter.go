@@ -1,0 +1,282 @@
+package shape
+
+import (
+	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/kernel"
+)
+
+func init() {
+	kernel.Register("stablehlo.scatter", lowerScatter)
+}
+
+// applyRows runs fn over every innermost row of the plan (ignoring tiling).
+func (p *copyPlan) applyRows(dst, src []byte, dBase, sBase int, fn rowFn) {
+	if p.empty {
+		return
+	}
+	shape, ds, ss := p.shape, p.ds, p.ss
+	n := len(shape)
+	var idxArr [16]int
+	var idx []int
+	if n-1 <= len(idxArr) {
+		idx = idxArr[:n-1]
+	} else {
+		idx = make([]int, n-1)
+	}
+	d, s := dBase, sBase
+	for range p.rows {
+		fn(dst, src, d, ds[n-1], s, ss[n-1], shape[n-1])
+		for k := n - 2; k >= 0; k-- {
+			idx[k]++
+			d += ds[k]
+			s += ss[k]
+			if idx[k] < shape[k] {
+				break
+			}
+			d -= ds[k] * shape[k]
+			s -= ss[k] * shape[k]
+			idx[k] = 0
+		}
+	}
+}
+
+// scatterBody classifies the update computation: replace (returns the update
+// arguments), a single commutative binary op (N == 1), or neither ("").
+func scatterBody(r *ir.Region, n int) string {
+	if len(r.Blocks) != 1 {
+		return ""
+	}
+	b := r.Blocks[0]
+	if len(b.Args) != 2*n || len(b.Ops) == 0 {
+		return ""
+	}
+	ret := b.Ops[len(b.Ops)-1]
+	if ret.Name != "stablehlo.return" || len(ret.Operands) != n {
+		return ""
+	}
+	if len(b.Ops) == 1 {
+		for i, v := range ret.Operands {
+			if v != b.Args[n+i] {
+				return ""
+			}
+		}
+		return "replace"
+	}
+	if n != 1 || len(b.Ops) != 2 {
+		return ""
+	}
+	o := b.Ops[0]
+	if len(o.Operands) != 2 || len(o.Results) != 1 || ret.Operands[0] != o.Results[0] {
+		return ""
+	}
+	x, y := o.Operands[0], o.Operands[1]
+	if !((x == b.Args[0] && y == b.Args[1]) || (x == b.Args[1] && y == b.Args[0])) {
+		return ""
+	}
+	switch o.Name {
+	case "stablehlo.add", "stablehlo.multiply", "stablehlo.maximum", "stablehlo.minimum",
+		"stablehlo.and", "stablehlo.or", "stablehlo.xor":
+		return o.Name
+	}
+	return ""
+}
+
+func lowerScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+	n := len(op.Results)
+	if n == 0 || len(op.Operands) != 2*n+1 || len(op.Regions) != 1 {
+		return nil, op.Errorf("expected N inputs, indices, N updates, N results and an update computation")
+	}
+	in0, err := tensorOperand(op, 0)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := tensorOperand(op, n)
+	if err != nil {
+		return nil, err
+	}
+	upd0, err := tensorOperand(op, n+1)
+	if err != nil {
+		return nil, err
+	}
+	if !isIndexType(idx.Elem) {
+		return nil, op.Errorf("scatter indices %s are not integers", idx)
+	}
+	elems := make([]ir.ElemType, n)
+	for i := range n {
+		in, err := tensorOperand(op, i)
+		if err != nil {
+			return nil, err
+		}
+		upd, err := tensorOperand(op, n+1+i)
+		if err != nil {
+			return nil, err
+		}
+		out, err := tensorResult(op, i)
+		if err != nil {
+			return nil, err
+		}
+		if !sameShape(in.Shape, in0.Shape) || !sameShape(upd.Shape, upd0.Shape) || !in.Equal(out) || upd.Elem != in.Elem {
+			return nil, op.Errorf("input %d %s, update %s and result %s do not agree", i, in, upd, out)
+		}
+		elems[i] = in.Elem
+	}
+	dn, err := readDimNums(op, "update_window_dims", "inserted_window_dims", "input_batching_dims",
+		"scatter_indices_batching_dims", "scatter_dims_to_operand_dims")
+	if err != nil {
+		return nil, err
+	}
+	unique, err := optBool(op, "unique_indices")
+	if err != nil {
+		return nil, err
+	}
+	ib, winOperand, err := dn.plan(op, in0, idx, upd0)
+	if err != nil {
+		return nil, err
+	}
+	opSt, updSt := in0.Strides(), upd0.Strides()
+	r := in0.Rank()
+	winSize := make([]int64, r)
+	for i := range winSize {
+		winSize[i] = 1
+	}
+	winShape := make([]int64, len(winOperand))
+	winDst := make([]int64, len(winOperand))
+	winSrc := make([]int64, len(winOperand))
+	for i, d := range winOperand {
+		s := upd0.Shape[dn.windowDims[i]]
+		if s > in0.Shape[d] {
+			return nil, op.Errorf("update window dim %d (%d) larger than input dim %d (%d)", dn.windowDims[i], s, d, in0.Shape[d])
+		}
+		winSize[d] = s
+		winShape[i] = s
+		winDst[i] = opSt[d]
+		winSrc[i] = updSt[dn.windowDims[i]]
+	}
+	// A window is applied only when it fits entirely (XLA drops the whole
+	// out-of-bounds window; StableHLO leaves it implementation-defined).
+	maxStart := make([]int64, len(dn.startMap))
+	stStride := make([]int64, len(dn.startMap))
+	for k, d := range dn.startMap {
+		maxStart[k] = in0.Shape[d] - winSize[d]
+		stStride[k] = opSt[d]
+	}
+	whole := make([]*copyPlan, n)
+	win := make([]*copyPlan, n)
+	for i, et := range elems {
+		whole[i] = newCopyPlan([]int64{in0.NumElements()}, []int64{1}, []int64{1}, et.ByteSize())
+		win[i] = newCopyPlan(winShape, winDst, winSrc, et.ByteSize())
+	}
+	// start returns the operand offset of batch b's window and its updates
+	// offset, or ok=false for a window that does not fit.
+	start := func(ix []byte, b int64) (so, uo int64, ok bool) {
+		io, uo, so := ib.offsets(b)
+		for k := range ib.vecLen {
+			s := readIndex(ix, ib.idxElem, int(io+int64(k)*ib.vecSt))
+			if s < 0 || s > maxStart[k] {
+				return 0, 0, false
+			}
+			so += s * stStride[k]
+		}
+		return so, uo, true
+	}
+	winElems := max(1, int(numElems(winShape)))
+	parallel := func(work func(lo, hi int)) {
+		if !unique || ib.count < 2 || ib.count*int64(winElems) < parallelMinElems {
+			work(0, int(ib.count))
+			return
+		}
+		ctx.Parallel(int(ib.count), max(1, parallelMinElems/winElems), work)
+	}
+	copyInputs := func(ins, outs [][]byte) {
+		for i := range n {
+			whole[i].run(ctx, outs[i], ins[i], 0, 0)
+		}
+	}
+
+	switch kind := scatterBody(op.Regions[0], n); {
+	case kind == "replace":
+		return func(ins, outs [][]byte) error {
+			copyInputs(ins, outs)
+			ix := ins[n]
+			parallel(func(lo, hi int) {
+				for b := int64(lo); b < int64(hi); b++ {
+					if so, uo, ok := start(ix, b); ok {
+						for i := range n {
+							win[i].execAll(outs[i], ins[n+1+i], int(so), int(uo))
+						}
+					}
+				}
+			})
+			return nil
+		}, nil
+	case kind != "":
+		if fn := rowFnFor(kind, elems[0]); fn != nil {
+			return func(ins, outs [][]byte) error {
+				copyInputs(ins, outs)
+				ix, upd, out := ins[1], ins[2], outs[0]
+				parallel(func(lo, hi int) {
+					for b := int64(lo); b < int64(hi); b++ {
+						if so, uo, ok := start(ix, b); ok {
+							win[0].applyRows(out, upd, int(so), int(uo), fn)
+						}
+					}
+				})
+				return nil
+			}, nil
+		}
+	}
+
+	body, err := ctx.CompileRegion(op.Regions[0])
+	if err != nil {
+		return nil, op.Errorf("compiling update computation: %v", err)
+	}
+	es := make([]int, n)
+	for i, et := range elems {
+		es[i] = et.ByteSize()
+	}
+	winN := numElems(winShape)
+	return func(ins, outs [][]byte) error {
+		copyInputs(ins, outs)
+		ix := ins[n]
+		args := make([][]byte, 2*n)
+		res := make([][]byte, n)
+		for i := range n {
+			res[i] = make([]byte, es[i])
+		}
+		for b := range ib.count {
+			so, uo, ok := start(ix, b)
+			if !ok {
+				continue
+			}
+			for w := range winN {
+				do, uoff := so, uo
+				rem := w
+				for j := len(winShape) - 1; j >= 0; j-- {
+					c := rem % winShape[j]
+					rem /= winShape[j]
+					do += c * winDst[j]
+					uoff += c * winSrc[j]
+				}
+				for i := range n {
+					args[i] = outs[i][int(do)*es[i] : int(do+1)*es[i]]
+					args[n+i] = ins[n+1+i][int(uoff)*es[i] : int(uoff+1)*es[i]]
+				}
+				if err := body.Call(args, res); err != nil {
+					return op.Errorf("update computation: %v", err)
+				}
+				for i := range n {
+					copy(outs[i][int(do)*es[i]:], res[i])
+				}
+			}
+		}
+		return nil
+	}, nil
+}
+
+func numElems(shape []int64) int64 {
+	n := int64(1)
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}

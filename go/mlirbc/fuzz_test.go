@@ -1,0 +1,33 @@
+package mlirbc
+
+import (
+	"os"
+	"testing"
+)
+
+// FuzzParse feeds arbitrary bytes through the whole generic reader: tables,
+// the IR (eagerly and lazily) and every property blob. It must never panic.
+// Seeds are the shared conformance artifacts.
+func FuzzParse(f *testing.F) {
+	for _, path := range corpusFiles(f) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte("ML\xefR\x0dStableHLO_v1.0.0\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, lazy := range []bool{false, true} {
+			file, err := Parse(data)
+			if err != nil {
+				return
+			}
+			ops, err := file.TopLevel(lazy)
+			if err != nil {
+				continue
+			}
+			_ = LoadAll(ops)
+		}
+	})
+}

@@ -1,0 +1,65 @@
+package vhlo
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkReadConformance decodes the 1.20.0 conformance artifact (about
+// 22 KB, 800+ ops in 220 functions), every function.
+func BenchmarkReadConformance(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join(sharedDir(b), "conformance/stablehlo/vhlo/stablehlo_legalize_to_vhlo.1_20_0.mlir.bc"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := read(data, readOptions{allFuncs: true, lenient: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReadJAXExport runs Read on the largest jax.export artifact.
+func BenchmarkReadJAXExport(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join(sharedDir(b), "conformance/jax-export/cpu_lu_lapack_getrf#0.bc"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Read(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReadTrainStep reads a real JAX artifact of about 25 KB: an MLP
+// training step with Adam (testdata/jax_programs.py, program train_step),
+// exported at benchmark start with the venv's jax.
+func BenchmarkReadTrainStep(b *testing.B) {
+	python := os.Getenv("GOJAX_PYTHON")
+	if python == "" {
+		python = filepath.Join(sharedDir(b), "..", "venv", "bin", "python")
+	}
+	dir := b.TempDir()
+	if out, err := exec.Command(python, "testdata/jax_programs.py", dir, "train_step").CombinedOutput(); err != nil {
+		b.Fatalf("jax_programs.py: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "train_step.bc"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("artifact: %d bytes", len(data))
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Read(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

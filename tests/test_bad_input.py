@@ -1,0 +1,116 @@
+"""Malformed programs handed straight to gojax's PJRT C API (below jaxlib,
+which would reject most of them itself) give errors, never crashes. Each
+check runs in a subprocess so a crash fails the test instead of the run."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax._src.lib import xla_client
+
+from conftest import run_python
+
+_RUNNER = """
+import json, sys
+import pjrt_ctypes
+cases = json.load(open(sys.argv[1] if len(sys.argv) > 1 else {path!r}))
+api = pjrt_ctypes.Api()
+api.initialize()
+client = api.create_client()
+results = []
+for case in cases:
+    try:
+        api.compile(client, bytes.fromhex(case["code"]), case["format"].encode(),
+                    bytes.fromhex(case["options"]))
+        results.append(["ok", ""])
+    except pjrt_ctypes.PjrtError as e:
+        results.append(["error", str(e)])
+api.destroy_client(client)
+print(json.dumps(results))
+"""
+
+
+@pytest.fixture(scope="module")
+def artifact() -> bytes:
+    """A real portable artifact, serialized the way jax.export does."""
+    f = jax.jit(lambda x, y: jnp.tanh(x @ y).sum(axis=0) + 1)
+    spec = jax.ShapeDtypeStruct((4, 4), np.float32)
+    return bytes(jax.export.export(f)(spec, spec).mlir_module_serialized)
+
+
+@pytest.fixture(scope="module")
+def options() -> bytes:
+    return xla_client.CompileOptions().SerializeAsString()
+
+
+def _compile_all(tmp_path, cases):
+    path = os.path.join(tmp_path, "cases.json")
+    with open(path, "w") as f:
+        json.dump([{"code": c.hex(), "format": fmt, "options": o.hex()} for c, fmt, o in cases], f)
+    proc = run_python(_RUNNER.format(path=path), timeout=600)
+    assert proc.returncode == 0, (
+        f"gojax crashed or failed (exit {proc.returncode})\n{proc.stdout}\n{proc.stderr[-4000:]}")
+    results = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert len(results) == len(cases)
+    return results
+
+
+def test_valid_artifact_compiles(tmp_path, artifact, options):
+    # Positive control: the harness compiles a good program.
+    assert _compile_all(tmp_path, [(artifact, "mlir", options)]) == [["ok", ""]]
+
+
+def test_garbage_programs_are_rejected(tmp_path, options):
+    rng = np.random.default_rng(1)
+    garbage = [
+        b"",
+        b"\x00" * 64,
+        bytes(rng.integers(0, 256, 4096, dtype=np.uint8)),
+        b"ML\xefR" + bytes(rng.integers(0, 256, 512, dtype=np.uint8)),
+        b"module { func.func @main( ",
+        b"ML\xefR",
+    ]
+    results = _compile_all(tmp_path, [(g, "mlir", options) for g in garbage])
+    for (status, msg), g in zip(results, garbage):
+        assert status == "error", g[:16]
+        assert msg.strip(), "error without a message"
+
+
+def test_unknown_format_is_rejected(tmp_path, artifact, options):
+    [(status, msg)] = _compile_all(tmp_path, [(artifact, "hlo_with_config", options)])
+    assert status == "error" and msg.strip()
+
+
+def test_garbage_compile_options_are_rejected(tmp_path, artifact):
+    [(status, msg)] = _compile_all(tmp_path, [(artifact, "mlir", b"\xff\xff\xff\xff")])
+    assert status == "error" and msg.strip()
+
+
+def test_truncated_artifacts_are_rejected(tmp_path, artifact, options):
+    cuts = sorted({int(len(artifact) * k / 24) for k in range(1, 24)})
+    results = _compile_all(tmp_path, [(artifact[:c], "mlir", options) for c in cuts])
+    for (status, msg), c in zip(results, cuts):
+        assert status == "error", f"artifact truncated to {c}/{len(artifact)} bytes compiled"
+        assert msg.strip()
+
+
+def test_corrupted_artifacts_never_crash(tmp_path, artifact, options):
+    rng = np.random.default_rng(2)
+    cases = []
+    for _ in range(48):
+        b = bytearray(artifact)
+        for pos in rng.integers(4, len(b), rng.integers(1, 4)):
+            b[pos] ^= 1 << int(rng.integers(0, 8))
+        cases.append((bytes(b), "mlir", options))
+    results = _compile_all(tmp_path, cases)
+    # Some flips land in harmless places (names, padding) and still compile;
+    # what matters is that every case came back with a result and a message.
+    for status, msg in results:
+        assert status in ("ok", "error")
+        if status == "error":
+            assert msg.strip()
