@@ -3,6 +3,7 @@ checks that could crash the interpreter or need a fresh process."""
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import subprocess
 import sys
@@ -14,9 +15,23 @@ TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(TESTS_DIR)
 sys.path.insert(0, TESTS_DIR)  # helper modules beside the tests
 
+# A hung test (a stuck event, a deadlock in the runtime) must fail the run
+# quickly with a traceback rather than eat CI's time: past this many seconds
+# faulthandler dumps every thread's stack and exits the process with status 1.
+TEST_TIMEOUT_S = float(os.environ.get("GOJAX_TEST_TIMEOUT", "300"))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    faulthandler.dump_traceback_later(TEST_TIMEOUT_S, exit=True)
+    try:
+        yield
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+
 
 def run_python(code: str, env: dict[str, str] | None = None,
-               timeout: float = 300) -> subprocess.CompletedProcess:
+               timeout: float = 240) -> subprocess.CompletedProcess:
     """Runs `code` in a fresh interpreter (same venv); returns the process."""
     full_env = dict(os.environ)
     full_env.update(env or {})
@@ -27,7 +42,7 @@ def run_python(code: str, env: dict[str, str] | None = None,
 
 
 def check_python(code: str, env: dict[str, str] | None = None,
-                 timeout: float = 300) -> str:
+                 timeout: float = 240) -> str:
     """run_python that requires exit status 0 and returns stdout."""
     proc = run_python(code, env, timeout)
     assert proc.returncode == 0, (

@@ -12,7 +12,7 @@ from conftest import REPO_ROOT
 
 def test_train_example_runs_on_gojax():
     proc = subprocess.run([sys.executable, os.path.join(REPO_ROOT, "examples", "train.py")],
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=240)
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert "(backend gojax, platform cpu)" in proc.stdout, proc.stdout
     m = re.search(r"final loss ([0-9.]+) \(from ([0-9.]+)\)", proc.stdout)

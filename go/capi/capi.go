@@ -139,7 +139,7 @@ type cstr struct {
 }
 
 func newCstr(s string) cstr { return cstr{C.CString(s), C.size_t(len(s))} }
-func (s cstr) free()         { cFree(s.p) }
+func (s cstr) free()        { cFree(s.p) }
 
 // goString copies a C (pointer, size) string.
 func goString(p *C.char, n C.size_t) string {

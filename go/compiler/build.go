@@ -61,6 +61,7 @@ type builder struct {
 	stage     map[*ir.Op][]copyG // while op → staging copies
 	swapsOf   map[*ir.Op][][2]*group
 	caseCopy  map[*ir.Op][][]copyV
+	valLast   map[*ir.Value]int // last use of each value (ancestor-adjusted position)
 	outGroups []*group
 	final     []copyV
 	kernels   int
@@ -132,6 +133,7 @@ func newBuilder(ctx *compileCtx, top *ir.Block, regionMode bool) *builder {
 		stage:    map[*ir.Op][]copyG{},
 		swapsOf:  map[*ir.Op][][2]*group{},
 		caseCopy: map[*ir.Op][][]copyV{},
+		valLast:  map[*ir.Value]int{},
 	}
 }
 
@@ -167,6 +169,7 @@ func (b *builder) build() (*plan, error) {
 	if err := b.outputs(); err != nil {
 		return nil, err
 	}
+	b.inPlace(b.top)
 	p := &plan{}
 	b.assignSlots(p)
 	body, err := b.emit(p, b.top)
@@ -346,7 +349,11 @@ func (b *builder) liveness(blk *ir.Block) error {
 			if err != nil {
 				return err
 			}
-			g.end = max(g.end, b.lastUse(op, v))
+			u := b.lastUse(op, v)
+			g.end = max(g.end, u)
+			if l, ok := b.valLast[v]; !ok || u > l {
+				b.valLast[v] = u
+			}
 		}
 		if isControlFlow(op) {
 			for _, r := range op.Results {
@@ -453,6 +460,14 @@ func (b *builder) planCarry(op *ir.Op) error {
 		if err != nil {
 			return err
 		}
+		if b.updatesCarryInPlace(body, i, v, g) {
+			// The body's last use of the argument computes its next value
+			// elementwise (or as a dynamic_update_slice): write it straight
+			// into the carried buffer, no swap.
+			g.parent, g.coalesced = carry, true
+			seen[v] = true
+			continue
+		}
 		if !seen[v] && v.Def != nil && v.Def.Block == body && g.root().kind == slotInternal {
 			b.swapsOf[op] = append(b.swapsOf[op], [2]*group{carry, g})
 		} else {
@@ -464,6 +479,45 @@ func (b *builder) planCarry(op *ir.Op) error {
 		seen[v] = true
 	}
 	return nil
+}
+
+func (b *builder) updatesCarryInPlace(body *ir.Block, i int, v *ir.Value, g *group) bool {
+	def, arg := v.Def, body.Args[i]
+	if def == nil || def.Block != body || len(def.Results) != 1 || g.parent != nil || g.coalesced || g.kind != slotInternal {
+		return false
+	}
+	if !inPlaceCapable(def, arg) {
+		return false
+	}
+	if last, ok := b.valLast[arg]; !ok || last != b.pre[def] {
+		return false
+	}
+	n := 0
+	for _, o := range body.Terminator().Operands {
+		if o == v {
+			n++
+		}
+	}
+	return n == 1
+}
+
+// inPlaceCapable: op may write its result over operand v (same size).
+func inPlaceCapable(op *ir.Op, v *ir.Value) bool {
+	if len(op.Results) != 1 || !ir.TypesEqual(op.Results[0].Type, v.Type) {
+		return false
+	}
+	if op.Name == "stablehlo.dynamic_update_slice" {
+		return op.Operands[0] == v
+	}
+	if !inPlaceOps[op.Name] {
+		return false
+	}
+	for _, o := range op.Operands {
+		if o == v {
+			return true
+		}
+	}
+	return false
 }
 
 // outputs binds the block's results: a kernel result of the top block is
@@ -496,6 +550,40 @@ func (b *builder) outputs() error {
 		seen[v] = true
 	}
 	return nil
+}
+
+// inPlace lets the result of an elementwise op (or a dynamic_update_slice)
+// share the buffer of a same-sized operand whose last use is that op, so a
+// chain of elementwise ops runs in one buffer and an update inside a loop
+// does not need a second copy of the array.
+func (b *builder) inPlace(blk *ir.Block) {
+	for _, op := range blk.Ops {
+		if isControlFlow(op) {
+			for _, r := range op.Regions {
+				b.inPlace(r.Blocks[0])
+			}
+			continue
+		}
+		if len(op.Results) != 1 || !(inPlaceOps[op.Name] || op.Name == "stablehlo.dynamic_update_slice") {
+			continue
+		}
+		res := b.valGroup[op.Results[0]]
+		if res.parent != nil || res.kind != slotInternal || res.coalesced {
+			continue
+		}
+		cands := op.Operands
+		if op.Name == "stablehlo.dynamic_update_slice" {
+			cands = cands[:1] // only the updated array, never the update
+		}
+		for _, v := range cands {
+			g := b.valGroup[v].root()
+			if g.kind == slotInternal && g.end == b.pre[op] && g.size == res.size && g != res {
+				res.parent, res.coalesced = g, true
+				g.end = max(g.end, res.end)
+				break
+			}
+		}
+	}
 }
 
 // assignSlots gives each external group its own slot and packs internal

@@ -80,7 +80,7 @@ func CompileModule(m *ir.Module, opts Options) (*Executable, error) {
 		dumpDir = os.Getenv("GOJAX_DUMP_DIR")
 	}
 	if dumpDir != "" {
-		if err := dumpModule(dumpDir, e.name, "input", m); err != nil {
+		if err := dumpModule(dumpDir, e.name, e.fingerprint, "input", m); err != nil {
 			return nil, err
 		}
 	}
@@ -91,7 +91,7 @@ func CompileModule(m *ir.Module, opts Options) (*Executable, error) {
 		return nil, err
 	}
 	if dumpDir != "" {
-		if err := dumpModule(dumpDir, e.name, "optimized", work); err != nil {
+		if err := dumpModule(dumpDir, e.name, e.fingerprint, "optimized", work); err != nil {
 			return nil, err
 		}
 	}

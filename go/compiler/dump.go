@@ -5,8 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/gojax/gojax/go/ir"
@@ -18,44 +16,29 @@ import (
 func fingerprint(m *ir.Module) string {
 	h := sha256.New()
 	io.WriteString(h, "gojax-compiler-1\n")
-	writeModule(h, m, false)
+	writeModule(h, m)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// dumpModule writes the module text to dir/<name>.<stage>.mlir.
-// TODO: switch to ir.DumpToDir once go/ir/print.go lands; this local
-// printer is MLIR-like text meant for reading, not for parsing back.
-func dumpModule(dir, name, stage string, m *ir.Module) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("compiler: dump: %w", err)
-	}
-	safe := strings.Map(func(r rune) rune {
-		if r == '/' || r == os.PathSeparator || r < ' ' {
-			return '_'
-		}
-		return r
-	}, name)
-	f, err := os.Create(filepath.Join(dir, safe+"."+stage+".mlir"))
-	if err != nil {
-		return fmt.Errorf("compiler: dump: %w", err)
-	}
-	writeModule(f, m, true)
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("compiler: dump: %w", err)
+// dumpModule writes the module text (with locations) to
+// dir/<name>.<fingerprint prefix>.<stage>.mlir.
+func dumpModule(dir, name, fp, stage string, m *ir.Module) error {
+	if err := ir.DumpToDir(dir, name+"."+fp[:12]+"."+stage, m); err != nil {
+		return fmt.Errorf("compiler: %w", err)
 	}
 	return nil
 }
 
-// printer writes IR text; values are numbered per function in order of
-// definition.
+// printer writes the canonical text that the fingerprint hashes (no
+// locations, full constant data); values are numbered per function in order
+// of definition.
 type printer struct {
 	w     io.Writer
-	locs  bool
 	names map[*ir.Value]string
 }
 
-func writeModule(w io.Writer, m *ir.Module, locs bool) {
-	p := &printer{w: w, locs: locs}
+func writeModule(w io.Writer, m *ir.Module) {
+	p := &printer{w: w}
 	fmt.Fprintf(w, "module attributes {%s} {\n", p.attrs(m.Attrs))
 	for _, g := range m.Globals {
 		p.names = map[*ir.Value]string{}
@@ -98,9 +81,7 @@ func (p *printer) fn(f *ir.Func) {
 			fmt.Fprintf(p.w, " {%s}", p.attrs(f.ResAttrs[i]))
 		}
 	}
-	io.WriteString(p.w, ")")
-	p.loc(f.Loc)
-	io.WriteString(p.w, " {\n")
+	io.WriteString(p.w, ") {\n")
 	for _, op := range f.Entry().Ops {
 		p.op(op, "    ")
 	}
@@ -167,15 +148,7 @@ func (p *printer) op(op *ir.Op, indent string) {
 		}
 		io.WriteString(p.w, r.Type.String())
 	}
-	io.WriteString(p.w, ")")
-	p.loc(op.Loc)
-	io.WriteString(p.w, "\n")
-}
-
-func (p *printer) loc(l ir.Location) {
-	if p.locs && l.Known() {
-		fmt.Fprintf(p.w, " loc(%q)", l.String())
-	}
+	io.WriteString(p.w, ")\n")
 }
 
 func (p *printer) attrs(a ir.Attrs) string {
@@ -191,9 +164,6 @@ func (p *printer) attrs(a ir.Attrs) string {
 func (p *printer) attr(a ir.Attr) string {
 	switch a := a.(type) {
 	case *ir.ElementsAttr:
-		if p.locs && len(a.Data) > 256 {
-			return fmt.Sprintf("dense<0x%s… (%d bytes)> : %s", hex.EncodeToString(a.Data[:256]), len(a.Data), a.Type)
-		}
 		return fmt.Sprintf("dense<0x%s> : %s", hex.EncodeToString(a.Data), a.Type)
 	case ir.ArrayAttr:
 		parts := make([]string, len(a.Elems))

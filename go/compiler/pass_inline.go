@@ -11,7 +11,8 @@ import (
 const maxInlineDepth = 256
 
 // lowerComposites replaces each stablehlo.composite by a func.call of its
-// decomposition; the inline pass then splices the body in.
+// decomposition; the inline pass then splices the body in. (Walk visits a
+// composite's regions after the callback, and they are gone by then.)
 func lowerComposites(st *passState) error {
 	var err error
 	for _, f := range st.module.Funcs {
@@ -28,10 +29,10 @@ func lowerComposites(st *passState) error {
 				err = op.Errorf("composite decomposition @%s is not defined", callee)
 				return false
 			}
-			if len(op.Regions) != 0 {
-				err = op.Errorf("composite with regions is not supported")
-				return false
-			}
+			// composite_regions (chlo.scan's body, …) only describe the op
+			// for backends that pattern-match it; the decomposition is the
+			// full implementation.
+			op.Regions = nil
 			name, _ := op.Attrs.Str("name")
 			op.Name = "func.call"
 			op.Attrs = ir.Attrs{"callee": ir.SymbolRefAttr{Name: callee}, "gojax.composite": ir.StringAttr{Value: name}}

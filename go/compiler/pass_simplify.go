@@ -45,6 +45,23 @@ func removePassThrough(st *passState) error {
 	return nil
 }
 
+// passThroughTargets are custom calls that only annotate placement, layout
+// or sharding; on one host device they return their operands unchanged.
+var passThroughTargets = map[string]bool{
+	"annotate_device_placement": true, // device_put to a memory kind
+	"MoveToHost":                true,
+	"MoveToDevice":              true,
+	"Sharding":                  true, // GSPMD annotations (non-Shardy lowering)
+	"SPMDFullToShardShape":      true,
+	"SPMDShardToFullShape":      true,
+	"LayoutConstraint":          true,
+}
+
+func customTarget(op *ir.Op) string {
+	t, _ := op.Attrs.Str("call_target_name")
+	return t
+}
+
 // passThrough decides one op: keep it, or record its results as aliases of
 // other values (and possibly splice a region body in its place).
 func passThrough(op *ir.Op, repl map[*ir.Value]*ir.Value) (keep bool, spliced []*ir.Op, err error) {
@@ -53,8 +70,13 @@ func passThrough(op *ir.Op, repl map[*ir.Value]*ir.Value) (keep bool, spliced []
 		return false, nil, identity(op, repl)
 	case op.Name == "builtin.unrealized_conversion_cast":
 		return false, nil, identity(op, repl)
+	case op.Name == "stablehlo.custom_call" && (passThroughTargets[customTarget(op)] || strings.HasPrefix(customTarget(op), "xla.sdy.")):
+		// xla.sdy.* are Shardy round-trip annotations (FuncResultSharding,
+		// ShardingConstraint, …): identity on one device; identity() rejects
+		// any that changes types.
+		return false, nil, identity(op, repl)
 	case op.Name == "stablehlo.get_tuple_element":
-		def := op.Operands[0].Def
+		def := resolve(repl, op.Operands[0]).Def
 		idx, ok := op.Attrs.Int("index")
 		if def == nil || def.Name != "stablehlo.tuple" || !ok || idx < 0 || int(idx) >= len(def.Operands) {
 			return true, nil, nil // left for the planner, which rejects tuple values

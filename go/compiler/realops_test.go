@@ -13,11 +13,18 @@ import (
 
 func needOps(t *testing.T, names ...string) {
 	t.Helper()
+	if n, ok := lookupAll(names...); !ok {
+		t.Skipf("no kernel for %s yet", n)
+	}
+}
+
+func lookupAll(names ...string) (string, bool) {
 	for _, n := range names {
 		if _, ok := kernel.Lookup(n); !ok {
-			t.Skipf("no kernel for %s yet", n)
+			return n, false
 		}
 	}
+	return "", true
 }
 
 func (b *blkB) hlo(name string, x, y *ir.Value) *ir.Value {
@@ -134,4 +141,58 @@ func TestDonationElementwiseInPlace(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []int{0}, res.AliasOf)
 	require.Equal(t, []float32{11, 22, 33}, toF32(a0))
+}
+
+func TestInPlaceElementwiseChain(t *testing.T) {
+	needOps(t, "stablehlo.add", "stablehlo.multiply", "stablehlo.negate")
+	mb := newMod()
+	mb.fn("main", "public", []ir.Type{f32t(64), f32t(64)}, []ir.Type{f32t(64), f32t(64)}, func(b *blkB, a []*ir.Value) []*ir.Value {
+		x := b.hlo("add", a[0], a[1])
+		for range 10 {
+			x = b.hlo("multiply", x, a[1])
+			x = b.v("stablehlo.negate", x.Type, nil, x)
+		}
+		y := b.hlo("add", x, x)
+		return []*ir.Value{b.hlo("add", y, a[0]), x}
+	})
+	e := compile(t, mb.m)
+	st := e.Stats()
+	require.Equal(t, 21, st.Values)
+	require.Equal(t, 1, st.Slots, "every step overwrites its dying operand")
+	in0, in1 := make([]float32, 64), make([]float32, 64)
+	for i := range in0 {
+		in0[i], in1[i] = float32(i), 1+float32(i%3)/4
+	}
+	got := run(t, e, f32s(in0...), f32s(in1...))
+	g0, g1 := toF32(got[0]), toF32(got[1])
+	for i := range in0 {
+		x := in0[i] + in1[i]
+		for range 10 {
+			x = -(x * in1[i])
+		}
+		require.Equal(t, x, g1[i], "element %d", i)
+		require.Equal(t, (x+x)+in0[i], g0[i], "element %d", i)
+	}
+}
+
+func TestInPlaceDynamicUpdateSliceInLoop(t *testing.T) {
+	needOps(t, "stablehlo.add", "stablehlo.compare", "stablehlo.dynamic_update_slice", "stablehlo.reshape")
+	// for i < 8: buf[i] = i*? (writes i into position i), carried buffer updated in place.
+	mb := newMod()
+	mb.fn("main", "public", []ir.Type{i32t(8)}, []ir.Type{i32t(8)}, func(b *blkB, a []*ir.Value) []*ir.Value {
+		r := b.while([]*ir.Value{b.i32c(0), a[0]},
+			func(rb *blkB, c []*ir.Value) *ir.Value { return rb.cmp("LT", c[0], rb.i32c(8)) },
+			func(rb *blkB, c []*ir.Value) []*ir.Value {
+				upd := rb.v("stablehlo.reshape", i32t(1), nil, rb.hlo("add", c[0], rb.i32c(100)))
+				nb := rb.v("stablehlo.dynamic_update_slice", i32t(8), nil, c[1], upd, c[0])
+				return []*ir.Value{rb.hlo("add", c[0], rb.i32c(1)), nb}
+			})
+		return []*ir.Value{r[1]}
+	})
+	e := compile(t, mb.m)
+	w := e.plan.body[0].(*whileInstr)
+	require.Empty(t, w.swaps, "the counter and the array are updated in their carried buffers")
+	require.Empty(t, w.stage)
+	got := run(t, e, i32s(0, 0, 0, 0, 0, 0, 0, 0))
+	require.Equal(t, []int32{100, 101, 102, 103, 104, 105, 106, 107}, toI32(got[0]))
 }

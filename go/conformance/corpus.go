@@ -94,6 +94,7 @@ type ManifestCase struct {
 	Skip     string `json:"skip"`
 	Error    string `json:"error"`  // why it could not be serialized
 	Checks   int    `json:"checks"` // check.* custom calls in the program
+	Note     string `json:"note"`   // e.g. upstream disabled it for the reference interpreter
 }
 
 // Serialize runs serialize.py for a corpus ("testdata" or "interpret") and

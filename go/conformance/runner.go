@@ -10,6 +10,19 @@
 //     serialize.py rewrites into the same custom calls;
 //   - jax-export: artifacts serialized by jax.export with .npz inputs and
 //     expected outputs (jaxexport.go).
+//
+// Usage:
+//
+//	go test ./go/conformance                       # all corpora (~1 min)
+//	go test ./go/conformance -run TestStableHLOInterpret -case while -cases-verbose -v
+//	go test ./go/conformance -run TestJAXExport -update-failures
+//
+// The text corpora are serialized by serialize.py with jaxlib from ../venv
+// ($GOJAX_PYTHON overrides) into a cache outside the repository
+// ($GOJAX_CONFORMANCE_CACHE, else the user cache dir), keyed by content hash,
+// so later runs only pay for execution. Cases run in a worker process
+// (worker.go) so a hang or crash fails one case, not the run. -short skips
+// the corpus tests.
 package conformance
 
 import (
@@ -74,7 +87,7 @@ func (s Summary) String() string {
 }
 
 // CaseTimeout bounds one case (compile and run) in the worker.
-var CaseTimeout = 60 * time.Second
+var CaseTimeout = 20 * time.Second
 
 // RunStableHLO runs every case of a serialized StableHLO corpus in a worker
 // process. progress, if not nil, is called after each case.
@@ -97,6 +110,9 @@ func RunStableHLO(m *Manifest, filter func(name string) bool, progress func(Resu
 			r = Result{Name: c.Name, Status: Fail, Reason: "not serialized: " + c.Error}
 		default:
 			r = pool.Run(Job{Kind: "stablehlo", Name: c.Name, Path: m.ArtifactPath(c), Checks: c.Checks})
+			if r.Status == Fail && c.Note != "" {
+				r.Reason = "[" + c.Note + "] " + r.Reason
+			}
 		}
 		out = append(out, r)
 		if progress != nil {
@@ -118,6 +134,12 @@ func runChecked(path string, hasChecks bool) error {
 	if err != nil {
 		return fmt.Errorf("compile: %w", err)
 	}
+	return runSelfChecking(exe, hasChecks)
+}
+
+// runSelfChecking runs a compiled self-checking program and collects the
+// verdicts of its check calls.
+func runSelfChecking(exe *compiler.Executable, hasChecks bool) error {
 	if n := len(exe.InputTypes()); n != 0 {
 		return fmt.Errorf("entry function takes %d arguments; self-checking programs take none", n)
 	}

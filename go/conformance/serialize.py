@@ -183,7 +183,7 @@ def skip_reason(text, header):
 
 
 def cases_for_file(corpus, path):
-  """Yields (case_name, index, text, skip_reason) for one source file."""
+  """Yields (case_name, index, text, skip_reason, note) for one source file."""
   with open(path, encoding="utf-8") as f:
     src = f.read()
   # RUN-DISABLED lines count too: those programs are valid and self-checking;
@@ -191,8 +191,10 @@ def cases_for_file(corpus, path):
   header = "\n".join(l for l in src.splitlines() if l.startswith("// RUN"))
   base = os.path.splitext(os.path.basename(path))[0]
   if corpus == "testdata" and "--interpret" not in header:
-    yield base, 0, src, "serialization-only test (no --interpret RUN line; dynamic shapes)"
+    yield base, 0, src, "serialization-only test (no --interpret RUN line; dynamic shapes)", None
     return
+  disabled = re.search(r"^// RUN-DISABLED(\([^)]*\))?", src, re.M)
+  note = f"upstream RUN-DISABLED{disabled.group(1) or ''}" if disabled else None
   chunks = SPLIT_RE.split(src) if "split-input-file" in header else [src]
   chunks = [c for c in chunks if "func.func" in c]
   for i, chunk in enumerate(chunks):
@@ -200,7 +202,7 @@ def cases_for_file(corpus, path):
     funcs = [f[2] for f in FUNC_RE.findall(chunk)]
     if len(chunks) > 1 and funcs:
       name = f"{base}#{i}:{funcs[-1]}"
-    yield name, i, chunk, skip_reason(chunk, header)
+    yield name, i, chunk, skip_reason(chunk, header), note
 
 
 def balanced(s):
@@ -266,8 +268,10 @@ def main():
               "requested": args.target, "script_version": SCRIPT_VERSION, "cases": []}
   stats = {"cached": 0, "serialized": 0, "failed": 0, "skipped": 0}
   for fname in files:
-    for name, index, text, skip in cases_for_file(args.corpus, os.path.join(args.src, fname)):
+    for name, index, text, skip, note in cases_for_file(args.corpus, os.path.join(args.src, fname)):
       case = {"name": name, "file": fname, "index": index}
+      if note:
+        case["note"] = note
       if skip:
         case["skip"] = skip
         stats["skipped"] += 1
@@ -305,6 +309,15 @@ def main():
       stats["serialized"] += 1
       case["artifact"] = rel
       manifest["cases"].append(case)
+
+  if not args.only:
+    # Drop artifacts of earlier script versions or targets, so the cache
+    # does not grow without bound.
+    live = {os.path.basename(c["artifact"]) for c in manifest["cases"] if "artifact" in c}
+    for f in os.listdir(outdir):
+      if f.endswith(".bc") and f not in live:
+        os.remove(os.path.join(outdir, f))
+        stats["pruned"] = stats.get("pruned", 0) + 1
 
   mpath = os.path.join(args.out, f"{args.corpus}-manifest.json")
   fd, tmp = tempfile.mkstemp(dir=args.out)

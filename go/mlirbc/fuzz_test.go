@@ -17,6 +17,11 @@ func FuzzParse(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte("ML\xefR\x0dStableHLO_v1.0.0\x00"))
+	// Small hand-built files of every format version mutate more usefully.
+	for v := uint64(0); v <= MaxVersion; v++ {
+		b := &builder{version: v}
+		f.Add(b.file(b.testIR(v >= VersionLazyLoading)))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, lazy := range []bool{false, true} {
 			file, err := Parse(data)

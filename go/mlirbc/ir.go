@@ -12,11 +12,12 @@ type Op struct {
 	HasAttrs bool
 	Attrs    uint64 // attribute index of a builtin DictionaryAttr (discardable attrs; all attrs before format 5)
 
-	// Properties (format >= 5): for a registered op, Props reads its blob;
-	// for an unregistered one PropsAttr is an attribute index.
+	// Properties (format >= 5): a registered op's blob is read with
+	// PropsReader; an unregistered op stores an attribute index, PropsAttr.
 	HasProps  bool
-	Props     *Reader
 	PropsAttr uint64
+	props     []byte
+	propsOff  int
 
 	Results    []*Value
 	Operands   []*Value
@@ -58,6 +59,15 @@ type Region struct {
 type lazyRegions struct {
 	f   *File
 	sec section
+}
+
+// PropsReader returns a fresh reader over the op's property blob (nil when
+// the op has none or is unregistered). Blobs are shared between identical ops.
+func (o *Op) PropsReader() *Reader {
+	if !o.HasProps || !o.Registered {
+		return nil
+	}
+	return NewReader(o.props, o.propsOff, "properties")
 }
 
 // Lazy reports whether the op's regions have not been read yet.
@@ -156,6 +166,10 @@ type irParser struct {
 	f      *File
 	lazy   bool
 	scopes []*valueScope
+	// open counts the value slots of all regions being read. Each is a
+	// distinct value needing at least one byte of input, so it can never
+	// exceed the file size; the check bounds allocation on hostile input.
+	open int
 }
 
 type regionState struct {
@@ -234,9 +248,7 @@ func (p *irParser) region(r *Reader, depth int) (*Region, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Each value needs at least one byte somewhere in this range (a result
-	// type reference or an argument type).
-	if nValues > uint64(r.Len()) {
+	if nValues > uint64(r.Len()) || p.open+int(nValues) > len(p.f.data) {
 		return nil, r.Errorf("region declares %d values in %d bytes", nValues, r.Len())
 	}
 	rs := &regionState{numValues: int(nValues), blocks: make([]*Block, nBlocks)}
@@ -245,6 +257,7 @@ func (p *irParser) region(r *Reader, depth int) (*Region, error) {
 	}
 	rg.Blocks = rs.blocks
 	p.scope().push(rs.numValues)
+	p.open += rs.numValues
 	for i := 0; i < nBlocks; i++ {
 		b, nOps, err := p.blockHeaderInto(r, rs.blocks[i])
 		if err != nil {
@@ -255,6 +268,7 @@ func (p *irParser) region(r *Reader, depth int) (*Region, error) {
 		}
 	}
 	p.scope().pop(rs.numValues)
+	p.open -= rs.numValues
 	return rg, nil
 }
 
@@ -384,11 +398,10 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 			return nil, wrap(err)
 		}
 		if op.Registered {
-			pr, ok := p.f.Properties(idx)
-			if !ok {
-				return nil, wrap(r.Errorf("properties index %d out of range (%d blobs)", idx, p.f.NumProperties()))
+			if idx >= uint64(len(p.f.properties.blobs)) {
+				return nil, wrap(r.Errorf("properties index %d out of range (%d blobs)", idx, len(p.f.properties.blobs)))
 			}
-			op.Props = pr
+			op.props, op.propsOff = p.f.properties.blobs[idx], p.f.properties.offs[idx]
 		} else {
 			op.PropsAttr = idx
 		}

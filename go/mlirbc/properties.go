@@ -38,11 +38,3 @@ func (f *File) readProperties() error {
 
 // NumProperties is the number of property blobs.
 func (f *File) NumProperties() int { return len(f.properties.blobs) }
-
-// Properties returns a reader over property blob idx.
-func (f *File) Properties(idx uint64) (*Reader, bool) {
-	if idx >= uint64(len(f.properties.blobs)) {
-		return nil, false
-	}
-	return NewReader(f.properties.blobs[idx], f.properties.offs[idx], "properties"), true
-}

@@ -43,7 +43,7 @@ type Buffer struct {
 	cond     *sync.Cond
 	data     []byte
 	own      ownership
-	local    bool // memory is (or will be) a devmem allocation gojax may reuse
+	local    bool   // memory is (or will be) a devmem allocation gojax may reuse
 	release  func() // frees foreign memory
 	deleted  bool
 	donated  bool

@@ -342,16 +342,19 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 	return outs, events, nil
 }
 
-// donate marks a held buffer as donated (deleted for everyone else) when its
-// memory is gojax's to reuse.
+// donate marks a held buffer as donated: deleted for everyone else, as XLA
+// does for parameters the program aliases. It reports whether the program may
+// also reuse the memory, which gojax allows only for its own allocations
+// (zero-copy host data and views belong to the caller).
 func (b *Buffer) donate() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if !b.local || b.deleted {
+	if b.deleted {
 		return false
 	}
-	b.deleted, b.donated = true, true
-	return true
+	b.deleted = true
+	b.donated = b.local
+	return b.local
 }
 
 // waitSoleHolder blocks until only the caller's hold remains.
@@ -401,13 +404,17 @@ func (e *Executable) runOnce(in []*Buffer, donated []bool, out []*Buffer) (err e
 			return WithCode(CodeFailedPrecondition, fmt.Errorf("argument %d of %q is not available: %w", i, e.Name(), werr))
 		}
 	}
-	e.client.runSlots <- struct{}{}
-	defer func() { <-e.client.runSlots }()
-	data := make([][]byte, len(in))
+	// Wait for earlier readers of donated buffers before taking a run slot, so
+	// a waiting donor never keeps those readers from running.
 	for i, b := range in {
 		if donated[i] {
 			b.waitSoleHolder()
 		}
+	}
+	e.client.runSlots <- struct{}{}
+	defer func() { <-e.client.runSlots }()
+	data := make([][]byte, len(in))
+	for i, b := range in {
 		d, berr := b.bytes()
 		if berr != nil {
 			return WithCode(CodeFailedPrecondition, fmt.Errorf("argument %d of %q: %w", i, e.Name(), berr))

@@ -421,6 +421,26 @@ func TestExecuteDonation(t *testing.T) {
 	}
 }
 
+func TestExecuteDonatedForeignMemoryIsDeletedNotReused(t *testing.T) {
+	c := newTestClient(t, 1)
+	e := newFakeExec(t, c, &fakeProg{n: 2, donor: true})
+	host, err := devmem.Alloc(8)
+	require.NoError(t, err)
+	defer devmem.Free(host)
+	copy(host, f32Bytes(1, 2))
+	x, released, err := BufferFromHost(c.Devices()[0].DefaultMemory(), HostBuffer{
+		Data: unsafe.Pointer(&host[0]), Elem: ir.F32, Dims: []int64{2},
+	}, ImmutableZeroCopy)
+	require.NoError(t, err)
+	outs, done, err := e.Execute([][]*Buffer{{x}}, nil, ExecuteOptions{})
+	require.NoError(t, err)
+	require.True(t, x.IsDeleted(), "donated parameters read as deleted")
+	require.NoError(t, done[0].Wait())
+	require.NoError(t, released.Wait(), "host memory is handed back after the run")
+	require.Equal(t, []float32{2, 3}, readF32(t, outs[0][0]))
+	require.Equal(t, []float32{1, 2}, f32s(host), "caller-owned memory is never written")
+}
+
 func TestExecuteDonationWaitsForEarlierReaders(t *testing.T) {
 	c := newTestClient(t, 1)
 	slow := &fakeProg{n: 2, gate: make(chan struct{})}
@@ -534,4 +554,76 @@ func TestSerializeRoundTripFormat(t *testing.T) {
 	require.ErrorContains(t, err, "not a serialized gojax executable")
 	_, err = Deserialize(c, data[:len(data)-3], nil, "")
 	require.ErrorContains(t, err, "truncated")
+}
+
+// TestDonorWaitingDoesNotStarveReaders: with one run slot, a donor whose
+// inputs are ready must not hold the slot while an earlier reader (whose input
+// arrives later) still needs it.
+func TestDonorWaitingDoesNotStarveReaders(t *testing.T) {
+	c, err := NewClient(Options{NumDevices: 1, MaxConcurrentRuns: 1})
+	require.NoError(t, err)
+	gate := &fakeProg{n: 2, gate: make(chan struct{})}
+	producer := newFakeExec(t, c, gate)
+	reader := newFakeExec(t, c, &fakeProg{n: 2})
+	donor := newFakeExec(t, c, &fakeProg{n: 2, donor: true})
+	x := hostF32(t, c, 1, 2)
+	w := hostF32(t, c, 5, 6)
+	pOut, _, err := producer.Execute([][]*Buffer{{w}}, nil, ExecuteOptions{}) // slow, holds the slot
+	require.NoError(t, err)
+	rOut, rDone, err := reader.Execute([][]*Buffer{{x}}, nil, ExecuteOptions{})
+	require.NoError(t, err)
+	_ = pOut
+	dOut, dDone, err := donor.Execute([][]*Buffer{{x}}, nil, ExecuteOptions{})
+	require.NoError(t, err)
+	close(gate.gate)
+	finished := make(chan struct{})
+	go func() {
+		_ = rDone[0].Wait()
+		_ = dDone[0].Wait()
+		close(finished)
+	}()
+	select {
+	case <-finished:
+	case <-time.After(5 * time.Second):
+		t.Fatal("deadlock: donor and reader wait on each other")
+	}
+	require.Equal(t, []float32{2, 3}, readF32(t, rOut[0][0]))
+	require.Equal(t, []float32{2, 3}, readF32(t, dOut[0][0]))
+}
+
+func TestHostTransfer(t *testing.T) {
+	c := newTestClient(t, 1)
+	mem := c.Devices()[0].DefaultMemory()
+	before := devmem.ReadStats().LiveAllocs
+	ht, err := NewHostTransfer(mem, []Shape{{ir.F32, []int64{3}}, {ir.S8, []int64{2}}})
+	require.NoError(t, err)
+	require.Equal(t, 2, ht.Len())
+	n, err := ht.Size(0)
+	require.NoError(t, err)
+	require.Equal(t, int64(12), n)
+	b0, err := ht.Retrieve(0)
+	require.NoError(t, err)
+	_, err = ht.Retrieve(0)
+	require.ErrorContains(t, err, "already retrieved")
+	require.NoError(t, ht.Write(0, f32Bytes(1, 2), 0, false))
+	require.False(t, b0.ReadyEvent().IsReady())
+	require.NoError(t, ht.Write(0, f32Bytes(3), 8, true))
+	require.NoError(t, b0.ReadyEvent().Wait())
+	require.Equal(t, []float32{1, 2, 3}, readF32(t, b0))
+	require.ErrorContains(t, ht.Write(0, f32Bytes(3), 8, true), "already complete")
+	require.ErrorContains(t, ht.Write(1, make([]byte, 3), 0, true), "exceeds")
+	require.ErrorContains(t, ht.Write(2, nil, 0, true), "out of range")
+	b1, err := ht.Retrieve(1)
+	require.NoError(t, err)
+	require.NoError(t, ht.SetError(1, Errorf(CodeInternal, "host side failed")))
+	require.ErrorContains(t, b1.ReadyEvent().Wait(), "host side failed")
+	ht.Close()
+	b0.Delete()
+	b1.Delete()
+	require.Equal(t, before, devmem.ReadStats().LiveAllocs)
+
+	ht2, err := NewHostTransfer(mem, []Shape{{ir.F32, []int64{2}}})
+	require.NoError(t, err)
+	ht2.Close()
+	require.Equal(t, before, devmem.ReadStats().LiveAllocs, "unretrieved buffers are freed on Close")
 }

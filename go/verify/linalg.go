@@ -254,7 +254,16 @@ func checkConvolution(v *verifier, op *ir.Op) error {
 	}
 	w.padding = pad
 	if rev, ok := op.Attrs["window_reversal"]; ok {
-		if b, isBools := rev.(ir.DenseBoolAttr); !isBools || len(b.Values) != s {
+		n := -1
+		switch b := rev.(type) {
+		case ir.DenseBoolAttr:
+			n = len(b.Values)
+		case *ir.ElementsAttr:
+			if b != nil && b.Type != nil && b.Type.Elem == ir.Pred {
+				n = int(b.Type.NumElements())
+			}
+		}
+		if n != s {
 			return op.Errorf("window_reversal must be %d bools, is %s", s, rev)
 		}
 	}

@@ -132,8 +132,26 @@ func (v *verifier) function(f *ir.Func) error {
 	return nil
 }
 
-// region walks the region's ops in order, checking each op and then its regions.
+// region walks the region's ops in order, checking each op and then its
+// regions. Values defined inside the region go out of scope when it ends.
 func (v *verifier) region(r *ir.Region, parent *ir.Op) error {
+	defer func() {
+		for _, b := range r.Blocks {
+			if b == nil {
+				continue
+			}
+			for _, a := range b.Args {
+				delete(v.defined, a)
+			}
+			for _, op := range b.Ops {
+				if op != nil {
+					for _, res := range op.Results {
+						delete(v.defined, res)
+					}
+				}
+			}
+		}
+	}()
 	for _, b := range r.Blocks {
 		if b == nil {
 			return fmt.Errorf("verify: nil block")
@@ -198,17 +216,19 @@ func (v *verifier) op(op *ir.Op) error {
 			return op.Errorf("region %d is empty", i)
 		}
 	}
-	if foreignAccepted(op.Name) {
-		// Foreign ops are not type-checked, but their nested IR still defines values.
-	} else if fn, ok := checks[op.Name]; ok {
-		if err := fn(v, op); err != nil {
-			return err
-		}
-	} else {
+	fn, known := checks[op.Name]
+	if !known && !foreignAccepted(op.Name) {
 		return op.Errorf("unknown op (not a StableHLO, func, sdy or builtin cast op gojax knows)")
 	}
+	// Nested ops first, so a wrong type inside a body is reported at the op
+	// that produced it rather than at the region signature check.
 	for _, r := range op.Regions {
 		if err := v.region(r, op); err != nil {
+			return err
+		}
+	}
+	if known { // foreign ops are not type-checked
+		if err := fn(v, op); err != nil {
 			return err
 		}
 	}

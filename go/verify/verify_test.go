@@ -410,6 +410,25 @@ func TestStructure(t *testing.T) {
 			b.block.Append(first)
 			return b.ret(second.Result())
 		}, "stablehlo.negate at test (t.py:1:1): operand 0 is not defined"},
+		{"value escapes its region", func() *ir.Module {
+			b := newFunc(f32x2x3, f32s)
+			red := b.op("stablehlo.reduce", b.block.Args, ts(tensor(ir.F32, 2)), ir.Attrs{"dimensions": i64(1)})
+			body := addBody(ir.F32, 1)
+			red.AddRegion(body)
+			inner := body.Blocks[0].Ops[0].Result()
+			neg := b.op("stablehlo.negate", []*ir.Value{inner}, ts(f32s), nil)
+			return b.ret(red.Result(), neg.Result())
+		}, "stablehlo.negate at test (t.py:1:1): operand 0 is not defined"},
+		{"value from another function", func() *ir.Module {
+			other := newFunc(f32x4)
+			other.f.Name = "other"
+			m := other.ret(other.arg(0))
+			b := newFunc()
+			neg := b.op("stablehlo.negate", []*ir.Value{other.arg(0)}, ts(f32x4), nil)
+			main := b.ret(neg.Result())
+			m.Funcs = append(m.Funcs, main.Funcs[0])
+			return m
+		}, "operand 0 is not defined"},
 		{"signature mismatch", func() *ir.Module {
 			b := newFunc(f32x4)
 			m := b.ret(b.arg(0))
@@ -428,7 +447,7 @@ func TestStructure(t *testing.T) {
 				blk := ir.NewBlock(f32s, f32s)
 				blk.Append(ir.NewOp("func.return", blk.Args[:1], nil, nil))
 				return ir.NewRegion(blk)
-			}), "region 0 must end with stablehlo.return"},
+			}), "must terminate a function body"},
 	})
 }
 
@@ -456,4 +475,68 @@ func TestEveryStableHLOOpIsKnown(t *testing.T) {
 	require.True(t, Known("func.call"))
 	require.True(t, Known("func.return"))
 	require.False(t, Known("stablehlo.frobnicate"))
+}
+
+func TestRarerOps(t *testing.T) {
+	tok := &ir.TokenType{}
+	gatherAttrs := ir.Attrs{
+		"offset_dims": i64(1), "collapsed_slice_dims": i64(0), "start_index_map": i64(0), "index_vector_dim": intA(1),
+	}
+	runCases(t, []verifyCase{
+		{"all_to_all ok", oneOp("stablehlo.all_to_all", ts(tensor(ir.F32, 4, 2)), ts(tensor(ir.F32, 2, 4)),
+			ir.Attrs{"split_dimension": intA(0), "concat_dimension": intA(1), "split_count": intA(2), "replica_groups": i64(0, 1)}), ""},
+		{"all_to_all indivisible", oneOp("stablehlo.all_to_all", ts(tensor(ir.F32, 3, 2)), ts(tensor(ir.F32, 2, 4)),
+			ir.Attrs{"split_dimension": intA(0), "concat_dimension": intA(1), "split_count": intA(2), "replica_groups": i64(0, 1)}), "not divisible"},
+		{"reduce_scatter ok", withRegions("stablehlo.reduce_scatter", ts(tensor(ir.F32, 8)), ts(f32x4),
+			ir.Attrs{"scatter_dimension": intA(0), "replica_groups": i64(0, 1)}, func() *ir.Region { return addBody(ir.F32, 1) }), ""},
+		{"reduce_scatter grows", withRegions("stablehlo.reduce_scatter", ts(f32x4), ts(tensor(ir.F32, 8)),
+			ir.Attrs{"scatter_dimension": intA(0), "replica_groups": i64(0, 1)}, func() *ir.Region { return addBody(ir.F32, 1) }), "incompatible"},
+		{"all_reduce no groups", withRegions("stablehlo.all_reduce", ts(f32x4), ts(f32x4), nil,
+			func() *ir.Region { return addBody(ir.F32, 1) }), "missing required attribute replica_groups"},
+		{"infeed ok", oneOp("stablehlo.infeed", ts(tok), ts(f32x4, tok), ir.Attrs{"infeed_config": ir.StringAttr{}}), ""},
+		{"infeed no token result", oneOp("stablehlo.infeed", ts(tok), ts(f32x4), nil), "last result must be a token"},
+		{"outfeed ok", oneOp("stablehlo.outfeed", ts(f32x4, tok), ts(tok), nil), ""},
+		{"send ok", oneOp("stablehlo.send", ts(f32x4, tok), ts(tok), ir.Attrs{"channel_id": intA(1), "is_host_transfer": ir.BoolAttr{Value: true}}), ""},
+		{"recv ok", oneOp("stablehlo.recv", ts(tok), ts(f32x4, tok), ir.Attrs{"channel_id": intA(1)}), ""},
+		{"recv token first", oneOp("stablehlo.recv", ts(f32x4), ts(f32x4, tok), nil), "operand must be a token"},
+		{"dynamic_broadcast_in_dim ok", oneOp("stablehlo.dynamic_broadcast_in_dim", ts(tensor(ir.F32, 1), tensor(ir.S64, 2)), ts(tensor(ir.F32, 3, 4)),
+			ir.Attrs{"broadcast_dimensions": i64(1)}), ""},
+		{"dynamic_pad ok", oneOp("stablehlo.dynamic_pad", ts(f32x4, f32s, tensor(ir.S64, 1), tensor(ir.S64, 1), tensor(ir.S64, 1)), ts(tensor(ir.F32, 6)), nil), ""},
+		{"dynamic_gather ok", oneOp("stablehlo.dynamic_gather", ts(tensor(ir.F32, 5, 3), tensor(ir.S32, 2, 1), tensor(ir.S32, 2)), ts(tensor(ir.F32, 2, 3)), gatherAttrs), ""},
+		{"real_dynamic_slice ok", oneOp("stablehlo.real_dynamic_slice", ts(f32x4, tensor(ir.S64, 1), tensor(ir.S64, 1), tensor(ir.S64, 1)), ts(tensor(ir.F32, 2)), nil), ""},
+		{"set_dimension_size ok", oneOp("stablehlo.set_dimension_size", ts(f32x4, i32s), ts(f32x4), ir.Attrs{"dimension": intA(0)}), ""},
+		{"rng ok", oneOp("stablehlo.rng", ts(f32s, f32s, tensor(ir.S64, 2)), ts(tensor(ir.F32, 3, 4)), ir.Attrs{"rng_distribution": enum("rng_distribution", "NORMAL")}), ""},
+		{"rng normal ints", oneOp("stablehlo.rng", ts(i32s, i32s, tensor(ir.S64, 1)), ts(tensor(ir.S32, 3)), ir.Attrs{"rng_distribution": enum("rng_distribution", "NORMAL")}), "expected floating-point"},
+		{"einsum ok", oneOp("stablehlo.einsum", ts(f32x2x3, tensor(ir.F32, 3, 4)), ts(tensor(ir.F32, 2, 4)), ir.Attrs{"einsum_config": ir.StringAttr{Value: "ab,bc->ac"}}), ""},
+		{"unary_einsum no config", oneOp("stablehlo.unary_einsum", ts(f32x2x3), ts(f32x2x3), nil), "missing required attribute einsum_config"},
+		{"batch_norm_grad ok", oneOp("stablehlo.batch_norm_grad", ts(f32x2x3, tensor(ir.F32, 3), tensor(ir.F32, 3), tensor(ir.F32, 3), f32x2x3),
+			ts(f32x2x3, tensor(ir.F32, 3), tensor(ir.F32, 3)), ir.Attrs{"epsilon": ir.FloatAttr{Value: 1e-3, Type: ir.F32}, "feature_index": intA(1)}), ""},
+		{"batch_norm_inference no epsilon", oneOp("stablehlo.batch_norm_inference", ts(f32x2x3, tensor(ir.F32, 3), tensor(ir.F32, 3), tensor(ir.F32, 3), tensor(ir.F32, 3)), ts(f32x2x3),
+			ir.Attrs{"feature_index": intA(1)}), "missing required attribute epsilon"},
+		{"dynamic_conv ok", oneOp("stablehlo.dynamic_conv", ts(tensor(ir.F32, 1, 8, 8, 3), tensor(ir.F32, 3, 3, 3, 16), tensor(ir.S64, 2, 2)), ts(tensor(ir.F32, 1, 8, 8, 16)),
+			ir.Attrs{"input_batch_dimension": intA(0), "input_feature_dimension": intA(3), "input_spatial_dimensions": i64(1, 2),
+				"kernel_input_feature_dimension": intA(2), "kernel_output_feature_dimension": intA(3), "kernel_spatial_dimensions": i64(0, 1),
+				"output_batch_dimension": intA(0), "output_feature_dimension": intA(3), "output_spatial_dimensions": i64(1, 2)}), ""},
+		{"if ok", withRegions("stablehlo.if", ts(pred), ts(f32s), nil,
+			func() *ir.Region {
+				return region(nil, func(blk *ir.Block) []*ir.Value {
+					return blk.Append(ir.NewOp("stablehlo.constant", nil, ts(f32s), ir.Attrs{"value": &ir.ElementsAttr{Type: f32s, Data: make([]byte, 4)}})).Results
+				})
+			},
+			func() *ir.Region {
+				return region(nil, func(blk *ir.Block) []*ir.Value {
+					return blk.Append(ir.NewOp("stablehlo.constant", nil, ts(f32s), ir.Attrs{"value": &ir.ElementsAttr{Type: f32s, Data: make([]byte, 4)}})).Results
+				})
+			}), ""},
+		{"if non-bool pred", withRegions("stablehlo.if", ts(i32s), nil, nil,
+			func() *ir.Region { return region(nil, func(*ir.Block) []*ir.Value { return nil }) },
+			func() *ir.Region { return region(nil, func(*ir.Block) []*ir.Value { return nil }) }), "pred must be a 0-d i1 tensor"},
+		{"uniform_quantize shape", oneOp("stablehlo.uniform_quantize", ts(f32x4), ts(tensor(ir.S8, 5)), nil), "shape"},
+		{"partition_id wrong type", oneOp("stablehlo.partition_id", nil, ts(i32s), nil), "expected ui32"},
+		{"window_reversal as elements", oneOp("stablehlo.convolution", ts(tensor(ir.F32, 1, 4, 1), tensor(ir.F32, 2, 1, 1)), ts(tensor(ir.F32, 1, 3, 1)),
+			ir.Attrs{"input_batch_dimension": intA(0), "input_feature_dimension": intA(2), "input_spatial_dimensions": i64(1),
+				"kernel_input_feature_dimension": intA(1), "kernel_output_feature_dimension": intA(2), "kernel_spatial_dimensions": i64(0),
+				"output_batch_dimension": intA(0), "output_feature_dimension": intA(2), "output_spatial_dimensions": i64(1),
+				"window_reversal": &ir.ElementsAttr{Type: tensor(ir.Pred, 1), Data: []byte{0}}}), ""},
+	})
 }

@@ -46,6 +46,8 @@ func asIR(a any) (ir.Attr, error) {
 		return nil, fmt.Errorf("#stablehlo.bounds used as an attribute value")
 	case locAttr:
 		return nil, fmt.Errorf("location used as an attribute value")
+	case sdyVal:
+		return ir.OpaqueAttr{Dialect: "sdy", Text: a.full}, nil
 	}
 	return nil, fmt.Errorf("unexpected attribute %T", a)
 }

@@ -66,7 +66,8 @@ func TestJAXPrograms(t *testing.T) {
 			require.NoError(t, compareModule(m, &want, &stats), "decoded module:\n%s", printModule(m))
 		})
 	}
-	t.Logf("compared %d functions, %d ops, %d attributes (%d constants)", stats.funcs, stats.ops, stats.attrs, stats.consts)
+	t.Logf("compared %d functions, %d ops, %d attributes (%d constants), %d locations, %d argument/result attributes",
+		stats.funcs, stats.ops, stats.attrs, stats.consts, stats.locs, stats.argAttrs)
 	require.Greater(t, stats.ops, 10000)
 	require.Greater(t, stats.consts, 2000)
 }
@@ -74,9 +75,11 @@ func TestJAXPrograms(t *testing.T) {
 type jaxModule struct {
 	ModuleAttrs map[string]string `json:"module_attrs"`
 	Funcs       []struct {
-		Op   string  `json:"op"`
-		Name string  `json:"name"`
-		Ops  []jaxOp `json:"ops"`
+		Op       string   `json:"op"`
+		Name     string   `json:"name"`
+		Ops      []jaxOp  `json:"ops"`
+		ArgAttrs []string `json:"arg_attrs"`
+		ResAttrs []string `json:"res_attrs"`
 	} `json:"funcs"`
 }
 
@@ -86,6 +89,7 @@ type jaxOp struct {
 	Results []string           `json:"results"`
 	Attrs   map[string]jaxAttr `json:"attrs"`
 	OpText  string             `json:"optext"`
+	Loc     string             `json:"loc"`
 }
 
 type jaxAttr struct {
@@ -93,7 +97,7 @@ type jaxAttr struct {
 	Text  string  `json:"text"`
 }
 
-type compareStats struct{ funcs, ops, attrs, consts int }
+type compareStats struct{ funcs, ops, attrs, consts, locs, argAttrs int }
 
 func compareModule(m *ir.Module, want *jaxModule, st *compareStats) error {
 	for _, key := range []string{"mhlo.num_partitions", "mhlo.num_replicas"} {
@@ -116,6 +120,12 @@ func compareModule(m *ir.Module, want *jaxModule, st *compareStats) error {
 			return fmt.Errorf("function @%s is not in jaxlib's module", fn.Name)
 		}
 		wf := want.Funcs[i]
+		if err := compareArgAttrs(fn.ArgAttrs, wf.ArgAttrs, st); err != nil {
+			return fmt.Errorf("@%s arg_attrs: %w", fn.Name, err)
+		}
+		if err := compareArgAttrs(fn.ResAttrs, wf.ResAttrs, st); err != nil {
+			return fmt.Errorf("@%s res_attrs: %w", fn.Name, err)
+		}
 		got := flatOpsDepth(fn)
 		if len(got) != len(wf.Ops) {
 			return fmt.Errorf("@%s: %d ops, jaxlib has %d", fn.Name, len(got), len(wf.Ops))
@@ -147,6 +157,10 @@ func compareModule(m *ir.Module, want *jaxModule, st *compareStats) error {
 					st.attrs++
 				}
 			}
+			if err := compareLoc(g.op.Loc, w.Loc); err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
+			st.locs++
 			if w.OpText != "" {
 				if err := compareConstText(g.op, w.OpText); err != nil {
 					return fmt.Errorf("%s: %w", where, err)
@@ -156,6 +170,75 @@ func compareModule(m *ir.Module, want *jaxModule, st *compareStats) error {
 			st.ops++
 		}
 		st.funcs++
+	}
+	return nil
+}
+
+var (
+	locNameRE = regexp.MustCompile(`^loc\(("(?:[^"\\]|\\.)*")[()]`)
+	locFileRE = regexp.MustCompile(`("(?:[^"\\]|\\.)*"):(\d+):(\d+)`)
+)
+
+// compareLoc checks an op location against MLIR's printed location: the
+// outermost name, and the first (innermost call site) file:line:col.
+func compareLoc(got ir.Location, text string) error {
+	var want ir.Location
+	if m := locNameRE.FindStringSubmatch(text); m != nil {
+		want.Name, _ = strconv.Unquote(m[1])
+	}
+	if m := locFileRE.FindStringSubmatch(text); m != nil {
+		want.File, _ = strconv.Unquote(m[1])
+		want.Line, _ = strconv.Atoi(m[2])
+		want.Col, _ = strconv.Atoi(m[3])
+	}
+	if got != want {
+		return fmt.Errorf("location %+v, want %+v (%s)", got, want, text)
+	}
+	return nil
+}
+
+// compareArgAttrs checks per-argument attribute dictionaries against MLIR's
+// text ({name = value, …}).
+func compareArgAttrs(got []ir.Attrs, want []string, st *compareStats) error {
+	if want == nil {
+		for _, a := range got {
+			if len(a) != 0 {
+				return fmt.Errorf("got %v, jaxlib has none", got)
+			}
+		}
+		return nil
+	}
+	if len(got) != len(want) {
+		return fmt.Errorf("%d dictionaries, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		body := strings.TrimSuffix(strings.TrimPrefix(w, "{"), "}")
+		entries := map[string]string{}
+		if body != "" {
+			for _, e := range splitTop(body) {
+				k, v, ok := strings.Cut(e, " = ")
+				if !ok {
+					k, v = e, "unit" // unit attributes print as a bare name
+				}
+				entries[strings.Trim(k, `"`)] = v
+			}
+		}
+		if len(entries) != len(got[i]) {
+			return fmt.Errorf("%d: got %v, want %s", i, got[i], w)
+		}
+		for k, v := range entries {
+			a, ok := got[i][k]
+			if !ok {
+				return fmt.Errorf("%d: missing %s (want %s)", i, k, w)
+			}
+			if strings.HasPrefix(v, "{") || strings.Contains(v, "\\") {
+				continue // nested dictionaries and escaped strings: not comparable as text
+			}
+			if a.String() != v {
+				return fmt.Errorf("%d: %s = %s, want %s", i, k, a, v)
+			}
+			st.argAttrs++
+		}
 	}
 	return nil
 }
@@ -258,7 +341,7 @@ func compareAttr(op *ir.Op, name string, w jaxAttr, st *compareStats) (bool, err
 		if text == "array<i1>" {
 			text = "array<i1: >"
 		}
-	case strings.HasPrefix(text, "{"), strings.HasPrefix(text, "#sdy"), strings.HasPrefix(text, "[#stablehlo.output_operand_alias"),
+	case strings.HasPrefix(text, "{"), strings.HasPrefix(text, "[#stablehlo.output_operand_alias"),
 		strings.Contains(text, "\\"):
 		return false, nil // dictionaries, shardings, escaped strings: not comparable as text
 	case strings.HasPrefix(text, "[dense<"):

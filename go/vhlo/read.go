@@ -275,7 +275,7 @@ func (d *decoder) opAttrs(op *mlirbc.Op) (ir.Attrs, error) {
 		return attrs, nil
 	}
 	props, known := propertyLayout(op.Name)
-	r := *op.Props // copy: property blobs are shared between ops
+	r := op.PropsReader()
 	if !known {
 		// An op gojax has no property layout for: keep the raw blob visible.
 		b, _ := r.Bytes(uint64(r.Len()))

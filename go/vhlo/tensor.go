@@ -3,6 +3,7 @@ package vhlo
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/mlirbc"
@@ -29,10 +30,13 @@ func tensorAttr(r *mlirbc.Reader, t *vtype, blob []byte) (ir.Attr, error) {
 		return &ir.ElementsAttr{Type: tt, Data: data}, nil
 	}
 	size := int64(t.elem.ByteSize())
+	if n > math.MaxInt64/size {
+		return nil, r.Errorf("constant %s is too large", t.desc)
+	}
 	want := n * size
 	switch {
 	case int64(len(blob)) == want:
-		return &ir.ElementsAttr{Type: tt, Data: append([]byte(nil), blob...)}, nil
+		return &ir.ElementsAttr{Type: tt, Data: normalizeSubByte(t.elem, append([]byte(nil), blob...))}, nil
 	case int64(len(blob)) == size && n > 1:
 		if want > MaxSplatBytes {
 			return nil, r.Errorf("splat constant %s would expand to %d bytes (limit %d)", t.desc, want, MaxSplatBytes)
@@ -41,11 +45,25 @@ func tensorAttr(r *mlirbc.Reader, t *vtype, blob []byte) (ir.Attr, error) {
 		for off := int64(0); off < want; off += size {
 			copy(data[off:], blob)
 		}
-		return &ir.ElementsAttr{Type: tt, Data: data}, nil
+		return &ir.ElementsAttr{Type: tt, Data: normalizeSubByte(t.elem, data)}, nil
 	case n == 0 && len(blob) <= int(size):
 		return &ir.ElementsAttr{Type: tt, Data: []byte{}}, nil
 	}
 	return nil, r.Errorf("constant %s has %d data bytes, want %d (or %d for a splat)", t.desc, len(blob), want, size)
+}
+
+// normalizeSubByte makes each byte of a sub-byte integer tensor hold the
+// element's full value: sign-extended for i2/i4, masked for ui2/ui4, so the
+// byte reads correctly as int8/uint8.
+func normalizeSubByte(el ir.ElemType, data []byte) []byte {
+	bits := el.Bits()
+	if !el.IsInteger() || bits >= 8 {
+		return data
+	}
+	for i, b := range data {
+		data[i] = byte(extend(uint64(b), bits, el.IsSigned()))
+	}
+	return data
 }
 
 // boolData decodes i1 data: bit-packed LSB first (ceil(n/8) bytes), a one-byte
@@ -88,7 +106,7 @@ func boolData(r *mlirbc.Reader, blob []byte, n int64) ([]byte, error) {
 func int64List(r *mlirbc.Reader, blob []byte, n int64, width int) ([]int64, error) {
 	w := int64(width)
 	splat := int64(len(blob)) == w && n > 1
-	if int64(len(blob)) != n*w && !splat {
+	if !splat && (n > int64(len(blob))/w || int64(len(blob)) != n*w) {
 		return nil, r.Errorf("integer list of %d elements has %d data bytes", n, len(blob))
 	}
 	if splat && n > MaxSplatBytes/8 {

@@ -46,46 +46,52 @@ func convFF[S, D float](d []D, s []S) {
 	}
 }
 
-// satRange gives the inclusive integer range of a destination type as
-// float64 bounds: values >= hi2 saturate to the maximum, < lo to the minimum.
-func satRange(t ir.ElemType) (lo, hi2 float64, minV, maxV int64, maxU uint64) {
-	nb := t.Bits()
-	if t.IsSigned() {
-		return -math.Ldexp(1, nb-1), math.Ldexp(1, nb-1), -1 << (nb - 1), 1<<(nb-1) - 1, 0
-	}
-	return 0, math.Ldexp(1, nb), 0, 0, lowMask(uint(nb))
+// saturator converts floats to an integer type t: truncation toward zero,
+// saturation to t's range (its logical width for sub-byte types), NaN → 0.
+// Bounds are resolved once so the per-element test is two comparisons.
+type saturator struct {
+	lo, hi2    float64 // in range iff lo <= trunc(x) < hi2
+	minP, maxP uint64  // bit patterns of the minimum and maximum
+	signed     bool
 }
 
-// f2i converts one float to an integer of type t, saturating; the result is
-// the destination's bit pattern in a uint64.
-func f2i(x float64, t ir.ElemType) uint64 {
-	lo, hi2, minV, maxV, maxU := satRange(t)
+func newSaturator(t ir.ElemType) saturator {
+	nb := t.Bits()
+	if t.IsSigned() {
+		return saturator{-math.Ldexp(1, nb-1), math.Ldexp(1, nb-1), uint64(int64(-1) << (nb - 1)), uint64(1)<<(nb-1) - 1, true}
+	}
+	return saturator{0, math.Ldexp(1, nb), 0, lowMask(uint(nb)), false}
+}
+
+// conv returns the destination's bit pattern in a uint64.
+func (s *saturator) conv(x float64) uint64 {
 	x = math.Trunc(x)
 	switch {
-	case x != x:
-		return 0
-	case x >= hi2:
-		if t.IsSigned() {
-			return uint64(maxV)
+	case x >= s.lo && x < s.hi2:
+		if s.signed {
+			return uint64(int64(x))
 		}
-		return maxU
-	case x < lo:
-		if t.IsSigned() {
-			return uint64(minV)
-		}
-		return 0
+		return uint64(x)
+	case x >= s.hi2:
+		return s.maxP
+	case x < s.lo:
+		return s.minP
 	}
-	if t.IsSigned() {
-		return uint64(int64(x))
-	}
-	return uint64(x)
+	return 0 // NaN
+}
+
+// f2i converts one float to an integer of type t (see saturator).
+func f2i(x float64, t ir.ElemType) uint64 {
+	s := newSaturator(t)
+	return s.conv(x)
 }
 
 func convFI[S float, D integer](t ir.ElemType) func(d []D, s []S) {
+	sat := newSaturator(t)
 	return func(d []D, s []S) {
 		s = s[:len(d)]
 		for i := range d {
-			d[i] = D(f2i(float64(s[i]), t))
+			d[i] = D(sat.conv(float64(s[i])))
 		}
 	}
 }
@@ -241,9 +247,10 @@ func fromF64(t ir.ElemType) func(dst []byte, src []float64) {
 		}
 	case t.IsInteger():
 		es := t.ByteSize()
+		sat := newSaturator(t)
 		return func(dst []byte, src []float64) {
 			for i, v := range src {
-				u := f2i(v, t)
+				u := sat.conv(v)
 				for j := range es { // little endian
 					dst[i*es+j] = byte(u >> (8 * j))
 				}

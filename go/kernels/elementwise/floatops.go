@@ -97,7 +97,7 @@ func fsign(x float64) float64 {
 func fpow[T float](d, a, b []T) {
 	a, b = a[:len(d)], b[:len(d)]
 	for i := range d {
-		d[i] = T(math.Pow(float64(a[i]), float64(b[i])))
+		d[i] = T(pow64(float64(a[i]), float64(b[i])))
 	}
 }
 
@@ -121,6 +121,12 @@ func atan2(y, x float64) float64 {
 	return math.Copysign(math.Atan2(y, x), y)
 }
 
+func isF32[T float]() bool {
+	var z T
+	_, ok := any(z).(float32)
+	return ok
+}
+
 // fscalar adapts a float64 function to a per-element kernel of T.
 func fscalar[T float](f func(float64) float64) kern {
 	return map1(func(x T) T { return T(f(float64(x))) })
@@ -132,8 +138,7 @@ func floatUnary[T float](name string) kern {
 	case "negate":
 		return k1(neg[T])
 	case "abs":
-		var z T
-		if any(z) == any(float32(0)) {
+		if isF32[T]() {
 			return k1(fabs32)
 		}
 		return k1(fabs64)
@@ -142,12 +147,21 @@ func floatUnary[T float](name string) kern {
 	case "rsqrt":
 		return k1(frsqrt[T])
 	case "exponential":
+		if isF32[T]() {
+			return k1(fexp32)
+		}
 		return k1(fexp[T])
 	case "log":
 		return k1(flog[T])
 	case "tanh":
+		if isF32[T]() {
+			return k1(ftanh32)
+		}
 		return k1(ftanh[T])
 	case "logistic":
+		if isF32[T]() {
+			return k1(flogistic32)
+		}
 		return k1(flogistic[T])
 	case "floor":
 		return k1(ffloor[T])
@@ -160,11 +174,11 @@ func floatUnary[T float](name string) kern {
 	case "round_nearest_even":
 		return fscalar[T](math.RoundToEven)
 	case "cosine":
-		return fscalar[T](math.Cos)
+		return fscalar[T](cos64)
 	case "sine":
-		return fscalar[T](math.Sin)
+		return fscalar[T](sin64)
 	case "tan":
-		return fscalar[T](math.Tan)
+		return fscalar[T](tan64)
 	case "exponential_minus_one":
 		return fscalar[T](math.Expm1)
 	case "log_plus_one":

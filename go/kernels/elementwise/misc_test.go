@@ -26,7 +26,7 @@ func TestSubByteInts(t *testing.T) {
 	ub := vec[uint8](ir.U4, 1, 1, 3, 0)
 	require.Equal(t, []uint8{0, 1, 11, 3}, runOp(t, "add", nil, u4, ua, ub))
 	require.Equal(t, []uint8{14, 15, 5, 3}, runOp(t, "subtract", nil, u4, ua, ub))
-	require.Equal(t, []uint8{0, 15, 15, 12}, runOp(t, "not", nil, u4, ua))
+	require.Equal(t, []uint8{0, 15, 7, 12}, runOp(t, "not", nil, u4, ua))
 	require.Equal(t, []uint8{15, 0, 15, 15}, runOp(t, "divide", nil, u4, ua, vec[uint8](ir.U4, 1, 2, 0, 0)))
 	require.Equal(t, []uint8{15, 0, 15, 3}, runOp(t, "shift_right_arithmetic", nil, u4, ua, ub))
 	// Conversions saturate (floats) or wrap (ints) at the logical width.

@@ -71,12 +71,9 @@ func realGeevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lef
 	if right {
 		jr = lapack.RightEVCompute
 	}
-	lwork := max(1, 4*n)
-	if n > 0 {
-		q := make([]float64, 1)
-		impl.Dgeev(jl, jr, n, nil, n, nil, nil, nil, n, nil, n, q, -1)
-		lwork = max(lwork, int(q[0]))
-	}
+	// Minimum workspace plus room for blocking (gonum's workspace queries
+	// need real arrays, so none is made).
+	lwork := max(1, 4*n) + 64*n
 	ct := complexOf(et)
 	return func(ins, outs [][]byte) error {
 		a := f64scratch(batch * n * n)
@@ -236,16 +233,7 @@ func lowerGees(ctx kernel.Context, cc *customCall) (kernel.Step, error) {
 
 func realGeesStep(par parallelFn, name string, et ir.ElemType, batch, n int, vectors bool) kernel.Step {
 	var impl gonum.Implementation
-	lwork := max(1, n)
-	if n > 0 {
-		q := make([]float64, 1)
-		impl.Dgehrd(n, 0, n-1, nil, n, nil, q, -1)
-		lwork = max(lwork, int(q[0]))
-		impl.Dorghr(n, 0, n-1, nil, n, nil, q, -1)
-		lwork = max(lwork, int(q[0]))
-		impl.Dhseqr(lapack.EigenvaluesAndSchur, lapack.SchurOrig, n, 0, n-1, nil, n, nil, nil, nil, n, q, -1)
-		lwork = max(lwork, int(q[0]))
-	}
+	lwork := max(1, n) + 64*n
 	return func(ins, outs [][]byte) error {
 		a := f64scratch(batch * n * n)
 		z := f64scratch(batch * n * n)
@@ -262,9 +250,9 @@ func realGeesStep(par parallelFn, name string, et ir.ElemType, batch, n int, vec
 				for b := lo; b < hi; b++ {
 					h, zb := a.s[b*n*n:(b+1)*n*n], z.s[b*n*n:(b+1)*n*n]
 					fe.catch(name, func() {
-						impl.Dgehrd(n, 0, n-1, h, n, tau.s, work.s, lwork)
+						impl.Dgehrd(n, 0, n-1, h, n, tau.s[:n-1], work.s, lwork)
 						copy(zb, h)
-						impl.Dorghr(n, 0, n-1, zb, n, tau.s, work.s, lwork)
+						impl.Dorghr(n, 0, n-1, zb, n, tau.s[:n-1], work.s, lwork)
 						info[b] = int32(impl.Dhseqr(lapack.EigenvaluesAndSchur, lapack.SchurOrig, n, 0, n-1, h, n,
 							wr.s[b*n:(b+1)*n], wi.s[b*n:(b+1)*n], zb, n, work.s, lwork))
 						for i := 1; i < n; i++ {

@@ -71,9 +71,10 @@ func gemm[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b, c []T, par 
 		grain = int(1e6/perTile) + 1
 	}
 	mr, nr := uk.mr, uk.nr
+	// Packed panels are padded to whole micro-tiles.
 	kc := min(kcBlock, p.k)
-	mc := min(mcBlock, roundUp(p.m, mr))
-	nc := min(ncBlock, roundUp(p.n, nr))
+	mc := roundUp(min(mcBlock, p.m), mr)
+	nc := roundUp(min(ncBlock, p.n), nr)
 	work := func(lo, hi int) {
 		abuf := pool(mc*kc + nc*kc + mr*nr)
 		defer abuf.release()

@@ -35,13 +35,19 @@ func lowerGesdd(ctx kernel.Context, cc *customCall) (kernel.Step, error) {
 	m, n := int(cc.ins[0].Shape[r-2]), int(cc.ins[0].Shape[r-1])
 	k := min(m, n)
 	ucols, vrows := k, k
-	if mode == 'A' || mode == 'N' {
-		// JAX sizes the unused 'N' results like the full ones unless the
-		// call asked for reduced matrices; accept either below.
+	switch mode {
+	case 'A':
 		ucols, vrows = m, n
-	}
-	if mode == 'N' && len(cc.outs) == 5 && cc.outs[2].Rank() >= 2 && int(cc.outs[2].Shape[cc.outs[2].Rank()-1]) == k {
-		ucols, vrows = k, k
+	case 'N':
+		// JAX sizes the unused results like full or reduced matrices,
+		// depending on full_matrices; take whichever the call has.
+		if len(cc.outs) == 5 && cc.outs[2].Rank() >= 2 && cc.outs[3].Rank() >= 2 {
+			ucols = int(cc.outs[2].Shape[cc.outs[2].Rank()-1])
+			vrows = int(cc.outs[3].Shape[cc.outs[3].Rank()-2])
+		}
+		if (ucols != m && ucols != k) || (vrows != n && vrows != k) {
+			return nil, cc.errorf("results 2 and 3 must be %dx%d or %dx%d and %dx%d or %dx%d", m, m, m, k, n, n, k, n)
+		}
 	}
 	batch, err := cc.expect([]spec{{cc.elem, []int{m, n}}},
 		[]spec{{cc.elem, []int{m, n}}, {realOf(cc.elem), []int{k}}, {cc.elem, []int{m, ucols}}, {cc.elem, []int{vrows, n}}, {ir.S32, nil}})

@@ -144,6 +144,16 @@ func (r *fastReducer[A]) runInnerReduced(ctx kernel.Context, in, out []byte, ini
 	total := l.kn * l.rn
 	perOut := func(lo, hi int) {
 		sc := r.getScratch()
+		if nseg == 1 && len(l.kShape) == 1 && r.st.view != nil {
+			// One contiguous run per output at a fixed stride: no index math.
+			v, L, ks := r.st.view(in), l.rShape[len(l.rShape)-1], l.kStride[0]
+			for k := lo; k < hi; k++ {
+				off := k * ks
+				r.st.store(out, k, r.f.comb(init, r.f.leaf(v[off:off+L])))
+			}
+			r.pool.Put(sc)
+			return
+		}
 		for k := lo; k < hi; k++ {
 			kOff := offset(k, l.kShape, l.kStride)
 			v := r.tree(0, nseg, func(s int) A { return r.leafSeg(in, kOff, s, sc) })
@@ -267,9 +277,9 @@ func newTyped(et ir.ElemType, op opKind) typedKernels {
 	case ir.F64:
 		return mk(op, floatOps[float64], directStorage[float64]())
 	case ir.F16:
-		return mk(op, floatOps[float32], halfStorage(f16ToF32, f32ToF16))
+		return mk(op, floatOps[float32], f16Storage())
 	case ir.BF16:
-		return mk(op, floatOps[float32], halfStorage(bf16ToF32, f32ToBF16))
+		return mk(op, floatOps[float32], bf16Storage())
 	case ir.S8:
 		return mk(op, intOps[int8], directStorage[int8]())
 	case ir.S16:
@@ -311,15 +321,28 @@ func mk[A any](op opKind, ops func(opKind) (opFuncs[A], bool), st storage[A]) ty
 	return &typed[A]{st: st, f: f}
 }
 
-func halfStorage(to func(uint16) float32, from func(float32) uint16) storage[float32] {
+// f16Storage and bf16Storage widen to f32 with direct (inlinable) calls.
+func f16Storage() storage[float32] {
 	return storage[float32]{
 		load: func(dst []float32, b []byte, off int) {
 			src := viewAs[uint16](b)[off : off+len(dst)]
 			for i, h := range src {
-				dst[i] = to(h)
+				dst[i] = f16ToF32(h)
 			}
 		},
-		store: func(b []byte, i int, v float32) { viewAs[uint16](b)[i] = from(v) },
+		store: func(b []byte, i int, v float32) { viewAs[uint16](b)[i] = f32ToF16(v) },
+	}
+}
+
+func bf16Storage() storage[float32] {
+	return storage[float32]{
+		load: func(dst []float32, b []byte, off int) {
+			src := viewAs[uint16](b)[off : off+len(dst)]
+			for i, h := range src {
+				dst[i] = bf16ToF32(h)
+			}
+		},
+		store: func(b []byte, i int, v float32) { viewAs[uint16](b)[i] = f32ToBF16(v) },
 	}
 }
 

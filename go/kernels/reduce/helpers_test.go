@@ -330,3 +330,7 @@ func unravel(i int64, shape []int64) []int64 {
 	}
 	return idx
 }
+
+func lookupCustomCall(name string) (kernel.Lower, bool) { return kernel.LookupCustomCall(name) }
+
+func lookupOp(name string) (kernel.Lower, bool) { return kernel.Lookup(name) }

@@ -21,6 +21,61 @@ type opFuncs[A any] struct {
 	leaf func(s []A) A
 	acc  func(dst, src []A)
 	comb func(a, b A) A
+	// foldAt folds s[base+rel[0]], s[base+rel[1]], … into acc in that order.
+	foldAt func(acc A, s []A, base int, rel []int) A
+}
+
+func sumAt[A numT](acc A, s []A, base int, rel []int) A {
+	for _, r := range rel {
+		acc += s[base+r]
+	}
+	return acc
+}
+
+func prodAt[A numT](acc A, s []A, base int, rel []int) A {
+	for _, r := range rel {
+		acc *= s[base+r]
+	}
+	return acc
+}
+
+func maxAt[A orderedT](acc A, s []A, base int, rel []int) A {
+	for _, r := range rel {
+		if v := s[base+r]; v > acc || v != v {
+			acc = v
+		}
+	}
+	return acc
+}
+
+func minAt[A orderedT](acc A, s []A, base int, rel []int) A {
+	for _, r := range rel {
+		if v := s[base+r]; v < acc || v != v {
+			acc = v
+		}
+	}
+	return acc
+}
+
+func andAt[A intT](acc A, s []A, base int, rel []int) A {
+	for _, r := range rel {
+		acc &= s[base+r]
+	}
+	return acc
+}
+
+func orAt[A intT](acc A, s []A, base int, rel []int) A {
+	for _, r := range rel {
+		acc |= s[base+r]
+	}
+	return acc
+}
+
+func xorAt[A intT](acc A, s []A, base int, rel []int) A {
+	for _, r := range rel {
+		acc ^= s[base+r]
+	}
+	return acc
 }
 
 // pairwiseBase is the leaf size of pairwise summation: error grows with
@@ -202,13 +257,13 @@ var opByName = map[string]opKind{
 func floatOps[A floatT](op opKind) (opFuncs[A], bool) {
 	switch op {
 	case opAdd:
-		return opFuncs[A]{sumSlice[A], sumAcc[A], add[A]}, true
+		return opFuncs[A]{sumSlice[A], sumAcc[A], add[A], sumAt[A]}, true
 	case opMul:
-		return opFuncs[A]{prodSlice[A], prodAcc[A], mul[A]}, true
+		return opFuncs[A]{prodSlice[A], prodAcc[A], mul[A], prodAt[A]}, true
 	case opMax:
-		return opFuncs[A]{maxSlice[A], maxAcc[A], maxOf[A]}, true
+		return opFuncs[A]{maxSlice[A], maxAcc[A], maxOf[A], maxAt[A]}, true
 	case opMin:
-		return opFuncs[A]{minSlice[A], minAcc[A], minOf[A]}, true
+		return opFuncs[A]{minSlice[A], minAcc[A], minOf[A], minAt[A]}, true
 	}
 	return opFuncs[A]{}, false
 }
@@ -216,19 +271,19 @@ func floatOps[A floatT](op opKind) (opFuncs[A], bool) {
 func intOps[A intT](op opKind) (opFuncs[A], bool) {
 	switch op {
 	case opAdd:
-		return opFuncs[A]{sumSlice[A], sumAcc[A], add[A]}, true
+		return opFuncs[A]{sumSlice[A], sumAcc[A], add[A], sumAt[A]}, true
 	case opMul:
-		return opFuncs[A]{prodSlice[A], prodAcc[A], mul[A]}, true
+		return opFuncs[A]{prodSlice[A], prodAcc[A], mul[A], prodAt[A]}, true
 	case opMax:
-		return opFuncs[A]{maxSlice[A], maxAcc[A], maxOf[A]}, true
+		return opFuncs[A]{maxSlice[A], maxAcc[A], maxOf[A], maxAt[A]}, true
 	case opMin:
-		return opFuncs[A]{minSlice[A], minAcc[A], minOf[A]}, true
+		return opFuncs[A]{minSlice[A], minAcc[A], minOf[A], minAt[A]}, true
 	case opAnd:
-		return opFuncs[A]{andSlice[A], andAcc[A], and[A]}, true
+		return opFuncs[A]{andSlice[A], andAcc[A], and[A], andAt[A]}, true
 	case opOr:
-		return opFuncs[A]{orSlice[A], orAcc[A], or[A]}, true
+		return opFuncs[A]{orSlice[A], orAcc[A], or[A], orAt[A]}, true
 	case opXor:
-		return opFuncs[A]{xorSlice[A], xorAcc[A], xor[A]}, true
+		return opFuncs[A]{xorSlice[A], xorAcc[A], xor[A], xorAt[A]}, true
 	}
 	return opFuncs[A]{}, false
 }
@@ -236,9 +291,9 @@ func intOps[A intT](op opKind) (opFuncs[A], bool) {
 func complexOps[A complexT](op opKind) (opFuncs[A], bool) {
 	switch op {
 	case opAdd:
-		return opFuncs[A]{sumSlice[A], sumAcc[A], add[A]}, true
+		return opFuncs[A]{sumSlice[A], sumAcc[A], add[A], sumAt[A]}, true
 	case opMul:
-		return opFuncs[A]{prodSlice[A], prodAcc[A], mul[A]}, true
+		return opFuncs[A]{prodSlice[A], prodAcc[A], mul[A], prodAt[A]}, true
 	}
 	return opFuncs[A]{}, false
 }

@@ -92,6 +92,12 @@ func (t *typed[A]) windowStep(ctx kernel.Context, g *windowGeom) kernel.Step {
 				acc = t.f.comb(acc, buf[0])
 			}
 			for o := lo; o < hi; o++ {
+				if view != nil {
+					if base, ok := g.interiorBase(int64(o), sc); ok {
+						t.st.store(out, o, t.f.foldAt(init, view(in), base, g.rel))
+						continue
+					}
+				}
 				acc = init
 				g.forWindow(int64(o), sc, fold)
 				t.st.store(out, o, acc)

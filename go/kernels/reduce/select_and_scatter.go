@@ -1,7 +1,6 @@
 package reduce
 
 import (
-
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
@@ -138,8 +137,8 @@ func lowerSelectAndScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		if err != nil {
 			return nil, op.Errorf("compiling scatter: %v", err)
 		}
-		tmp := make([]byte, es) // used only by the serial scatter phase
 		combine = func(o []byte, i int, s []byte, j int) error {
+			tmp := make([]byte, es)
 			if err := sc.Call([][]byte{o[i*es : (i+1)*es], s[j*es : (j+1)*es]}, [][]byte{tmp}); err != nil {
 				return err
 			}
@@ -219,4 +218,3 @@ func (t *typed[A]) combineAt(out []byte, i int, src []byte, j int) error {
 	t.st.store(out, i, t.f.comb(a[0], b[0]))
 	return nil
 }
-

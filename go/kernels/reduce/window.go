@@ -19,6 +19,11 @@ type windowGeom struct {
 	outSt    []int64
 	winN     int // elements per window
 	scanDim  int // >= 0: the window is a forward cumulative scan along this dim
+	// Interior windows (no padding, no base dilation) read base + rel[w];
+	// start[d][o] is the first input coordinate, or -1 when o's window along
+	// d touches padding. nil when any base dilation is not 1.
+	start [][]int32
+	rel   []int
 }
 
 // readPadding accepts padding as a flattened integer list or an Nx2 i64 tensor.
@@ -146,7 +151,60 @@ func newWindowGeom(op *ir.Op, in, out []int64, baseDilName string) (*windowGeom,
 		g.tab = append(g.tab, t)
 		g.winN *= int(win[d])
 	}
+	g.buildInterior(baseDil, winDil)
 	return g, nil
+}
+
+func (g *windowGeom) buildInterior(baseDil, winDil []int64) {
+	for _, b := range baseDil {
+		if b != 1 {
+			return
+		}
+	}
+	g.start = make([][]int32, g.rank)
+	for d := range g.rank {
+		w := g.win[d]
+		s := make([]int32, g.outShape[d])
+		for o := range g.outShape[d] {
+			s[o] = g.tab[d][o*w]
+			for k := range w {
+				if g.tab[d][o*w+k] < 0 {
+					s[o] = -1
+					break
+				}
+			}
+		}
+		g.start[d] = s
+	}
+	g.rel = make([]int, 0, g.winN)
+	for w := range g.winN {
+		off, rem := 0, w
+		for d := g.rank - 1; d >= 0; d-- {
+			k := int64(rem) % g.win[d]
+			rem /= int(g.win[d])
+			off += int(k * winDil[d] * g.inSt[d])
+		}
+		g.rel = append(g.rel, off)
+	}
+}
+
+// interiorBase returns the input offset of output o's window when it lies
+// fully inside the input, and false otherwise (sc.oidx must hold o's index).
+func (g *windowGeom) interiorBase(o int64, sc *windowScratch) (int, bool) {
+	if g.start == nil {
+		return 0, false
+	}
+	base := 0
+	for d := g.rank - 1; d >= 0; d-- {
+		n := g.outShape[d]
+		s := g.start[d][o%n]
+		o /= n
+		if s < 0 {
+			return 0, false
+		}
+		base += int(int64(s) * g.inSt[d])
+	}
+	return base, true
 }
 
 func stridesOf(shape []int64) []int64 {

@@ -24,7 +24,7 @@ type copyPlan struct {
 
 const (
 	parallelMinElems = 1 << 16 // below this a plan runs on the calling goroutine
-	tileSize         = 32
+	tileSize         = 16
 )
 
 // newCopyPlan builds a plan; strides are in elements, may be zero or negative.

@@ -167,7 +167,8 @@ def describe(op):
                     # dense attribute: describe such constants by their text.
                     complex_const = sub.name == "stablehlo.constant" and "complex" in str(sub.results[0].type)
                     attrs = None if complex_const else named_attrs(sub)
-                    entry = {"name": sub.name, "depth": depth, "results": [str(r.type) for r in sub.results]}
+                    entry = {"name": sub.name, "depth": depth, "results": [str(r.type) for r in sub.results],
+                             "loc": str(sub.location)}
                     if attrs is None:
                         entry["optext"] = str(sub)
                     else:
@@ -193,8 +194,12 @@ def emit(ctx, outdir, name, data):
         funcs = []
         for fop in module.body.operations:
             fop = fop.operation
-            funcs.append({"op": fop.name, "name": str(fop.attributes["sym_name"]).strip('"') if "sym_name" in fop.attributes else "",
-                          "ops": describe(fop)})
+            entry = {"op": fop.name, "name": str(fop.attributes["sym_name"]).strip('"') if "sym_name" in fop.attributes else "",
+                     "ops": describe(fop)}
+            for key in ("arg_attrs", "res_attrs"):
+                if key in fop.attributes:
+                    entry[key] = [str(d) for d in ir.ArrayAttr(fop.attributes[key])]
+            funcs.append(entry)
         desc = {"module_attrs": {k: str(v) for k, v in named_attrs(module.operation) or []}, "funcs": funcs}
     with open(os.path.join(outdir, name + ".json"), "w") as f:
         json.dump(desc, f)
@@ -209,7 +214,8 @@ def main():
     for name, fn, args in programs():
         if only and name != only:
             continue
-        exported = jax.export.export(jax.jit(fn))(*args)
+        jitted = fn if hasattr(fn, "trace") else jax.jit(fn)  # already jitted: keep its options (donation)
+        exported = jax.export.export(jitted)(*args)
         emit(ctx, outdir, name, exported.mlir_module_serialized)
         count += 1
         if only:

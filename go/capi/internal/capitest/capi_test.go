@@ -33,16 +33,6 @@ var unimplementedSlots = []string{
 	"PJRT_CopyToDeviceStream_TotalBytes",
 	"PJRT_CopyToDeviceStream_GranuleSize",
 	"PJRT_CopyToDeviceStream_CurrentBytes",
-	"PJRT_Client_CreateBuffersForAsyncHostToDevice",
-	"PJRT_AsyncHostToDeviceTransferManager_Destroy",
-	"PJRT_AsyncHostToDeviceTransferManager_TransferData",
-	"PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer",
-	"PJRT_AsyncHostToDeviceTransferManager_Device",
-	"PJRT_AsyncHostToDeviceTransferManager_BufferCount",
-	"PJRT_AsyncHostToDeviceTransferManager_BufferSize",
-	"PJRT_AsyncHostToDeviceTransferManager_SetBufferError",
-	"PJRT_AsyncHostToDeviceTransferManager_AddMetadata",
-	"PJRT_AsyncHostToDeviceTransferManager_TransferLiteral",
 	"PJRT_Client_CreateAliasBuffer",
 	"PJRT_Client_FulfillAliasBuffer",
 	"PJRT_Buffer_CopyRawToHostFuture",
@@ -531,4 +521,36 @@ func TestCopyToDevice(t *testing.T) {
 	require.Equal(t, []float32{1, 2}, f32s(dst.Bytes()))
 	require.Nil(t, api.BufferCall("PJRT_Buffer_Destroy", b))
 	require.Nil(t, api.BufferCall("PJRT_Buffer_Destroy", nb))
+}
+
+// TestShortCallerStructs checks that optional fields beyond the caller's
+// struct_size are neither read nor written.
+func TestShortCallerStructs(t *testing.T) {
+	api := Load()
+	c := newClient(t, api, 2)
+	devs, _ := api.Devices(c)
+
+	// MemoryStats up to bytes_in_use only (an old framework).
+	block, e := api.MemoryStatsShort(devs[0], 32)
+	require.Nil(t, e)
+	for i := 32; i < len(block); i++ {
+		require.Equal(t, byte(0xAA), block[i], "byte %d written past struct_size", i)
+	}
+	block, e = api.MemoryStatsShort(devs[0], 201)
+	require.Nil(t, e)
+	require.Equal(t, byte(1), block[40], "peak_bytes_in_use_is_set inside the struct is set")
+	require.Equal(t, byte(0), block[72], "largest_alloc_size_is_set is cleared")
+	require.Equal(t, byte(0xAA), block[201])
+	_, e = api.MemoryStatsShort(devs[0], 31)
+	require.NotNil(t, e)
+	require.Contains(t, e.Msg, "struct_size")
+
+	// CreateViewOfDeviceBuffer without the memory field: the device decides.
+	ext := f32Mem(true, 1, 2)
+	b, e := api.ViewShort(c, devs[1], ext.P, typeF32, []int64{2})
+	require.Nil(t, e)
+	info, e := api.DescribeBuffer(b)
+	require.Nil(t, e)
+	require.Equal(t, devs[1], info.Device)
+	require.Nil(t, api.BufferCall("PJRT_Buffer_Destroy", b))
 }

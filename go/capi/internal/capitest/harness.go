@@ -130,6 +130,7 @@ static void* test_alloc(size_t n, size_t off) {
 	if (posix_memalign(&p, 64, n + 64) != 0) return NULL;
 	return (char*)p + off;
 }
+static void call_deleter(void* fn, void* p) { ((void (*)(void*))fn)(p); }
 static int64_t nv_int64(const PJRT_NamedValue* nv) { return nv->int64_value; }
 static const int64_t* nv_list(const PJRT_NamedValue* nv) { return nv->int64_array_value; }
 static void nv_set_int64(PJRT_NamedValue* nv, const char* name, int64_t v) {
@@ -784,6 +785,20 @@ func (c *Counter) Value() int { return int(*(*C.int)(c)) }
 
 // Compile calls PJRT_Client_Compile with the given format and code.
 func (a *API) Compile(c Client, format string, code []byte) *Err {
+	x, e := a.CompileExec(c, format, code, nil)
+	if e == nil {
+		a.DestroyLoaded(x)
+	}
+	return e
+}
+
+// Loaded is a PJRT_LoadedExecutable handle.
+type Loaded struct{ ptr unsafe.Pointer }
+
+func (l Loaded) p() *C.PJRT_LoadedExecutable { return (*C.PJRT_LoadedExecutable)(l.ptr) }
+
+// CompileExec compiles and returns the loaded executable.
+func (a *API) CompileExec(c Client, format string, code, options []byte) (Loaded, *Err) {
 	prog := alloc[C.PJRT_Program]()
 	defer free(prog)
 	prog.struct_size = C.PJRT_Program_STRUCT_SIZE
@@ -800,7 +815,262 @@ func (a *API) Compile(c Client, format string, code []byte) *Err {
 	args.struct_size = C.PJRT_Client_Compile_Args_STRUCT_SIZE
 	args.client = c.p()
 	args.program = prog
-	return a.Call("PJRT_Client_Compile", unsafe.Pointer(args))
+	if len(options) > 0 {
+		co := C.CBytes(options)
+		defer C.free(co)
+		args.compile_options, args.compile_options_size = (*C.char)(co), C.size_t(len(options))
+	}
+	if e := a.Call("PJRT_Client_Compile", unsafe.Pointer(args)); e != nil {
+		return Loaded{}, e
+	}
+	return Loaded{unsafe.Pointer(args.executable)}, nil
+}
+
+// DestroyLoaded calls PJRT_LoadedExecutable_Destroy.
+func (a *API) DestroyLoaded(x Loaded) *Err {
+	args := alloc[C.PJRT_LoadedExecutable_Destroy_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_LoadedExecutable_Destroy_Args_STRUCT_SIZE
+	args.executable = x.p()
+	return a.Call("PJRT_LoadedExecutable_Destroy", unsafe.Pointer(args))
+}
+
+// ExecInfo is what the framework reads after compiling.
+type ExecInfo struct {
+	Name                 string
+	NumOutputs           int
+	NumReplicas          int
+	NumPartitions        int
+	OutputTypes          []int
+	OutputDims           [][]int64
+	OutputKinds          []string
+	Fingerprint          string
+	AddressableDevices   []Device
+	LogicalIDs           [][2]int
+	DeviceAssignment     []byte
+	SerializedExecutable []byte
+	CompileOptions       []byte
+}
+
+// DescribeExec queries a loaded executable (and its PJRT_Executable).
+func (a *API) DescribeExec(x Loaded) (ExecInfo, *Err) {
+	var info ExecInfo
+	ge := alloc[C.PJRT_LoadedExecutable_GetExecutable_Args]()
+	defer free(ge)
+	ge.struct_size = C.PJRT_LoadedExecutable_GetExecutable_Args_STRUCT_SIZE
+	ge.loaded_executable = x.p()
+	if e := a.Call("PJRT_LoadedExecutable_GetExecutable", unsafe.Pointer(ge)); e != nil {
+		return info, e
+	}
+	ex := ge.executable
+	defer func() {
+		d := alloc[C.PJRT_Executable_Destroy_Args]()
+		defer free(d)
+		d.struct_size = C.PJRT_Executable_Destroy_Args_STRUCT_SIZE
+		d.executable = ex
+		a.Call("PJRT_Executable_Destroy", unsafe.Pointer(d))
+	}()
+	nm := alloc[C.PJRT_Executable_Name_Args]()
+	defer free(nm)
+	nm.struct_size = C.PJRT_Executable_Name_Args_STRUCT_SIZE
+	nm.executable = ex
+	if e := a.Call("PJRT_Executable_Name", unsafe.Pointer(nm)); e != nil {
+		return info, e
+	}
+	info.Name = C.GoStringN(nm.executable_name, C.int(nm.executable_name_size))
+	no := alloc[C.PJRT_Executable_NumOutputs_Args]()
+	defer free(no)
+	no.struct_size = C.PJRT_Executable_NumOutputs_Args_STRUCT_SIZE
+	no.executable = ex
+	if e := a.Call("PJRT_Executable_NumOutputs", unsafe.Pointer(no)); e != nil {
+		return info, e
+	}
+	info.NumOutputs = int(no.num_outputs)
+	nr := alloc[C.PJRT_Executable_NumReplicas_Args]()
+	defer free(nr)
+	nr.struct_size = C.PJRT_Executable_NumReplicas_Args_STRUCT_SIZE
+	nr.executable = ex
+	if e := a.Call("PJRT_Executable_NumReplicas", unsafe.Pointer(nr)); e != nil {
+		return info, e
+	}
+	info.NumReplicas = int(nr.num_replicas)
+	np := alloc[C.PJRT_Executable_NumPartitions_Args]()
+	defer free(np)
+	np.struct_size = C.PJRT_Executable_NumPartitions_Args_STRUCT_SIZE
+	np.executable = ex
+	if e := a.Call("PJRT_Executable_NumPartitions", unsafe.Pointer(np)); e != nil {
+		return info, e
+	}
+	info.NumPartitions = int(np.num_partitions)
+	ot := alloc[C.PJRT_Executable_OutputElementTypes_Args]()
+	defer free(ot)
+	ot.struct_size = C.PJRT_Executable_OutputElementTypes_Args_STRUCT_SIZE
+	ot.executable = ex
+	if e := a.Call("PJRT_Executable_OutputElementTypes", unsafe.Pointer(ot)); e != nil {
+		return info, e
+	}
+	for _, t := range unsafe.Slice(ot.output_types, int(ot.num_output_types)) {
+		info.OutputTypes = append(info.OutputTypes, int(t))
+	}
+	od := alloc[C.PJRT_Executable_OutputDimensions_Args]()
+	defer free(od)
+	od.struct_size = C.PJRT_Executable_OutputDimensions_Args_STRUCT_SIZE
+	od.executable = ex
+	if e := a.Call("PJRT_Executable_OutputDimensions", unsafe.Pointer(od)); e != nil {
+		return info, e
+	}
+	sizes := unsafe.Slice(od.dim_sizes, int(od.num_outputs))
+	total := 0
+	for _, n := range sizes {
+		total += int(n)
+	}
+	flat := unsafe.Slice((*int64)(unsafe.Pointer(od.dims)), total)
+	for _, n := range sizes {
+		info.OutputDims = append(info.OutputDims, append([]int64{}, flat[:n]...))
+		flat = flat[n:]
+	}
+	mk := alloc[C.PJRT_Executable_OutputMemoryKinds_Args]()
+	defer free(mk)
+	mk.struct_size = C.PJRT_Executable_OutputMemoryKinds_Args_STRUCT_SIZE
+	mk.executable = ex
+	if e := a.Call("PJRT_Executable_OutputMemoryKinds", unsafe.Pointer(mk)); e != nil {
+		return info, e
+	}
+	ks := unsafe.Slice(mk.memory_kind_sizes, int(mk.num_outputs))
+	for i, k := range unsafe.Slice(mk.memory_kinds, int(mk.num_outputs)) {
+		info.OutputKinds = append(info.OutputKinds, C.GoStringN(k, C.int(ks[i])))
+	}
+	fp := alloc[C.PJRT_Executable_Fingerprint_Args]()
+	defer free(fp)
+	fp.struct_size = C.PJRT_Executable_Fingerprint_Args_STRUCT_SIZE
+	fp.executable = ex
+	if e := a.Call("PJRT_Executable_Fingerprint", unsafe.Pointer(fp)); e != nil {
+		return info, e
+	}
+	info.Fingerprint = C.GoStringN(fp.executable_fingerprint, C.int(fp.executable_fingerprint_size))
+	ad := alloc[C.PJRT_LoadedExecutable_AddressableDevices_Args]()
+	defer free(ad)
+	ad.struct_size = C.PJRT_LoadedExecutable_AddressableDevices_Args_STRUCT_SIZE
+	ad.executable = x.p()
+	if e := a.Call("PJRT_LoadedExecutable_AddressableDevices", unsafe.Pointer(ad)); e != nil {
+		return info, e
+	}
+	for _, d := range unsafe.Slice(ad.addressable_devices, int(ad.num_addressable_devices)) {
+		info.AddressableDevices = append(info.AddressableDevices, Device{unsafe.Pointer(d)})
+	}
+	li := alloc[C.PJRT_LoadedExecutable_AddressableDeviceLogicalIds_Args]()
+	defer free(li)
+	li.struct_size = C.PJRT_LoadedExecutable_AddressableDeviceLogicalIds_Args_STRUCT_SIZE
+	li.executable = x.p()
+	if e := a.Call("PJRT_LoadedExecutable_AddressableDeviceLogicalIds", unsafe.Pointer(li)); e != nil {
+		return info, e
+	}
+	for _, l := range unsafe.Slice(li.addressable_device_logical_ids, int(li.num_addressable_device_logical_ids)) {
+		info.LogicalIDs = append(info.LogicalIDs, [2]int{int(l.replica), int(l.partition)})
+	}
+	da := alloc[C.PJRT_LoadedExecutable_GetDeviceAssignment_Args]()
+	defer free(da)
+	da.struct_size = C.PJRT_LoadedExecutable_GetDeviceAssignment_Args_STRUCT_SIZE
+	da.executable = x.p()
+	if e := a.Call("PJRT_LoadedExecutable_GetDeviceAssignment", unsafe.Pointer(da)); e != nil {
+		return info, e
+	}
+	info.DeviceAssignment = C.GoBytes(unsafe.Pointer(da.serialized_bytes), C.int(da.serialized_bytes_size))
+	C.call_deleter(unsafe.Pointer(da.serialized_device_assignment_deleter), unsafe.Pointer(da.serialized_device_assignment))
+	se := alloc[C.PJRT_Executable_Serialize_Args]()
+	defer free(se)
+	se.struct_size = C.PJRT_Executable_Serialize_Args_STRUCT_SIZE
+	se.executable = ex
+	if e := a.Call("PJRT_Executable_Serialize", unsafe.Pointer(se)); e != nil {
+		return info, e
+	}
+	info.SerializedExecutable = C.GoBytes(unsafe.Pointer(se.serialized_bytes), C.int(se.serialized_bytes_size))
+	C.call_deleter(unsafe.Pointer(se.serialized_executable_deleter), unsafe.Pointer(se.serialized_executable))
+	co := alloc[C.PJRT_Executable_GetCompileOptions_Args]()
+	defer free(co)
+	co.struct_size = C.PJRT_Executable_GetCompileOptions_Args_STRUCT_SIZE
+	co.executable = ex
+	if e := a.Call("PJRT_Executable_GetCompileOptions", unsafe.Pointer(co)); e != nil {
+		return info, e
+	}
+	info.CompileOptions = C.GoBytes(unsafe.Pointer(co.serialized_bytes), C.int(co.serialized_bytes_size))
+	C.call_deleter(unsafe.Pointer(co.serialized_compile_options_deleter), unsafe.Pointer(co.serialized_compile_options))
+	return info, nil
+}
+
+// Deserialize calls PJRT_Executable_DeserializeAndLoad.
+func (a *API) Deserialize(c Client, data []byte) (Loaded, *Err) {
+	args := alloc[C.PJRT_Executable_DeserializeAndLoad_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Executable_DeserializeAndLoad_Args_STRUCT_SIZE
+	args.client = c.p()
+	d := C.CBytes(data)
+	defer C.free(d)
+	args.serialized_executable, args.serialized_executable_size = (*C.char)(d), C.size_t(len(data))
+	if e := a.Call("PJRT_Executable_DeserializeAndLoad", unsafe.Pointer(args)); e != nil {
+		return Loaded{}, e
+	}
+	return Loaded{unsafe.Pointer(args.loaded_executable)}, nil
+}
+
+// Execute runs x with one argument list per device and returns the outputs
+// and the completion events.
+func (a *API) Execute(x Loaded, argLists [][]Buffer, numOutputs int, nonDonatable []int64) ([][]Buffer, []Event, *Err) {
+	nd := len(argLists)
+	na := 0
+	if nd > 0 {
+		na = len(argLists[0])
+	}
+	lists := (**C.PJRT_Buffer)(C.calloc(C.size_t(nd+1), 8))
+	defer C.free(unsafe.Pointer(lists))
+	outs := (**C.PJRT_Buffer)(C.calloc(C.size_t(nd+1), 8))
+	defer C.free(unsafe.Pointer(outs))
+	ls, os := unsafe.Slice(lists, nd), unsafe.Slice(outs, nd)
+	for d, list := range argLists {
+		arr := (*C.PJRT_Buffer)(C.calloc(C.size_t(na+1), 8))
+		defer C.free(unsafe.Pointer(arr))
+		for i, b := range list {
+			unsafe.Slice((**C.PJRT_Buffer)(unsafe.Pointer(arr)), na)[i] = b.p()
+		}
+		*(**C.PJRT_Buffer)(unsafe.Pointer(&ls[d])) = (*C.PJRT_Buffer)(unsafe.Pointer(arr))
+		oarr := C.calloc(C.size_t(numOutputs+1), 8)
+		defer C.free(oarr)
+		*(*unsafe.Pointer)(unsafe.Pointer(&os[d])) = oarr
+	}
+	evs := (**C.PJRT_Event)(C.calloc(C.size_t(nd+1), 8))
+	defer C.free(unsafe.Pointer(evs))
+	opts := alloc[C.PJRT_ExecuteOptions]()
+	defer free(opts)
+	opts.struct_size = C.PJRT_ExecuteOptions_STRUCT_SIZE
+	if len(nonDonatable) > 0 {
+		nd := cInt64s(nonDonatable)
+		defer C.free(unsafe.Pointer(nd))
+		opts.non_donatable_input_indices, opts.num_non_donatable_input_indices = nd, C.size_t(len(nonDonatable))
+	}
+	args := alloc[C.PJRT_LoadedExecutable_Execute_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_LoadedExecutable_Execute_Args_STRUCT_SIZE
+	args.executable = x.p()
+	args.options = opts
+	args.argument_lists = (***C.PJRT_Buffer)(unsafe.Pointer(lists))
+	args.num_devices, args.num_args = C.size_t(nd), C.size_t(na)
+	args.output_lists = (***C.PJRT_Buffer)(unsafe.Pointer(outs))
+	args.device_complete_events = evs
+	if e := a.Call("PJRT_LoadedExecutable_Execute", unsafe.Pointer(args)); e != nil {
+		return nil, nil, e
+	}
+	var results [][]Buffer
+	var events []Event
+	for d := 0; d < nd; d++ {
+		oarr := *(*unsafe.Pointer)(unsafe.Pointer(&os[d]))
+		var r []Buffer
+		for _, b := range unsafe.Slice((**C.PJRT_Buffer)(oarr), numOutputs) {
+			r = append(r, Buffer{unsafe.Pointer(b)})
+		}
+		results = append(results, r)
+		events = append(events, Event{unsafe.Pointer(unsafe.Slice(evs, nd)[d])})
+	}
+	return results, events, nil
 }
 
 // EventState is what an OnReady callback observed.
@@ -875,6 +1145,139 @@ func (a *API) SetEvent(ev Event, code int, msg string) *Err {
 	defer C.free(unsafe.Pointer(cm))
 	args.error_message, args.error_message_size = cm, C.size_t(len(msg))
 	return a.Call("PJRT_Event_Set", unsafe.Pointer(args))
+}
+
+// MemoryStatsShort calls PJRT_Device_MemoryStats with a caller struct of
+// size bytes inside a 512-byte block pre-filled with 0xAA, and returns the
+// block so a test can check nothing past size was written.
+func (a *API) MemoryStatsShort(d Device, size int) ([]byte, *Err) {
+	block := C.malloc(512)
+	defer C.free(block)
+	C.memset(block, 0xAA, 512)
+	args := (*C.PJRT_Device_MemoryStats_Args)(block)
+	args.struct_size = C.size_t(size)
+	args.extension_start = nil
+	args.device = d.p()
+	e := a.Call("PJRT_Device_MemoryStats", block)
+	return C.GoBytes(block, 512), e
+}
+
+// ViewShort calls PJRT_Client_CreateViewOfDeviceBuffer as a framework whose
+// struct ends before the memory field (it passes a device instead), with
+// garbage where the memory field would be.
+func (a *API) ViewShort(c Client, d Device, ptr unsafe.Pointer, typ int, dims []int64) (Buffer, *Err) {
+	block := C.malloc(512)
+	defer C.free(block)
+	C.memset(block, 0xAA, 512)
+	args := (*C.PJRT_Client_CreateViewOfDeviceBuffer_Args)(block)
+	var z C.PJRT_Client_CreateViewOfDeviceBuffer_Args
+	args.struct_size = C.size_t(unsafe.Offsetof(z.memory))
+	args.extension_start = nil
+	args.client = c.p()
+	args.device_buffer_ptr = ptr
+	args.dims, args.num_dims = cInt64s(dims), C.size_t(len(dims))
+	defer C.free(unsafe.Pointer(args.dims))
+	args.element_type = C.PJRT_Buffer_Type(typ)
+	args.layout = nil
+	args.device = d.p()
+	args.on_delete_callback = nil
+	args.on_delete_callback_arg = nil
+	args.stream = 0
+	e := a.Call("PJRT_Client_CreateViewOfDeviceBuffer", block)
+	return Buffer{unsafe.Pointer(args.buffer)}, e
+}
+
+// Transfer is a PJRT_AsyncHostToDeviceTransferManager handle.
+type Transfer struct{ ptr unsafe.Pointer }
+
+func (t Transfer) p() *C.PJRT_AsyncHostToDeviceTransferManager {
+	return (*C.PJRT_AsyncHostToDeviceTransferManager)(t.ptr)
+}
+
+// CreateTransfer calls PJRT_Client_CreateBuffersForAsyncHostToDevice for f32
+// shapes.
+func (a *API) CreateTransfer(c Client, m Memory, shapes [][]int64) (Transfer, *Err) {
+	specs := (*C.PJRT_ShapeSpec)(C.calloc(C.size_t(len(shapes)+1), C.size_t(unsafe.Sizeof(C.PJRT_ShapeSpec{}))))
+	defer C.free(unsafe.Pointer(specs))
+	for i := range shapes {
+		sp := &unsafe.Slice(specs, len(shapes))[i]
+		sp.struct_size = C.PJRT_ShapeSpec_STRUCT_SIZE
+		sp.dims, sp.num_dims = cInt64s(shapes[i]), C.size_t(len(shapes[i]))
+		defer C.free(unsafe.Pointer(sp.dims))
+		sp.element_type = C.PJRT_Buffer_Type(typeF32)
+	}
+	args := alloc[C.PJRT_Client_CreateBuffersForAsyncHostToDevice_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Client_CreateBuffersForAsyncHostToDevice_Args_STRUCT_SIZE
+	args.client = c.p()
+	args.shape_specs, args.num_shape_specs = specs, C.size_t(len(shapes))
+	args.memory = m.p()
+	if e := a.Call("PJRT_Client_CreateBuffersForAsyncHostToDevice", unsafe.Pointer(args)); e != nil {
+		return Transfer{}, e
+	}
+	return Transfer{unsafe.Pointer(args.transfer_manager)}, nil
+}
+
+const typeF32 = 11
+
+// TransferCounts returns BufferCount and each BufferSize.
+func (a *API) TransferCounts(t Transfer) (int, []int, *Err) {
+	bc := alloc[C.PJRT_AsyncHostToDeviceTransferManager_BufferCount_Args]()
+	defer free(bc)
+	bc.struct_size = C.PJRT_AsyncHostToDeviceTransferManager_BufferCount_Args_STRUCT_SIZE
+	bc.transfer_manager = t.p()
+	if e := a.Call("PJRT_AsyncHostToDeviceTransferManager_BufferCount", unsafe.Pointer(bc)); e != nil {
+		return 0, nil, e
+	}
+	var sizes []int
+	for i := 0; i < int(bc.buffer_count); i++ {
+		bs := alloc[C.PJRT_AsyncHostToDeviceTransferManager_BufferSize_Args]()
+		defer free(bs)
+		bs.struct_size = C.PJRT_AsyncHostToDeviceTransferManager_BufferSize_Args_STRUCT_SIZE
+		bs.transfer_manager = t.p()
+		bs.buffer_index = C.int(i)
+		if e := a.Call("PJRT_AsyncHostToDeviceTransferManager_BufferSize", unsafe.Pointer(bs)); e != nil {
+			return 0, nil, e
+		}
+		sizes = append(sizes, int(bs.buffer_size))
+	}
+	return int(bc.buffer_count), sizes, nil
+}
+
+// TransferData sends a chunk (data must be C memory).
+func (a *API) TransferData(t Transfer, i int, data unsafe.Pointer, off, n int, last bool) *Err {
+	args := alloc[C.PJRT_AsyncHostToDeviceTransferManager_TransferData_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_AsyncHostToDeviceTransferManager_TransferData_Args_STRUCT_SIZE
+	args.transfer_manager = t.p()
+	args.buffer_index = C.int(i)
+	args.data = data
+	args.offset, args.transfer_size = C.int64_t(off), C.int64_t(n)
+	args.is_last_transfer = C._Bool(last)
+	if e := a.Call("PJRT_AsyncHostToDeviceTransferManager_TransferData", unsafe.Pointer(args)); e != nil {
+		return e
+	}
+	return a.EventCall("PJRT_Event_Destroy", Event{unsafe.Pointer(args.done_with_h2d_transfer)})
+}
+
+// RetrieveBuffer hands out buffer i.
+func (a *API) RetrieveBuffer(t Transfer, i int) (Buffer, *Err) {
+	args := alloc[C.PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer_Args_STRUCT_SIZE
+	args.transfer_manager = t.p()
+	args.buffer_index = C.int(i)
+	e := a.Call("PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer", unsafe.Pointer(args))
+	return Buffer{unsafe.Pointer(args.buffer_out)}, e
+}
+
+// DestroyTransfer calls PJRT_AsyncHostToDeviceTransferManager_Destroy.
+func (a *API) DestroyTransfer(t Transfer) *Err {
+	args := alloc[C.PJRT_AsyncHostToDeviceTransferManager_Destroy_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_AsyncHostToDeviceTransferManager_Destroy_Args_STRUCT_SIZE
+	args.transfer_manager = t.p()
+	return a.Call("PJRT_AsyncHostToDeviceTransferManager_Destroy", unsafe.Pointer(args))
 }
 
 // CMem is C memory for host data in tests.

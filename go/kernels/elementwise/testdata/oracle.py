@@ -233,7 +233,7 @@ FLOAT_UN_APPROX = {"rsqrt": lax.rsqrt, "cbrt": lax.cbrt, "exponential": lax.exp,
                    "exponential_minus_one": lax.expm1, "log": lax.log, "log_plus_one": lax.log1p,
                    "logistic": lax.logistic, "tanh": lax.tanh, "cosine": lax.cos, "sine": lax.sin,
                    "tan": lax.tan}
-ULPS = {"f32": 4, "f64": 8, "bf16": 4, "f16": 4}
+ULPS = {"f32": 4, "f64": 4, "bf16": 4, "f16": 4}  # XLA's own f64 tanh is 3 ulps off at times
 
 for t in FLOATS:
     vals = float_values(t)

@@ -1,0 +1,84 @@
+package linalg
+
+import (
+	"testing"
+
+	"github.com/gojax/gojax/go/ir"
+	"github.com/stretchr/testify/require"
+)
+
+func TestLapackCustomCallErrors(t *testing.T) {
+	m44 := ir.Tensor(ir.F64, 4, 4)
+	good := func() *ir.Op {
+		return ccOp("lapack_dpotrf_ffi", []*ir.TensorType{m44}, []*ir.TensorType{m44, ir.Tensor(ir.S32)}, ir.Attrs{"uplo": u8('L')})
+	}
+	tests := []struct {
+		name   string
+		mutate func(op *ir.Op) *ir.Op
+		msg    string
+	}{
+		{"row-major-layout", func(op *ir.Op) *ir.Op {
+			op.Attrs["operand_layouts"] = ir.ArrayAttr{Elems: []ir.Attr{ir.DenseI64Attr{Values: []int64{1, 0}}}}
+			return op
+		}, "only the layouts JAX emits"},
+		{"no-layouts", func(op *ir.Op) *ir.Op {
+			delete(op.Attrs, "operand_layouts")
+			return op
+		}, "default row-major layout"},
+		{"bad-uplo", func(op *ir.Op) *ir.Op {
+			op.Attrs["backend_config"] = ir.DictAttr{Entries: ir.Attrs{"uplo": u8('X')}}
+			return op
+		}, "attribute uplo"},
+		{"opaque-backend-config", func(op *ir.Op) *ir.Op {
+			op.Attrs["backend_config"] = ir.StringAttr{Value: "\x01\x02"}
+			return op
+		}, "opaque string"},
+		{"wrong-elem", func(op *ir.Op) *ir.Op {
+			m := ir.Tensor(ir.F32, 4, 4)
+			return ccOp("lapack_dpotrf_ffi", []*ir.TensorType{m}, []*ir.TensorType{m, ir.Tensor(ir.S32)}, ir.Attrs{"uplo": u8('L')})
+		}, "element type f64"},
+		{"missing-info", func(op *ir.Op) *ir.Op {
+			return ccOp("lapack_dpotrf_ffi", []*ir.TensorType{m44}, []*ir.TensorType{m44}, ir.Attrs{"uplo": u8('L')})
+		}, "want 1 operands and 2 results"},
+		{"batch-mismatch", func(op *ir.Op) *ir.Op {
+			return ccOp("lapack_dpotrf_ffi", []*ir.TensorType{ir.Tensor(ir.F64, 2, 4, 4)}, []*ir.TensorType{ir.Tensor(ir.F64, 2, 4, 4), ir.Tensor(ir.S32, 3)}, ir.Attrs{"uplo": u8('L')})
+		}, "batch dims differ"},
+		{"gesdd-mode-O", func(op *ir.Op) *ir.Op {
+			return ccOp("lapack_dgesdd_ffi", []*ir.TensorType{m44}, []*ir.TensorType{m44, ir.Tensor(ir.F64, 4), m44, m44, ir.Tensor(ir.S32)}, ir.Attrs{"mode": u8('O')})
+		}, "mode 'O'"},
+		{"gees-sort", func(op *ir.Op) *ir.Op {
+			return ccOp("lapack_dgees_ffi", []*ir.TensorType{m44}, []*ir.TensorType{m44, m44, ir.Tensor(ir.F64, 4), ir.Tensor(ir.F64, 4), ir.Tensor(ir.S32), ir.Tensor(ir.S32)},
+				ir.Attrs{"mode": u8('V'), "sort": u8('S')})
+		}, "sorting"},
+		{"gehrd-range", func(op *ir.Op) *ir.Op {
+			return ccOp("lapack_dgehrd_ffi", []*ir.TensorType{m44}, []*ir.TensorType{m44, ir.Tensor(ir.F64, 3), ir.Tensor(ir.S32)},
+				ir.Attrs{"low": ir.IntAttr{Value: 0, Type: ir.S32}, "high": ir.IntAttr{Value: 4, Type: ir.S32}})
+		}, "out of range"},
+	}
+	_, err := lowerOp(t, fakeCtx{1}, good())
+	require.NoError(t, err)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := lowerOp(t, fakeCtx{1}, tc.mutate(good()))
+			require.Error(t, err)
+			require.Contains(t, err.Error(), tc.msg)
+			require.Contains(t, err.Error(), "stablehlo.custom_call")
+		})
+	}
+}
+
+// TestMhloBackendConfig accepts the dictionary under mhlo.backend_config, as
+// older serializations (and the jax-export vectors) carry it.
+func TestMhloBackendConfig(t *testing.T) {
+	m := ir.Tensor(ir.F64, 2, 2)
+	op := ccOp("lapack_dpotrf_ffi", []*ir.TensorType{m}, []*ir.TensorType{m, ir.Tensor(ir.S32)}, nil)
+	delete(op.Attrs, "backend_config")
+	op.Attrs["mhlo.backend_config"] = ir.DictAttr{Entries: ir.Attrs{"uplo": u8('U')}}
+	out := runOp(t, fakeCtx{1}, op, f64Bytes([]float64{4, 2, -7, 3}))
+	// Upper: U = [[2, 1], [., sqrt 2]], the strict lower triangle untouched.
+	got := bytesF64(out[0])
+	require.InDelta(t, 2, got[0], 1e-15)
+	require.InDelta(t, 1, got[1], 1e-15)
+	require.Equal(t, -7.0, got[2])
+	require.InDelta(t, 1.4142135623730951, got[3], 1e-15)
+}

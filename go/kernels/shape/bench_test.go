@@ -1,0 +1,83 @@
+package shape
+
+import (
+	"testing"
+
+	"github.com/gojax/gojax/go/ir"
+)
+
+func benchStep(b *testing.B, op *ir.Op, ins ...[]byte) {
+	ctx := &fakeCtx{}
+	l, _ := lookup(op.Name)
+	st, err := l(ctx, op)
+	if err != nil {
+		b.Fatal(err)
+	}
+	outs := make([][]byte, len(op.Results))
+	var bytes int64
+	for i, r := range op.Results {
+		outs[i] = make([]byte, r.Tensor().ByteSize())
+		bytes += r.Tensor().ByteSize()
+	}
+	b.SetBytes(bytes)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if err := st(ins, outs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkTranspose2048F32(b *testing.B) {
+	op := mkOp("stablehlo.transpose", []ir.Type{ir.Tensor(ir.F32, 2048, 2048)}, []ir.Type{ir.Tensor(ir.F32, 2048, 2048)},
+		ir.Attrs{"permutation": i64a(1, 0)})
+	benchStep(b, op, make([]byte, 2048*2048*4))
+}
+
+func BenchmarkTranspose3DF32(b *testing.B) {
+	op := mkOp("stablehlo.transpose", []ir.Type{ir.Tensor(ir.F32, 64, 128, 256)}, []ir.Type{ir.Tensor(ir.F32, 256, 64, 128)},
+		ir.Attrs{"permutation": i64a(2, 0, 1)})
+	benchStep(b, op, make([]byte, 64*128*256*4))
+}
+
+func BenchmarkBroadcastRowF32(b *testing.B) {
+	op := mkOp("stablehlo.broadcast_in_dim", []ir.Type{ir.Tensor(ir.F32, 1024)}, []ir.Type{ir.Tensor(ir.F32, 2048, 1024)},
+		ir.Attrs{"broadcast_dimensions": i64a(1)})
+	benchStep(b, op, make([]byte, 1024*4))
+}
+
+func BenchmarkBroadcastColF32(b *testing.B) {
+	op := mkOp("stablehlo.broadcast_in_dim", []ir.Type{ir.Tensor(ir.F32, 2048)}, []ir.Type{ir.Tensor(ir.F32, 2048, 1024)},
+		ir.Attrs{"broadcast_dimensions": i64a(0)})
+	benchStep(b, op, make([]byte, 2048*4))
+}
+
+func BenchmarkGatherRows(b *testing.B) {
+	c := gatherCase{operand: []int64{10000, 64}, idx: []int64{50000, 1}, offsetDims: []int64{1}, collapsed: []int64{0},
+		sim: []int64{0}, ivd: 1, sizes: []int64{1, 64}}
+	idx := make([]int32, 50000)
+	for i := range idx {
+		idx[i] = int32(i * 7 % 10000)
+	}
+	benchStep(b, gatherOp(c), make([]byte, 10000*64*4), i32s(idx...))
+}
+
+func BenchmarkGatherScalars(b *testing.B) {
+	c := gatherCase{operand: []int64{100000}, idx: []int64{200000, 1}, collapsed: []int64{0},
+		sim: []int64{0}, ivd: 1, sizes: []int64{1}}
+	idx := make([]int32, 200000)
+	for i := range idx {
+		idx[i] = int32(i * 7 % 100000)
+	}
+	benchStep(b, gatherOp(c), make([]byte, 100000*4), i32s(idx...))
+}
+
+func BenchmarkScatterAddScalars(b *testing.B) {
+	c := scatterCase{operand: []int64{100000}, idx: []int64{200000, 1}, upd: []int64{200000}, inserted: []int64{0}, sdo: []int64{0}, ivd: 1}
+	idx := make([]int32, 200000)
+	for i := range idx {
+		idx[i] = int32(i * 7 % 100000)
+	}
+	benchStep(b, scatterOp(c, binRegion("stablehlo.add", ir.F32)), make([]byte, 100000*4), i32s(idx...), make([]byte, 200000*4))
+}
