@@ -21,9 +21,18 @@ sys.path.insert(0, TESTS_DIR)  # helper modules beside the tests
 TEST_TIMEOUT_S = float(os.environ.get("GOJAX_TEST_TIMEOUT", "300"))
 
 
+_watchdog_out = None
+
+
+def pytest_configure(config):
+    # pytest captures fd 2 during tests; keep the real stderr for the dump.
+    global _watchdog_out
+    _watchdog_out = os.fdopen(os.dup(2), "w")
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    faulthandler.dump_traceback_later(TEST_TIMEOUT_S, exit=True)
+    faulthandler.dump_traceback_later(TEST_TIMEOUT_S, exit=True, file=_watchdog_out)
     try:
         yield
     finally:

@@ -96,15 +96,17 @@ def test_device_to_device_copy(gojax_device, cpu_device):
 
 
 def test_stats_track_device_buffers(gojax_device):
-    before = gojax.stats()
-    xs = [jax.device_put(np.ones(1 << 16, np.float32), gojax_device) for _ in range(4)]
+    nbytes = 1 << 18
+    xs = [jax.device_put(np.ones(nbytes // 4, np.float32), gojax_device) for _ in range(4)]
     jax.block_until_ready(xs)
     during = gojax.stats()
-    assert during.bytes_in_use - before.bytes_in_use >= 4 * (1 << 18)
-    assert during.live_buffers - before.live_buffers >= 4
+    # Other buffers may come and go meanwhile, so bound from below only.
+    assert during.bytes_in_use >= 4 * nbytes
+    assert during.live_buffers >= 4
     assert during.peak_bytes >= during.bytes_in_use
     for x in xs:
         x.delete()
     after = gojax.stats()
-    assert during.bytes_in_use - after.bytes_in_use >= 4 * (1 << 18)
+    assert after.bytes_in_use <= during.bytes_in_use - 4 * nbytes
+    assert after.live_buffers <= during.live_buffers - 4
     assert after.num_allocs >= during.num_allocs

@@ -242,6 +242,14 @@ const int64_t* gojax_layout_strides(const PJRT_Buffer_MemoryLayout* l, size_t* n
   return l->strides.byte_strides;
 }
 
+void gojax_raw_future_ready(PJRT_Buffer_CopyRawToHostFuture_Callback_Args* args) {
+  gojaxRawFutureReady(args);
+}
+
+void gojax_donate_dependency_ready(PJRT_Buffer_DonateWithControlDependency_Callback_Args* args) {
+  gojaxDonateDependencyReady(args);
+}
+
 void gojax_free_serialized_executable(PJRT_SerializedExecutable* p) { free(p); }
 void gojax_free_serialized_topology(PJRT_SerializedTopology* p) { free(p); }
 void gojax_free_serialized_compile_options(PJRT_SerializedCompileOptions* p) { free(p); }

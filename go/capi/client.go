@@ -6,6 +6,8 @@ package capi
 import "C"
 
 import (
+	"fmt"
+	"os"
 	"strconv"
 	"sync"
 	"unsafe"
@@ -319,15 +321,16 @@ func gojax_PJRT_Client_Create(args *C.PJRT_Client_Create_Args) (ret pjrtErr) {
 		return e
 	}
 	opts, err := clientOptions(args.create_options, args.num_options)
-	if err != nil {
-		return newErr(runtime.CodeOf(err), fn+": "+err.Error())
+	if err == nil {
+		var rt *runtime.Client
+		if rt, err = runtime.NewClient(opts); err == nil {
+			args.client = newClient(rt).c
+			return nil
+		}
 	}
-	rt, err := runtime.NewClient(opts)
-	if err != nil {
-		return fromErr(fn, err)
-	}
-	args.client = newClient(rt).c
-	return nil
+	// JAX may swallow backend-initialisation errors; say it here too.
+	fmt.Fprintf(os.Stderr, "gojax: %s: %v\n", fn, err)
+	return fromErr(fn, err)
 }
 
 //export gojax_PJRT_Client_Destroy

@@ -477,15 +477,24 @@ func gojax_PJRT_LoadedExecutable_Execute(args *C.PJRT_LoadedExecutable_Execute_A
 			}
 		}
 	}
+	// Check the output lists before anything runs, so an error never leaves
+	// executions in flight with nowhere to put their results.
+	var outLists []**C.PJRT_Buffer
+	if nd > 0 {
+		outLists = unsafe.Slice(args.output_lists, nd)
+	}
+	if len(x.rt.OutputTypes()) > 0 {
+		for d, l := range outLists {
+			if l == nil {
+				return errf(runtime.CodeInvalidArgument, fn, "output list %d is NULL", d)
+			}
+		}
+	}
 	outs, events, err := x.rt.Execute(lists, devices, opts)
 	if err != nil {
 		return fromErr(fn, err)
 	}
-	outLists := unsafe.Slice(args.output_lists, nd)
 	for d := range outs {
-		if len(outs[d]) > 0 && outLists[d] == nil {
-			return errf(runtime.CodeInvalidArgument, fn, "output list %d is NULL", d)
-		}
 		if len(outs[d]) == 0 {
 			continue
 		}

@@ -77,6 +77,10 @@ void gojax_layout_set_tiled(PJRT_Buffer_MemoryLayout* l, const int64_t* m2m, siz
 const int64_t* gojax_layout_tiled_m2m(const PJRT_Buffer_MemoryLayout* l, size_t* n, size_t* num_tiles);
 const int64_t* gojax_layout_strides(const PJRT_Buffer_MemoryLayout* l, size_t* n);
 
+/* Callbacks handed to the framework; they call back into Go. */
+void gojax_raw_future_ready(PJRT_Buffer_CopyRawToHostFuture_Callback_Args* args);
+void gojax_donate_dependency_ready(PJRT_Buffer_DonateWithControlDependency_Callback_Args* args);
+
 /* Deleters handed to the framework. */
 void gojax_free_serialized_executable(PJRT_SerializedExecutable* p);
 void gojax_free_serialized_topology(PJRT_SerializedTopology* p);

@@ -96,20 +96,6 @@ func gojax_PJRT_Client_FulfillAliasBuffer(args *C.PJRT_Client_FulfillAliasBuffer
 	return notImplemented(fn, unsafe.Pointer(args), C.PJRT_Client_FulfillAliasBuffer_Args_STRUCT_SIZE)
 }
 
-//export gojax_PJRT_Buffer_CopyRawToHostFuture
-func gojax_PJRT_Buffer_CopyRawToHostFuture(args *C.PJRT_Buffer_CopyRawToHostFuture_Args) (ret pjrtErr) {
-	const fn = "PJRT_Buffer_CopyRawToHostFuture"
-	defer guard(fn, &ret)
-	return notImplemented(fn, unsafe.Pointer(args), C.PJRT_Buffer_CopyRawToHostFuture_Args_STRUCT_SIZE)
-}
-
-//export gojax_PJRT_Buffer_DonateWithControlDependency
-func gojax_PJRT_Buffer_DonateWithControlDependency(args *C.PJRT_Buffer_DonateWithControlDependency_Args) (ret pjrtErr) {
-	const fn = "PJRT_Buffer_DonateWithControlDependency"
-	defer guard(fn, &ret)
-	return notImplemented(fn, unsafe.Pointer(args), C.PJRT_Buffer_DonateWithControlDependency_Args_STRUCT_SIZE)
-}
-
 //export gojax_PJRT_Buffer_Bitcast
 func gojax_PJRT_Buffer_Bitcast(args *C.PJRT_Buffer_Bitcast_Args) (ret pjrtErr) {
 	const fn = "PJRT_Buffer_Bitcast"

@@ -56,24 +56,22 @@ type builder struct {
 	pre, post map[*ir.Op]int
 	groups    []*group
 	valGroup  map[*ir.Value]*group
-	scratch   int
-	swaps     [][2]*group
-	stage     map[*ir.Op][]copyG // while op → staging copies
-	swapsOf   map[*ir.Op][][2]*group
-	caseCopy  map[*ir.Op][][]copyV
-	valLast   map[*ir.Value]int // last use of each value (ancestor-adjusted position)
+	scratch   int                        // kernel ins/outs headers allocated so far
+	stage     map[*ir.Op][]pendingCopy   // while op → staging copies
+	swapsOf   map[*ir.Op][][2]*group     // while op → carried/new buffer swaps
+	caseCopy  map[*ir.Op][][]pendingCopy // case/if op → per-branch result copies
+	valLast   map[*ir.Value]int          // last use of each value (ancestor-adjusted position)
 	outGroups []*group
-	final     []copyV
+	final     []pendingCopy
 	kernels   int
 }
 
-// copyG and copyV are copies recorded before slots exist.
-type copyG struct {
+// pendingCopy is a copy recorded before slots exist.
+type pendingCopy struct {
 	src  *ir.Value
 	dst  *group
 	size int
 }
-type copyV = copyG
 
 // buildFuncPlan compiles a function body: parameters are its arguments,
 // outputs its results.
@@ -95,6 +93,7 @@ func buildRegionCallable(ctx *compileCtx, r *ir.Region) (kernel.Callable, error)
 	if err != nil {
 		return nil, err
 	}
+	p.region = true
 	return &regionCallable{p: p}, nil
 }
 
@@ -105,7 +104,7 @@ func singleStepRegion(ctx *compileCtx, blk *ir.Block) (kernel.Callable, bool, er
 		return nil, false, nil
 	}
 	op, ret := blk.Ops[0], blk.Ops[1]
-	if compilerOps[op.Name] || len(op.Regions) > 0 || len(op.Operands) != len(blk.Args) || len(ret.Operands) != len(op.Results) {
+	if !isKernelOp(op) || len(op.Regions) > 0 || len(op.Operands) != len(blk.Args) || len(ret.Operands) != len(op.Results) {
 		return nil, false, nil
 	}
 	for i, v := range op.Operands {
@@ -130,9 +129,9 @@ func newBuilder(ctx *compileCtx, top *ir.Block, regionMode bool) *builder {
 		ctx: ctx, top: top, regionMode: regionMode,
 		pre: map[*ir.Op]int{}, post: map[*ir.Op]int{},
 		valGroup: map[*ir.Value]*group{},
-		stage:    map[*ir.Op][]copyG{},
+		stage:    map[*ir.Op][]pendingCopy{},
 		swapsOf:  map[*ir.Op][][2]*group{},
-		caseCopy: map[*ir.Op][][]copyV{},
+		caseCopy: map[*ir.Op][][]pendingCopy{},
 		valLast:  map[*ir.Value]int{},
 	}
 }
@@ -403,7 +402,7 @@ func (b *builder) coalesce(blk *ir.Block) error {
 			}
 			continue
 		}
-		copies := make([][]copyV, len(op.Regions))
+		copies := make([][]pendingCopy, len(op.Regions))
 		for bi, r := range op.Regions {
 			rb := r.Blocks[0]
 			term := rb.Terminator()
@@ -426,7 +425,7 @@ func (b *builder) coalesce(blk *ir.Block) error {
 					res.start = min(res.start, g.start)
 					res.end = max(res.end, g.end)
 				} else {
-					copies[bi] = append(copies[bi], copyV{src: v, dst: res, size: res.size})
+					copies[bi] = append(copies[bi], pendingCopy{src: v, dst: res, size: res.size})
 				}
 				seen[v] = true
 			}
@@ -446,6 +445,7 @@ func (b *builder) planCarry(op *ir.Op) error {
 	if term == nil || len(term.Operands) != len(body.Args) {
 		return op.Errorf("while body must return its %d carried values", len(body.Args))
 	}
+	b.initInPlace(op)
 	seen := map[*ir.Value]bool{}
 	for i, v := range term.Operands {
 		if !ir.TypesEqual(v.Type, body.Args[i].Type) {
@@ -473,12 +473,42 @@ func (b *builder) planCarry(op *ir.Op) error {
 		} else {
 			s := b.newGroup(slotInternal, carry.size)
 			s.start, s.end = b.pre[op], b.post[op]
-			b.stage[op] = append(b.stage[op], copyG{src: v, dst: s, size: carry.size})
+			b.stage[op] = append(b.stage[op], pendingCopy{src: v, dst: s, size: carry.size})
 			b.swapsOf[op] = append(b.swapsOf[op], [2]*group{carry, s})
 		}
 		seen[v] = true
 	}
 	return nil
+}
+
+// initInPlace: an initial value computed only for the loop (a kernel result
+// whose last use is this while, not read inside it) is computed directly in
+// the carried buffer, so the loop starts without a copy.
+func (b *builder) initInPlace(op *ir.Op) {
+	count := map[*ir.Value]int{}
+	for _, v := range op.Operands {
+		count[v]++
+	}
+	inside := map[*ir.Value]bool{}
+	for _, r := range op.Regions {
+		r.Walk(func(o *ir.Op) bool {
+			for _, v := range o.Operands {
+				inside[v] = true
+			}
+			return true
+		})
+	}
+	body := op.Regions[1].Blocks[0]
+	for i, v := range op.Operands {
+		g := b.valGroup[v]
+		if v.Def == nil || !g.kernelDef || g.parent != nil || g.coalesced || g.kind != slotInternal ||
+			count[v] != 1 || inside[v] || g.end != b.post[op] {
+			continue
+		}
+		carry := b.valGroup[body.Args[i]]
+		g.parent, g.coalesced = carry, true
+		carry.start = min(carry.start, g.start)
+	}
 }
 
 func (b *builder) updatesCarryInPlace(body *ir.Block, i int, v *ir.Value, g *group) bool {
@@ -545,7 +575,7 @@ func (b *builder) outputs() error {
 			o.index = k
 			o.start, o.end = math.MaxInt, math.MaxInt
 			b.outGroups = append(b.outGroups, o)
-			b.final = append(b.final, copyV{src: v, dst: o, size: n})
+			b.final = append(b.final, pendingCopy{src: v, dst: o, size: n})
 		}
 		seen[v] = true
 	}
@@ -747,7 +777,9 @@ func (b *builder) emitWhile(p *plan, op *ir.Op) (instr, error) {
 	cond, body := op.Regions[0].Blocks[0], op.Regions[1].Blocks[0]
 	w := &whileInstr{}
 	for i, v := range op.Operands {
-		w.init = append(w.init, copyPair{b.ref(v), b.ref(body.Args[i])})
+		if c := (copyPair{b.ref(v), b.ref(body.Args[i])}); c.src.slot != c.dst.slot {
+			w.init = append(w.init, c)
+		}
 	}
 	ct := cond.Terminator()
 	if ct == nil || len(ct.Operands) != 1 {

@@ -1,12 +1,28 @@
-// Package compiler turns a StableHLO portable artifact into an executable plan:
-// the IR is cloned, run through a table of passes (passes.go), and lowered into
-// a flat list of steps over numbered buffer slots (build.go) that Run executes
-// (exec.go).
+// Package compiler turns a StableHLO portable artifact into an executable plan.
+//
+// Pipeline: vhlo.Read → verify.Module → clone → the pass table in passes.go
+// (composites → calls, inlining, pass-through removal, constant folding,
+// dead-code elimination, fusion hook), with structural invariants checked
+// after every pass → build.go lowers the entry function into a plan.
+//
+// A plan (plan.go) is a flat list of instructions over numbered buffer
+// slots whose sizes are fixed at compile time. Kernel ops become kernel
+// steps (kernel.Lookup / kernel.LookupCustomCall); while, case and if become
+// nested instruction lists sharing the enclosing slots; regions of kernel ops
+// (reduce bodies, comparators) become callable sub-plans via
+// kernel.Context.CompileRegion. Slots are shared by values whose live ranges
+// do not overlap; an elementwise op or a dynamic_update_slice may write its
+// result over a same-sized operand that dies there (so those kernels must
+// tolerate outs[0] aliasing such an input); loop-carried values stay in fixed
+// slots and each iteration's new values are swapped in without copying.
+// Scratch frames are pooled per executable; outputs are allocated with
+// go/devmem, or reuse a donated argument (exec.go).
 package compiler
 
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/gojax/gojax/go/ir"
 	_ "github.com/gojax/gojax/go/kernels/all" // production binaries get every kernel family
@@ -102,6 +118,12 @@ func CompileModule(m *ir.Module, opts Options) (*Executable, error) {
 	e.plan = p
 	if e.aliasArg, err = planDonation(entry, p); err != nil {
 		return nil, err
+	}
+	if dumpDir != "" {
+		path := filepath.Join(dumpDir, dumpFileName(e.name+"."+e.fingerprint[:12]+".plan.txt"))
+		if err := os.WriteFile(path, []byte(e.PlanText()), 0o644); err != nil {
+			return nil, fmt.Errorf("compiler: dump: %w", err)
+		}
 	}
 	return e, nil
 }

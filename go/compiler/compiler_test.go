@@ -497,3 +497,23 @@ func TestTokensAndPassThrough(t *testing.T) {
 	require.Empty(t, got[0])
 	require.Equal(t, []float32{2, 4}, toF32(got[1]))
 }
+
+func TestWhileInitComputedInCarry(t *testing.T) {
+	mb := newMod()
+	mb.fn("main", "public", []ir.Type{f32t(2)}, []ir.Type{f32t(2), f32t(2)}, func(b *blkB, a []*ir.Value) []*ir.Value {
+		start := b.add(a[0], a[0])  // only feeds the loop: computed in the carried buffer
+		shared := b.mul(a[0], a[0]) // also read inside the body: must be copied
+		r := b.while([]*ir.Value{b.i32c(0), start, shared},
+			func(rb *blkB, c []*ir.Value) *ir.Value { return rb.lt(c[0], rb.i32c(2)) },
+			func(rb *blkB, c []*ir.Value) []*ir.Value {
+				return []*ir.Value{rb.add(c[0], rb.i32c(1)), rb.add(c[1], shared), rb.add(c[2], c[2])}
+			})
+		return []*ir.Value{r[1], r[2]}
+	})
+	e := compile(t, mb.m)
+	w := e.plan.body[len(e.plan.body)-1].(*whileInstr)
+	require.Len(t, w.init, 2, "the counter constant and the shared value are copied; start is not")
+	got := run(t, e, f32s(1, 2))
+	require.Equal(t, []float32{4, 12}, toF32(got[0])) // 2x + 2x²: (2+1+1, 4+4+4)
+	require.Equal(t, []float32{4, 16}, toF32(got[1]))
+}

@@ -29,6 +29,17 @@ func dumpModule(dir, name, fp, stage string, m *ir.Module) error {
 	return nil
 }
 
+// dumpFileName keeps the characters ir.DumpToDir keeps.
+func dumpFileName(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			return r
+		}
+		return '_'
+	}, name)
+}
+
 // printer writes the canonical text that the fingerprint hashes (no
 // locations, full constant data); values are numbered per function in order
 // of definition.

@@ -133,12 +133,17 @@ func TestDumpDir(t *testing.T) {
 		require.Contains(t, string(data), "stablehlo.while")
 	}
 
+	plan, err := os.ReadFile(filepath.Join(dir, "jit_f."+e.Fingerprint()[:12]+".plan.txt"))
+	require.NoError(t, err)
+	require.Contains(t, string(plan), "while init")
+	require.Contains(t, string(plan), "stablehlo.custom_call")
+
 	t.Setenv("GOJAX_DUMP_DIR", filepath.Join(dir, "env"))
 	_, err = CompileModule(whileModule(false), Options{})
 	require.NoError(t, err)
 	entries, err := os.ReadDir(filepath.Join(dir, "env"))
 	require.NoError(t, err)
-	require.Len(t, entries, 2)
+	require.Len(t, entries, 3)
 }
 
 func TestRunAllocations(t *testing.T) {

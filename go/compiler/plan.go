@@ -23,8 +23,12 @@ type plan struct {
 	final      []copyPair // results that are not written in place: copied into the outputs
 	scratchLen int        // [][]byte headers for kernel ins/outs per frame
 
-	frames sync.Pool
-	stats  PlanStats
+	frames framePool
+	// region plans are called per element from kernel workers: they use a
+	// per-P sync.Pool (their frames are small) instead of the locked list.
+	region    bool
+	hotFrames sync.Pool
+	stats     PlanStats
 
 	// For donation: when each parameter is last read (position), where each
 	// in-place output is first written (-1: written by a final copy), and
@@ -55,8 +59,43 @@ type frame struct {
 	scratch [][]byte
 }
 
+// framePool keeps idle frames across runs. Unlike sync.Pool it is not
+// emptied by the GC: re-allocating (and zeroing) a large scratch frame after
+// every collection would cost more than holding it. At most maxIdleFrames
+// frames are kept: runs of one executable rarely overlap, and a large
+// model's scratch should not be held once per core.
+type framePool struct {
+	mu   sync.Mutex
+	idle []*frame
+}
+
+const maxIdleFrames = 2
+
+func (fp *framePool) get() *frame {
+	fp.mu.Lock()
+	defer fp.mu.Unlock()
+	if n := len(fp.idle); n > 0 {
+		f := fp.idle[n-1]
+		fp.idle = fp.idle[:n-1]
+		return f
+	}
+	return nil
+}
+
+func (fp *framePool) put(f *frame) {
+	fp.mu.Lock()
+	defer fp.mu.Unlock()
+	if len(fp.idle) < maxIdleFrames {
+		fp.idle = append(fp.idle, f)
+	}
+}
+
 func (p *plan) getFrame() *frame {
-	if f, ok := p.frames.Get().(*frame); ok {
+	if p.region {
+		if f, ok := p.hotFrames.Get().(*frame); ok {
+			return f
+		}
+	} else if f := p.frames.get(); f != nil {
 		return f
 	}
 	f := &frame{bufs: make([][]byte, p.numSlots), scratch: make([][]byte, p.scratchLen)}
@@ -80,7 +119,11 @@ func (p *plan) putFrame(f *frame) {
 		f.bufs[s] = nil
 	}
 	clear(f.scratch)
-	p.frames.Put(f)
+	if p.region {
+		p.hotFrames.Put(f)
+	} else {
+		p.frames.put(f)
+	}
 }
 
 // exec runs the plan with ins bound to the parameters and outs to the outputs.

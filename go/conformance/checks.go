@@ -23,9 +23,10 @@ import (
 //     NaN matches a NaN);
 //   - expect_close: at most max_ulp_difference (default 3) units in the last
 //     place per float component; exact for integers;
-//   - expect_almost_eq: |actual - expected| <= tolerance per component
-//     (0.0001 for the check dialect op, 0.001 for the testdata custom call
-//     without a tolerance), NaN matches NaN, infinities must be equal;
+//   - expect_almost_eq: equal, or of one sign with |actual - expected| <=
+//     tolerance, per component (0.0001 for the check dialect op, 0.001 for
+//     the testdata custom call without a tolerance); NaN matches NaN,
+//     infinities must be equal;
 //   - eq: like expect_almost_eq with 0.0001 for floats, exact for integers;
 //     it also returns the verdict as a tensor<i1>.
 
@@ -264,9 +265,15 @@ func floatMatches(target string, e ir.ElemType, actual, expected []byte, i int, 
 			return false, fmt.Sprintf(" (%d ULP; allowed %d..%d)", d, p.minULP, p.maxULP)
 		}
 		return true, ""
-	default: // expect_almost_eq, eq
+	default: // expect_almost_eq, eq (reference: Element.cpp areApproximatelyEqual)
+		if a == b {
+			return true, ""
+		}
 		if math.IsInf(a, 0) || math.IsInf(b, 0) {
-			return a == b, ""
+			return false, ""
+		}
+		if math.Signbit(a) != math.Signbit(b) {
+			return false, " (signs differ)"
 		}
 		if math.Abs(a-b) > p.tolerance {
 			return false, fmt.Sprintf(" (|diff| %.3g > tolerance %g)", math.Abs(a-b), p.tolerance)

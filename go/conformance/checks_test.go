@@ -50,6 +50,8 @@ func TestCompareTensors(t *testing.T) {
 		{"close custom ulp", "check.expect_close", f32x2, f32s(nextUp32(1, 4), 2), f32s(1, 2), checkParams{maxULP: 5}, ""},
 		{"almost within", "check.expect_almost_eq", f32x2, f32s(1.00005, 2), f32s(1, 2), def, ""},
 		{"almost outside", "check.expect_almost_eq", f32x2, f32s(1.001, 2), f32s(1, 2), def, "tolerance 0.0001"},
+		{"almost sign differs", "check.expect_almost_eq", f32x2, f32s(-1e-6, 2), f32s(1e-6, 2), def, "signs differ"},
+		{"almost zeros", "check.expect_almost_eq", f32x2, f32s(float32(math.Copysign(0, -1)), 2), f32s(0, 2), def, ""},
 		{"almost inf", "check.expect_almost_eq", f32x2, f32s(float32(math.Inf(1)), 2), f32s(float32(math.Inf(-1)), 2), def, "1 of 2"},
 		{"complex part differs", "check.expect_close", ir.Tensor(ir.C64), f32s(1, 2), f32s(1, 3), def, "got (1, 2), want (1, 3)"},
 		{"bf16 ulp", "check.expect_close", ir.Tensor(ir.BF16, 1), []byte{0x81, 0x3f}, []byte{0x80, 0x3f}, def, ""},

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -276,4 +277,66 @@ func TestSerializeTranslation(t *testing.T) {
 	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
+}
+
+// TestJAXExportDetectsWrongOutputs reruns a real vector with a corrupted
+// expected output: the runner must notice.
+func TestJAXExportDetectsWrongOutputs(t *testing.T) {
+	root, err := RepoRoot(".")
+	require.NoError(t, err)
+	src := filepath.Join(SharedDir(root), "jax-export")
+	const name = "cpu_cholesky_lapack_potrf#3"
+	entries, err := LoadExportIndex(src)
+	if err != nil {
+		t.Skipf("jax-export corpus not available: %v", err)
+	}
+	var entry *ExportEntry
+	for i := range entries {
+		if entries[i].Name == name {
+			entry = &entries[i]
+		}
+	}
+	require.NotNil(t, entry)
+	code, err := os.ReadFile(filepath.Join(src, name+".bc"))
+	require.NoError(t, err)
+	npz, err := os.ReadFile(filepath.Join(src, name+".npz"))
+	require.NoError(t, err)
+	arrays, err := ReadNPZ(npz)
+	require.NoError(t, err)
+
+	write := func(corrupt bool) string {
+		dir := t.TempDir()
+		index, err := os.ReadFile(filepath.Join(src, "index.json"))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "index.json"), index, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name+".bc"), code, 0o644))
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		for key, a := range arrays {
+			data := append([]byte(nil), a.Data...)
+			if corrupt && key == "out0" {
+				v := math.Float64frombits(binary.LittleEndian.Uint64(data))
+				binary.LittleEndian.PutUint64(data, math.Float64bits(v*1.001+1))
+			}
+			descr := map[ir.ElemType]string{ir.F32: "<f4", ir.F64: "<f8", ir.C64: "<c8", ir.C128: "<c16", ir.S32: "<i4"}[a.Type.Elem]
+			shape := "("
+			for _, d := range a.Type.Shape {
+				shape += fmt.Sprintf("%d, ", d)
+			}
+			w, err := zw.CreateHeader(&zip.FileHeader{Name: key + ".npy", Method: zip.Store})
+			require.NoError(t, err)
+			w.Write(npyBytes(descr, shape+")", data))
+		}
+		require.NoError(t, zw.Close())
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name+".npz"), buf.Bytes(), 0o644))
+		return dir
+	}
+	skip, err := runJAXExport(write(false), name)
+	require.Empty(t, skip)
+	if err != nil && !strings.Contains(err.Error(), "not close") {
+		t.Skipf("vector does not run on this engine yet: %v", err)
+	}
+	require.NoError(t, err)
+	_, err = runJAXExport(write(true), name)
+	require.ErrorContains(t, err, "output 0: 1 of")
 }

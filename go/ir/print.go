@@ -179,7 +179,7 @@ func (p *printer) function(f *Func) {
 				continue
 			}
 			if bi > 0 {
-				p.blockHeader(b, 1)
+				p.blockHeader(b, 1, bi)
 			}
 			for _, op := range b.Ops {
 				p.op(op, 2)
@@ -195,9 +195,9 @@ func (p *printer) function(f *Func) {
 }
 
 // blockHeader prints ^bbN(%argK: type, ...): and names the arguments.
-func (p *printer) blockHeader(b *Block, depth int) {
+func (p *printer) blockHeader(b *Block, depth, n int) {
 	p.indent(depth)
-	p.w.WriteString("^bb0")
+	p.printf("^bb%d", n)
 	if len(b.Args) > 0 {
 		p.w.WriteString("(")
 		for i, a := range b.Args {
@@ -304,11 +304,11 @@ func (p *printer) op(op *Op, depth int) {
 func (p *printer) region(r *Region, depth int) {
 	p.w.WriteString("{\n")
 	if r != nil {
-		for _, b := range r.Blocks {
+		for i, b := range r.Blocks {
 			if b == nil {
 				continue
 			}
-			p.blockHeader(b, depth)
+			p.blockHeader(b, depth, i)
 			for _, op := range b.Ops {
 				p.op(op, depth+1)
 			}
@@ -391,6 +391,14 @@ func FormatAttr(a Attr) string {
 		return "{" + formatAttrs(a.Entries) + "}"
 	case TypeAttr:
 		return typeString(a.Type)
+	case DenseI64Attr:
+		if len(a.Values) == 0 {
+			return "array<i64>"
+		}
+	case DenseBoolAttr:
+		if len(a.Values) == 0 {
+			return "array<i1>"
+		}
 	case OutputOperandAliasAttr:
 		return fmt.Sprintf("#stablehlo.output_operand_alias<output_tuple_indices = %s, operand_index = %d, operand_tuple_indices = %s>",
 			int64List(a.OutputTupleIndices), a.OperandIndex, int64List(a.OperandTupleIndices))

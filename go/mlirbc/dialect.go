@@ -14,15 +14,8 @@ type OpName struct {
 	// Registered is whether the op was registered when written (format >= 5;
 	// true for older files). Unregistered ops store properties as an attribute.
 	Registered bool
-}
-
-// FullName is "dialect.name".
-func (f *File) opFullName(o OpName) string {
-	d := f.Dialects[o.Dialect].Name
-	if o.Name == "" {
-		return d
-	}
-	return d + "." + o.Name
+	// FullName is "dialect.name".
+	FullName string
 }
 
 func (f *File) readDialects() error {
@@ -90,6 +83,10 @@ func (f *File) readDialects() error {
 					return err
 				}
 				o.Registered = reg
+			}
+			o.FullName = f.Dialects[o.Dialect].Name
+			if o.Name != "" {
+				o.FullName += "." + o.Name
 			}
 			f.OpNames = append(f.OpNames, o)
 		}

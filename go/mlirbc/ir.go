@@ -370,7 +370,7 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 		return nil, r.Errorf("op name index %d out of range (%d names)", nameIdx, len(p.f.OpNames))
 	}
 	on := p.f.OpNames[nameIdx]
-	op := &Op{Name: p.f.opFullName(on), Dialect: p.f.Dialects[on.Dialect].Name, Registered: on.Registered}
+	op := &Op{Name: on.FullName, Dialect: p.f.Dialects[on.Dialect].Name, Registered: on.Registered}
 	wrap := func(err error) error { return fmt.Errorf("op %s at byte %d: %w", op.Name, start, err) }
 	mask, err := r.Byte()
 	if err != nil {

@@ -156,8 +156,11 @@ func (b *Buffer) takeMemoryLocked() func() {
 		case ownDevmem:
 			devmem.Free(data)
 		case ownForeign:
+			// The owner's hook may need locks of its own (jaxlib's take the
+			// Python GIL), so it never runs on a thread that executions or
+			// event waiters depend on.
 			if rel != nil {
-				rel()
+				go rel()
 			}
 		}
 	}

@@ -119,6 +119,16 @@ func TestEventOnReadyOrderAndReentrancy(t *testing.T) {
 	require.EqualError(t, e.Wait(), "boom")
 }
 
+// waitFor waits for an event with a timeout.
+func waitFor(e *Event) error {
+	select {
+	case <-e.Done():
+		return e.Err()
+	case <-time.After(5 * time.Second):
+		return errors.New("event did not fire")
+	}
+}
+
 func errString(err error) string {
 	if err == nil {
 		return "ok"
@@ -145,7 +155,7 @@ func TestBufferFromHostZeroCopyAliases(t *testing.T) {
 	require.True(t, b.IsDeleted())
 	require.False(t, done.IsReady(), "external reference keeps the host memory")
 	require.NoError(t, b.DecExternalRef())
-	require.True(t, done.IsReady())
+	require.NoError(t, waitFor(done))
 	require.Error(t, b.DecExternalRef())
 }
 
@@ -312,7 +322,9 @@ func TestErrorAndViewBuffers(t *testing.T) {
 	require.Equal(t, []float32{1, 2, 3}, readF32(t, vb))
 	vb.Delete()
 	vb.Delete()
-	require.Equal(t, int32(1), deleted.Load())
+	require.Eventually(t, func() bool { return deleted.Load() == 1 }, 5*time.Second, time.Millisecond)
+	time.Sleep(10 * time.Millisecond)
+	require.Equal(t, int32(1), deleted.Load(), "the hook runs once")
 }
 
 // fakeProg adds 1 to an f32 vector; it may reuse its donated input.
@@ -626,4 +638,51 @@ func TestHostTransfer(t *testing.T) {
 	require.NoError(t, err)
 	ht2.Close()
 	require.Equal(t, before, devmem.ReadStats().LiveAllocs, "unretrieved buffers are freed on Close")
+}
+
+func TestCopyRawToHostLater(t *testing.T) {
+	c := newTestClient(t, 1)
+	b := hostF32(t, c, 1, 2, 3)
+	ev, deliver, err := b.CopyRawToHostLater(4, 8)
+	require.NoError(t, err)
+	require.False(t, ev.IsReady(), "nothing happens before the destination arrives")
+	dst := make([]float32, 2)
+	deliver(unsafe.Pointer(&dst[0]), nil)
+	require.NoError(t, waitFor(ev))
+	require.Equal(t, []float32{2, 3}, dst)
+
+	ev, deliver, err = b.CopyRawToHostLater(0, 4)
+	require.NoError(t, err)
+	deliver(nil, errors.New("caller gave up"))
+	require.ErrorContains(t, waitFor(ev), "caller gave up")
+	_, _, err = b.CopyRawToHostLater(8, 8)
+	require.ErrorContains(t, err, "outside buffer")
+	b.Delete()
+	_, _, err = b.CopyRawToHostLater(0, 4)
+	require.ErrorContains(t, err, "deleted")
+}
+
+func TestDonateWithDependency(t *testing.T) {
+	c := newTestClient(t, 1)
+	b := hostF32(t, c, 4, 5)
+	p, err := b.Pointer()
+	require.NoError(t, err)
+	nb, ready, err := b.DonateWithDependency()
+	require.NoError(t, err)
+	require.True(t, b.IsDeleted())
+	require.False(t, nb.ReadyEvent().IsReady(), "waits for the dependency")
+	ready(nil)
+	require.NoError(t, waitFor(nb.ReadyEvent()))
+	np, err := nb.Pointer()
+	require.NoError(t, err)
+	require.Equal(t, p, np, "memory moves, no copy")
+	require.Equal(t, []float32{4, 5}, readF32(t, nb))
+
+	b2 := hostF32(t, c, 1)
+	nb2, ready2, err := b2.DonateWithDependency()
+	require.NoError(t, err)
+	ready2(errors.New("dependency failed"))
+	require.ErrorContains(t, waitFor(nb2.ReadyEvent()), "dependency failed")
+	_, _, err = b2.DonateWithDependency()
+	require.ErrorContains(t, err, "deleted")
 }

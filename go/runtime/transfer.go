@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"sync"
 	"unsafe"
 
 	"github.com/gojax/gojax/go/devmem"
@@ -279,4 +280,76 @@ func NewTokenBuffer(mem *Memory) (*Buffer, error) {
 	}
 	b.setData(nil, ownNone, nil)
 	return b, nil
+}
+
+// CopyRawToHostLater starts a raw copy whose destination arrives later:
+// deliver(dst, nil) supplies it (deliver(nil, err) abandons the copy). The
+// event fires when dst has been written or the copy failed.
+func (b *Buffer) CopyRawToHostLater(offset, size int64) (*Event, func(dst unsafe.Pointer, err error), error) {
+	if offset < 0 || size < 0 || offset+size > b.size {
+		return nil, nil, Errorf(CodeInvalidArgument, "CopyRawToHostFuture: range [%d, %d) outside buffer of %d bytes", offset, offset+size, b.size)
+	}
+	if err := b.hold("CopyRawToHostFuture"); err != nil {
+		return nil, nil, err
+	}
+	done := NewEvent()
+	var once sync.Once
+	deliver := func(dst unsafe.Pointer, err error) {
+		once.Do(func() {
+			if err == nil && dst == nil && size > 0 {
+				err = Errorf(CodeInvalidArgument, "CopyRawToHostFuture: destination is NULL")
+			}
+			if err != nil {
+				b.unhold()
+				done.Set(err)
+				return
+			}
+			go func() {
+				defer b.unhold()
+				data, err := b.bytes()
+				if err == nil && size > 0 {
+					copy(unsafe.Slice((*byte)(dst), size), data[offset:offset+size])
+				}
+				done.Set(err)
+			}()
+		})
+	}
+	return done, deliver, nil
+}
+
+// DonateWithDependency moves the buffer's memory into a new buffer once
+// dependencyReady is called (with nil) and the data is ready. The original
+// reads as deleted at once; the new buffer fails if the dependency does.
+func (b *Buffer) DonateWithDependency() (*Buffer, func(error), error) {
+	nb, err := newBuffer(b.memory, b.elem, b.token, b.dims)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := b.hold("DonateWithControlDependency"); err != nil {
+		return nil, nil, err
+	}
+	b.mu.Lock()
+	b.deleted = true
+	nb.local = b.local
+	b.mu.Unlock()
+	dep := NewEvent()
+	go func() {
+		err := dep.Wait()
+		if err == nil {
+			err = b.ready.Wait()
+		}
+		if err != nil {
+			b.unhold()
+			nb.fail(err)
+			return
+		}
+		b.waitSoleHolder()
+		b.mu.Lock()
+		data, own, rel := b.data, b.own, b.release
+		b.data, b.own, b.release, b.released = nil, ownNone, nil, true
+		b.mu.Unlock()
+		b.unhold()
+		nb.setData(data, own, rel)
+	}()
+	return nb, func(err error) { dep.Set(err) }, nil
 }

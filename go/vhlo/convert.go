@@ -145,7 +145,7 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 	if err != nil {
 		return nil, err
 	}
-	name, err := canonicalName(gop.Name, inFunc)
+	name, err := d.canonicalName(gop.Name, inFunc)
 	if err != nil {
 		return nil, fmt.Errorf("%s at %s: %w", gop.Name, loc, err)
 	}
@@ -193,9 +193,27 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 	return op, nil
 }
 
-// canonicalName maps vhlo.<op>_vN to stablehlo.<op>, the func ops to the
+type nameKey struct {
+	name   string
+	inFunc bool
+}
+
+// canonicalName is canonicalOpName, memoized per artifact.
+func (d *decoder) canonicalName(name string, inFunc bool) (string, error) {
+	k := nameKey{name, inFunc}
+	if n, ok := d.names[k]; ok {
+		return n, nil
+	}
+	n, err := canonicalOpName(name, inFunc)
+	if err == nil {
+		d.names[k] = n
+	}
+	return n, err
+}
+
+// canonicalOpName maps vhlo.<op>_vN to stablehlo.<op>, the func ops to the
 // func dialect, and keeps other dialects' names.
-func canonicalName(name string, inFunc bool) (string, error) {
+func canonicalOpName(name string, inFunc bool) (string, error) {
 	short, ok := strings.CutPrefix(name, "vhlo.")
 	if !ok {
 		return name, nil

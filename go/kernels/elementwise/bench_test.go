@@ -59,7 +59,7 @@ func BenchmarkSqrtF32(b *testing.B)     { benchOp(b, "sqrt", nil, ir.F32, ir.F32
 func BenchmarkCompareF32(b *testing.B) {
 	benchOp(b, "compare", cmpAttrs("GT", ""), ir.F32, ir.Pred, 2)
 }
-func BenchmarkConvertF32I32(b *testing.B) { benchOp(b, "convert", nil, ir.F32, ir.S32, 1) }
+func BenchmarkConvertF32I32(b *testing.B)  { benchOp(b, "convert", nil, ir.F32, ir.S32, 1) }
 func BenchmarkConvertF32BF16(b *testing.B) { benchOp(b, "convert", nil, ir.F32, ir.BF16, 1) }
 func BenchmarkAddBF16(b *testing.B)        { benchOp(b, "add", nil, ir.BF16, ir.BF16, 2) }
 func BenchmarkAddF16(b *testing.B)         { benchOp(b, "add", nil, ir.F16, ir.F16, 2) }

@@ -178,4 +178,3 @@ func lowerIsFinite(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	}
 	return newPlan(op, k, ins, out, scalar).step(ctx), nil
 }
-

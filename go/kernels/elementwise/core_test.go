@@ -158,9 +158,9 @@ func TestCompare(t *testing.T) {
 	ub := vec[uint32](ir.U32, 1, 2, 0xFFFFFFFD)
 	p6, p3 := ir.Tensor(ir.Pred, 6), ir.Tensor(ir.Pred, 3)
 	for _, c := range []struct {
-		dir, typ   string
-		f, fTotal  []uint8
-		i, u       []uint8
+		dir, typ  string
+		f, fTotal []uint8
+		i, u      []uint8
 	}{
 		{"EQ", "", []uint8{0, 1, 0, 1, 0, 0}, []uint8{0, 1, 1, 0, 0, 0}, []uint8{0, 1, 0}, []uint8{0, 1, 0}},
 		{"NE", "", []uint8{1, 0, 1, 0, 1, 1}, []uint8{1, 0, 0, 1, 1, 1}, []uint8{1, 0, 1}, []uint8{1, 0, 1}},

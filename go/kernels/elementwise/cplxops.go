@@ -48,6 +48,16 @@ func csign(z complex128) complex128 {
 
 func crsqrt(z complex128) complex128 { return 1 / cmplx.Sqrt(z) }
 
+// ccbrt is the principal cube root: |z|^(1/3) at a third of z's argument.
+func ccbrt(z complex128) complex128 {
+	if z == 0 {
+		return z
+	}
+	r := math.Cbrt(cmplx.Abs(z))
+	s, c := math.Sincos(cmplx.Phase(z) / 3)
+	return complex(r*c, r*s)
+}
+
 func clogistic(z complex128) complex128 { return 1 / (1 + cmplx.Exp(-z)) }
 
 // catan2 is atan2 extended to complex operands: -i·log((x + i·y)/sqrt(x² + y²)).
@@ -90,6 +100,8 @@ func cplxUnary[T cplx](name string) kern {
 		return cscalar[T](cmplx.Sqrt)
 	case "rsqrt":
 		return cscalar[T](crsqrt)
+	case "cbrt":
+		return cscalar[T](ccbrt)
 	case "exponential":
 		return cscalar[T](cmplx.Exp)
 	case "exponential_minus_one":

@@ -176,7 +176,11 @@ func TestComplexSpecials(t *testing.T) {
 	require.Error(t, err)
 	_, err = tryOp("atan2", nil, c, x, x)
 	require.NoError(t, err)
-	_, err = tryOp("cbrt", nil, c, x)
+	// Principal cube root (reference interpreter's case).
+	cb := dec[complex128](runOp(t, "cbrt", nil, ir.Tensor(ir.C128), scalarArg(ir.C128, complex(3, 4))))
+	require.InDelta(t, 1.6289371459221759, real(cb[0]), 1e-15)
+	require.InDelta(t, 0.5201745023045458, imag(cb[0]), 1e-15)
+	_, err = tryOp("is_finite", nil, ir.Tensor(ir.Pred, 4), x)
 	require.ErrorContains(t, err, "complex<f64>")
 }
 
@@ -246,6 +250,25 @@ func TestSmallFloatCodecs(t *testing.T) {
 	require.Equal(t, uint32(127), m.encode(1.49))
 	require.Equal(t, uint32(0xFF), m.encode(0))
 	require.Equal(t, uint32(0), m.encode(1e-45))
+	require.Equal(t, uint32(0), m.encode(0x1p-127))
+	require.Equal(t, uint32(1), m.encode(0x1.000002p-127))
+	require.Equal(t, uint32(0), m.encode32(0x1p-127))
+	require.Equal(t, uint32(1), m.encode32(0x1.7ffffcp-127))
+	require.Equal(t, uint32(129), m.encode32(3))
+	// Integer fast path against the float64 encoder on a sweep of f32 values.
+	for et, f := range formats {
+		for b := uint32(0); b < 1<<32-1<<16; b += 1<<16 - 3 {
+			x := math.Float32frombits(b)
+			require.Equal(t, f.encode(float64(x)), f.encode32(x), "%s %#x", et, b)
+		}
+		for c := range uint32(1) << f.nbits() { // every code and the midpoints around it
+			v := float32(f.decode(c))
+			mid := float32((f.decode(c) + f.decode(c+1)) / 2) // exact tie between neighbours
+			for _, x := range []float32{v, math.Nextafter32(v, inf32), math.Nextafter32(v, -inf32), v * 1.0625, v * 0.96875, mid, math.Nextafter32(mid, inf32), math.Nextafter32(mid, -inf32)} {
+				require.Equal(t, f.encode(float64(x)), f.encode32(x), "%s %v", et, x)
+			}
+		}
+	}
 	// f16 fast path against the generic encoder on many f32 values.
 	h := formats[ir.F16]
 	for b := uint32(0); b < 1<<32-1<<20; b += 1<<20 - 7 {

@@ -23,6 +23,9 @@ func twoSum(a, b float64) (s, e float64) {
 const logTableSize = 128
 
 var (
+	exp2DD     [32][2]float64 // 2^(j/32) as hi, lo
+	ln2by32Hi  float64        // ln2/32 to 36 bits, so n·ln2by32Hi is exact for |n| < 2^17
+	ln2by32Lo  float64
 	logTable   [logTableSize + 1][2]float64 // ln(1 + k/128) as hi, lo
 	ln2Hi      float64
 	ln2Lo      float64
@@ -68,7 +71,24 @@ func init() {
 		c := new(big.Float).SetPrec(200).SetFloat64(1 + float64(k)/logTableSize)
 		logTable[k][0], logTable[k][1] = splitDD(bigLn(c))
 	}
-	ln2Hi, ln2Lo = splitDD(bigLn(new(big.Float).SetPrec(200).SetInt64(2)))
+	ln2 := bigLn(new(big.Float).SetPrec(200).SetInt64(2))
+	ln2Hi, ln2Lo = splitDD(ln2)
+	l32 := new(big.Float).SetPrec(200).Quo(ln2, big.NewFloat(32))
+	h36 := new(big.Float).SetPrec(36).SetMode(big.ToNearestEven).Set(l32)
+	ln2by32Hi, _ = h36.Float64()
+	ln2by32Lo, _ = new(big.Float).SetPrec(200).Sub(l32, h36).Float64()
+	for j := range exp2DD {
+		// 2^(j/32) = e^(j·ln2/32), summed as a Taylor series at 200 bits.
+		x := new(big.Float).SetPrec(200).Mul(l32, new(big.Float).SetInt64(int64(j)))
+		sum := new(big.Float).SetPrec(200).SetInt64(1)
+		term := new(big.Float).SetPrec(200).SetInt64(1)
+		for k := int64(1); k < 60; k++ {
+			term.Mul(term, x)
+			term.Quo(term, new(big.Float).SetInt64(k))
+			sum.Add(sum, term)
+		}
+		exp2DD[j][0], exp2DD[j][1] = splitDD(sum)
+	}
 
 	pi, _, err := big.ParseFloat(piDigits, 10, 300, big.ToNearestEven)
 	if err != nil {
@@ -125,23 +145,31 @@ func pow64(x, y float64) float64 {
 	lh, ll := logDD(x)
 	p := y * lh
 	pe := math.FMA(y, lh, -p) + y*ll
-	var r float64
-	switch {
-	case p > 710:
-		r = math.Inf(1)
-	case p < -746:
-		r = 0
-	default:
-		// exp(p + pe) = 2^k · exp(q), q = p - k·ln2 computed without cancellation.
-		k := math.RoundToEven(p / math.Ln2)
-		q := math.FMA(-k, ln2Hi, p) - k*ln2Lo
-		r = math.Exp(q)
-		r = math.Ldexp(r+r*pe, int(k))
-	}
+	r := expDD(p, pe)
 	if neg {
 		return -r
 	}
 	return r
+}
+
+// expDD is e^(hi+lo) for a double-double argument, with about 0.5 ulp of
+// error: hi + lo = (32m + j)·ln2/32 + r, |r| ≤ ln2/64, and
+// e^(hi+lo) = 2^m · 2^(j/32) · e^r with 2^(j/32) carried as a double-double.
+func expDD(hi, lo float64) float64 {
+	switch {
+	case hi > 710:
+		return math.Inf(1)
+	case hi < -746:
+		return 0
+	}
+	n := math.RoundToEven(hi * (32 / math.Ln2))
+	r := (hi - n*ln2by32Hi) - n*ln2by32Lo + lo
+	// e^r - 1 to degree 7: the remainder r^8/8! is below 2^-80 for |r| ≤ 0.011.
+	p := r * (1 + r*(0.5+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720+r*(1.0/5040)))))))
+	ni := int64(n)
+	t := exp2DD[ni&31]
+	v := t[0] + (t[1] + t[0]*p)
+	return math.Ldexp(v, int(ni>>5))
 }
 
 // reduce returns r = x - n·π/2 as hi + lo and the quadrant n mod 4, for

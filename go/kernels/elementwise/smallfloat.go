@@ -193,19 +193,43 @@ func encodeE8M0(x float64) uint32 {
 	if !(x > 0) || math.IsInf(x, 1) {
 		return 0xFF
 	}
+	if x < 0x1p-126 {
+		// ml_dtypes rounds below 2^-126 as if code 0 were a zero: values up to
+		// and including 2^-127 give code 0 (2^-127), larger ones code 1.
+		if x > 0x1p-127 {
+			return 1
+		}
+		return 0
+	}
 	fr, e := math.Frexp(x) // x = fr·2^e, fr in [0.5, 1)
 	e--                    // x = (2·fr)·2^e with 2·fr in [1, 2)
 	if fr >= 0.75 {
 		e++ // ties round up, as ml_dtypes does
 	}
-	switch c := e + 127; {
-	case c < 0:
-		return 0
-	case c > 254:
-		return 0xFF
-	default:
+	if c := e + 127; c <= 254 {
 		return uint32(c)
 	}
+	return 0xFF
+}
+
+// encodeE8M0From32 is encodeE8M0 on float32 bits: the exponent field plus
+// one when the top mantissa bit is set (ties round up).
+func encodeE8M0From32(x float32) uint32 {
+	b := math.Float32bits(x)
+	switch {
+	case b == 0 || b >= 0x7F800000: // zero, negative, Inf, NaN
+		return 0xFF
+	case b < 0x00800000: // subnormal: see encodeE8M0
+		if b > 0x00400000 {
+			return 1
+		}
+		return 0
+	}
+	c := b>>23 + b>>22&1
+	if c > 254 {
+		return 0xFF
+	}
+	return c
 }
 
 // Fast paths for the 16-bit formats.
@@ -325,7 +349,78 @@ func encoder(t ir.ElemType) func(dst []byte, src []float32) {
 	return func(dst []byte, src []float32) {
 		dst = dst[:len(src)]
 		for i := range src {
-			dst[i] = byte(f.encode(float64(src[i])))
+			dst[i] = byte(f.encode32(src[i]))
 		}
 	}
+}
+
+// encode32 is encode for a float32 input, done with integer operations on
+// its bits (the fast path of the emulated float types). Formats with more
+// than 10 mantissa bits or E8M0 take the general path.
+func (f fformat) encode32(x float32) uint32 {
+	if f.kind == kindE8M0 {
+		return encodeE8M0From32(x)
+	}
+	if f.mbits > 10 {
+		return f.encode(float64(x))
+	}
+	b := math.Float32bits(x)
+	neg := b>>31 != 0
+	a := b & 0x7FFFFFFF
+	n := f.nbits()
+	var s uint32
+	if neg {
+		s = 1 << (n - 1)
+	}
+	switch {
+	case a > 0x7F800000:
+		return f.nanCode(neg)
+	case a == 0x7F800000:
+		return f.overflow(s, neg)
+	}
+	emin := 1 - f.bias      // smallest normal exponent of the format
+	e := int(a>>23) - 127   // exponent of x (f32 subnormals: treated below)
+	m := a&0x7FFFFF | 1<<23 // significand with its implicit bit
+	if a < 0x00800000 {
+		e, m = -126, a // f32 subnormal: no implicit bit
+	}
+	// Shift so the format's quantum at this exponent becomes 1, rounding to
+	// nearest even on the bits shifted out.
+	shift := 23 - f.mbits
+	if e < emin {
+		shift += emin - e
+		e = emin
+	}
+	var q uint32
+	if shift > 25 {
+		q = 0 // below half the smallest subnormal
+	} else {
+		half := uint32(1) << (shift - 1)
+		rest := m & (1<<shift - 1)
+		q = m >> shift
+		if rest > half || (rest == half && q&1 != 0) {
+			q++
+		}
+	}
+	if q == 0 {
+		if f.kind == kindFNUZ {
+			return 0
+		}
+		return s
+	}
+	// q is the significand in units of 2^(e-mbits); renormalize a carry out.
+	if q >= 2<<f.mbits {
+		q >>= 1
+		e++
+	}
+	var code uint32
+	if q < 1<<f.mbits {
+		code = q // subnormal
+	} else {
+		code = uint32(e+f.bias)<<f.mbits | (q - 1<<f.mbits)
+	}
+	if code > f.maxCode() {
+		return f.overflow(s, neg)
+	}
+	return s | code
 }

@@ -1,7 +1,14 @@
+//go:build unix
+
 package linalg
 
 import (
+	"fmt"
+	"math/rand"
 	"runtime"
+	"syscall"
+	"testing"
+	"time"
 
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
@@ -11,3 +18,77 @@ func lookupForBench(op *ir.Op) (kernel.Lower, bool) { return kernel.Lookup(op.Na
 
 // benchCtx uses one worker per CPU, as the compiler's pool would.
 func benchCtx() kernel.Context { return fakeCtx{runtime.GOMAXPROCS(0)} }
+
+// processCPU is the CPU time used by the process so far. On a shared machine
+// wall-clock rates mostly measure the neighbours; GFLOP per CPU-second does
+// not.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkDotGeneral reports wall-clock GFLOP/s and GFLOP per CPU-second
+// (per core) for square matmuls.
+func BenchmarkDotGeneral(b *testing.B) {
+	for _, et := range []ir.ElemType{ir.F32, ir.F64} {
+		for _, n := range []int64{256, 1024} {
+			b.Run(fmt.Sprintf("%s/%d", et, n), func(b *testing.B) {
+				r := rand.New(rand.NewSource(1))
+				op := mkOp("stablehlo.dot_general", []*ir.TensorType{ir.Tensor(et, n, n), ir.Tensor(et, n, n)},
+					[]*ir.TensorType{ir.Tensor(et, n, n)}, dotAttrs(nil, nil, []int64{1}, []int64{0}))
+				var x, y []byte
+				if et == ir.F32 {
+					x, y = f32Bytes(randF32(r, int(n*n))), f32Bytes(randF32(r, int(n*n)))
+				} else {
+					x, y = f64Bytes(randF64(r, int(n*n))), f64Bytes(randF64(r, int(n*n)))
+				}
+				l, _ := lookupForBench(op)
+				step, err := l(benchCtx(), op)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out := [][]byte{make([]byte, n*n*int64(et.ByteSize()))}
+				b.ResetTimer()
+				cpu0 := processCPU()
+				for i := 0; i < b.N; i++ {
+					if err := step([][]byte{x, y}, out); err != nil {
+						b.Fatal(err)
+					}
+				}
+				cpu := processCPU() - cpu0
+				flops := 2 * float64(n*n*n) * float64(b.N)
+				b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+				b.ReportMetric(flops/cpu.Seconds()/1e9, "GFLOP/cpu-s")
+			})
+		}
+	}
+}
+
+// BenchmarkConvolution: a ResNet-style 3×3 convolution, NHWC/HWIO, f32.
+func BenchmarkConvolution(b *testing.B) {
+	c := convCase{lhsShape: []int64{8, 32, 32, 64}, rhsShape: []int64{3, 3, 64, 64},
+		inB: 0, inF: 3, inSp: []int64{1, 2}, kSp: []int64{0, 1}, kI: 2, kO: 3, outB: 0, outF: 3, outSp: []int64{1, 2},
+		pad: []int64{1, 1, 1, 1}}
+	r := rand.New(rand.NewSource(1))
+	op := mkOp("stablehlo.convolution", []*ir.TensorType{ir.Tensor(ir.F32, c.lhsShape...), ir.Tensor(ir.F32, c.rhsShape...)},
+		[]*ir.TensorType{ir.Tensor(ir.F32, c.outShape()...)}, c.attrs())
+	x, y := f32Bytes(randF32(r, 8*32*32*64)), f32Bytes(randF32(r, 3*3*64*64))
+	l, _ := lookupForBench(op)
+	step, err := l(benchCtx(), op)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := [][]byte{make([]byte, 8*32*32*64*4)}
+	b.ResetTimer()
+	cpu0 := processCPU()
+	for i := 0; i < b.N; i++ {
+		if err := step([][]byte{x, y}, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cpu := processCPU() - cpu0
+	flops := 2 * float64(8*32*32) * 64 * 9 * 64 * float64(b.N)
+	b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	b.ReportMetric(flops/cpu.Seconds()/1e9, "GFLOP/cpu-s")
+}

@@ -1,7 +1,6 @@
 package linalg
 
 import (
-	"fmt"
 	"math"
 	"math/rand"
 	"testing"
@@ -356,8 +355,8 @@ func TestDotGeneralErrors(t *testing.T) {
 			dotAttrs([]int64{0}, []int64{0}, []int64{0}, []int64{1}), "used twice"},
 		{"batch-count", ir.Tensor(ir.F32, 3, 3), ir.Tensor(ir.F32, 3, 3), ir.Tensor(ir.F32, 3),
 			dotAttrs([]int64{0}, nil, []int64{1}, []int64{1}), "batching dimensions"},
-		{"f8", ir.Tensor(ir.F8E5M2, 2, 3), ir.Tensor(ir.F8E5M2, 3, 2), ir.Tensor(ir.F8E5M2, 2, 2),
-			dotAttrs(nil, nil, []int64{1}, []int64{0}), "not supported"},
+		{"int-float", ir.Tensor(ir.S32, 2, 3), ir.Tensor(ir.F32, 3, 2), ir.Tensor(ir.F32, 2, 2),
+			dotAttrs(nil, nil, []int64{1}, []int64{0}), "mixed integer and floating-point"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -370,33 +369,29 @@ func TestDotGeneralErrors(t *testing.T) {
 	}
 }
 
-func BenchmarkDotGeneral(b *testing.B) {
-	for _, et := range []ir.ElemType{ir.F32, ir.F64} {
-		for _, n := range []int64{256, 1024} {
-			b.Run(fmt.Sprintf("%s/%d", et, n), func(b *testing.B) {
-				r := rand.New(rand.NewSource(1))
-				op := mkOp("stablehlo.dot_general", []*ir.TensorType{ir.Tensor(et, n, n), ir.Tensor(et, n, n)},
-					[]*ir.TensorType{ir.Tensor(et, n, n)}, dotAttrs(nil, nil, []int64{1}, []int64{0}))
-				var x, y []byte
-				if et == ir.F32 {
-					x, y = f32Bytes(randF32(r, int(n*n))), f32Bytes(randF32(r, int(n*n)))
-				} else {
-					x, y = f64Bytes(randF64(r, int(n*n))), f64Bytes(randF64(r, int(n*n)))
-				}
-				l, _ := lookupForBench(op)
-				step, err := l(benchCtx(), op)
-				if err != nil {
-					b.Fatal(err)
-				}
-				out := [][]byte{make([]byte, n*n*int64(et.ByteSize()))}
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					if err := step([][]byte{x, y}, out); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportMetric(2*float64(n*n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-			})
-		}
+// TestDotGeneralNarrowFloats: f8 operands are widened to f32, summed there
+// and rounded once (the interpreter's dot_general cases).
+func TestDotGeneralNarrowFloats(t *testing.T) {
+	for _, tc := range []struct {
+		et   ir.ElemType
+		in   []float32
+		want float32
+	}{
+		{ir.F8E3M4, []float32{0, 1, 2, 3}, 14},
+		{ir.F8E4M3, []float32{0, 1, 2, 3, 4, 5, 6, 7}, 144}, // 140 rounds to 144
+		{ir.F8E4M3FN, []float32{1, 2, 3}, 14},
+		{ir.F8E5M2, []float32{1, 2, 3}, 14},
+	} {
+		t.Run(tc.et.String(), func(t *testing.T) {
+			n := int64(len(tc.in))
+			in := make([]byte, n)
+			smallFloatConv(ir.F32, tc.et)(in, f32AsBytes(tc.in))
+			op := mkOp("stablehlo.dot_general", []*ir.TensorType{ir.Tensor(tc.et, n), ir.Tensor(tc.et, n)},
+				[]*ir.TensorType{ir.Tensor(tc.et)}, dotAttrs(nil, nil, []int64{0}, []int64{0}))
+			out := runOp(t, fakeCtx{1}, op, in, in)[0]
+			got := make([]float32, 1)
+			smallFloatConv(tc.et, ir.F32)(f32AsBytes(got), out)
+			require.Equal(t, tc.want, got[0])
+		})
 	}
 }

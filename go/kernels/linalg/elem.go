@@ -3,9 +3,11 @@ package linalg
 import (
 	"encoding/binary"
 	"math"
+	"sync"
 	"unsafe"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/elementwise"
 )
 
 // Views of raw buffers as typed slices. gojax buffers are 64-byte aligned
@@ -121,9 +123,35 @@ func f32ToF16(f float32) uint16 {
 	return sign | uint16(r)
 }
 
-// isFloatLike reports types computed through the f32/f64 GEMM.
+// isFloatLike reports types computed through the f32/f64 GEMM. The narrow
+// float types (f4, f6, f8) are widened to f32, accumulated there and rounded
+// back once, like bf16 and f16.
 func isFloatLike(t ir.ElemType) bool {
-	return t == ir.F32 || t == ir.F64 || t == ir.BF16 || t == ir.F16
+	return t == ir.F32 || t == ir.F64 || t == ir.BF16 || t == ir.F16 || t.IsSmallFloat()
+}
+
+var smallConvs sync.Map // [2]ir.ElemType -> func(dst, src []byte)
+
+// smallFloatConv is the elementwise family's convert between a narrow float
+// type and f32, which owns the rounding rules of those formats.
+func smallFloatConv(from, to ir.ElemType) func(dst, src []byte) {
+	key := [2]ir.ElemType{from, to}
+	if f, ok := smallConvs.Load(key); ok {
+		return f.(func(dst, src []byte))
+	}
+	f, ok := elementwise.ConvertLoop(from, to)
+	if !ok {
+		panic("linalg: no conversion " + from.String() + " -> " + to.String())
+	}
+	smallConvs.Store(key, f)
+	return f
+}
+
+func f32AsBytes(v []float32) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v))
 }
 
 // toF32 converts n elements of src (type t) into dst.
@@ -144,6 +172,10 @@ func toF32(dst []float32, src []byte, t ir.ElemType) {
 			dst[i] = f16ToF32(binary.LittleEndian.Uint16(src[2*i:]))
 		}
 	default:
+		if t.IsSmallFloat() {
+			smallFloatConv(t, ir.F32)(f32AsBytes(dst), src[:len(dst)])
+			return
+		}
 		for i := range dst {
 			dst[i] = float32(loadInt(t, src, i))
 		}
@@ -168,6 +200,15 @@ func toF64(dst []float64, src []byte, t ir.ElemType) {
 			dst[i] = float64(f16ToF32(binary.LittleEndian.Uint16(src[2*i:])))
 		}
 	default:
+		if t.IsSmallFloat() {
+			tmp := f32scratch(len(dst))
+			toF32(tmp.s, src, t)
+			for i, v := range tmp.s {
+				dst[i] = float64(v)
+			}
+			tmp.release()
+			return
+		}
 		for i := range dst {
 			dst[i] = float64(loadInt(t, src, i))
 		}
@@ -192,6 +233,10 @@ func fromF32(dst []byte, src []float32, t ir.ElemType) {
 		for i, v := range src {
 			binary.LittleEndian.PutUint16(dst[2*i:], f32ToF16(v))
 		}
+	default:
+		if t.IsSmallFloat() {
+			smallFloatConv(ir.F32, t)(dst[:len(src)], f32AsBytes(src))
+		}
 	}
 }
 
@@ -213,6 +258,15 @@ func fromF64(dst []byte, src []float64, t ir.ElemType) {
 	case ir.F16:
 		for i, v := range src {
 			binary.LittleEndian.PutUint16(dst[2*i:], f32ToF16(float32(v)))
+		}
+	default:
+		if t.IsSmallFloat() {
+			tmp := f32scratch(len(src))
+			for i, v := range src {
+				tmp.s[i] = float32(v)
+			}
+			fromF32(dst, tmp.s, t)
+			tmp.release()
 		}
 	}
 }

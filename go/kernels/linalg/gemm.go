@@ -61,6 +61,11 @@ func gemm[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b, c []T, par 
 		clear(c[:p.batch*p.m*p.n])
 		return
 	}
+	if p.n <= 2 || p.m <= 2 {
+		// Matrix-vector shapes: packing into micro-tiles would mostly pad.
+		thinGemm(p, a, b, c, par)
+		return
+	}
 	tilesM := (p.m + mcBlock - 1) / mcBlock
 	tilesN := (p.n + ncBlock - 1) / ncBlock
 	total := p.batch * tilesM * tilesN
@@ -168,4 +173,44 @@ func packB[T float32 | float64](dst, b []T, ks, cols []int, nr int) {
 			}
 		}
 	}
+}
+
+// thinGemm handles products with at most two rows or columns directly, each
+// output element summed over k in ascending order.
+func thinGemm[T float32 | float64](p *gemmPlan, a, b, c []T, par parallelFn) {
+	rows := p.batch * p.m
+	work := func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			bi, i := r/p.m, r%p.m
+			ao := p.lhsBatch[bi] + p.lhsRow[i]
+			bo := p.rhsBatch[bi]
+			out := c[r*p.n : (r+1)*p.n]
+			if p.n <= 2 {
+				for j := range out {
+					bj := bo + p.rhsCol[j]
+					var s T
+					for kk, lk := range p.lhsK {
+						s += a[ao+lk] * b[bj+p.rhsK[kk]]
+					}
+					out[j] = s
+				}
+				continue
+			}
+			// Few rows, many columns: stream rows of B (axpy form).
+			clear(out)
+			for kk, lk := range p.lhsK {
+				f := a[ao+lk]
+				bk := bo + p.rhsK[kk]
+				for j, cj := range p.rhsCol {
+					out[j] += f * b[bk+cj]
+				}
+			}
+		}
+	}
+	grain := 1 + (1<<16)/(1+p.n*p.k)
+	if rows <= grain {
+		work(0, rows)
+		return
+	}
+	par(rows, grain, work)
 }

@@ -23,6 +23,9 @@ type storage[A any] struct {
 	// load converts len(dst) elements starting at element off.
 	load  func(dst []A, b []byte, off int)
 	store func(b []byte, i int, v A)
+	// round rounds an accumulator to the storage precision (nil when A is
+	// the storage type). Window ops apply it after every step, as XLA does.
+	round func(A) A
 }
 
 func viewAs[A any](b []byte) []A {
@@ -331,6 +334,7 @@ func f16Storage() storage[float32] {
 			}
 		},
 		store: func(b []byte, i int, v float32) { viewAs[uint16](b)[i] = f32ToF16(v) },
+		round: func(v float32) float32 { return f16ToF32(f32ToF16(v)) },
 	}
 }
 
@@ -343,6 +347,7 @@ func bf16Storage() storage[float32] {
 			}
 		},
 		store: func(b []byte, i int, v float32) { viewAs[uint16](b)[i] = f32ToBF16(v) },
+		round: func(v float32) float32 { return bf16ToF32(f32ToBF16(v)) },
 	}
 }
 

@@ -93,6 +93,11 @@ func lowerReduce(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 			}
 		}
 	}
+	if n == 2 {
+		if ab, ok := matchArgBody(op.Regions[0], elems[0], elems[1]); ok {
+			return argStep(ctx, lay, ab, elems[0], elems[1]), nil
+		}
+	}
 	body, err := ctx.CompileRegion(op.Regions[0])
 	if err != nil {
 		return nil, op.Errorf("compiling body: %v", err)

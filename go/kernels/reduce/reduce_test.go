@@ -228,3 +228,113 @@ func TestReduceErrors(t *testing.T) {
 	op := reduceOp(ir.F32, []int64{3}, []int64{1}, binRegion("stablehlo.add", ir.F32))
 	require.ErrorContains(t, lowerErr(testCtxs[0], op), "stablehlo.reduce")
 }
+
+// argRegion builds jnp.argmax/argmin's body for value type ve, index type ie.
+func argRegion(dir string, ve, ie ir.ElemType, vt, it string) *ir.Region {
+	v, i := scalarT(ve), scalarT(ie)
+	rb := regionBuilder{ir.NewBlock(v, i, v, i)}
+	a, ai, b, bi := rb.b.Args[0], rb.b.Args[1], rb.b.Args[2], rb.b.Args[3]
+	c1 := rb.cmp(dir, vt, a, b)
+	ne := rb.cmp("NE", vt, a, a)
+	pick := rb.bin("stablehlo.or", c1, ne)
+	eq := rb.cmp("EQ", vt, a, b)
+	lt := rb.cmp("LT", it, ai, bi)
+	keep := rb.bin("stablehlo.or", pick, rb.bin("stablehlo.and", eq, lt))
+	return rb.ret(rb.sel(pick, a, b), rb.sel(keep, ai, bi))
+}
+
+func TestArgReduceFastMatchesGeneric(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	type tc struct {
+		shape, dims []int64
+		ve, ie      ir.ElemType
+		vt, it, dir string
+	}
+	var cases []tc
+	for _, dir := range []string{"GT", "LT"} {
+		cases = append(cases,
+			tc{[]int64{6, 7}, []int64{1}, ir.F32, ir.S32, "FLOAT", "SIGNED", dir},
+			tc{[]int64{6, 7}, []int64{0}, ir.F32, ir.S32, "FLOAT", "SIGNED", dir},
+			tc{[]int64{3, 4, 5}, []int64{0, 2}, ir.F32, ir.U64, "FLOAT", "UNSIGNED", dir},
+			tc{[]int64{5, 9}, []int64{1}, ir.S32, ir.S32, "SIGNED", "SIGNED", dir},
+			tc{[]int64{40, 300}, []int64{1}, ir.F32, ir.S32, "FLOAT", "SIGNED", dir})
+	}
+	for _, c := range cases {
+		n := numel(c.shape)
+		var vals []byte
+		if c.ve == ir.F32 {
+			v := make([]float32, n)
+			for i := range v {
+				v[i] = float32(rng.Intn(5))
+				if rng.Intn(8) == 0 {
+					v[i] = float32(math.NaN())
+				}
+			}
+			vals = f32s(v...)
+		} else {
+			v := make([]int32, n)
+			for i := range v {
+				v[i] = int32(rng.Intn(5) - 2)
+			}
+			vals = i32s(v...)
+		}
+		// Index operand: iota along the first reduced dim, like jnp.argmax.
+		idx := make([]byte, int(n)*c.ie.ByteSize())
+		for i := range n {
+			p := unravel(i, c.shape)[c.dims[0]]
+			if c.ie.ByteSize() == 8 {
+				copy(idx[8*i:], u64s(uint64(p)))
+			} else {
+				copy(idx[4*i:], i32s(int32(p)))
+			}
+		}
+		mkArg := func(r *ir.Region) *ir.Op {
+			red := map[int64]bool{}
+			for _, d := range c.dims {
+				red[d] = true
+			}
+			var kept []int64
+			for i, s := range c.shape {
+				if !red[int64(i)] {
+					kept = append(kept, s)
+				}
+			}
+			return mkOp("stablehlo.reduce",
+				[]ir.Type{ir.Tensor(c.ve, c.shape...), ir.Tensor(c.ie, c.shape...), ir.Tensor(c.ve), ir.Tensor(c.ie)},
+				[]ir.Type{ir.Tensor(c.ve, kept...), ir.Tensor(c.ie, kept...)}, ir.Attrs{"dimensions": i64a(c.dims...)}, r)
+		}
+		slowRegion := argRegion(c.dir, c.ve, c.ie, c.vt, c.it)
+		b := slowRegion.Blocks[0]
+		extra := ir.NewOp("stablehlo.constant", nil, []ir.Type{scalarT(ir.F32)},
+			ir.Attrs{"value": &ir.ElementsAttr{Type: scalarT(ir.F32), Data: f32s(1)}})
+		extra.Block = b
+		b.Ops = append([]*ir.Op{extra}, b.Ops...)
+		initV := f32s(float32(math.Inf(map[string]int{"GT": -1, "LT": 1}[c.dir])))
+		if c.ve == ir.S32 {
+			initV = i32s(map[string]int32{"GT": math.MinInt32, "LT": math.MaxInt32}[c.dir])
+		}
+		initI := make([]byte, c.ie.ByteSize())
+		t.Run(fmt.Sprint(c.shape, c.dims, c.ve, c.ie, c.dir), func(t *testing.T) {
+			fastCtx, slowCtx := &fakeCtx{chunk: 3}, &fakeCtx{}
+			fast := runOp(t, fastCtx, mkArg(argRegion(c.dir, c.ve, c.ie, c.vt, c.it)), vals, idx, initV, initI)
+			slow := runOp(t, slowCtx, mkArg(slowRegion), vals, idx, initV, initI)
+			require.Zero(t, fastCtx.calls)
+			require.NotZero(t, slowCtx.calls)
+			require.Equal(t, slow, fast)
+		})
+	}
+}
+
+func TestReduceStepAllocations(t *testing.T) {
+	for _, dims := range [][]int64{{1}, {0}} {
+		op := reduceOp(ir.F32, []int64{40, 50}, dims, binRegion("stablehlo.add", ir.F32))
+		l, _ := lookupOp(op.Name)
+		st, err := l(testCtxs[0], op)
+		require.NoError(t, err)
+		ins := [][]byte{make([]byte, 40*50*4), f32s(0)}
+		outs := [][]byte{make([]byte, op.Results[0].Tensor().ByteSize())}
+		require.NoError(t, st(ins, outs))
+		allocs := testing.AllocsPerRun(20, func() { _ = st(ins, outs) })
+		require.LessOrEqual(t, allocs, 3.0, "dims %v", dims)
+	}
+}

@@ -79,21 +79,23 @@ func (t *typed[A]) windowStep(ctx kernel.Context, g *windowGeom) kernel.Step {
 			sc := g.scratch()
 			var buf [1]A
 			var acc A
+			round := t.st.round
 			fold := func(off int64) {
 				if off < 0 {
 					acc = t.f.comb(acc, init)
-					return
-				}
-				if view != nil {
+				} else if view != nil {
 					acc = t.f.comb(acc, view(in)[off])
-					return
+				} else {
+					t.st.load(buf[:], in, int(off))
+					acc = t.f.comb(acc, buf[0])
 				}
-				t.st.load(buf[:], in, int(off))
-				acc = t.f.comb(acc, buf[0])
+				if round != nil {
+					acc = round(acc) // each body application yields an element-type value
+				}
 			}
 			for o := lo; o < hi; o++ {
 				if view != nil {
-					if base, ok := g.interiorBase(int64(o), sc); ok {
+					if base, ok := g.interiorBase(int64(o)); ok {
 						t.st.store(out, o, t.f.foldAt(init, view(in), base, g.rel))
 						continue
 					}
@@ -140,6 +142,9 @@ func (t *typed[A]) scan(ctx kernel.Context, g *windowGeom, in, out []byte, init 
 				} else {
 					t.st.load(buf[:], in, p)
 					acc = t.f.comb(acc, buf[0])
+					if t.st.round != nil {
+						acc = t.st.round(acc)
+					}
 				}
 				t.st.store(out, p, acc)
 			}

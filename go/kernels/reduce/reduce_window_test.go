@@ -182,3 +182,29 @@ func TestReduceWindowInts(t *testing.T) {
 	got := runOp(t, testCtxs[0], rwOp(c, ir.S32, binRegion("stablehlo.add", ir.S32)), i32s(1, 2, 3, 4, 5), i32s(100))
 	require.Equal(t, []int32{103, 107, 205}, toI32(got[0]))
 }
+
+// TestReduceWindowBF16RoundsEachStep: XLA folds windows in the element type,
+// rounding after every add (stablehlo testdata cumsum_bfloat16_8_9 relies on it).
+func TestReduceWindowBF16RoundsEachStep(t *testing.T) {
+	bf := func(v ...float32) []byte {
+		b := make([]byte, 2*len(v))
+		for i, x := range v {
+			h := f32ToBF16(x)
+			b[2*i], b[2*i+1] = byte(h), byte(h>>8)
+		}
+		return b
+	}
+	// 256 + 1 rounds to 256 in bf16 at every step; an f32 accumulator would reach 258.
+	in := bf(256, 1, 1)
+	for _, c := range []rwCase{
+		{"scan", []int64{3}, []int64{3}, []int64{1}, []int64{1}, []int64{1}, []int64{2, 0}},
+		{"window", []int64{3}, []int64{3}, []int64{1}, []int64{1}, []int64{1}, []int64{0, 0}},
+	} {
+		got := runOp(t, testCtxs[0], rwOp(c, ir.BF16, binRegion("stablehlo.add", ir.BF16)), in, bf(0))
+		want := bf(256, 256, 256)
+		if c.name == "window" {
+			want = bf(256)
+		}
+		require.Equal(t, want, got[0], c.name)
+	}
+}

@@ -14,6 +14,40 @@ import (
 func init() {
 	kernel.Register("stablehlo.rng_bit_generator", lowerRngBitGenerator)
 	kernel.Register("stablehlo.rng", lowerRng)
+	kernel.RegisterCustomCall("stablehlo.dynamic_rng_bit_generator", lowerDynamicRngBitGenerator)
+}
+
+// lowerDynamicRngBitGenerator handles the custom call jax.export emits for
+// shape-polymorphic rng_bit_generator, once its result types are static:
+// operands (state, output_shape); output_shape is checked at run time.
+func lowerDynamicRngBitGenerator(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+	if len(op.Operands) != 2 || len(op.Results) != 2 {
+		return nil, op.Errorf("expected (state, output_shape) and 2 results")
+	}
+	out, err := tensorResult(op, 1)
+	if err != nil {
+		return nil, err
+	}
+	sh, err := tensorOperand(op, 1)
+	if err != nil {
+		return nil, err
+	}
+	if sh.Rank() != 1 || int(sh.Shape[0]) != out.Rank() || !sh.Elem.IsInteger() {
+		return nil, op.Errorf("output_shape %s does not match result %s", sh, out)
+	}
+	view := &ir.Op{Name: op.Name, Operands: op.Operands[:1], Results: op.Results, Attrs: op.Attrs, Loc: op.Loc}
+	st, err := lowerRngBitGenerator(ctx, view)
+	if err != nil {
+		return nil, err
+	}
+	return func(ins, outs [][]byte) error {
+		for i, d := range out.Shape {
+			if v := readIndex(ins[1], sh.Elem, i); v != d {
+				return op.Errorf("output_shape[%d] = %d, but the static result needs %d", i, v, d)
+			}
+		}
+		return st(ins[:1], outs)
+	}, nil
 }
 
 // threeFry2x32 is the 20-round Threefry-2x32 block function as XLA's
@@ -113,7 +147,10 @@ func lowerRngBitGenerator(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	alg, _ := op.Attrs.Enum("rng_algorithm")
+	alg, ok := op.Attrs.Enum("rng_algorithm")
+	if a, present := op.Attrs["rng_algorithm"]; present && !ok {
+		return nil, op.Errorf("rng_algorithm %s is not an enum", a)
+	}
 	if alg == "" {
 		alg = "DEFAULT"
 	}

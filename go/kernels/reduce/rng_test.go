@@ -98,3 +98,18 @@ func TestRngLegacy(t *testing.T) {
 	require.InDelta(t, 1, mean, 0.05)
 	require.InDelta(t, 4, sq/float64(len(v)), 0.2)
 }
+
+func TestDynamicRngBitGenerator(t *testing.T) {
+	st := ir.Tensor(ir.U64, 2)
+	op := mkOp("stablehlo.custom_call", []ir.Type{st, ir.Tensor(ir.S32, 2)}, []ir.Type{st, ir.Tensor(ir.U32, 3, 4)},
+		ir.Attrs{"rng_algorithm": ir.EnumAttr{Kind: "rng_algorithm", Value: "DEFAULT"}})
+	l, ok := lookupCustomCall("stablehlo.dynamic_rng_bit_generator")
+	require.True(t, ok)
+	step, err := l(testCtxs[0], op)
+	require.NoError(t, err)
+	outs := [][]byte{make([]byte, 16), make([]byte, 48)}
+	require.NoError(t, step([][]byte{u64s(1, 2), i32s(3, 4)}, outs))
+	// PHILOX: 12 words are 3 blocks, so the counter advances by 3.
+	require.Equal(t, []uint64{1, 5}, toU64(outs[0]))
+	require.Error(t, step([][]byte{u64s(1, 2), i32s(4, 3)}, outs))
+}

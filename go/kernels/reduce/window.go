@@ -189,8 +189,8 @@ func (g *windowGeom) buildInterior(baseDil, winDil []int64) {
 }
 
 // interiorBase returns the input offset of output o's window when it lies
-// fully inside the input, and false otherwise (sc.oidx must hold o's index).
-func (g *windowGeom) interiorBase(o int64, sc *windowScratch) (int, bool) {
+// fully inside the input, and false otherwise.
+func (g *windowGeom) interiorBase(o int64) (int, bool) {
 	if g.start == nil {
 		return 0, false
 	}

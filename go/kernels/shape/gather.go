@@ -280,7 +280,11 @@ func gatherStep(ctx kernel.Context, op *ir.Op, sizes []int64, dynamic bool) (ker
 					s := readIndex(ix, ib.idxElem, int(io+int64(k)*ib.vecSt))
 					so += clamp(s, 0, maxStart[k]) * stStride[k]
 				}
-				win.execAll(dst, src, int(oo), int(so))
+				if winElems == 1 {
+					copy(dst[int(oo)*es:int(oo+1)*es], src[int(so)*es:])
+				} else {
+					win.execAll(dst, src, int(oo), int(so))
+				}
 			}
 		}
 		if ib.count*int64(winElems) < parallelMinElems || ib.count < 2 {

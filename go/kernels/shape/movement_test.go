@@ -272,3 +272,34 @@ func TestGetDimensionSize(t *testing.T) {
 		ir.Attrs{"dimension": ir.IntAttr{Value: 1}})
 	require.Equal(t, []int32{7}, toI32(runOp(t, testCtxs[0], op, seqF32(21))[0]))
 }
+
+func TestReshapeLargeParallelCopy(t *testing.T) {
+	n := int64(300001)
+	op := mkOp("stablehlo.reshape", []ir.Type{ir.Tensor(ir.S16, n)}, []ir.Type{ir.Tensor(ir.S16, 1, n)}, nil)
+	in := seqBytes(int(n), 2)
+	for _, ctx := range testCtxs {
+		require.Equal(t, in, runOp(t, ctx, op, in)[0])
+	}
+}
+
+// TestStepsDoNotAllocatePerElement guards the data-movement inner loops.
+func TestStepsDoNotAllocatePerElement(t *testing.T) {
+	ctx := testCtxs[0]
+	cases := []struct {
+		op  *ir.Op
+		ins [][]byte
+	}{
+		{mkOp("stablehlo.transpose", []ir.Type{ir.Tensor(ir.F32, 64, 48)}, []ir.Type{ir.Tensor(ir.F32, 48, 64)},
+			ir.Attrs{"permutation": i64a(1, 0)}), [][]byte{seqF32(64 * 48)}},
+		{mkOp("stablehlo.broadcast_in_dim", []ir.Type{ir.Tensor(ir.F32, 48)}, []ir.Type{ir.Tensor(ir.F32, 64, 48)},
+			ir.Attrs{"broadcast_dimensions": i64a(1)}), [][]byte{seqF32(48)}},
+		{gatherOp(gatherCase{operand: []int64{100}, idx: []int64{500, 1}, collapsed: []int64{0}, sim: []int64{0}, ivd: 1, sizes: []int64{1}}),
+			[][]byte{seqF32(100), make([]byte, 2000)}},
+	}
+	for _, c := range cases {
+		st := lower(t, ctx, c.op)
+		outs := [][]byte{make([]byte, c.op.Results[0].Tensor().ByteSize())}
+		allocs := testing.AllocsPerRun(20, func() { _ = st(c.ins, outs) })
+		require.LessOrEqual(t, allocs, 2.0, c.op.Name)
+	}
+}

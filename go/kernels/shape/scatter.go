@@ -180,6 +180,7 @@ func lowerScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		return so, uo, true
 	}
 	winElems := max(1, int(numElems(winShape)))
+	winOne := numElems(winShape) == 1
 	parallel := func(work func(lo, hi int)) {
 		if !unique || ib.count < 2 || ib.count*int64(winElems) < parallelMinElems {
 			work(0, int(ib.count))
@@ -217,7 +218,11 @@ func lowerScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 				parallel(func(lo, hi int) {
 					for b := int64(lo); b < int64(hi); b++ {
 						if so, uo, ok := start(ix, b); ok {
-							win[0].applyRows(out, upd, int(so), int(uo), fn)
+							if winOne {
+								fn(out, upd, int(so), 1, int(uo), 1, 1)
+							} else {
+								win[0].applyRows(out, upd, int(so), int(uo), fn)
+							}
 						}
 					}
 				})

@@ -226,3 +226,11 @@ func TestScatterRegionFastPathDetection(t *testing.T) {
 	require.Equal(t, "stablehlo.add", scatterBody(binRegion("stablehlo.add", ir.F32), 1))
 	require.Equal(t, "", scatterBody(binRegion("stablehlo.subtract", ir.F32), 1))
 }
+
+func TestScatterEmptyWindow(t *testing.T) {
+	c := scatterCase{operand: []int64{3, 0}, idx: []int64{2, 1}, upd: []int64{2, 0}, windowDims: []int64{1}, inserted: []int64{0}, sdo: []int64{0}, ivd: 1}
+	for _, body := range []*ir.Region{binRegion("stablehlo.add", ir.F32), replaceRegion(ir.F32)} {
+		got := runOp(t, testCtxs[0], scatterOp(c, body), nil, i32s(0, 1), nil)
+		require.Empty(t, got[0])
+	}
+}

@@ -89,6 +89,16 @@ func (p *copyPlan) run(ctx kernel.Context, dst, src []byte, dBase, sBase int) {
 		ctx.Parallel(units, grain, func(lo, hi int) { p.exec(dst, src, dBase, sBase, lo, hi) })
 		return
 	}
+	if p.rows == 1 && len(p.shape) == 1 && p.ds[0] == 1 && p.ss[0] == 1 && ctx != nil && p.total >= 4*parallelMinElems {
+		// One long contiguous run (reshape, copies): split the memmove.
+		es, n := p.es, p.total
+		chunk := parallelMinElems
+		d, s := dst[dBase*es:(dBase+n)*es], src[sBase*es:(sBase+n)*es]
+		ctx.Parallel((n+chunk-1)/chunk, 1, func(lo, hi int) {
+			copy(d[lo*chunk*es:min(n, hi*chunk)*es], s[lo*chunk*es:])
+		})
+		return
+	}
 	if ctx == nil || p.total < parallelMinElems || p.rows < 2 {
 		p.exec(dst, src, dBase, sBase, 0, p.rows)
 		return

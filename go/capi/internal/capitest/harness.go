@@ -131,6 +131,20 @@ static void* test_alloc(size_t n, size_t off) {
 	return (char*)p + off;
 }
 static void call_deleter(void* fn, void* p) { ((void (*)(void*))fn)(p); }
+static void fire_raw(void* fn, void* data, int code, const char* msg, size_t n, void* dst) {
+	PJRT_Buffer_CopyRawToHostFuture_Callback_Args a = {0};
+	a.struct_size = PJRT_Buffer_CopyRawToHostFuture_Callback_Args_STRUCT_SIZE;
+	a.callback_data = data; a.error_code = (PJRT_Error_Code)code;
+	a.error_message = msg; a.error_message_size = n; a.dst = dst;
+	((void (*)(PJRT_Buffer_CopyRawToHostFuture_Callback_Args*))fn)(&a);
+}
+static void fire_dep(void* fn, void* data, int code, const char* msg, size_t n) {
+	PJRT_Buffer_DonateWithControlDependency_Callback_Args a = {0};
+	a.struct_size = PJRT_Buffer_DonateWithControlDependency_Callback_Args_STRUCT_SIZE;
+	a.callback_data = data; a.error_code = (PJRT_Error_Code)code;
+	a.error_message = msg; a.error_message_size = n;
+	((void (*)(PJRT_Buffer_DonateWithControlDependency_Callback_Args*))fn)(&a);
+}
 static int64_t nv_int64(const PJRT_NamedValue* nv) { return nv->int64_value; }
 static const int64_t* nv_list(const PJRT_NamedValue* nv) { return nv->int64_array_value; }
 static void nv_set_int64(PJRT_NamedValue* nv, const char* name, int64_t v) {
@@ -1204,7 +1218,7 @@ func (a *API) CreateTransfer(c Client, m Memory, shapes [][]int64) (Transfer, *E
 		sp.struct_size = C.PJRT_ShapeSpec_STRUCT_SIZE
 		sp.dims, sp.num_dims = cInt64s(shapes[i]), C.size_t(len(shapes[i]))
 		defer C.free(unsafe.Pointer(sp.dims))
-		sp.element_type = C.PJRT_Buffer_Type(typeF32)
+		sp.element_type = C.PJRT_Buffer_Type_F32
 	}
 	args := alloc[C.PJRT_Client_CreateBuffersForAsyncHostToDevice_Args]()
 	defer free(args)
@@ -1218,7 +1232,6 @@ func (a *API) CreateTransfer(c Client, m Memory, shapes [][]int64) (Transfer, *E
 	return Transfer{unsafe.Pointer(args.transfer_manager)}, nil
 }
 
-const typeF32 = 11
 
 // TransferCounts returns BufferCount and each BufferSize.
 func (a *API) TransferCounts(t Transfer) (int, []int, *Err) {
@@ -1278,6 +1291,45 @@ func (a *API) DestroyTransfer(t Transfer) *Err {
 	args.struct_size = C.PJRT_AsyncHostToDeviceTransferManager_Destroy_Args_STRUCT_SIZE
 	args.transfer_manager = t.p()
 	return a.Call("PJRT_AsyncHostToDeviceTransferManager_Destroy", unsafe.Pointer(args))
+}
+
+// RawFuture calls PJRT_Buffer_CopyRawToHostFuture; fire supplies the
+// destination (or an error code) through the returned callback.
+func (a *API) RawFuture(b Buffer, offset, size int) (Event, func(dst unsafe.Pointer, code int, msg string), *Err) {
+	args := alloc[C.PJRT_Buffer_CopyRawToHostFuture_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Buffer_CopyRawToHostFuture_Args_STRUCT_SIZE
+	args.buffer = b.p()
+	args.offset, args.transfer_size = C.int64_t(offset), C.int64_t(size)
+	if e := a.Call("PJRT_Buffer_CopyRawToHostFuture", unsafe.Pointer(args)); e != nil {
+		return Event{}, nil, e
+	}
+	fn, data := unsafe.Pointer(args.future_ready_callback), args.callback_data
+	fire := func(dst unsafe.Pointer, code int, msg string) {
+		cm := C.CString(msg)
+		defer C.free(unsafe.Pointer(cm))
+		C.fire_raw(fn, data, C.int(code), cm, C.size_t(len(msg)), dst)
+	}
+	return Event{unsafe.Pointer(args.event)}, fire, nil
+}
+
+// DonateWithDependency calls PJRT_Buffer_DonateWithControlDependency; fire
+// reports the dependency's status.
+func (a *API) DonateWithDependency(b Buffer) (Buffer, func(code int, msg string), *Err) {
+	args := alloc[C.PJRT_Buffer_DonateWithControlDependency_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Buffer_DonateWithControlDependency_Args_STRUCT_SIZE
+	args.buffer = b.p()
+	if e := a.Call("PJRT_Buffer_DonateWithControlDependency", unsafe.Pointer(args)); e != nil {
+		return Buffer{}, nil, e
+	}
+	fn, data := unsafe.Pointer(args.dependency_ready_callback), args.callback_data
+	fire := func(code int, msg string) {
+		cm := C.CString(msg)
+		defer C.free(unsafe.Pointer(cm))
+		C.fire_dep(fn, data, C.int(code), cm, C.size_t(len(msg)))
+	}
+	return Buffer{unsafe.Pointer(args.out_buffer)}, fire, nil
 }
 
 // CMem is C memory for host data in tests.

@@ -424,6 +424,21 @@ for s in ALL:
         tol = "flush" if d in ("f32", "f64", "bf16", "complex<f32>", "complex<f64>") else "exact"
         add_case("convert", [(xs, s)], (y, d), tol=tol)
 
+# ---------- f32 -> narrow formats at ties and on random bits (ml_dtypes) ----------
+
+for t, dt in list(SMALL.items()) + [("bf16", ml_dtypes.bfloat16), ("f16", np.float16)]:
+    if t in SMALL:
+        v = np.sort(np.unique(small_codes(t).astype(np.float64)))
+        v = v[np.isfinite(v)]
+        mids = (v[:-1] + v[1:]) / 2
+        x = np.concatenate([mids, np.nextafter(mids.astype(np.float32), np.float32(np.inf)).astype(np.float64),
+                            np.nextafter(mids.astype(np.float32), np.float32(-np.inf)).astype(np.float64)]).astype(np.float32)
+    else:
+        x = rng.integers(0, 2**32, size=20000, dtype=np.uint64).astype(np.uint32).view(np.float32)
+        x = x[nondenormal(x) | (t == "f16")]
+    x = np.concatenate([x, rng.integers(0, 2**32, size=4000, dtype=np.uint64).astype(np.uint32).view(np.float32)])
+    add_case("convert", [(x, "f32")], (x.astype(dt), t), tol="exact")
+
 # ---------- bitcast_convert ----------
 
 bc = [("f32", "i32"), ("i32", "f32"), ("f64", "ui64"), ("bf16", "i16"), ("f16", "ui16"),

@@ -1,0 +1,161 @@
+package reduce
+
+import (
+	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/kernel"
+)
+
+// argBody describes the (value, index) reduction body jnp.argmax/argmin emit:
+//
+//	pick = compare(GT|LT, a, b) or compare(NE, a, a)
+//	keepIdx = pick or (compare(EQ, a, b) and compare(LT, ai, bi))
+//	return select(pick, a, b), select(keepIdx, ai, bi)
+//
+// with block arguments (a, ai, b, bi).
+type argBody struct {
+	gt          bool   // argmax (GT) or argmin (LT)
+	valType     string // compare_type of the value comparisons
+	idxUnsigned bool   // compare_type of the index comparison
+}
+
+func matchArgBody(r *ir.Region, ve, ie ir.ElemType) (argBody, bool) {
+	var ab argBody
+	if len(r.Blocks) != 1 {
+		return ab, false
+	}
+	b := r.Blocks[0]
+	if len(b.Args) != 4 || len(b.Ops) != 10 {
+		return ab, false
+	}
+	a, ai, bv, bi := b.Args[0], b.Args[1], b.Args[2], b.Args[3]
+	ret := b.Ops[9]
+	if ret.Name != "stablehlo.return" || len(ret.Operands) != 2 {
+		return ab, false
+	}
+	selV, selI := ret.Operands[0].Def, ret.Operands[1].Def
+	if !isOp(selV, "stablehlo.select", 3) || !isOp(selI, "stablehlo.select", 3) ||
+		selV.Operands[1] != a || selV.Operands[2] != bv || selI.Operands[1] != ai || selI.Operands[2] != bi {
+		return ab, false
+	}
+	pick := selV.Operands[0].Def
+	if !isOp(pick, "stablehlo.or", 2) {
+		return ab, false
+	}
+	c1, ne := pick.Operands[0].Def, pick.Operands[1].Def
+	dir, vt, ok := compareOf(c1, a, bv)
+	if !ok || (dir != "GT" && dir != "LT") {
+		return ab, false
+	}
+	if d, t, ok := compareOf(ne, a, a); !ok || d != "NE" || t != vt {
+		return ab, false
+	}
+	keep := selI.Operands[0].Def
+	if !isOp(keep, "stablehlo.or", 2) || keep.Operands[0] != pick.Results[0] {
+		return ab, false
+	}
+	and := keep.Operands[1].Def
+	if !isOp(and, "stablehlo.and", 2) {
+		return ab, false
+	}
+	if d, t, ok := compareOf(and.Operands[0].Def, a, bv); !ok || d != "EQ" || t != vt {
+		return ab, false
+	}
+	d, it, ok := compareOf(and.Operands[1].Def, ai, bi)
+	if !ok || d != "LT" {
+		return ab, false
+	}
+	switch {
+	case (ve == ir.F32 || ve == ir.F64 || ve == ir.F16 || ve == ir.BF16) && vt == "FLOAT":
+	case ve.IsSigned() && vt == "SIGNED", (ve.IsUnsigned() || ve == ir.Pred) && vt == "UNSIGNED":
+	default:
+		return ab, false
+	}
+	switch {
+	case ie.IsSigned() && it == "SIGNED":
+	case ie.IsUnsigned() && it == "UNSIGNED":
+		ab.idxUnsigned = true
+	default:
+		return ab, false
+	}
+	ab.gt, ab.valType = dir == "GT", vt
+	return ab, true
+}
+
+func isOp(o *ir.Op, name string, nOperands int) bool {
+	return o != nil && o.Name == name && len(o.Operands) == nOperands && len(o.Results) == 1
+}
+
+// compareOf returns a compare's direction and type when it compares x with y.
+func compareOf(o *ir.Op, x, y *ir.Value) (dir, typ string, ok bool) {
+	if !isOp(o, "stablehlo.compare", 2) || o.Operands[0] != x || o.Operands[1] != y {
+		return "", "", false
+	}
+	dir, _ = o.Attrs.Enum("comparison_direction")
+	typ, _ = o.Attrs.Enum("compare_type")
+	return dir, typ, true
+}
+
+// argStep evaluates the argBody natively, folding each output's elements in
+// the same row-major order as the generic path, so both give identical
+// results (ties and NaNs included).
+func argStep(ctx kernel.Context, lay layout, ab argBody, ve, ie ir.ElemType) kernel.Step {
+	ves, ies := ve.ByteSize(), ie.ByteSize()
+	isFloat := ab.valType == "FLOAT"
+	valKey := sortKey{signed: ve.IsSigned()}
+	idxKey := sortKey{signed: !ab.idxUnsigned}
+	return func(ins, outs [][]byte) error {
+		if lay.kn == 0 {
+			return nil
+		}
+		vals, idxs := ins[0], ins[1]
+		work := func(lo, hi int) {
+			for k := lo; k < hi; k++ {
+				// The accumulator is (buffer, element) for value and index.
+				aV, aVi := ins[2], 0
+				aI, aIi := ins[3], 0
+				kOff := offset(k, lay.kShape, lay.kStride)
+				var af float64
+				var au uint64
+				if isFloat {
+					af, _ = floatAt(aV, ve, 0)
+				} else {
+					au = uintKey(aV, ve, 0, valKey)
+				}
+				for r := range lay.rn {
+					off := kOff + offset(r, lay.rShape, lay.rStride)
+					var pick, eq bool
+					if isFloat {
+						bf, _ := floatAt(vals, ve, off)
+						pick = (ab.gt && af > bf) || (!ab.gt && af < bf) || af != af
+						eq = af == bf
+						if !pick {
+							af = bf
+						}
+					} else {
+						bu := uintKey(vals, ve, off, valKey)
+						pick = (ab.gt && au > bu) || (!ab.gt && au < bu)
+						eq = au == bu
+						if !pick {
+							au = bu
+						}
+					}
+					keepIdx := pick || (eq && uintKey(aI, ie, aIi, idxKey) < uintKey(idxs, ie, off, idxKey))
+					if !pick {
+						aV, aVi = vals, off
+					}
+					if !keepIdx {
+						aI, aIi = idxs, off
+					}
+				}
+				copy(outs[0][k*ves:(k+1)*ves], aV[aVi*ves:])
+				copy(outs[1][k*ies:(k+1)*ies], aI[aIi*ies:])
+			}
+		}
+		if ctx == nil || lay.kn < 2 || lay.kn*lay.rn < parallelMin {
+			work(0, lay.kn)
+		} else {
+			ctx.Parallel(lay.kn, max(1, parallelMin/max(1, lay.rn)), work)
+		}
+		return nil
+	}
+}
