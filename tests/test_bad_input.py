@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from jax._src.lib import xla_client
 
-from conftest import run_python
+from gojax_testutil import run_python
 
 _RUNNER = """
 import json, sys

@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 import gojax
-from conftest import check_python
+from gojax_testutil import check_python
 
 EXPECTED_EXPORTS = {"PyInit__gojax", "GetPjrtApi"}
 

@@ -13,7 +13,7 @@ from jax._src import xla_bridge
 
 import gojax
 import gojax_plugin
-from conftest import check_python, run_python
+from gojax_testutil import check_python, run_python
 
 
 def test_gojax_devices():

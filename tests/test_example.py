@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-from conftest import REPO_ROOT
+from gojax_testutil import REPO_ROOT
 
 
 def test_train_example_runs_on_gojax():

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from jax import lax
 
-from conftest import check_python
+from gojax_testutil import check_python
 
 
 @jax.jit  # a nested jit lowers to func.call of a private function

@@ -97,7 +97,11 @@ def test_device_to_device_copy(gojax_device, cpu_device):
 
 def test_stats_track_device_buffers(gojax_device):
     nbytes = 1 << 18
-    xs = [jax.device_put(np.ones(nbytes // 4, np.float32), gojax_device) for _ in range(4)]
+    # Outputs of executions live in gojax device memory (a device_put may
+    # alias the host array instead of copying it).
+    src = jax.device_put(np.ones(nbytes // 4, np.float32), gojax_device)
+    add = jax.jit(lambda x, k: x + k)
+    xs = [add(src, np.float32(k)) for k in range(4)]
     jax.block_until_ready(xs)
     during = gojax.stats()
     # Other buffers may come and go meanwhile, so bound from below only.

@@ -17,6 +17,7 @@ Steps (one Go compile of the whole tree per build):
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import json
 import os
 import shlex
@@ -52,6 +53,14 @@ class BuildError(RuntimeError):
 
 
 def build(root: str, meta) -> Built:
+    os.makedirs(os.path.join(root, "build"), exist_ok=True)
+    # Two builds in one checkout (e.g. two venvs being set up) share build/_gopy.
+    with open(os.path.join(root, "build", ".gojax-build.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build(root, meta)
+
+
+def _build(root: str, meta) -> Built:
     start = time.monotonic()
     go = _find_go()
     env = _go_env()

@@ -273,10 +273,18 @@ void gojax_free_serialized_shape(const char* p) { free((void*)p); }
 static PJRT_Api api;
 static pthread_once_t api_once = PTHREAD_ONCE_INIT;
 
+static gojax_ShardingsExtension shardings_extension = {
+    .base = {.struct_size = sizeof(gojax_ShardingsExtension),
+             .type = PJRT_Extension_Type_Shardings,
+             .next = NULL},
+    .parameter_shardings = gojax_Shardings_ParameterShardings,
+    .output_shardings = gojax_Shardings_OutputShardings,
+};
+
 static void api_init(void) {
   memset(&api, 0, sizeof api);
   api.struct_size = PJRT_Api_STRUCT_SIZE;
-  api.extension_start = NULL;
+  api.extension_start = &shardings_extension.base;
   api.pjrt_api_version.struct_size = PJRT_Api_Version_STRUCT_SIZE;
   api.pjrt_api_version.extension_start = NULL;
   api.pjrt_api_version.major_version = PJRT_API_MAJOR;

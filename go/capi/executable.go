@@ -35,6 +35,40 @@ type executable struct {
 	paramKindSize *C.size_t
 	devArr        **C.PJRT_Device
 	logical       *C.PJRT_LogicalDeviceIds
+	paramShard    shardingList // nil lists when the program is not partitioned
+	outShard      shardingList
+}
+
+// shardingList is a C array of serialized OpShardings with their sizes.
+type shardingList struct {
+	n     int
+	ptrs  **C.char
+	sizes *C.size_t
+}
+
+func newShardingList(list [][]byte, ok bool, n int) shardingList {
+	if !ok {
+		return shardingList{n: n}
+	}
+	l := shardingList{n: len(list), ptrs: cAlloc[*C.char](len(list)), sizes: cAlloc[C.size_t](len(list))}
+	for i, b := range list {
+		p := (*C.char)(C.malloc(C.size_t(max(len(b), 1))))
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(p)), len(b)), b)
+		cSlice(l.ptrs, len(list))[i] = p
+		cSlice(l.sizes, len(list))[i] = C.size_t(len(b))
+	}
+	return l
+}
+
+func (l shardingList) free() {
+	if l.ptrs == nil {
+		return
+	}
+	for _, p := range cSlice(l.ptrs, l.n) {
+		cFree(p)
+	}
+	cFree(l.ptrs)
+	cFree(l.sizes)
 }
 
 func newExecutable(rt *runtime.Executable, cl *client) *executable {
@@ -67,6 +101,10 @@ func newExecutable(rt *runtime.Executable, cl *client) *executable {
 		cSlice(x.paramKinds, len(ins))[i] = x.kind.p
 		cSlice(x.paramKindSize, len(ins))[i] = x.kind.n
 	}
+	ps, ok := rt.ParameterShardings()
+	x.paramShard = newShardingList(ps, ok, len(ins))
+	os, ok := rt.OutputShardings()
+	x.outShard = newShardingList(os, ok, len(outs))
 	if cl != nil {
 		devs := rt.AddressableDevices()
 		x.devArr = cAlloc[*C.PJRT_Device](len(devs))
@@ -111,6 +149,8 @@ func (x *executable) releaseRef() {
 	cFree(x.paramKindSize)
 	cFree(x.devArr)
 	cFree(x.logical)
+	x.paramShard.free()
+	x.outShard.free()
 }
 
 func (x *executable) newLoaded() *C.PJRT_LoadedExecutable {
@@ -510,6 +550,35 @@ func gojax_PJRT_LoadedExecutable_Execute(args *C.PJRT_LoadedExecutable_Execute_A
 		}
 	}
 	return nil
+}
+
+// ---- Shardings extension ---------------------------------------------------
+
+func shardingsCall(fn string, args *C.gojax_Shardings_Args, pick func(*executable) shardingList) (ret pjrtErr) {
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.gojax_Shardings_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	x, e := getExec(fn, args.executable)
+	if e != nil {
+		return e
+	}
+	l := pick(x)
+	args.num = C.size_t(l.n)
+	args.shardings, args.sharding_sizes = l.ptrs, l.sizes
+	return nil
+}
+
+//export gojax_Shardings_ParameterShardings
+func gojax_Shardings_ParameterShardings(args *C.gojax_Shardings_Args) pjrtErr {
+	return shardingsCall("PJRT_Shardings_PJRT_Executable_ParameterShardings", args,
+		func(x *executable) shardingList { return x.paramShard })
+}
+
+//export gojax_Shardings_OutputShardings
+func gojax_Shardings_OutputShardings(args *C.gojax_Shardings_Args) pjrtErr {
+	return shardingsCall("PJRT_Shardings_PJRT_Executable_OutputShardings", args,
+		func(x *executable) shardingList { return x.outShard })
 }
 
 // ---- PJRT_Executable ------------------------------------------------------

@@ -49,6 +49,25 @@ typedef struct gojax_Memory {
   gojax_UserData* user_data;
 } gojax_Memory;
 
+/* The Shardings extension (PJRT_Extension_Type_Shardings): lets the
+ * framework read the shardings of a partitioned program's values. Its two
+ * argument structs share this layout. */
+typedef struct gojax_Shardings_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Executable* executable;
+  size_t num; /* out: num_parameters / num_outputs */
+  const char* const* shardings; /* out: serialized xla.OpSharding, or NULL */
+  const size_t* sharding_sizes; /* out */
+} gojax_Shardings_Args;
+#define gojax_Shardings_Args_STRUCT_SIZE PJRT_STRUCT_SIZE(gojax_Shardings_Args, sharding_sizes)
+
+typedef struct gojax_ShardingsExtension {
+  PJRT_Extension_Base base;
+  PJRT_Error* (*parameter_shardings)(gojax_Shardings_Args* args);
+  PJRT_Error* (*output_shardings)(gojax_Shardings_Args* args);
+} gojax_ShardingsExtension;
+
 extern const PJRT_Error_FunctionTable gojax_error_vtable;
 extern const PJRT_Memory_FunctionTable gojax_memory_vtable;
 

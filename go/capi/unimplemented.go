@@ -5,46 +5,22 @@ package capi
 */
 import "C"
 
-import (
-	"unsafe"
-
-	"github.com/gojax/gojax/go/runtime"
-)
+import "unsafe"
 
 // Slots gojax does not implement. The framework tolerates UNIMPLEMENTED on
 // each of these paths (pjrt-c-api.md §7 and Appendix A): either the call is a
 // "status" call surfaced as a Python exception, or it is reachable only
-// through an object gojax never hands out (a CopyToDeviceStream, a transfer
-// manager). Each still checks its arguments like every other entry point.
+// through an object gojax never hands out (a CopyToDeviceStream exists only
+// for host receive callbacks, which gojax programs do not have). Each still
+// checks its arguments like every other entry point. Two more slots answer
+// UNIMPLEMENTED after checking their executable: Executable_GetCostAnalysis
+// and Executable_OptimizedProgram (executable.go).
 
 func notImplemented(fn string, args unsafe.Pointer, need C.size_t) pjrtErr {
 	if e := checkArgs(fn, args, need); e != nil {
 		return e
 	}
 	return unimplemented(fn)
-}
-
-//export gojax_PJRT_ExecuteContext_Create
-func gojax_PJRT_ExecuteContext_Create(args *C.PJRT_ExecuteContext_Create_Args) (ret pjrtErr) {
-	const fn = "PJRT_ExecuteContext_Create"
-	defer guard(fn, &ret)
-	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_ExecuteContext_Create_Args_STRUCT_SIZE); e != nil {
-		return e
-	}
-	// Contexts carry FFI user data; gojax has none, so an empty one suffices.
-	args.context = cAlloc[C.PJRT_ExecuteContext](1)
-	return nil
-}
-
-//export gojax_PJRT_ExecuteContext_Destroy
-func gojax_PJRT_ExecuteContext_Destroy(args *C.PJRT_ExecuteContext_Destroy_Args) (ret pjrtErr) {
-	const fn = "PJRT_ExecuteContext_Destroy"
-	defer guard(fn, &ret)
-	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_ExecuteContext_Destroy_Args_STRUCT_SIZE); e != nil {
-		return e
-	}
-	cFree(args.context)
-	return nil
 }
 
 //export gojax_PJRT_CopyToDeviceStream_Destroy
@@ -102,5 +78,3 @@ func gojax_PJRT_Buffer_Bitcast(args *C.PJRT_Buffer_Bitcast_Args) (ret pjrtErr) {
 	defer guard(fn, &ret)
 	return notImplemented(fn, unsafe.Pointer(args), C.PJRT_Buffer_Bitcast_Args_STRUCT_SIZE)
 }
-
-var _ = runtime.CodeOK

@@ -454,6 +454,13 @@ func (b *builder) planCarry(op *ir.Op) error {
 		carry := b.valGroup[body.Args[i]]
 		if v == body.Args[i] {
 			seen[v] = true
+			// A loop-invariant argument or constant (JAX carries closed-over
+			// arrays through the loop unchanged) is read in place: the
+			// carried value shares its read-only buffer, no copy.
+			if in := b.valGroup[op.Operands[i]].root(); (in.kind == slotParam || in.kind == slotConst) && carry.parent == nil {
+				carry.parent = in
+				in.start, in.end = min(in.start, carry.start), max(in.end, carry.end)
+			}
 			continue
 		}
 		g, err := b.group(term, v)
@@ -945,7 +952,7 @@ func init() {
 func (b *builder) donationInfo(p *plan) {
 	p.paramLastUse = make([]int, len(b.top.Args))
 	for i, a := range b.top.Args {
-		p.paramLastUse[i] = b.valGroup[a].end
+		p.paramLastUse[i] = b.valGroup[a].root().end
 	}
 	p.outDefPos = make([]int, len(b.outGroups))
 	p.outCopyParam = make([]int, len(b.outGroups))
@@ -961,8 +968,10 @@ func (b *builder) donationInfo(p *plan) {
 		}
 	}
 	for _, c := range b.final {
-		if c.src.Def == nil && c.src.Block == b.top {
-			p.outCopyParam[c.dst.index] = c.src.Index
+		// The source may be a parameter itself or a value sharing its
+		// buffer (a loop-invariant carry).
+		if g := b.valGroup[c.src].root(); g.kind == slotParam {
+			p.outCopyParam[c.dst.index] = g.index
 		}
 	}
 	p.stats.KernelSteps = b.kernels

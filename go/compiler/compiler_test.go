@@ -269,13 +269,16 @@ func TestBufferReuse(t *testing.T) {
 }
 
 func TestDonation(t *testing.T) {
-	build := func(readLater bool) *ir.Module {
+	build := func(readLater, dependent bool) *ir.Module {
 		mb := newMod()
 		f := mb.fn("main", "public", []ir.Type{f32t(2), f32t(2)}, []ir.Type{f32t(2), f32t(2)}, func(b *blkB, a []*ir.Value) []*ir.Value {
 			t := b.add(a[0], a[1])
 			s := b.mul(t, t) // written after a0's last read: may go into a0
+			if dependent {
+				return []*ir.Value{s, b.mul(s, a[0])} // a0 read after s, and needs s: no reordering helps
+			}
 			if readLater {
-				return []*ir.Value{s, b.mul(a[0], a[0])} // a0 still read after s is written
+				return []*ir.Value{s, b.mul(a[0], a[0])} // a0 read after s in program order: s is delayed
 			}
 			return []*ir.Value{s, b.add(t, a[1])} // reads a1 while writing: not in place for a custom call
 		})
@@ -284,7 +287,7 @@ func TestDonation(t *testing.T) {
 		return mb.m
 	}
 	t.Run("reused", func(t *testing.T) {
-		e := compile(t, build(false))
+		e := compile(t, build(false, false))
 		require.Equal(t, []int{0, -1}, e.OutputAliases())
 		a0, err := devmem.Alloc(8)
 		require.NoError(t, err)
@@ -300,7 +303,7 @@ func TestDonation(t *testing.T) {
 		devmem.Free(res.Outputs[1])
 	})
 	t.Run("not donated", func(t *testing.T) {
-		e := compile(t, build(false))
+		e := compile(t, build(false, false))
 		a0 := f32s(1, 2)
 		res, err := e.Run([][]byte{a0, f32s(3, 4)}, []bool{false, false})
 		require.NoError(t, err)
@@ -310,8 +313,18 @@ func TestDonation(t *testing.T) {
 		devmem.Free(res.Outputs[0])
 		devmem.Free(res.Outputs[1])
 	})
+	t.Run("reordered", func(t *testing.T) {
+		e := compile(t, build(true, false))
+		require.Equal(t, []int{0, 1}, e.OutputAliases())
+		a0, a1 := f32s(1, 2), f32s(3, 4)
+		res, err := e.Run([][]byte{a0, a1}, []bool{true, true})
+		require.NoError(t, err)
+		require.Equal(t, []int{0, 1}, res.AliasOf)
+		require.Equal(t, []float32{16, 36}, toF32(a0))
+		require.Equal(t, []float32{1, 4}, toF32(a1))
+	})
 	t.Run("unsafe pairing dropped", func(t *testing.T) {
-		e := compile(t, build(true))
+		e := compile(t, build(false, true))
 		// a0 cannot take output 0; the buffer donor a1 (last read by the
 		// first step) can.
 		require.Equal(t, []int{1, -1}, e.OutputAliases())
@@ -320,7 +333,7 @@ func TestDonation(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, []int{1, -1}, res.AliasOf)
 		require.Equal(t, []float32{16, 36}, toF32(res.Outputs[0]))
-		require.Equal(t, []float32{1, 4}, toF32(res.Outputs[1]))
+		require.Equal(t, []float32{16, 72}, toF32(res.Outputs[1]))
 		require.Equal(t, []float32{16, 36}, toF32(a1), "output 0 lives in donated a1")
 		require.Equal(t, f32s(1, 2), a0)
 		devmem.Free(res.Outputs[1])
@@ -516,4 +529,27 @@ func TestWhileInitComputedInCarry(t *testing.T) {
 	got := run(t, e, f32s(1, 2))
 	require.Equal(t, []float32{4, 12}, toF32(got[0])) // 2x + 2x²: (2+1+1, 4+4+4)
 	require.Equal(t, []float32{4, 16}, toF32(got[1]))
+}
+
+func TestLoopInvariantCarryReadsArgument(t *testing.T) {
+	mb := newMod()
+	f := mb.fn("main", "public", []ir.Type{f32t(2), f32t(2), i32t()}, []ir.Type{f32t(2), f32t(2)}, func(b *blkB, a []*ir.Value) []*ir.Value {
+		w := b.while([]*ir.Value{b.i32c(0), a[0]},
+			func(rb *blkB, c []*ir.Value) *ir.Value { return rb.lt(c[0], a[2]) },
+			func(rb *blkB, c []*ir.Value) []*ir.Value { return []*ir.Value{rb.add(c[0], rb.i32c(1)), c[1]} })
+		s := b.add(a[1], a[1]) // may go into a0's buffer only if nothing reads a0 later
+		u := b.add(w[1], w[1]) // reads a0 through the loop's result
+		return []*ir.Value{s, u}
+	})
+	f.ArgAttrs[0]["tf.aliasing_output"] = ir.IntAttr{Value: 0, Type: ir.S32}
+	e := compile(t, mb.m)
+	w := e.plan.body[0].(*whileInstr)
+	require.Len(t, w.init, 1, "the invariant argument is not copied into the loop")
+	require.Equal(t, []int{-1, -1}, e.OutputAliases(), "a0 is read after s would overwrite it")
+	a0 := f32s(1, 2)
+	res, err := e.Run([][]byte{a0, f32s(5, 6), i32s(3)}, []bool{true, false, false})
+	require.NoError(t, err)
+	require.Equal(t, []float32{10, 12}, toF32(res.Outputs[0]))
+	require.Equal(t, []float32{2, 4}, toF32(res.Outputs[1]))
+	freeAll(res)
 }

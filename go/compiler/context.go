@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
@@ -29,11 +30,14 @@ func (c *compileCtx) Parallel(n, grain int, fn func(lo, hi int)) {
 	c.pool.parallel(n, grain, fn)
 }
 
-// workerPool is a fixed set of goroutines shared by every executable. The
-// caller of parallel runs chunks too and, while waiting, drains the queue,
-// so nested Parallel calls from inside a chunk cannot deadlock.
+// workerPool is a set of goroutines shared by every executable. The caller
+// of parallel runs chunks too and, while waiting, drains the queue, so
+// nested Parallel calls from inside a chunk cannot deadlock. Work is split
+// for the current GOMAXPROCS (gojax.set_worker_threads changes it); workers
+// are started as it grows.
 type workerPool struct {
-	workers int
+	mu      sync.Mutex
+	started atomic.Int32 // worker goroutines running
 	tasks   chan task
 }
 
@@ -70,14 +74,24 @@ var (
 )
 
 func sharedPool() *workerPool {
-	poolOnce.Do(func() {
-		n := runtime.GOMAXPROCS(0)
-		pool = &workerPool{workers: n, tasks: make(chan task, 4*n)}
-		for i := 1; i < n; i++ { // the calling goroutine is the n-th worker
-			go pool.loop()
-		}
-	})
+	poolOnce.Do(func() { pool = &workerPool{tasks: make(chan task, 1024)} })
 	return pool
+}
+
+// workers returns how many goroutines may run chunks now (the caller
+// included), starting more if GOMAXPROCS grew.
+func (p *workerPool) workers() int {
+	n := runtime.GOMAXPROCS(0)
+	if int(p.started.Load()) >= n-1 {
+		return n
+	}
+	p.mu.Lock()
+	for int(p.started.Load()) < n-1 {
+		p.started.Add(1)
+		go p.loop()
+	}
+	p.mu.Unlock()
+	return n
 }
 
 func (p *workerPool) loop() {
@@ -99,9 +113,11 @@ func (p *workerPool) parallel(n, grain int, fn func(lo, hi int)) {
 		grain = 1
 	}
 	chunks := (n + grain - 1) / grain
-	if chunks > p.workers {
-		chunks = p.workers
+	if chunks <= 1 {
+		fn(0, n)
+		return
 	}
+	chunks = min(chunks, p.workers())
 	if chunks <= 1 {
 		fn(0, n)
 		return

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -98,4 +99,14 @@ func TestCompileRegionCallable(t *testing.T) {
 	o := [][]byte{make([]byte, 4)}
 	require.NoError(t, c1.Call([][]byte{f32s(2), f32s(5)}, o))
 	require.Equal(t, []float32{7}, toF32(o[0]))
+}
+
+func TestParallelFollowsGOMAXPROCS(t *testing.T) {
+	prev := runtime.GOMAXPROCS(6)
+	defer runtime.GOMAXPROCS(prev)
+	ctx := newCompileCtx()
+	var chunks atomic.Int32
+	ctx.Parallel(600, 1, func(lo, hi int) { chunks.Add(1) })
+	require.Equal(t, int32(6), chunks.Load())
+	require.GreaterOrEqual(t, int(ctx.pool.started.Load()), 5)
 }

@@ -30,6 +30,7 @@ var passes = []pass{
 	{"passthrough", removePassThrough}, // sdy.*, unrealized casts, optimization_barrier, tuples
 	{"fold", foldConstants},            // ops whose operands are all constants → constants
 	{"dce", eliminateDeadCode},         // ops whose results are unused and that have no effects
+	{"schedule", scheduleForDonation},  // read donated arguments before outputs overwrite them
 	{"fuse", fuseElementwise},          // hook: elementwise fusion (not yet)
 	{"planable", checkPlanable},        // every op left is one the planner or a kernel handles
 }

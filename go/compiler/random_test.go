@@ -2,11 +2,11 @@ package compiler
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gojax/gojax/go/devmem"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/stretchr/testify/require"
 )
@@ -245,22 +245,43 @@ func TestRandomProgramsMatchInterpreter(t *testing.T) {
 }
 
 func testRandomPrograms(t *testing.T, real bool) {
+	aliased := 0
 	for seed := range uint64(300) {
 		m := randomModule(seed, real)
+		donate := seed%2 == 1
+		if donate {
+			// Both f32 arguments may be reused for any output of their type;
+			// the scheduler and the donation check must keep results intact.
+			for _, i := range []int{1, 2} {
+				m.Funcs[0].ArgAttrs[i]["jax.buffer_donor"] = ir.BoolAttr{Value: true}
+			}
+		}
 		for _, noFold := range []bool{false, true} {
 			e, err := CompileModule(m, Options{NoFold: noFold})
 			require.NoError(t, err, "seed %d", seed)
 			for n := range int32(4) {
 				x, y := f32s(1, 2, 3, 4), f32s(-1, 0.5, 2, 8)
-				got := run(t, e, i32s(n), x, y)
 				in := &interp{vals: map[*ir.Value][]byte{}}
 				main := m.Funcs[0]
 				in.vals[main.Entry().Args[0]] = i32s(n)
-				in.vals[main.Entry().Args[1]] = x
-				in.vals[main.Entry().Args[2]] = y
+				in.vals[main.Entry().Args[1]] = append([]byte(nil), x...)
+				in.vals[main.Entry().Args[2]] = append([]byte(nil), y...)
 				want := in.block(main.Entry())
-				require.Equal(t, want, got, "seed %d n %d noFold %v\n%s", seed, n, noFold, fmt.Sprint(e.PlanText()))
+
+				res, err := e.Run([][]byte{i32s(n), x, y}, []bool{false, donate, donate})
+				require.NoError(t, err, "seed %d", seed)
+				got := make([][]byte, len(res.Outputs))
+				for i, o := range res.Outputs {
+					got[i] = append([]byte(nil), o...)
+					if res.AliasOf[i] < 0 {
+						devmem.Free(o)
+					} else {
+						aliased++
+					}
+				}
+				require.Equal(t, want, got, "seed %d n %d noFold %v\n%s", seed, n, noFold, e.PlanText())
 			}
 		}
 	}
+	require.Greater(t, aliased, 100, "donation happens in the random programs")
 }

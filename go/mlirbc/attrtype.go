@@ -35,8 +35,9 @@ type decodeSlot struct {
 }
 
 // MaxDecodeDepth bounds nesting of attribute/type references so hostile input
-// cannot exhaust the stack.
-const MaxDecodeDepth = 256
+// cannot exhaust the stack. Real artifacts nest deeply only in locations
+// (one CallSiteLoc per Python frame; JAX emits about a hundred).
+const MaxDecodeDepth = 4096
 
 func (f *File) readAttrTypeOffsets() error {
 	r := f.sections[SectionAttrTypeOffset].reader()

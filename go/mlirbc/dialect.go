@@ -36,7 +36,7 @@ func (f *File) readDialects() error {
 		if err != nil {
 			return err
 		}
-		if f.Dialects[i].Name, err = f.String(r, idx); err != nil {
+		if f.Dialects[i].Name, err = f.StringAt(r, idx); err != nil {
 			return err
 		}
 		if hasVersion {
@@ -79,7 +79,7 @@ func (f *File) readDialects() error {
 				if err != nil {
 					return err
 				}
-				if o.Name, err = f.String(r, idx); err != nil {
+				if o.Name, err = f.StringAt(r, idx); err != nil {
 					return err
 				}
 				o.Registered = reg

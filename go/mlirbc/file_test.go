@@ -245,3 +245,24 @@ func TestResources(t *testing.T) {
 	}
 	t.Fatal("no padding produced an aligned blob")
 }
+
+// Use-list orders (format >= 3) are parsed past for block arguments and op
+// results.
+func TestUseListOrders(t *testing.T) {
+	b := &builder{version: 6}
+	args := cat(vi(2), vi(0<<1), vi(0<<1), // two arguments of type 0, no locations
+		[]byte{1},                            // has use-list orders
+		vi(1), vi(1), vi(2<<1), vi(1), vi(0)) // one entry: value 1, 2 indices
+	aOp := op(1, maskResults|maskOperands|maskUseListOrder, vi(2), vi(0), vi(0), vi(1), vi(0),
+		vi(1), vi(0), vi(2<<1|1), vi(0), vi(1)) // one entry: result 0, index pairs
+	body := cat(vi(1), vi(4), vi(2<<1|1), args, aOp, op(4, maskOperands, vi(2), vi(2), vi(3)))
+	ir := cat(vi(1<<1), op(3, maskRegions, vi(1<<1|1), sec(SectionIR, body)))
+	f, err := Parse(b.file(ir))
+	require.NoError(t, err)
+	top, err := f.TopLevel(false)
+	require.NoError(t, err)
+	blk := top[0].Regions[0].Blocks[0]
+	require.Len(t, blk.Args, 2)
+	require.Len(t, blk.Ops, 2)
+	require.Same(t, blk.Ops[0].Results[1], blk.Ops[1].Operands[1])
+}

@@ -174,8 +174,8 @@ func Parse(data []byte) (*File, error) {
 	return f, nil
 }
 
-// String resolves a string-table index.
-func (f *File) String(r *Reader, idx uint64) (string, error) {
+// StringAt resolves a string-table index.
+func (f *File) StringAt(r *Reader, idx uint64) (string, error) {
 	if idx >= uint64(len(f.Strings)) {
 		return "", r.Errorf("string index %d out of range (%d strings)", idx, len(f.Strings))
 	}
@@ -188,5 +188,5 @@ func (f *File) ReadString(r *Reader) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return f.String(r, idx)
+	return f.StringAt(r, idx)
 }

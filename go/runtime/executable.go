@@ -25,7 +25,8 @@ type Executable struct {
 	logical     [][2]int // (replica, partition) of each addressable device
 	inTypes     []ir.Type
 	outTypes    []ir.Type
-	donors      []bool // parameters the program may alias to an output
+	donors      []bool    // parameters the program may alias to an output
+	spmd        *spmdPlan // set for programs with several partitions
 	deleted     atomic.Bool
 }
 
@@ -94,7 +95,26 @@ func NewExecutable(client *Client, prog Program, code, options []byte) (*Executa
 	if err := e.assign(); err != nil {
 		return nil, err
 	}
+	if err := e.planPartitions(); err != nil {
+		return nil, err
+	}
 	return e, nil
+}
+
+// planPartitions prepares SPMD execution for programs with several partitions.
+func (e *Executable) planPartitions() error {
+	if e.Assignment.Partitions <= 1 {
+		return nil
+	}
+	if e.Assignment.Replicas > 1 {
+		return Errorf(CodeUnimplemented, "programs with both replicas (%d) and partitions (%d) are not supported", e.Assignment.Replicas, e.Assignment.Partitions)
+	}
+	plan, err := planSPMD(e.prog.Module(), e.Assignment.Partitions, e.inTypes, e.outTypes)
+	if err != nil {
+		return Errorf(CodeUnimplemented, "SPMD program %q: %v", e.Name(), err)
+	}
+	e.spmd = plan
+	return nil
 }
 
 // assign resolves the device assignment against the client's devices.
@@ -152,6 +172,9 @@ func (e *Executable) Load(client *Client) (*Executable, error) {
 		inTypes: e.inTypes, outTypes: e.outTypes, donors: e.donors,
 	}
 	if err := ne.assign(); err != nil {
+		return nil, err
+	}
+	if err := ne.planPartitions(); err != nil {
 		return nil, err
 	}
 	return ne, nil
@@ -261,6 +284,12 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 	if e.client == nil {
 		return nil, nil, Errorf(CodeFailedPrecondition, "Execute: executable is not loaded on a client")
 	}
+	if e.spmd != nil {
+		if devices != nil {
+			return nil, nil, Errorf(CodeUnimplemented, "Execute: portable execution of a partitioned program is not supported")
+		}
+		return e.executeSPMD(args)
+	}
 	if devices == nil {
 		devices = e.addressable
 	}
@@ -281,7 +310,11 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d of device %d is NULL", i, d)
 			}
 			if !ir.TypesEqual(b.Type(), e.inTypes[i]) {
-				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d has type %v, program %q expects %v", i, b.Type(), e.Name(), e.inTypes[i])
+				hint := ""
+				if e.NumPartitions() > 1 {
+					hint = fmt.Sprintf(" (the program has %d partitions; gojax runs it unpartitioned on every device, so SPMD-sharded arguments are not supported yet)", e.NumPartitions())
+				}
+				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d has type %v, program %q expects %v%s", i, b.Type(), e.Name(), e.inTypes[i], hint)
 			}
 		}
 	}

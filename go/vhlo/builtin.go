@@ -306,13 +306,13 @@ func (d *decoder) readLoc(r *mlirbc.Reader) (ir.Location, error) {
 	return d.locAt(idx)
 }
 
-// locAt decodes a location attribute; non-location attributes give an
-// unknown location rather than an error, since locations only inform
-// diagnostics.
+// locAt decodes a location attribute. Locations only inform diagnostics, so
+// a location that cannot be decoded (or is not a location) gives an unknown
+// location rather than failing the read.
 func (d *decoder) locAt(idx uint64) (ir.Location, error) {
 	a, err := d.attrAt(idx)
 	if err != nil {
-		return ir.Location{}, err
+		return ir.Location{}, nil
 	}
 	if l, ok := a.(locAttr); ok {
 		return l.loc, nil

@@ -72,7 +72,26 @@ func checkReadable(t *testing.T, path string, known map[string]string) *ir.Modul
 	}
 	require.NoError(t, err)
 	require.NotNil(t, m.Main(), "no entry function")
+	requireCanonical(t, m)
 	return m
+}
+
+// requireCanonical checks that no VHLO op name and no undecoded property
+// blob is left in a module.
+func requireCanonical(t *testing.T, m *ir.Module) {
+	t.Helper()
+	check := func(op *ir.Op) bool {
+		require.False(t, strings.HasPrefix(op.Name, "vhlo."), "op %s not mapped", op.Name)
+		_, raw := op.Attrs["properties"]
+		require.False(t, raw, "%s has undecoded properties", op.Name)
+		return true
+	}
+	for _, g := range m.Globals {
+		check(g)
+	}
+	for _, f := range m.Funcs {
+		f.Body.Walk(check)
+	}
 }
 
 func TestJAXExportCorpus(t *testing.T) {
@@ -100,6 +119,7 @@ func TestVHLOCorpus(t *testing.T) {
 			require.NoError(t, err)
 			m, funcErrs, err := read(data, readOptions{allFuncs: true, lenient: true})
 			require.NoError(t, err)
+			requireCanonical(t, m)
 			checks, err := parseChecks(strings.TrimSuffix(path, ".bc"))
 			require.NoError(t, err)
 			require.NotEmpty(t, checks)

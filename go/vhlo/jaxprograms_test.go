@@ -59,6 +59,7 @@ func TestJAXPrograms(t *testing.T) {
 			require.NoError(t, err)
 			m, err := Read(data)
 			require.NoError(t, err)
+			requireCanonical(t, m)
 			js, err := os.ReadFile(strings.TrimSuffix(bc, ".bc") + ".json")
 			require.NoError(t, err)
 			var want jaxModule

@@ -450,19 +450,20 @@ func (d *decoder) builtinType(r *mlirbc.Reader) (*vtype, error) {
 	return &vtype{kind: kindOther, desc: fmt.Sprintf("builtin type #%d", code), why: "builtin type not supported"}, nil
 }
 
+// builtinInts maps builtin IntegerType (width, signedness) to element types;
+// signedness is 0 signless, 1 signed, 2 unsigned.
+var builtinInts = map[[2]uint64]ir.ElemType{
+	{1, 0}: ir.Pred, {1, 1}: ir.S1, {1, 2}: ir.U1,
+	{2, 0}: ir.S2, {2, 1}: ir.S2, {2, 2}: ir.U2,
+	{4, 0}: ir.S4, {4, 1}: ir.S4, {4, 2}: ir.U4,
+	{8, 0}: ir.S8, {8, 1}: ir.S8, {8, 2}: ir.U8,
+	{16, 0}: ir.S16, {16, 1}: ir.S16, {16, 2}: ir.U16,
+	{32, 0}: ir.S32, {32, 1}: ir.S32, {32, 2}: ir.U32,
+	{64, 0}: ir.S64, {64, 1}: ir.S64, {64, 2}: ir.U64,
+}
+
 func builtinInt(width, signedness uint64) *vtype {
-	type key struct{ w, s uint64 }
-	// signedness: 0 signless, 1 signed, 2 unsigned.
-	m := map[key]ir.ElemType{
-		{1, 0}: ir.Pred, {1, 1}: ir.S1, {1, 2}: ir.U1,
-		{2, 0}: ir.S2, {2, 1}: ir.S2, {2, 2}: ir.U2,
-		{4, 0}: ir.S4, {4, 1}: ir.S4, {4, 2}: ir.U4,
-		{8, 0}: ir.S8, {8, 1}: ir.S8, {8, 2}: ir.U8,
-		{16, 0}: ir.S16, {16, 1}: ir.S16, {16, 2}: ir.U16,
-		{32, 0}: ir.S32, {32, 1}: ir.S32, {32, 2}: ir.U32,
-		{64, 0}: ir.S64, {64, 1}: ir.S64, {64, 2}: ir.U64,
-	}
-	if e, ok := m[key{width, signedness}]; ok {
+	if e, ok := builtinInts[[2]uint64{width, signedness}]; ok {
 		return elemType(e)
 	}
 	return &vtype{kind: kindOther, desc: fmt.Sprintf("i%d", width), why: "integer width not supported"}

@@ -60,7 +60,7 @@ func lowerBitcast(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if db < unit {
 		n /= unit / db
 	}
-	p := &plan{op: op, k: k, n: n, outSize: int(out.ByteSize()) / max(n, 1), inSize: []int{int(in.ByteSize()) / max(n, 1)}, scalar: []bool{false}}
+	p := &plan{op: op, k: k, grain: grain, n: n, outSize: int(out.ByteSize()) / max(n, 1), inSize: []int{int(in.ByteSize()) / max(n, 1)}, scalar: []bool{false}}
 	if n == 0 {
 		p.outSize, p.inSize[0] = 0, 0
 	}

@@ -247,3 +247,58 @@ func TestParallelPathAndNoAlloc(t *testing.T) {
 	// Wrong buffer sizes are errors, not panics.
 	require.ErrorContains(t, step([][]byte{ins[0][:8], ins[1]}, outs), "stablehlo.multiply")
 }
+
+func TestStepsDoNotAllocate(t *testing.T) {
+	const n = 3*grain + 1 // parallel path
+	mk := func(e ir.ElemType) arg {
+		ty := ir.Tensor(e, n)
+		return arg{ty, make([]byte, ty.ByteSize())}
+	}
+	rp := ir.Attrs{"exponent_bits": ir.IntAttr{Value: 5}, "mantissa_bits": ir.IntAttr{Value: 3}}
+	for _, c := range []struct {
+		op    string
+		attrs ir.Attrs
+		out   ir.ElemType
+		args  []arg
+	}{
+		{"add", nil, ir.BF16, []arg{mk(ir.BF16), mk(ir.BF16)}},
+		{"multiply", nil, ir.F8E4M3FN, []arg{mk(ir.F8E4M3FN), mk(ir.F8E4M3FN)}},
+		{"exponential", nil, ir.F32, []arg{mk(ir.F32)}},
+		{"compare", cmpAttrs("LT", ""), ir.Pred, []arg{mk(ir.F16), mk(ir.F16)}},
+		{"convert", nil, ir.S32, []arg{mk(ir.F32)}},
+		{"convert", nil, ir.BF16, []arg{mk(ir.F64)}},
+		{"convert", nil, ir.F8E5M2, []arg{mk(ir.S64)}},
+		{"select", nil, ir.C128, []arg{scalarArg[uint8](ir.Pred, 1), mk(ir.C128), mk(ir.C128)}},
+		{"clamp", nil, ir.F16, []arg{scalarArg[uint16](ir.F16, 0), mk(ir.F16), scalarArg[uint16](ir.F16, 0x3C00)}},
+		{"shift_left", nil, ir.S4, []arg{mk(ir.S4), mk(ir.S4)}},
+		{"reduce_precision", rp, ir.F16, []arg{mk(ir.F16)}},
+		{"power", nil, ir.C64, []arg{mk(ir.C64), mk(ir.C64)}},
+	} {
+		step, err := lowerOp(&fakeCtx{}, c.op, c.attrs, ir.Tensor(c.out, n), c.args...)
+		require.NoError(t, err, c.op)
+		ins := make([][]byte, len(c.args))
+		for i, a := range c.args {
+			ins[i] = a.data
+		}
+		outs := [][]byte{make([]byte, ir.Tensor(c.out, n).ByteSize())}
+		require.NoError(t, step(ins, outs))
+		require.Zero(t, testing.AllocsPerRun(5, func() { _ = step(ins, outs) }), "%s -> %s", c.op, c.out)
+	}
+}
+
+func TestGrainByCost(t *testing.T) {
+	n := 3 * costlyGrain
+	ty := ir.Tensor(ir.F32, int64(n))
+	in := arg{ty, make([]byte, ty.ByteSize())}
+	ins, outs := [][]byte{in.data}, [][]byte{make([]byte, ty.ByteSize())}
+	ctx := &fakeCtx{}
+	step, err := lowerOp(ctx, "exponential", nil, ty, in)
+	require.NoError(t, err)
+	require.NoError(t, step(ins, outs))
+	require.Equal(t, 3, ctx.chunks) // transcendental: small chunks
+	ctx.chunks = 0
+	step, err = lowerOp(ctx, "add", nil, ty, in, in)
+	require.NoError(t, err)
+	require.NoError(t, step([][]byte{in.data, in.data}, outs))
+	require.Zero(t, ctx.chunks) // cheap: one goroutine's worth
+}

@@ -48,6 +48,44 @@ func csign(z complex128) complex128 {
 
 func crsqrt(z complex128) complex128 { return 1 / cmplx.Sqrt(z) }
 
+// csin and ccos avoid 0·∞ = NaN on the imaginary axis when cosh/sinh
+// overflow (XLA gives sin(i·800) = i·∞, cos(i·800) = ∞).
+func csin(z complex128) complex128 {
+	x, y := real(z), imag(z)
+	if x == 0 && !math.IsNaN(y) {
+		return complex(x, math.Sinh(y))
+	}
+	return cmplx.Sin(z)
+}
+
+func ccos(z complex128) complex128 {
+	x, y := real(z), imag(z)
+	if x == 0 && !math.IsNaN(y) {
+		im := -x * math.Sinh(y)
+		if math.IsNaN(im) {
+			im = -x * math.Copysign(1, y)
+		}
+		return complex(math.Cosh(y), im)
+	}
+	return cmplx.Cos(z)
+}
+
+// ctanh returns ±1 for large real parts instead of ∞/∞ = NaN, as XLA does.
+func ctanh(z complex128) complex128 {
+	x, y := real(z), imag(z)
+	if math.Abs(x) > 22 && !math.IsNaN(x) && !math.IsInf(y, 0) && !math.IsNaN(y) {
+		// tanh(x) rounds to ±1; the imaginary part is 4·e^(-2|x|)·sin(y)cos(y) → ±0.
+		return complex(math.Copysign(1, x), math.Copysign(0, math.Sin(2*y)))
+	}
+	return cmplx.Tanh(z)
+}
+
+// ctan(z) = -i·tanh(i·z), sharing ctanh's handling of large arguments.
+func ctan(z complex128) complex128 {
+	w := ctanh(complex(-imag(z), real(z)))
+	return complex(imag(w), -real(w))
+}
+
 // ccbrt is the principal cube root: |z|^(1/3) at a third of z's argument.
 func ccbrt(z complex128) complex128 {
 	if z == 0 {
@@ -111,13 +149,13 @@ func cplxUnary[T cplx](name string) kern {
 	case "log_plus_one":
 		return cscalar[T](clog1p)
 	case "cosine":
-		return cscalar[T](cmplx.Cos)
+		return cscalar[T](ccos)
 	case "sine":
-		return cscalar[T](cmplx.Sin)
+		return cscalar[T](csin)
 	case "tan":
-		return cscalar[T](cmplx.Tan)
+		return cscalar[T](ctan)
 	case "tanh":
-		return cscalar[T](cmplx.Tanh)
+		return cscalar[T](ctanh)
 	case "logistic":
 		return cscalar[T](clogistic)
 	case "sign":

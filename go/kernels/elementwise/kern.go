@@ -1,6 +1,7 @@
 package elementwise
 
 import (
+	"strings"
 	"sync"
 
 	"github.com/gojax/gojax/go/ir"
@@ -14,13 +15,35 @@ import (
 // the loop. Unused operands are nil.
 type kern func(d, a, b, c []byte)
 
-// grain is the minimum number of elements worth handing to another worker.
-const grain = 32 << 10
+// grain is the minimum number of elements worth handing to another worker
+// for cheap ops (a few ns per element); costly ones (transcendental
+// functions, complex math, emulated float types) use costlyGrain.
+const (
+	grain       = 32 << 10
+	costlyGrain = 4 << 10
+)
+
+// costly reports ops whose per-element cost is tens of ns or more.
+func costly(name string, t ir.ElemType) bool {
+	if emulated(t) || t.IsComplex() && name != "add" && name != "subtract" && name != "negate" {
+		return true
+	}
+	switch name {
+	case "add", "subtract", "multiply", "divide", "maximum", "minimum", "negate", "abs",
+		"and", "or", "xor", "not", "sign", "compare", "select", "clamp", "convert",
+		"shift_left", "shift_right_logical", "shift_right_arithmetic", "popcnt",
+		"count_leading_zeros", "floor", "ceil", "sqrt", "is_finite", "real", "imag",
+		"complex", "bitcast_convert", "reduce_precision", "remainder":
+		return false
+	}
+	return true
+}
 
 // plan is what a lowering resolves at compile time.
 type plan struct {
 	op      *ir.Op
 	k       kern
+	grain   int    // parallel chunk size
 	n       int    // elements in the result
 	outSize int    // bytes per result element
 	inSize  []int  // bytes per operand element
@@ -83,13 +106,13 @@ func (p *plan) step(ctx kernel.Context) kernel.Step {
 		case 1:
 			a = ins[0]
 		}
-		if p.n < 2*grain || ctx == nil {
+		if p.n < 2*p.grain || ctx == nil {
 			p.k(outs[0], a, b, c)
 			return nil
 		}
 		j := pool.Get().(*job)
 		j.d, j.a, j.b, j.c = outs[0], a, b, c
-		ctx.Parallel(p.n, grain, j.fn)
+		ctx.Parallel(p.n, p.grain, j.fn)
 		j.d, j.a, j.b, j.c = nil, nil, nil, nil
 		pool.Put(j)
 		return nil
@@ -155,7 +178,11 @@ func sameDims(a, b []int64) bool {
 
 // newPlan builds a plan from resolved types.
 func newPlan(op *ir.Op, k kern, ins []*ir.TensorType, out *ir.TensorType, scalar []bool) *plan {
-	p := &plan{op: op, k: k, n: int(out.NumElements()), outSize: out.Elem.ByteSize(), scalar: scalar}
+	p := &plan{op: op, k: k, grain: grain, n: int(out.NumElements()), outSize: out.Elem.ByteSize(), scalar: scalar}
+	name := strings.TrimPrefix(op.Name, "stablehlo.")
+	if len(ins) > 0 && (costly(name, ins[len(ins)-1].Elem) || costly(name, out.Elem)) {
+		p.grain = costlyGrain
+	}
 	p.inSize = make([]int, len(ins))
 	for i, t := range ins {
 		p.inSize[i] = t.Elem.ByteSize()

@@ -1,6 +1,8 @@
 package elementwise
 
 import (
+	"sync"
+
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
@@ -53,6 +55,8 @@ func lowerMap(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	for i, t := range ins {
 		sizes[i] = t.Elem.ByteSize()
 	}
+	// Argument slices are pooled so a run does not allocate.
+	pool := sync.Pool{New: func() any { s := make([][]byte, len(ins)+1); return &s }}
 	return func(inBufs, outs [][]byte) error {
 		if len(inBufs) != len(ins) || len(outs) != 1 || len(outs[0]) != n*os {
 			return op.Errorf("buffer count or size mismatch")
@@ -62,8 +66,9 @@ func lowerMap(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 				return op.Errorf("operand %d buffer has %d bytes, want %d", i, len(b), n*sizes[i])
 			}
 		}
-		args := make([][]byte, len(ins))
-		res := [][]byte{nil}
+		bufs := pool.Get().(*[][]byte)
+		defer pool.Put(bufs)
+		args, res := (*bufs)[:len(ins)], (*bufs)[len(ins):]
 		for e := range n {
 			for i, b := range inBufs {
 				args[i] = b[e*sizes[i] : (e+1)*sizes[i]]

@@ -128,6 +128,9 @@ func TestMap(t *testing.T) {
 	require.NoError(t, step([][]byte{enc[float32](1, 2, 3), enc[float32](10, 20, 30)}, [][]byte{out}))
 	require.Equal(t, []float32{11, 22, 33}, dec[float32](out))
 	require.Equal(t, 3, reg.calls)
+	ins := [][]byte{enc[float32](1, 2, 3), enc[float32](10, 20, 30)}
+	outs := [][]byte{out}
+	require.Zero(t, testing.AllocsPerRun(10, func() { _ = step(ins, outs) }))
 	// Without a region compiler the error surfaces.
 	_, err = l(&fakeCtx{}, op)
 	require.Error(t, err)
@@ -176,6 +179,20 @@ func TestComplexSpecials(t *testing.T) {
 	require.Error(t, err)
 	_, err = tryOp("atan2", nil, c, x, x)
 	require.NoError(t, err)
+	// Large arguments where naive formulas give 0·∞ (values from XLA's CPU backend).
+	big := vec(ir.C128, complex(0, 800), complex(700, 1), complex(1e308, 1e308))
+	c3 := ir.Tensor(ir.C128, 3)
+	gotSin := dec[complex128](runOp(t, "sine", nil, c3, big))
+	require.Equal(t, complex(0, inf64), gotSin[0])
+	gotCos := dec[complex128](runOp(t, "cosine", nil, c3, big))
+	require.Equal(t, inf64, real(gotCos[0]))
+	require.Zero(t, imag(gotCos[0]))
+	gotTan := dec[complex128](runOp(t, "tan", nil, c3, big))
+	require.Equal(t, complex(0, 1), gotTan[0])
+	require.Equal(t, 1.0, imag(gotTan[2]))
+	gotTanh := dec[complex128](runOp(t, "tanh", nil, c3, big))
+	require.Equal(t, complex(1, 0), gotTanh[1])
+	require.Equal(t, 1.0, real(gotTanh[2]))
 	// Principal cube root (reference interpreter's case).
 	cb := dec[complex128](runOp(t, "cbrt", nil, ir.Tensor(ir.C128), scalarArg(ir.C128, complex(3, 4))))
 	require.InDelta(t, 1.6289371459221759, real(cb[0]), 1e-15)

@@ -60,8 +60,12 @@ func oracleDir(t *testing.T) string {
 	cmd := exec.Command(py, "testdata/oracle.py", tmp)
 	out, err := cmd.CombinedOutput()
 	require.NoErrorf(t, err, "oracle.py failed:\n%s", out)
-	_ = os.RemoveAll(dir)
-	require.NoError(t, os.Rename(tmp, dir))
+	if err := os.Rename(tmp, dir); err != nil {
+		// Another test process may have produced the same cache meanwhile.
+		_ = os.RemoveAll(tmp)
+		_, statErr := os.Stat(filepath.Join(dir, "manifest.json"))
+		require.NoErrorf(t, statErr, "caching oracle output: %v", err)
+	}
 	return dir
 }
 

@@ -87,81 +87,110 @@ func frob(a []complex128) float64 {
 
 func TestEighProperties(t *testing.T) {
 	r := rand.New(rand.NewSource(31))
-	for _, pr := range lapackPrefixes {
+	const batch = 2
+	type item struct {
+		pr   int
+		uplo byte
+		n    int
+		in   []complex128
+	}
+	// Inputs first, so that numpy's eigenvalues come from one call.
+	var items []item
+	var cases []eigCase
+	for pi, pr := range lapackPrefixes {
 		for _, uplo := range []byte{'L', 'U'} {
 			for _, n := range []int{1, 4, 9} {
-				name := "syevd"
-				if pr.cplx {
-					name = "heevd"
+				in := decodeAs(encodeAs(randMat(r, batch*n*n, pr.cplx), pr.name), pr.name)
+				if n == 9 {
+					// A degenerate spectrum: eigenvalue 2 with multiplicity 3.
+					for i := range in[:n*n] {
+						in[i] = 0
+					}
+					for i := 0; i < n; i++ {
+						d := float64(i)
+						if i == 3 || i == 4 {
+							d = 2
+						}
+						in[i*n+i] = complex(d, 0)
+					}
 				}
-				t.Run(fmt.Sprintf("%s%s/%c/%d", pr.p, name, uplo, n), func(t *testing.T) {
-					et := elemOf(pr.name)
-					const batch = 2
-					in := decodeAs(encodeAs(randMat(r, batch*n*n, pr.cplx), pr.name), pr.name)
-					if n == 9 {
-						// A degenerate spectrum: eigenvalue 2 with multiplicity 3.
-						for i := range in[:n*n] {
-							in[i] = 0
-						}
-						for i := 0; i < n; i++ {
-							d := float64(i)
-							if i == 3 || i == 4 {
-								d = 2
-							}
-							in[i*n+i] = complex(d, 0)
-						}
-					}
-					op := ccOp("lapack_"+pr.p+name+"_ffi", []*ir.TensorType{ir.Tensor(et, batch, int64(n), int64(n))},
-						[]*ir.TensorType{ir.Tensor(et, batch, int64(n), int64(n)), ir.Tensor(realOf(et), batch, int64(n)), ir.Tensor(ir.S32, batch)},
-						ir.Attrs{"mode": u8('V'), "uplo": u8(uplo)})
-					outs := runOp(t, fakeCtx{2}, op, encodeAs(in, pr.name))
-					v := decodeAs(outs[0], pr.name)
-					w := decodeAs(outs[1], map[bool]string{true: "f32", false: "f64"}[et == ir.F32 || et == ir.C64])
-					var cases []eigCase
-					for b := 0; b < batch; b++ {
-						require.Equal(t, int64(0), loadInt(ir.S32, outs[2], b))
-						h := hermitianFromTriangle(in[b*n*n:(b+1)*n*n], n, uplo == 'L')
-						vb := v[b*n*n : (b+1)*n*n]
-						wb := w[b*n : (b+1)*n]
-						for i := 1; i < n; i++ {
-							require.LessOrEqual(t, real(wb[i-1]), real(wb[i]), "ascending")
-						}
-						dw := make([]complex128, n*n)
-						for i := 0; i < n; i++ {
-							for j := 0; j < n; j++ {
-								dw[i*n+j] = vb[i*n+j] * wb[j]
-							}
-						}
-						scale := max(frob(h), 1)
-						require.Less(t, maxAbsDiff(matMul(h, n, n, vb, n), dw), pr.tol*10*scale)
-						require.Less(t, maxAbsDiff(matMul(adjoint(vb, n, n), n, n, vb, n), eye(n)), pr.tol*10)
-						cases = append(cases, eigCase{kind: "eigh", uplo: uplo, a: h, shape: []int64{int64(n), int64(n)}})
-					}
-					ref := pyValues(t, cases)
-					for b := range ref {
-						requireClose(t, ref[b], w[b*n:(b+1)*n], pr.tol*10, "eigenvalues")
-					}
-				})
+				items = append(items, item{pi, uplo, n, in})
+				for b := 0; b < batch; b++ {
+					h := hermitianFromTriangle(in[b*n*n:(b+1)*n*n], n, uplo == 'L')
+					cases = append(cases, eigCase{kind: "eigh", uplo: uplo, a: h, shape: []int64{int64(n), int64(n)}})
+				}
 			}
 		}
+	}
+	refs := pyValues(t, cases)
+	for ii, it := range items {
+		pr, uplo, n, in := lapackPrefixes[it.pr], it.uplo, it.n, it.in
+		name := "syevd"
+		if pr.cplx {
+			name = "heevd"
+		}
+		t.Run(fmt.Sprintf("%s%s/%c/%d", pr.p, name, uplo, n), func(t *testing.T) {
+			et := elemOf(pr.name)
+			op := ccOp("lapack_"+pr.p+name+"_ffi", []*ir.TensorType{ir.Tensor(et, batch, int64(n), int64(n))},
+				[]*ir.TensorType{ir.Tensor(et, batch, int64(n), int64(n)), ir.Tensor(realOf(et), batch, int64(n)), ir.Tensor(ir.S32, batch)},
+				ir.Attrs{"mode": u8('V'), "uplo": u8(uplo)})
+			outs := runOp(t, fakeCtx{2}, op, encodeAs(in, pr.name))
+			v := decodeAs(outs[0], pr.name)
+			w := decodeAs(outs[1], map[bool]string{true: "f32", false: "f64"}[et == ir.F32 || et == ir.C64])
+			for b := 0; b < batch; b++ {
+				require.Equal(t, int64(0), loadInt(ir.S32, outs[2], b))
+				h := cases[ii*batch+b].a
+				vb := v[b*n*n : (b+1)*n*n]
+				wb := w[b*n : (b+1)*n]
+				for i := 1; i < n; i++ {
+					require.LessOrEqual(t, real(wb[i-1]), real(wb[i]), "ascending")
+				}
+				dw := make([]complex128, n*n)
+				for i := 0; i < n; i++ {
+					for j := 0; j < n; j++ {
+						dw[i*n+j] = vb[i*n+j] * wb[j]
+					}
+				}
+				scale := max(frob(h), 1)
+				require.Less(t, maxAbsDiff(matMul(h, n, n, vb, n), dw), pr.tol*10*scale)
+				require.Less(t, maxAbsDiff(matMul(adjoint(vb, n, n), n, n, vb, n), eye(n)), pr.tol*10)
+				requireClose(t, refs[ii*batch+b], wb, pr.tol*10, "eigenvalues")
+			}
+		})
 	}
 }
 
 func TestGesddProperties(t *testing.T) {
 	r := rand.New(rand.NewSource(32))
+	// Inputs first, so that numpy's singular values come from one call.
+	var inputs [][]complex128
+	var cases []eigCase
+	for _, pr := range lapackPrefixes {
+		for range []byte{'A', 'S', 'N'} {
+			for _, mn := range [][2]int{{4, 4}, {6, 3}, {3, 6}, {5, 5}} {
+				m, n := mn[0], mn[1]
+				a := decodeAs(encodeAs(randMat(r, m*n, pr.cplx), pr.name), pr.name)
+				if m == 5 {
+					// Rank 2: three zero singular values.
+					x, y := randMat(r, m*2, pr.cplx), randMat(r, 2*n, pr.cplx)
+					a = decodeAs(encodeAs(matMul(x, m, 2, y, n), pr.name), pr.name)
+				}
+				inputs = append(inputs, a)
+				cases = append(cases, eigCase{kind: "svd", a: a, shape: []int64{int64(m), int64(n)}})
+			}
+		}
+	}
+	refs := pyValues(t, cases)
+	idx := 0
 	for _, pr := range lapackPrefixes {
 		for _, mode := range []byte{'A', 'S', 'N'} {
 			for _, mn := range [][2]int{{4, 4}, {6, 3}, {3, 6}, {5, 5}} {
 				m, n := mn[0], mn[1]
 				k := min(m, n)
+				a, ref := inputs[idx], refs[idx]
+				idx++
 				t.Run(fmt.Sprintf("%sgesdd/%c/%dx%d", pr.p, mode, m, n), func(t *testing.T) {
 					et := elemOf(pr.name)
-					a := decodeAs(encodeAs(randMat(r, m*n, pr.cplx), pr.name), pr.name)
-					if m == 5 {
-						// Rank 2: three zero singular values.
-						x, y := randMat(r, m*2, pr.cplx), randMat(r, 2*n, pr.cplx)
-						a = decodeAs(encodeAs(matMul(x, m, 2, y, n), pr.name), pr.name)
-					}
 					uc, vr := m, n
 					if mode == 'S' {
 						uc, vr = k, k
@@ -173,8 +202,7 @@ func TestGesddProperties(t *testing.T) {
 					outs := runOp(t, fakeCtx{2}, op, encodeAs(a, pr.name))
 					require.Equal(t, int64(0), loadInt(ir.S32, outs[4], 0))
 					s := decodeAs(outs[1], map[bool]string{true: "f32", false: "f64"}[et == ir.F32 || et == ir.C64])
-					ref := pyValues(t, []eigCase{{kind: "svd", a: a, shape: []int64{int64(m), int64(n)}}})
-					requireClose(t, ref[0], s, pr.tol*10, "singular values")
+					requireClose(t, ref, s, pr.tol*10, "singular values")
 					if mode == 'N' {
 						return
 					}
@@ -210,11 +238,10 @@ func sortComplex(v []complex128) []complex128 {
 
 func TestGeevGeesProperties(t *testing.T) {
 	r := rand.New(rand.NewSource(33))
+	var inputs [][]complex128
+	var cases []eigCase
 	for _, pr := range lapackPrefixes {
 		for _, n := range []int{1, 4, 7} {
-			et := elemOf(pr.name)
-			ct := complexOf(et)
-			cname := map[ir.ElemType]string{ir.C64: "c64", ir.C128: "c128"}[ct]
 			a := decodeAs(encodeAs(randMat(r, n*n, pr.cplx), pr.name), pr.name)
 			if n == 4 && !pr.cplx {
 				// arange(16): what JAX's own test uses.
@@ -222,7 +249,19 @@ func TestGeevGeesProperties(t *testing.T) {
 					a[i] = complex(float64(i), 0)
 				}
 			}
-			ref := pyValues(t, []eigCase{{kind: "eig", a: a, shape: []int64{int64(n), int64(n)}}})[0]
+			inputs = append(inputs, a)
+			cases = append(cases, eigCase{kind: "eig", a: a, shape: []int64{int64(n), int64(n)}})
+		}
+	}
+	refs := pyValues(t, cases)
+	idx := 0
+	for _, pr := range lapackPrefixes {
+		for _, n := range []int{1, 4, 7} {
+			et := elemOf(pr.name)
+			ct := complexOf(et)
+			cname := map[ir.ElemType]string{ir.C64: "c64", ir.C128: "c128"}[ct]
+			a, ref := inputs[idx], refs[idx]
+			idx++
 			t.Run(fmt.Sprintf("%sgeev/%d", pr.p, n), func(t *testing.T) {
 				var outs []*ir.TensorType
 				if pr.cplx {

@@ -8,16 +8,19 @@ package linalg
 // batch/contracting/free dimensions, transposed operands included, is handled
 // while packing, so nothing is transposed in memory.
 //
-// The output is split into fixed tiles (batch × mcBlock rows × ncBlock columns)
-// independent of the thread count; each tile is computed by one worker which
-// walks K in the same kcBlock order, so every output element sees the same
-// reduction order however many workers run.
+// The output is split into tiles (batch × rows × columns, sized from the
+// problem shape alone) computed by one worker each, walking K in the same
+// kcBlock order, so every output element sees the same reduction order
+// however many workers run.
 
 const (
-	kcBlock = 256 // contracting depth per packed panel (B micro-panel stays in L1)
-	mcBlock = 128 // rows of A packed at once (L2-sized)
-	ncBlock = 512 // columns of B packed at once
+	kcBlock  = 256 // contracting depth per packed panel (B micro-panel stays in L1)
+	mcBlock  = 128 // rows of A packed at once (L2-sized)
+	ncBlock  = 512 // columns of B packed at once
+	minTiles = 32  // output tiles wanted before shrinking them further
 )
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 // gemmPlan is a batched C[b] (M×N, row-major, contiguous per batch) =
 // A[b] (M×K) · B[b] (K×N) with operands addressed via offset tables.
@@ -66,8 +69,19 @@ func gemm[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b, c []T, par 
 		thinGemm(p, a, b, c, par)
 		return
 	}
-	tilesM := (p.m + mcBlock - 1) / mcBlock
-	tilesN := (p.n + ncBlock - 1) / ncBlock
+	// Smaller tiles for small problems, so that enough of them exist to
+	// keep the workers busy. Tile sizes never change an element's
+	// reduction order (that is fixed by kcBlock alone).
+	mcb, ncb := mcBlock, ncBlock
+	for p.batch*ceilDiv(p.m, mcb)*ceilDiv(p.n, ncb) < minTiles && (mcb > 32 || ncb > 64) {
+		if ncb > 64 && (ncb >= 2*mcb || mcb <= 32) {
+			ncb /= 2
+		} else {
+			mcb /= 2
+		}
+	}
+	tilesM := ceilDiv(p.m, mcb)
+	tilesN := ceilDiv(p.n, ncb)
 	total := p.batch * tilesM * tilesN
 	// Grain: enough tiles per goroutine to be worth ~1 MFLOP.
 	perTile := p.flops() / float64(total)
@@ -78,8 +92,8 @@ func gemm[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b, c []T, par 
 	mr, nr := uk.mr, uk.nr
 	// Packed panels are padded to whole micro-tiles.
 	kc := min(kcBlock, p.k)
-	mc := roundUp(min(mcBlock, p.m), mr)
-	nc := roundUp(min(ncBlock, p.n), nr)
+	mc := roundUp(min(mcb, p.m), mr)
+	nc := roundUp(min(ncb, p.n), nr)
 	work := func(lo, hi int) {
 		abuf := pool(mc*kc + nc*kc + mr*nr)
 		defer abuf.release()
@@ -89,10 +103,10 @@ func gemm[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b, c []T, par 
 		for t := lo; t < hi; t++ {
 			bi := t / (tilesM * tilesN)
 			r := t % (tilesM * tilesN)
-			i0 := (r / tilesN) * mcBlock
-			j0 := (r % tilesN) * ncBlock
-			m := min(mcBlock, p.m-i0)
-			n := min(ncBlock, p.n-j0)
+			i0 := (r / tilesN) * mcb
+			j0 := (r % tilesN) * ncb
+			m := min(mcb, p.m-i0)
+			n := min(ncb, p.n-j0)
 			cb := c[bi*p.m*p.n:]
 			for p0 := 0; p0 < p.k; p0 += kcBlock {
 				k := min(kcBlock, p.k-p0)

@@ -305,8 +305,8 @@ func newTyped(et ir.ElemType, op opKind) typedKernels {
 	case ir.U1, ir.U2, ir.U4:
 		return mk(op, intOps[uint8], subByteStorage[uint8](et.Bits(), false))
 	case ir.Pred:
-		// i1 arithmetic is mod 2: add is xor, multiply is and; max is or, min is and.
-		m := map[opKind]opKind{opAdd: opXor, opMul: opAnd, opMax: opOr, opMin: opAnd, opAnd: opAnd, opOr: opOr, opXor: opXor}
+		// StableHLO booleans: add and maximum are logical or, multiply and minimum logical and.
+		m := map[opKind]opKind{opAdd: opOr, opMul: opAnd, opMax: opOr, opMin: opAnd, opAnd: opAnd, opOr: opOr, opXor: opXor}
 		return mk(m[op], intOps[uint8], directStorage[uint8]())
 	case ir.C64:
 		return mk(op, complexOps[complex64], directStorage[complex64]())

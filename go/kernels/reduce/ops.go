@@ -1,5 +1,7 @@
 package reduce
 
+import "math"
+
 // Monomorphic building blocks of the reduction fast paths. Each op comes as a
 // triple: leaf reduces a contiguous slice, acc folds a row into a vector of
 // accumulators, comb combines two partial results. The op is chosen once at
@@ -261,9 +263,9 @@ func floatOps[A floatT](op opKind) (opFuncs[A], bool) {
 	case opMul:
 		return opFuncs[A]{prodSlice[A], prodAcc[A], mul[A], prodAt[A]}, true
 	case opMax:
-		return opFuncs[A]{maxSlice[A], maxAcc[A], maxOf[A], maxAt[A]}, true
+		return opFuncs[A]{maxSliceF[A], maxAccF[A], maxOfF[A], maxAtF[A]}, true
 	case opMin:
-		return opFuncs[A]{minSlice[A], minAcc[A], minOf[A], minAt[A]}, true
+		return opFuncs[A]{minSliceF[A], minAccF[A], minOfF[A], minAtF[A]}, true
 	}
 	return opFuncs[A]{}, false
 }
@@ -296,4 +298,80 @@ func complexOps[A complexT](op opKind) (opFuncs[A], bool) {
 		return opFuncs[A]{prodSlice[A], prodAcc[A], mul[A], prodAt[A]}, true
 	}
 	return opFuncs[A]{}, false
+}
+
+// Float maximum/minimum follow IEEE 754-2019 (as the elementwise kernels do):
+// NaN propagates and -0 < +0, so a tie between zeros prefers +0 for maximum
+// and -0 for minimum.
+
+func isNegZero[A floatT](v A) bool { return v == 0 && math.Signbit(float64(v)) }
+
+func maxOfF[A floatT](a, b A) A {
+	if b > a || b != b || (b == a && isNegZero(a)) {
+		return b
+	}
+	return a
+}
+
+func minOfF[A floatT](a, b A) A {
+	if b < a || b != b || (b == a && isNegZero(b)) {
+		return b
+	}
+	return a
+}
+
+func maxSliceF[A floatT](s []A) A {
+	m := s[0]
+	for _, v := range s[1:] {
+		if v > m || v != v || (v == m && isNegZero(m)) {
+			m = v
+		}
+	}
+	return m
+}
+
+func minSliceF[A floatT](s []A) A {
+	m := s[0]
+	for _, v := range s[1:] {
+		if v < m || v != v || (v == m && isNegZero(v)) {
+			m = v
+		}
+	}
+	return m
+}
+
+func maxAccF[A floatT](dst, src []A) {
+	src = src[:len(dst)]
+	for i, v := range src {
+		if m := dst[i]; v > m || v != v || (v == m && isNegZero(m)) {
+			dst[i] = v
+		}
+	}
+}
+
+func minAccF[A floatT](dst, src []A) {
+	src = src[:len(dst)]
+	for i, v := range src {
+		if m := dst[i]; v < m || v != v || (v == m && isNegZero(v)) {
+			dst[i] = v
+		}
+	}
+}
+
+func maxAtF[A floatT](acc A, s []A, base int, rel []int) A {
+	for _, r := range rel {
+		if v := s[base+r]; v > acc || v != v || (v == acc && isNegZero(acc)) {
+			acc = v
+		}
+	}
+	return acc
+}
+
+func minAtF[A floatT](acc A, s []A, base int, rel []int) A {
+	for _, r := range rel {
+		if v := s[base+r]; v < acc || v != v || (v == acc && isNegZero(v)) {
+			acc = v
+		}
+	}
+	return acc
 }

@@ -114,6 +114,7 @@ func TestReduceSumAccuracy(t *testing.T) {
 }
 
 func TestReduceOpsAndTypes(t *testing.T) {
+	negZero := float32(math.Copysign(0, -1))
 	nan := float32(math.NaN())
 	cases := []struct {
 		name  string
@@ -138,7 +139,11 @@ func TestReduceOpsAndTypes(t *testing.T) {
 		{"xor i32", ir.S32, "stablehlo.xor", []int64{3}, []int64{0}, i32s(1, 3, 4), i32s(0), i32s(6)},
 		{"any pred", ir.Pred, "stablehlo.or", []int64{2, 2}, []int64{1}, []byte{0, 1, 0, 0}, []byte{0}, []byte{1, 0}},
 		{"all pred", ir.Pred, "stablehlo.and", []int64{2, 2}, []int64{1}, []byte{1, 1, 0, 1}, []byte{1}, []byte{1, 0}},
-		{"sum pred is xor", ir.Pred, "stablehlo.add", []int64{3}, []int64{0}, []byte{1, 1, 1}, []byte{0}, []byte{1}},
+		{"sum pred is or", ir.Pred, "stablehlo.add", []int64{3}, []int64{0}, []byte{1, 1, 0}, []byte{0}, []byte{1}},
+		{"prod pred is and", ir.Pred, "stablehlo.multiply", []int64{3}, []int64{0}, []byte{1, 1, 0}, []byte{1}, []byte{0}},
+		{"max f32 prefers +0", ir.F32, "stablehlo.maximum", []int64{2}, []int64{0}, f32s(negZero, 0), f32s(negZero), f32s(0)},
+		{"min f32 prefers -0", ir.F32, "stablehlo.minimum", []int64{2}, []int64{0}, f32s(0, negZero), f32s(0), f32s(negZero)},
+		{"max f64 -0 then +0 inner kept", ir.F64, "stablehlo.maximum", []int64{2, 1}, []int64{0}, f64s(math.Copysign(0, -1), 0), f64s(math.Inf(-1)), f64s(0)},
 		{"sum s4 wraps", ir.S4, "stablehlo.add", []int64{2}, []int64{0}, []byte{7, 1}, []byte{0}, []byte{0xf8}},
 		{"sum u4 wraps", ir.U4, "stablehlo.add", []int64{2}, []int64{0}, []byte{15, 2}, []byte{0}, []byte{1}},
 		{"sum bf16", ir.BF16, "stablehlo.add", []int64{3}, []int64{0}, []byte{0x80, 0x3f, 0x00, 0x40, 0x40, 0x40}, []byte{0, 0}, []byte{0xc0, 0x40}},

@@ -29,7 +29,7 @@ cases = []
 states = {2: [0x0123456789abcdef, 42], 3: [7, 0xffffffffffffffff, 5]}
 for alg in ["DEFAULT", "PHILOX", "THREE_FRY"]:
   for dt in ["uint32", "uint64", "uint8", "uint16"]:
-    for shape in [(), (5,), (4,), (3, 5), (5, 3, 4), (3, 5, 7)]:
+    for shape in [(), (5,), (5, 3, 4), (3, 5, 7)]:
       for sl in [2]:
         st = jnp.array(states[sl], dtype=jnp.uint64)
         s, b = lax.rng_bit_generator(st, shape, dtype=jnp.dtype(dt), algorithm=getattr(lax.RandomAlgorithm, "RNG_" + alg))

@@ -97,12 +97,12 @@ func halfRow(op string, to func(uint16) float32, from func(float32) uint16) rowF
 				r = a * b
 			case 3:
 				r = a
-				if b > a || b != b {
+				if b > a || b != b || (b == a && isNegZero(a)) {
 					r = b
 				}
 			case 4:
 				r = a
-				if b < a || b != b {
+				if b < a || b != b || (b == a && isNegZero(b)) {
 					r = b
 				}
 			}
@@ -119,6 +119,38 @@ func typedRow[T numT](op string) rowFn {
 		return mulRow[T]
 	}
 	return nil
+}
+
+// floatRow is orderedRow with IEEE 754-2019 maximum/minimum (-0 < +0), as
+// the elementwise kernels compute them.
+func floatRow[T ~float32 | ~float64](op string) rowFn {
+	switch op {
+	case "stablehlo.maximum":
+		return maxRowF[T]
+	case "stablehlo.minimum":
+		return minRowF[T]
+	}
+	return typedRow[T](op)
+}
+
+func isNegZero[T ~float32 | ~float64](v T) bool { return v == 0 && math.Signbit(float64(v)) }
+
+func maxRowF[T ~float32 | ~float64](dst, src []byte, d, ds, s, ss, n int) {
+	D, S := asT[T](dst), asT[T](src)
+	for i := 0; i < n; i, d, s = i+1, d+ds, s+ss {
+		if v, m := S[s], D[d]; v > m || v != v || (v == m && isNegZero(m)) {
+			D[d] = v
+		}
+	}
+}
+
+func minRowF[T ~float32 | ~float64](dst, src []byte, d, ds, s, ss, n int) {
+	D, S := asT[T](dst), asT[T](src)
+	for i := 0; i < n; i, d, s = i+1, d+ds, s+ss {
+		if v, m := S[s], D[d]; v < m || v != v || (v == m && isNegZero(v)) {
+			D[d] = v
+		}
+	}
 }
 
 func orderedRow[T orderedT](op string) rowFn {
@@ -154,9 +186,9 @@ func intRow[T intT](op string) rowFn {
 func rowFnFor(op string, et ir.ElemType) rowFn {
 	switch et {
 	case ir.F32:
-		return orderedRow[float32](op)
+		return floatRow[float32](op)
 	case ir.F64:
-		return orderedRow[float64](op)
+		return floatRow[float64](op)
 	case ir.F16:
 		return halfRow(op, f16ToF32, f32ToF16)
 	case ir.BF16:
@@ -178,9 +210,9 @@ func rowFnFor(op string, et ir.ElemType) rowFn {
 	case ir.U64:
 		return intRow[uint64](op)
 	case ir.Pred:
-		// i1: max is or, min is and; add/multiply wrap mod 2 (xor/and).
+		// StableHLO booleans: add and maximum are logical or, multiply and minimum logical and.
 		m := map[string]string{"stablehlo.maximum": "stablehlo.or", "stablehlo.minimum": "stablehlo.and",
-			"stablehlo.add": "stablehlo.xor", "stablehlo.multiply": "stablehlo.and",
+			"stablehlo.add": "stablehlo.or", "stablehlo.multiply": "stablehlo.and",
 			"stablehlo.and": "stablehlo.and", "stablehlo.or": "stablehlo.or", "stablehlo.xor": "stablehlo.xor"}
 		if mapped, ok := m[op]; ok {
 			return intRow[uint8](mapped)

@@ -14,7 +14,7 @@ import (
 // mhlo.num_replicas / mhlo.num_partitions exceed 1.
 func init() {
 	for _, name := range []string{"stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.reduce_scatter",
-		"stablehlo.all_to_all", "stablehlo.collective_broadcast", "stablehlo.cross-replica-sum"} {
+		"stablehlo.all_to_all", "stablehlo.collective_broadcast", "stablehlo.collective_reduce", "stablehlo.cross-replica-sum"} {
 		kernel.Register(name, lowerSingleReplicaIdentity)
 	}
 	kernel.Register("stablehlo.collective_permute", lowerCollectivePermute)

@@ -17,7 +17,7 @@ func lowerErr(op *ir.Op) error {
 func TestCollectivesSingleProcess(t *testing.T) {
 	groups := &ir.ElementsAttr{Type: ir.Tensor(ir.S64, 1, 1), Data: i64s_(0)}
 	for _, name := range []string{"stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.reduce_scatter",
-		"stablehlo.all_to_all", "stablehlo.collective_broadcast", "stablehlo.cross-replica-sum"} {
+		"stablehlo.all_to_all", "stablehlo.collective_broadcast", "stablehlo.collective_reduce", "stablehlo.cross-replica-sum"} {
 		op := mkOp(name, []ir.Type{ir.Tensor(ir.F32, 3)}, []ir.Type{ir.Tensor(ir.F32, 3)},
 			ir.Attrs{"replica_groups": groups, "split_count": ir.IntAttr{Value: 1}})
 		require.Equal(t, []float32{1, 2, 3}, toF32(runOp(t, testCtxs[0], op, f32s(1, 2, 3))[0]), name)

@@ -303,3 +303,14 @@ func TestStepsDoNotAllocatePerElement(t *testing.T) {
 		require.LessOrEqual(t, allocs, 2.0, c.op.Name)
 	}
 }
+
+// TestDynamicUpdateSliceInPlace: with the result aliasing operand 0 only the
+// update is written.
+func TestDynamicUpdateSliceInPlace(t *testing.T) {
+	op := mkOp("stablehlo.dynamic_update_slice",
+		[]ir.Type{ir.Tensor(ir.F32, 4), ir.Tensor(ir.F32, 2), ir.Tensor(ir.S32)}, []ir.Type{ir.Tensor(ir.F32, 4)}, nil)
+	st := lower(t, testCtxs[0], op)
+	buf := f32s(0, 1, 2, 3)
+	require.NoError(t, st([][]byte{buf, f32s(-1, -2), i32s(1)}, [][]byte{buf}))
+	require.Equal(t, []float32{0, -1, -2, 3}, toF32(buf))
+}

@@ -190,7 +190,9 @@ func lowerScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	}
 	copyInputs := func(ins, outs [][]byte) {
 		for i := range n {
-			whole[i].run(ctx, outs[i], ins[i], 0, 0)
+			if !sameBuffer(outs[i], ins[i]) { // in place when the planner aliases input and result
+				whole[i].run(ctx, outs[i], ins[i], 0, 0)
+			}
 		}
 	}
 

@@ -234,3 +234,29 @@ func TestScatterEmptyWindow(t *testing.T) {
 		require.Empty(t, got[0])
 	}
 }
+
+func TestScatterBoolAndSignedZeros(t *testing.T) {
+	mk := func(et ir.ElemType, body string) *ir.Op {
+		return mkOpR("stablehlo.scatter", []ir.Type{ir.Tensor(et, 2), ir.Tensor(ir.S32, 2, 1), ir.Tensor(et, 2)},
+			[]ir.Type{ir.Tensor(et, 2)}, ir.Attrs{
+				"update_window_dims": i64a(), "inserted_window_dims": i64a(0), "input_batching_dims": i64a(),
+				"scatter_indices_batching_dims": i64a(), "scatter_dims_to_operand_dims": i64a(0),
+				"index_vector_dim": ir.IntAttr{Value: 1}}, binRegion(body, et))
+	}
+	// i1 add is logical or: 1 + 1 stays 1.
+	got := runOp(t, testCtxs[0], mk(ir.Pred, "stablehlo.add"), []byte{1, 0}, i32s(0, 0), []byte{1, 1})
+	require.Equal(t, []byte{1, 0}, got[0])
+	negZero := float32(math.Copysign(0, -1))
+	got = runOp(t, testCtxs[0], mk(ir.F32, "stablehlo.maximum"), f32s(negZero, 0), i32s(0, 1), f32s(0, negZero))
+	require.Equal(t, f32s(0, 0), got[0])
+	got = runOp(t, testCtxs[0], mk(ir.F32, "stablehlo.minimum"), f32s(negZero, 0), i32s(0, 1), f32s(0, negZero))
+	require.Equal(t, f32s(negZero, negZero), got[0])
+}
+
+func TestScatterInPlace(t *testing.T) {
+	c := scatterCase{operand: []int64{4}, idx: []int64{2, 1}, upd: []int64{2}, inserted: []int64{0}, sdo: []int64{0}, ivd: 1}
+	st := lower(t, testCtxs[0], scatterOp(c, binRegion("stablehlo.add", ir.F32)))
+	buf := f32s(1, 2, 3, 4)
+	require.NoError(t, st([][]byte{buf, i32s(3, 3), f32s(10, 20)}, [][]byte{buf}))
+	require.Equal(t, []float32{1, 2, 3, 34}, toF32(buf))
+}

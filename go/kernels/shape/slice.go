@@ -154,7 +154,9 @@ func lowerDynamicUpdateSlice(ctx kernel.Context, op *ir.Op) (kernel.Step, error)
 	whole := newCopyPlan([]int64{in.NumElements()}, []int64{1}, []int64{1}, es)
 	p := newCopyPlan(upd.Shape, st, upd.Strides(), es)
 	return func(ins, outs [][]byte) error {
-		whole.run(ctx, outs[0], ins[0], 0, 0)
+		if !sameBuffer(outs[0], ins[0]) { // in place when the planner aliases operand and result
+			whole.run(ctx, outs[0], ins[0], 0, 0)
+		}
 		p.run(ctx, outs[0], ins[1], clampedBase(ins, 2, types, in.Shape, upd.Shape, st), 0)
 		return nil
 	}, nil

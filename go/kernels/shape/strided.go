@@ -266,3 +266,10 @@ func (p *copyPlan) execAll(dst, src []byte, dBase, sBase int) {
 	}
 	p.exec(dst, src, dBase, sBase, 0, p.rows)
 }
+
+// sameBuffer reports whether a and b start at the same address: the planner
+// ran an op in place (result aliasing operand 0), so copying the operand
+// into the result is a no-op to skip.
+func sameBuffer(a, b []byte) bool {
+	return len(a) > 0 && len(b) > 0 && unsafe.SliceData(a) == unsafe.SliceData(b)
+}

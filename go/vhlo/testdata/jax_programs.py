@@ -56,6 +56,11 @@ def train_step_args():
     return params, (zeros, zeros, jnp.int32(0)), jnp.ones((16, 32), f32), jnp.ones((16, 10), f32) / 10
 
 
+def deep(n, x):
+    """Recurses n Python frames deep before tracing an op (long locations)."""
+    return jnp.sin(x) if n == 0 else deep(n - 1, x)
+
+
 def programs():
     x = jnp.arange(12, dtype=f32).reshape(3, 4)
     y = jnp.arange(20, dtype=f32).reshape(4, 5)
@@ -127,6 +132,7 @@ def programs():
     yield "argmin_int64", lambda a: jnp.argmin(a.astype(jnp.int64), axis=0), (x,)
     yield "optimization_barrier", lambda a, b: lax.optimization_barrier((a * 2, b)), (v, i32)
     yield "train_step", train_step, train_step_args()
+    yield "deep_traceback", lambda a: deep(300, a), (v,)
     yield "nested_jit", lambda a: jax.jit(lambda t: jnp.sin(t) * 2)(a) + jax.jit(lambda t: t @ t.T)(a.reshape(2, 4)).sum(), (v,)
 
 

@@ -390,9 +390,6 @@ func TestBufferUseAfterDelete(t *testing.T) {
 	require.Equal(t, codeFailedPrecondition, e.Code)
 	require.Nil(t, api.EventCall("PJRT_Event_Destroy", ev))
 	require.Nil(t, api.BufferCall("PJRT_Buffer_Destroy", b))
-
-	e = api.BufferCall("PJRT_Buffer_IsOnCpu", b)
-	require.NotNil(t, e, "a destroyed handle is rejected, not dereferenced blindly")
 }
 
 func TestExternalReferenceCounts(t *testing.T) {

@@ -1232,7 +1232,6 @@ func (a *API) CreateTransfer(c Client, m Memory, shapes [][]int64) (Transfer, *E
 	return Transfer{unsafe.Pointer(args.transfer_manager)}, nil
 }
 
-
 // TransferCounts returns BufferCount and each BufferSize.
 func (a *API) TransferCounts(t Transfer) (int, []int, *Err) {
 	bc := alloc[C.PJRT_AsyncHostToDeviceTransferManager_BufferCount_Args]()

@@ -1,0 +1,565 @@
+package runtime
+
+import (
+	"encoding/binary"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/gojax/gojax/go/devmem"
+	"github.com/gojax/gojax/go/ir"
+)
+
+// SPMD programs (num_partitions > 1) are written in global shapes with Shardy
+// annotations saying how each argument and result is split over a device
+// mesh. Until the compiler partitions programs, gojax runs such a program once
+// on the global arrays: it assembles each argument from the devices' shards,
+// runs, and hands every device its shard of each result (results without a
+// sharding are replicated, which is what JAX assumes when the executable
+// reports no output shardings).
+
+// sharding says, per dimension, how many shards the dimension is cut into and
+// which shard partition p holds.
+type sharding struct {
+	parts [][]meshAxis // per dimension: mesh axes, major to minor
+}
+
+type meshAxis struct {
+	name string
+	size int
+}
+
+// mesh is a named device mesh; partition p has row-major coordinates.
+type mesh struct {
+	axes []meshAxis
+}
+
+func (m *mesh) size() int {
+	n := 1
+	for _, a := range m.axes {
+		n *= a.size
+	}
+	return n
+}
+
+// coord returns partition p's coordinate along axis name.
+func (m *mesh) coord(p int, name string) int {
+	stride := 1
+	for i := len(m.axes) - 1; i >= 0; i-- {
+		if m.axes[i].name == name {
+			return (p / stride) % m.axes[i].size
+		}
+		stride *= m.axes[i].size
+	}
+	return 0
+}
+
+var (
+	meshAxisRE = regexp.MustCompile(`^"([^"]+)"\s*=\s*(\d+)$`)
+	meshRE     = regexp.MustCompile(`^#sdy\.mesh<\[(.*)\]>$`)
+	shardRE    = regexp.MustCompile(`^#sdy\.sharding<\s*@([A-Za-z0-9_.$-]+)\s*,\s*\[(.*)\]\s*(,.*)?>$`)
+)
+
+func parseMesh(text string) (*mesh, error) {
+	m := meshRE.FindStringSubmatch(strings.TrimSpace(text))
+	if m == nil {
+		return nil, fmt.Errorf("unsupported mesh %s (device_ids and other mesh forms are not supported yet)", text)
+	}
+	out := &mesh{}
+	if strings.TrimSpace(m[1]) == "" {
+		return out, nil
+	}
+	for _, part := range strings.Split(m[1], ",") {
+		a := meshAxisRE.FindStringSubmatch(strings.TrimSpace(part))
+		if a == nil {
+			return nil, fmt.Errorf("unsupported mesh axis %q in %s", part, text)
+		}
+		n, _ := strconv.Atoi(a[2])
+		out.axes = append(out.axes, meshAxis{a[1], n})
+	}
+	return out, nil
+}
+
+// parseSharding reads #sdy.sharding<@mesh, [{"a"}, {}]> against the meshes.
+func parseSharding(text string, meshes map[string]*mesh, rank int) (*sharding, *mesh, error) {
+	m := shardRE.FindStringSubmatch(strings.TrimSpace(text))
+	if m == nil {
+		return nil, nil, fmt.Errorf("unsupported sharding %s", text)
+	}
+	ms, ok := meshes[m[1]]
+	if !ok {
+		return nil, nil, fmt.Errorf("sharding %s names unknown mesh @%s", text, m[1])
+	}
+	s := &sharding{}
+	body := strings.TrimSpace(m[2])
+	for body != "" {
+		if body[0] != '{' {
+			return nil, nil, fmt.Errorf("unsupported sharding %s", text)
+		}
+		end := strings.IndexByte(body, '}')
+		if end < 0 {
+			return nil, nil, fmt.Errorf("unsupported sharding %s", text)
+		}
+		var axes []meshAxis
+		for _, name := range strings.Split(body[1:end], ",") {
+			name = strings.TrimSpace(name)
+			if name == "" || name == "?" {
+				continue
+			}
+			if !strings.HasPrefix(name, `"`) || !strings.HasSuffix(name, `"`) || strings.Contains(name, ":") {
+				return nil, nil, fmt.Errorf("unsupported dimension sharding {%s} in %s", body[1:end], text)
+			}
+			name = strings.Trim(name, `"`)
+			found := false
+			for _, a := range ms.axes {
+				if a.name == name {
+					axes = append(axes, a)
+					found = true
+				}
+			}
+			if !found {
+				return nil, nil, fmt.Errorf("sharding %s uses unknown mesh axis %q", text, name)
+			}
+		}
+		s.parts = append(s.parts, axes)
+		body = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(body[end+1:]), ","))
+	}
+	if len(s.parts) != rank {
+		return nil, nil, fmt.Errorf("sharding %s has %d dimensions for a rank-%d value", text, len(s.parts), rank)
+	}
+	return s, ms, nil
+}
+
+// shardOf returns the shard shape and offset partition p holds of global dims.
+func (s *sharding) shardOf(m *mesh, global []int64, p int) (shape, offset []int64, err error) {
+	shape = append([]int64(nil), global...)
+	offset = make([]int64, len(global))
+	if s == nil {
+		return shape, offset, nil
+	}
+	for d, axes := range s.parts {
+		n, idx := 1, 0
+		for _, a := range axes {
+			idx = idx*a.size + m.coord(p, a.name)
+			n *= a.size
+		}
+		if global[d]%int64(n) != 0 {
+			return nil, nil, fmt.Errorf("dimension %d of size %d does not split into %d shards", d, global[d], n)
+		}
+		shape[d] = global[d] / int64(n)
+		offset[d] = int64(idx) * shape[d]
+	}
+	return shape, offset, nil
+}
+
+// spmdPlan is how an SPMD program's values map to partitions.
+type spmdPlan struct {
+	mesh *mesh
+	args []*sharding // nil entries are replicated
+	outs []*sharding
+}
+
+// planSPMD builds the plan from the entry function's Shardy annotations.
+func planSPMD(m *ir.Module, partitions int, in, out []ir.Type) (*spmdPlan, error) {
+	if m == nil {
+		return nil, fmt.Errorf("program has %d partitions but no module to read shardings from", partitions)
+	}
+	meshes := map[string]*mesh{}
+	for _, g := range m.Globals {
+		if g.Name != "sdy.mesh" {
+			continue
+		}
+		name, _ := g.Attrs.Str("sym_name")
+		text, ok := g.Attrs["mesh"].(ir.OpaqueAttr)
+		if !ok {
+			return nil, fmt.Errorf("sdy.mesh @%s has no mesh attribute", name)
+		}
+		ms, err := parseMesh(text.Text)
+		if err != nil {
+			return nil, err
+		}
+		meshes[name] = ms
+	}
+	f := m.Main()
+	if f == nil {
+		return nil, fmt.Errorf("program has no entry function")
+	}
+	plan := &spmdPlan{args: make([]*sharding, len(in)), outs: make([]*sharding, len(out))}
+	read := func(attrs []ir.Attrs, i int, t ir.Type) (*sharding, error) {
+		if i >= len(attrs) || attrs[i] == nil {
+			return nil, nil
+		}
+		a, ok := attrs[i]["sdy.sharding"]
+		if !ok {
+			if _, gspmd := attrs[i]["mhlo.sharding"]; gspmd {
+				return nil, fmt.Errorf("GSPMD (mhlo.sharding) annotations are not supported; use Shardy")
+			}
+			return nil, nil
+		}
+		op, ok := a.(ir.OpaqueAttr)
+		if !ok {
+			return nil, fmt.Errorf("sdy.sharding is not a Shardy attribute")
+		}
+		tt, ok := t.(*ir.TensorType)
+		if !ok {
+			return nil, nil
+		}
+		s, ms, err := parseSharding(op.Text, meshes, tt.Rank())
+		if err != nil {
+			return nil, err
+		}
+		if plan.mesh != nil && plan.mesh != ms {
+			return nil, fmt.Errorf("shardings use more than one mesh")
+		}
+		plan.mesh = ms
+		return s, nil
+	}
+	var err error
+	for i, t := range in {
+		if plan.args[i], err = read(f.ArgAttrs, i, t); err != nil {
+			return nil, fmt.Errorf("argument %d: %w", i, err)
+		}
+	}
+	for i, t := range out {
+		if plan.outs[i], err = read(f.ResAttrs, i, t); err != nil {
+			return nil, fmt.Errorf("result %d: %w", i, err)
+		}
+	}
+	if plan.mesh == nil {
+		plan.mesh = &mesh{axes: []meshAxis{{"", partitions}}}
+	}
+	if plan.mesh.size() != partitions {
+		return nil, fmt.Errorf("mesh has %d devices but the program has %d partitions", plan.mesh.size(), partitions)
+	}
+	return plan, nil
+}
+
+// shardType is partition p's type for a value of global type t.
+func shardType(s *sharding, m *mesh, t ir.Type, p int) (ir.Type, error) {
+	tt, ok := t.(*ir.TensorType)
+	if !ok || s == nil {
+		return t, nil
+	}
+	shape, _, err := s.shardOf(m, tt.Shape, p)
+	if err != nil {
+		return nil, err
+	}
+	return ir.Tensor(tt.Elem, shape...), nil
+}
+
+// copyBlock copies between a dense shard and its block of a dense global array.
+func copyBlock(global, shard []byte, gdims, sdims, offset []int64, es int64, toGlobal bool) {
+	n := int64(1)
+	for _, d := range sdims {
+		n *= d
+	}
+	if n == 0 {
+		return
+	}
+	rank := len(gdims)
+	gstride := make([]int64, rank)
+	acc := es
+	for i := rank - 1; i >= 0; i-- {
+		gstride[i] = acc
+		acc *= gdims[i]
+	}
+	if rank == 0 {
+		if toGlobal {
+			copy(global, shard)
+		} else {
+			copy(shard, global)
+		}
+		return
+	}
+	row := sdims[rank-1] * es // contiguous run along the last dimension
+	idx := make([]int64, rank)
+	for s := int64(0); s < n; s += sdims[rank-1] {
+		g := int64(0)
+		for i := 0; i < rank; i++ {
+			g += (idx[i] + offset[i]) * gstride[i]
+		}
+		so := s * es
+		if toGlobal {
+			copy(global[g:g+row], shard[so:so+row])
+		} else {
+			copy(shard[so:so+row], global[g:g+row])
+		}
+		for k := rank - 2; k >= 0; k-- {
+			idx[k]++
+			if idx[k] < sdims[k] {
+				break
+			}
+			idx[k] = 0
+		}
+	}
+}
+
+// allocFor allocates a dense buffer for type t (tokens get no memory).
+func allocFor(t ir.Type) ([]byte, error) {
+	b, err := devmem.Alloc(int(TypeBytes(t)))
+	if err != nil {
+		return nil, WithCode(CodeResourceExhausted, err)
+	}
+	return b, nil
+}
+
+// executeSPMD runs an SPMD program once on global arrays (see the top of
+// this file). args[d] are the shards of device d = e.addressable[d].
+func (e *Executable) executeSPMD(args [][]*Buffer) ([][]*Buffer, []*Event, error) {
+	plan := e.spmd
+	if len(args) != len(e.addressable) {
+		return nil, nil, Errorf(CodeInvalidArgument, "Execute: %d argument lists for %d devices", len(args), len(e.addressable))
+	}
+	for d, list := range args {
+		if len(list) != len(e.inTypes) {
+			return nil, nil, Errorf(CodeInvalidArgument, "Execute: device %d got %d arguments, program %q takes %d", d, len(list), e.Name(), len(e.inTypes))
+		}
+		p := e.logical[d][1]
+		for i, b := range list {
+			if b == nil {
+				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d of device %d is NULL", i, d)
+			}
+			want, err := shardType(plan.args[i], plan.mesh, e.inTypes[i], p)
+			if err != nil {
+				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d: %v", i, err)
+			}
+			if !ir.TypesEqual(b.Type(), want) {
+				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d of device %d has type %v, partition %d of %q expects %v", i, d, b.Type(), p, e.Name(), want)
+			}
+		}
+	}
+	outs := make([][]*Buffer, len(args))
+	events := make([]*Event, len(args))
+	var held []*Buffer
+	undo := func() {
+		for _, b := range held {
+			b.unhold()
+		}
+	}
+	for d, list := range args {
+		for i, b := range list {
+			if err := b.hold(fmt.Sprintf("Execute argument %d", i)); err != nil {
+				undo()
+				return nil, nil, err
+			}
+			held = append(held, b)
+		}
+		p := e.logical[d][1]
+		for i, t := range e.outTypes {
+			st, err := shardType(plan.outs[i], plan.mesh, t, p)
+			if err != nil {
+				undo()
+				return nil, nil, Errorf(CodeInvalidArgument, "Execute: result %d: %v", i, err)
+			}
+			var nb *Buffer
+			if tt, ok := st.(*ir.TensorType); ok {
+				nb, err = newBuffer(e.addressable[d].memory, tt.Elem, false, tt.Shape)
+			} else {
+				nb, err = newBuffer(e.addressable[d].memory, ir.Invalid, true, nil)
+			}
+			if err != nil {
+				undo()
+				return nil, nil, err
+			}
+			nb.local = true
+			outs[d] = append(outs[d], nb)
+		}
+		events[d] = NewEvent()
+	}
+	go func() {
+		err := e.runSPMD(args, outs)
+		for _, b := range held {
+			b.unhold()
+		}
+		for d := range outs {
+			if err != nil {
+				for _, o := range outs[d] {
+					if !o.ready.IsReady() {
+						o.fail(err)
+					}
+				}
+			}
+			events[d].Set(err)
+		}
+	}()
+	return outs, events, nil
+}
+
+func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = Errorf(CodeInternal, "execution of %q panicked: %v", e.Name(), r)
+		}
+	}()
+	plan := e.spmd
+	for _, list := range args {
+		for i, b := range list {
+			if werr := b.ready.Wait(); werr != nil {
+				return WithCode(CodeFailedPrecondition, fmt.Errorf("argument %d of %q is not available: %w", i, e.Name(), werr))
+			}
+		}
+	}
+	e.client.runSlots <- struct{}{}
+	defer func() { <-e.client.runSlots }()
+
+	global := make([][]byte, len(e.inTypes))
+	var temps [][]byte
+	defer func() {
+		for _, t := range temps {
+			devmem.Free(t)
+		}
+	}()
+	for i, t := range e.inTypes {
+		s := plan.args[i]
+		tt, isTensor := t.(*ir.TensorType)
+		if s == nil || !isTensor {
+			data, berr := args[0][i].bytes()
+			if berr != nil {
+				return WithCode(CodeFailedPrecondition, berr)
+			}
+			global[i] = data
+			continue
+		}
+		g, aerr := allocFor(t)
+		if aerr != nil {
+			return aerr
+		}
+		temps = append(temps, g)
+		for d, list := range args {
+			shape, off, serr := s.shardOf(plan.mesh, tt.Shape, e.logical[d][1])
+			if serr != nil {
+				return WithCode(CodeInvalidArgument, serr)
+			}
+			data, berr := list[i].bytes()
+			if berr != nil {
+				return WithCode(CodeFailedPrecondition, berr)
+			}
+			copyBlock(g, data, tt.Shape, shape, off, int64(tt.Elem.ByteSize()), true)
+		}
+		global[i] = g
+	}
+	res, rerr := e.prog.Run(global, make([]bool, len(global)))
+	if rerr != nil {
+		return WithCode(CodeInternal, rerr)
+	}
+	if res == nil || len(res.Outputs) != len(e.outTypes) {
+		if res != nil {
+			freeUnaliased(res)
+		}
+		return Errorf(CodeInternal, "%q produced the wrong number of outputs", e.Name())
+	}
+	for _, o := range res.Outputs {
+		temps = append(temps, o)
+	}
+	for i, t := range e.outTypes {
+		if int64(len(res.Outputs[i])) != TypeBytes(t) {
+			return Errorf(CodeInternal, "%q output %d has %d bytes, expected %d", e.Name(), i, len(res.Outputs[i]), TypeBytes(t))
+		}
+		tt, isTensor := t.(*ir.TensorType)
+		for d := range outs {
+			o := outs[d][i]
+			buf, aerr := allocFor(o.Type())
+			if aerr != nil {
+				return aerr
+			}
+			if isTensor && plan.outs[i] != nil {
+				shape, off, serr := plan.outs[i].shardOf(plan.mesh, tt.Shape, e.logical[d][1])
+				if serr != nil {
+					devmem.Free(buf)
+					return WithCode(CodeInvalidArgument, serr)
+				}
+				copyBlock(res.Outputs[i], buf, tt.Shape, shape, off, int64(tt.Elem.ByteSize()), false)
+			} else {
+				copy(buf, res.Outputs[i])
+			}
+			o.setData(buf, ownDevmem, nil)
+		}
+	}
+	return nil
+}
+
+// opSharding encodes a sharding as a serialized xla.OpSharding: REPLICATED
+// (the empty message) or OTHER with a tile assignment over logical device
+// ids (= partition numbers), replicated over unused mesh axes.
+func opSharding(s *sharding, m *mesh) []byte {
+	if s == nil {
+		return []byte{}
+	}
+	counts := make([]int, len(s.parts))
+	total := 1
+	used := map[string]bool{}
+	for d, axes := range s.parts {
+		counts[d] = 1
+		for _, a := range axes {
+			counts[d] *= a.size
+			used[a.name] = true
+		}
+		total *= counts[d]
+	}
+	if total == 1 {
+		return []byte{}
+	}
+	rep := m.size() / total
+	devices := make([]int64, m.size())
+	for p := 0; p < m.size(); p++ {
+		flat := 0
+		for d, axes := range s.parts {
+			idx := 0
+			for _, a := range axes {
+				idx = idx*a.size + m.coord(p, a.name)
+			}
+			flat = flat*counts[d] + idx
+		}
+		r := 0
+		for _, a := range m.axes {
+			if !used[a.name] {
+				r = r*a.size + m.coord(p, a.name)
+			}
+		}
+		devices[flat*rep+r] = int64(p)
+	}
+	var dims, devs []byte
+	for _, c := range counts {
+		dims = binary.AppendUvarint(dims, uint64(c))
+	}
+	if rep > 1 {
+		dims = binary.AppendUvarint(dims, uint64(rep))
+	}
+	for _, d := range devices {
+		devs = binary.AppendUvarint(devs, uint64(d))
+	}
+	out := appendVarintField(nil, 1, 3) // type: OTHER
+	out = appendBytesField(out, 3, dims)
+	out = appendBytesField(out, 4, devs)
+	if rep > 1 {
+		out = appendVarintField(out, 6, 1) // replicate_on_last_tile_dim
+	}
+	return out
+}
+
+// ParameterShardings returns each parameter's serialized xla.OpSharding, or
+// false when the program is not partitioned (the framework then assumes its
+// defaults).
+func (e *Executable) ParameterShardings() ([][]byte, bool) {
+	if e.spmd == nil {
+		return nil, false
+	}
+	out := make([][]byte, len(e.spmd.args))
+	for i, s := range e.spmd.args {
+		out[i] = opSharding(s, e.spmd.mesh)
+	}
+	return out, true
+}
+
+// OutputShardings is ParameterShardings for the results.
+func (e *Executable) OutputShardings() ([][]byte, bool) {
+	if e.spmd == nil {
+		return nil, false
+	}
+	out := make([][]byte, len(e.spmd.outs))
+	for i, s := range e.spmd.outs {
+		out[i] = opSharding(s, e.spmd.mesh)
+	}
+	return out, true
+}

@@ -1,0 +1,32 @@
+"""Helpers shared by gojax's tests (a module name no other conftest uses)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO_ROOT = os.path.dirname(TESTS_DIR)
+
+
+def run_python(code: str, env: dict[str, str] | None = None,
+               timeout: float = 240) -> subprocess.CompletedProcess:
+    """Runs `code` in a fresh interpreter (same venv); returns the process."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    full_env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (TESTS_DIR, full_env.get("PYTHONPATH", "")) if p)
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=TESTS_DIR,
+                          env=full_env, capture_output=True, text=True, timeout=timeout)
+
+
+def check_python(code: str, env: dict[str, str] | None = None,
+                 timeout: float = 240) -> str:
+    """run_python that requires exit status 0 and returns stdout."""
+    proc = run_python(code, env, timeout)
+    assert proc.returncode == 0, (
+        f"subprocess exited with {proc.returncode}\n--- stdout\n{proc.stdout}\n"
+        f"--- stderr\n{proc.stderr}")
+    return proc.stdout
