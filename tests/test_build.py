@@ -80,6 +80,18 @@ def test_gc_hook_not_added_in_fresh_process():
     assert out.split()[0] == "0", out
 
 
+def test_import_from_a_deleted_working_directory():
+    out = check_python("""
+        import os, tempfile
+        d = tempfile.mkdtemp()
+        os.chdir(d)
+        os.rmdir(d)
+        import gojax
+        print(gojax.__version__)
+    """)
+    assert out.strip() == gojax.__version__
+
+
 def test_version_matches_distribution():
     assert gojax.__version__ == importlib.metadata.version("gojax")
     assert gojax.version() == gojax.__version__

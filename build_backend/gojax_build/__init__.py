@@ -76,6 +76,6 @@ def build_sdist(sdist_directory, config_settings=None):
 
 def _sdist_filter(info: tarfile.TarInfo):
     parts = info.name.split("/")
-    if "__pycache__" in parts or info.name.endswith((".so", ".pyc")):
+    if "__pycache__" in parts or info.name.endswith((".so", ".pyc", ".test")):
         return None
     return info

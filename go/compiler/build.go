@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"container/heap"
 	"fmt"
 	"math"
 	"sort"
@@ -210,12 +211,21 @@ func (b *builder) newGroup(kind slotKind, size int) *group {
 	return g
 }
 
+// maxBuffer bounds one buffer (64 TiB): beyond it the element count has
+// surely overflowed.
+const maxBuffer = 1 << 46
+
 // byteSize is the buffer size of a value type; tuples have no buffer form.
 func byteSize(t ir.Type) (int, error) {
 	switch t := t.(type) {
 	case *ir.TensorType:
 		n := t.ByteSize()
-		if n < 0 || n > math.MaxInt32*int64(1<<16) {
+		for _, d := range t.Shape {
+			if d < 0 || d > maxBuffer {
+				n = -1
+			}
+		}
+		if n < 0 || n > maxBuffer {
 			return 0, fmt.Errorf("tensor %s is too large", t)
 		}
 		return int(n), nil
@@ -589,6 +599,52 @@ func (b *builder) outputs() error {
 	return nil
 }
 
+type live struct{ end, slot int }
+
+type endHeap []live
+
+func (h endHeap) Len() int           { return len(h) }
+func (h endHeap) Less(i, j int) bool { return h[i].end < h[j].end }
+func (h endHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *endHeap) Push(x any)        { *h = append(*h, x.(live)) }
+func (h *endHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// freeSlots finds the free slot of smallest capacity that fits (best fit).
+type freeSlots struct {
+	byCap map[int][]int // capacity → free slots
+	caps  []int         // capacities present in byCap, sorted
+}
+
+func (f *freeSlots) put(slot, c int) {
+	if len(f.byCap[c]) == 0 {
+		i := sort.SearchInts(f.caps, c)
+		f.caps = append(f.caps, 0)
+		copy(f.caps[i+1:], f.caps[i:])
+		f.caps[i] = c
+	}
+	f.byCap[c] = append(f.byCap[c], slot)
+}
+
+func (f *freeSlots) take(size int) (int, bool) {
+	i := sort.SearchInts(f.caps, size)
+	if i == len(f.caps) {
+		return 0, false
+	}
+	c := f.caps[i]
+	list := f.byCap[c]
+	s := list[len(list)-1]
+	f.byCap[c] = list[:len(list)-1]
+	if len(f.byCap[c]) == 0 {
+		f.caps = append(f.caps[:i], f.caps[i+1:]...)
+	}
+	return s, true
+}
+
 // inPlace lets the result of an elementwise op (or a dynamic_update_slice)
 // share the buffer of a same-sized operand whose last use is that op, so a
 // chain of elementwise ops runs in one buffer and an update inside a loop
@@ -662,37 +718,21 @@ func (b *builder) assignSlots(p *plan) {
 	}
 
 	sort.SliceStable(internal, func(i, j int) bool { return internal[i].start < internal[j].start })
-	type live struct {
-		end, slot int
-	}
-	var active []live
-	var free []int // slots whose value has died
+	var active endHeap // slots in use, by the end of their current value
+	free := freeSlots{byCap: map[int][]int{}}
 	var caps []int
 	for _, g := range internal {
-		// Release slots whose last use is before g starts.
-		kept := active[:0]
-		for _, a := range active {
-			if a.end < g.start {
-				free = append(free, a.slot)
-			} else {
-				kept = append(kept, a)
-			}
+		for active.Len() > 0 && active[0].end < g.start {
+			a := heap.Pop(&active).(live)
+			free.put(a.slot, caps[a.slot])
 		}
-		active = kept
-		best := -1
-		for i, s := range free {
-			if caps[s] >= g.size && (best < 0 || caps[s] < caps[free[best]]) {
-				best = i
-			}
-		}
-		if best >= 0 {
-			g.slot = free[best]
-			free = append(free[:best], free[best+1:]...)
+		if s, ok := free.take(g.size); ok {
+			g.slot = s
 		} else {
 			g.slot = len(caps)
 			caps = append(caps, g.size)
 		}
-		active = append(active, live{g.end, g.slot})
+		heap.Push(&active, live{g.end, g.slot})
 	}
 	base := p.numSlots
 	for _, g := range internal {

@@ -80,12 +80,6 @@ func (s *saturator) conv(x float64) uint64 {
 	return 0 // NaN
 }
 
-// f2i converts one float to an integer of type t (see saturator).
-func f2i(x float64, t ir.ElemType) uint64 {
-	s := newSaturator(t)
-	return s.conv(x)
-}
-
 func convFI[S float, D integer](t ir.ElemType) func(d []D, s []S) {
 	sat := newSaturator(t)
 	return func(d []D, s []S) {
@@ -280,7 +274,7 @@ func viaF64(from, to ir.ElemType) kern {
 	}
 }
 
-// storageKind classifies native storage for the typed paths.
+// convIntFrom converts from integer (or pred) storage S to any native type.
 func convIntFrom[S integer](to ir.ElemType) kern {
 	var k kern
 	switch to {

@@ -121,15 +121,6 @@ func wrapBits(k kern, t ir.ElemType) kern {
 	}
 }
 
-// wrapInt re-wraps one sub-byte value stored in a byte.
-func wrapInt(v byte, t ir.ElemType) byte {
-	sh := 8 - uint(t.Bits())
-	if t.IsSigned() {
-		return byte(int8(v<<sh) >> sh)
-	}
-	return v & (0xFF >> sh)
-}
-
 // chunk is the number of elements an emulated kernel converts at a time.
 const chunk = 256
 

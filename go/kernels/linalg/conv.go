@@ -300,7 +300,8 @@ func lowerConvolution(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	for j := range rhsCol {
 		rhsCol[j] = j * int(rs[cd.kOut])
 	}
-	p.rhs = &gemmPlan{batch: 1, n: p.n, k: p.k, lhsBatch: []int{0}, rhsBatch: []int{0}, rhsK: rhsK, rhsCol: rhsCol}
+	p.rhs = &gemmPlan{batch: 1, n: p.n, k: p.k, lhsBatch: []int{0}, rhsBatch: []int{0}, rhsK: rhsK, rhsCol: rhsCol,
+		lhsKUnit: true, rhsColUnit: unitStride(rhsCol)}
 	rhsGroupStr := p.n * int(rs[cd.kOut])
 	return convStep(kind, p, lt.Elem, rt.Elem, ot.Elem, rhsGroupStr, ctx.Parallel), nil
 }

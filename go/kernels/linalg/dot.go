@@ -195,6 +195,7 @@ func planDot(op *ir.Op, lt, rt, ot *ir.TensorType, d dotDims) (*gemmPlan, error)
 		rhsCol:   dimTable(rt.Shape, rs, rf),
 	}
 	p.batch, p.m, p.n, p.k = len(p.lhsBatch), len(p.lhsRow), len(p.rhsCol), len(p.lhsK)
+	p.lhsKUnit, p.rhsColUnit = unitStride(p.lhsK), unitStride(p.rhsCol)
 	return p, nil
 }
 

@@ -32,6 +32,20 @@ type gemmPlan struct {
 	lhsK           []int // per contracting index: offset into lhs
 	rhsK           []int
 	rhsCol         []int // per column j: offset into rhs
+
+	// Unit-stride flags: the contracting offsets of lhs (row-major A) and
+	// the column offsets of rhs (row-major B) let packing copy runs.
+	lhsKUnit, rhsColUnit bool
+}
+
+// unitStride reports whether offsets are 0, 1, 2, … plus a constant.
+func unitStride(offs []int) bool {
+	for i := 1; i < len(offs); i++ {
+		if offs[i] != offs[0]+i {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *gemmPlan) flops() float64 {
@@ -110,8 +124,8 @@ func gemm[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b, c []T, par 
 			cb := c[bi*p.m*p.n:]
 			for p0 := 0; p0 < p.k; p0 += kcBlock {
 				k := min(kcBlock, p.k-p0)
-				packA(ap, a[p.lhsBatch[bi]:], p.lhsRow[i0:i0+m], p.lhsK[p0:p0+k], mr)
-				packB(bp, b[p.rhsBatch[bi]:], p.rhsK[p0:p0+k], p.rhsCol[j0:j0+n], nr)
+				packA(ap, a[p.lhsBatch[bi]:], p.lhsRow[i0:i0+m], p.lhsK[p0:p0+k], mr, p.lhsKUnit)
+				packB(bp, b[p.rhsBatch[bi]:], p.rhsK[p0:p0+k], p.rhsCol[j0:j0+n], nr, p.rhsColUnit)
 				acc := p0 > 0
 				for jr := 0; jr < n; jr += nr {
 					bpan := bp[(jr/nr)*nr*k:]
@@ -151,8 +165,8 @@ func gemm[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b, c []T, par 
 func roundUp(x, m int) int { return (x + m - 1) / m * m }
 
 // packA packs rows×ks of A into mr-row panels, k-major within a panel,
-// zero-padding the last panel.
-func packA[T float32 | float64](dst, a []T, rows, ks []int, mr int) {
+// zero-padding the last panel. unit says ks is a unit-stride run.
+func packA[T float32 | float64](dst, a []T, rows, ks []int, mr int, unit bool) {
 	k := len(ks)
 	for i0 := 0; i0 < len(rows); i0 += mr {
 		pan := dst[(i0/mr)*mr*k : (i0/mr+1)*mr*k]
@@ -162,6 +176,13 @@ func packA[T float32 | float64](dst, a []T, rows, ks []int, mr int) {
 		}
 		for i := 0; i < mm; i++ {
 			ro := rows[i0+i]
+			if unit && k > 0 {
+				src := a[ro+ks[0] : ro+ks[0]+k]
+				for p, v := range src {
+					pan[p*mr+i] = v
+				}
+				continue
+			}
 			for p, ko := range ks {
 				pan[p*mr+i] = a[ro+ko]
 			}
@@ -170,8 +191,8 @@ func packA[T float32 | float64](dst, a []T, rows, ks []int, mr int) {
 }
 
 // packB packs ks×cols of B into nr-column panels, k-major within a panel,
-// zero-padding the last panel.
-func packB[T float32 | float64](dst, b []T, ks, cols []int, nr int) {
+// zero-padding the last panel. unit says cols is a unit-stride run.
+func packB[T float32 | float64](dst, b []T, ks, cols []int, nr int, unit bool) {
 	k := len(ks)
 	for j0 := 0; j0 < len(cols); j0 += nr {
 		pan := dst[(j0/nr)*nr*k : (j0/nr+1)*nr*k]
@@ -182,6 +203,10 @@ func packB[T float32 | float64](dst, b []T, ks, cols []int, nr int) {
 		cs := cols[j0 : j0+nn]
 		for p, ko := range ks {
 			row := pan[p*nr : p*nr+nn]
+			if unit {
+				copy(row, b[ko+cs[0]:ko+cs[0]+nn])
+				continue
+			}
 			for j, co := range cs {
 				row[j] = b[ko+co]
 			}

@@ -76,9 +76,6 @@ func abs[T scalar](x T) float64 {
 // abs1 is |re| + |im|, LAPACK's cheap magnitude for pivoting.
 func abs1[T scalar](x T) float64 { return math.Abs(re(x)) + math.Abs(im(x)) }
 
-// isNaNT reports a NaN in either part.
-func isNaNT[T scalar](x T) bool { return math.IsNaN(re(x)) || math.IsNaN(im(x)) }
-
 // scaleRe multiplies by a real factor (exactly per component, as LAPACK's
 // zdscal does, unlike a complex multiply by (s+0i)).
 func scaleRe[T scalar](x T, s float64) T { return fromC[T](re(x)*s, im(x)*s) }
