@@ -553,3 +553,18 @@ func TestLoopInvariantCarryReadsArgument(t *testing.T) {
 	require.Equal(t, []float32{2, 4}, toF32(res.Outputs[1]))
 	freeAll(res)
 }
+
+func TestScratchSlotsAligned(t *testing.T) {
+	e := compile(t, whileModule(false))
+	f := e.plan.getFrame()
+	defer e.plan.putFrame(f)
+	n := 0
+	for s, c := range e.plan.caps {
+		if c > 0 {
+			require.Zero(t, uintptr(devmem.Pointer(f.bufs[s]))%64, "slot %d", s)
+			require.Equal(t, c, cap(f.bufs[s]), "slot %d", s)
+			n++
+		}
+	}
+	require.Equal(t, e.Stats().Slots, n)
+}

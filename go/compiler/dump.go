@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -15,8 +16,10 @@ import (
 // traced from different lines gets the same fingerprint.
 func fingerprint(m *ir.Module) string {
 	h := sha256.New()
-	io.WriteString(h, "gojax-compiler-1\n")
-	writeModule(h, m)
+	w := bufio.NewWriterSize(h, 64<<10)
+	io.WriteString(w, "gojax-compiler-1\n")
+	writeModule(w, m)
+	w.Flush()
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -50,7 +53,9 @@ type printer struct {
 
 func writeModule(w io.Writer, m *ir.Module) {
 	p := &printer{w: w}
-	fmt.Fprintf(w, "module attributes {%s} {\n", p.attrs(m.Attrs))
+	io.WriteString(w, "module attributes ")
+	p.attrs(m.Attrs)
+	io.WriteString(w, " {\n")
 	for _, g := range m.Globals {
 		p.names = map[*ir.Value]string{}
 		p.op(g, "  ")
@@ -79,7 +84,8 @@ func (p *printer) fn(f *ir.Func) {
 		}
 		fmt.Fprintf(p.w, "%s: %s", p.name(a), a.Type)
 		if i < len(f.ArgAttrs) && len(f.ArgAttrs[i]) > 0 {
-			fmt.Fprintf(p.w, " {%s}", p.attrs(f.ArgAttrs[i]))
+			io.WriteString(p.w, " ")
+			p.attrs(f.ArgAttrs[i])
 		}
 	}
 	io.WriteString(p.w, ") -> (")
@@ -89,7 +95,8 @@ func (p *printer) fn(f *ir.Func) {
 		}
 		io.WriteString(p.w, t.String())
 		if i < len(f.ResAttrs) && len(f.ResAttrs[i]) > 0 {
-			fmt.Fprintf(p.w, " {%s}", p.attrs(f.ResAttrs[i]))
+			io.WriteString(p.w, " ")
+			p.attrs(f.ResAttrs[i])
 		}
 	}
 	io.WriteString(p.w, ") {\n")
@@ -143,7 +150,8 @@ func (p *printer) op(op *ir.Op, indent string) {
 		io.WriteString(p.w, ")")
 	}
 	if len(op.Attrs) > 0 {
-		fmt.Fprintf(p.w, " {%s}", p.attrs(op.Attrs))
+		io.WriteString(p.w, " ")
+		p.attrs(op.Attrs)
 	}
 	io.WriteString(p.w, " : (")
 	for i, v := range op.Operands {
@@ -162,30 +170,42 @@ func (p *printer) op(op *ir.Op, indent string) {
 	io.WriteString(p.w, ")\n")
 }
 
-func (p *printer) attrs(a ir.Attrs) string {
-	parts := make([]string, 0, len(a))
-	for _, k := range a.Names() {
-		parts = append(parts, k+" = "+p.attr(a[k]))
+// attrs writes {name = value, …} sorted by name.
+func (p *printer) attrs(a ir.Attrs) {
+	io.WriteString(p.w, "{")
+	for i, k := range a.Names() {
+		if i > 0 {
+			io.WriteString(p.w, ", ")
+		}
+		io.WriteString(p.w, k+" = ")
+		p.attr(a[k])
 	}
-	return strings.Join(parts, ", ")
+	io.WriteString(p.w, "}")
 }
 
-// attr prints an attribute in full: unlike Attr.String, constants show their
-// data (the fingerprint must change when a constant does).
-func (p *printer) attr(a ir.Attr) string {
+// attr writes an attribute in full: unlike Attr.String, constants write
+// their data (length-prefixed raw bytes: the fingerprint must change when a
+// constant does, without building a hex copy of large data).
+func (p *printer) attr(a ir.Attr) {
 	switch a := a.(type) {
 	case *ir.ElementsAttr:
-		return fmt.Sprintf("dense<0x%s> : %s", hex.EncodeToString(a.Data), a.Type)
+		fmt.Fprintf(p.w, "dense<%d:", len(a.Data))
+		p.w.Write(a.Data)
+		fmt.Fprintf(p.w, "> : %s", a.Type)
 	case ir.ArrayAttr:
-		parts := make([]string, len(a.Elems))
+		io.WriteString(p.w, "[")
 		for i, e := range a.Elems {
-			parts[i] = p.attr(e)
+			if i > 0 {
+				io.WriteString(p.w, ", ")
+			}
+			p.attr(e)
 		}
-		return "[" + strings.Join(parts, ", ") + "]"
+		io.WriteString(p.w, "]")
 	case ir.DictAttr:
-		return "{" + p.attrs(a.Entries) + "}"
+		p.attrs(a.Entries)
 	case nil:
-		return "<nil>"
+		io.WriteString(p.w, "<nil>")
+	default:
+		io.WriteString(p.w, a.String())
 	}
-	return a.String()
 }

@@ -83,6 +83,11 @@ func passThrough(op *ir.Op, repl map[*ir.Value]*ir.Value) (keep bool, spliced []
 		}
 		repl[op.Results[0]] = def.Operands[idx]
 		return false, nil, nil
+	case op.Name == "sdy.constant":
+		// Shardy's form of stablehlo.constant (kept apart so it is not
+		// deduplicated across shardings).
+		op.Name = "stablehlo.constant"
+		return true, nil, nil
 	case strings.HasPrefix(op.Name, "sdy.") && op.Name != "sdy.return":
 		if len(op.Regions) == 0 {
 			if len(op.Results) == 0 {

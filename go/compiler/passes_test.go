@@ -58,11 +58,12 @@ func TestShardyManualComputationInlined(t *testing.T) {
 		rb.ret("sdy.return", x)
 		mc.AddRegion(ir.NewRegion(blk))
 		y := b.cc("annotate_device_placement", f32t(2), mc.Result())
-		return []*ir.Value{b.cc("xla.sdy.FuncResultSharding", f32t(2), y)}
+		k := b.v("sdy.constant", f32t(2), ir.Attrs{"value": &ir.ElementsAttr{Type: f32t(2), Data: f32s(10, 20)}})
+		return []*ir.Value{b.add(b.cc("xla.sdy.FuncResultSharding", f32t(2), y), k)}
 	})
 	e := compile(t, mb.m)
-	require.Equal(t, 1, e.Stats().KernelSteps)
-	require.Equal(t, []float32{2, 4}, toF32(run(t, e, f32s(1, 2))[0]))
+	require.Equal(t, 2, e.Stats().KernelSteps)
+	require.Equal(t, []float32{12, 24}, toF32(run(t, e, f32s(1, 2))[0]))
 }
 
 func TestPassThroughRejectsTypeChange(t *testing.T) {

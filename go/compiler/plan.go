@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync"
+	"unsafe"
 
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
@@ -53,6 +54,10 @@ func (c copyPair) do(f *frame) {
 	copy(f.bufs[c.dst.slot][:c.dst.size], f.bufs[c.src.slot][:c.src.size])
 }
 
+const alignment = 64
+
+func roundUp(n int) int { return (n + alignment - 1) &^ (alignment - 1) }
+
 // frame is the per-run state of a plan.
 type frame struct {
 	bufs    [][]byte
@@ -99,9 +104,18 @@ func (p *plan) getFrame() *frame {
 		return f
 	}
 	f := &frame{bufs: make([][]byte, p.numSlots), scratch: make([][]byte, p.scratchLen)}
+	// One arena per frame, each slot starting on a 64-byte boundary (what
+	// SIMD kernels like) and capped so a slice cannot grow into its neighbour.
+	total := alignment
+	for _, c := range p.caps {
+		total += roundUp(c)
+	}
+	arena := make([]byte, total)
+	off := int((alignment - uintptr(unsafe.Pointer(unsafe.SliceData(arena)))%alignment) % alignment)
 	for s, c := range p.caps {
 		if c > 0 {
-			f.bufs[s] = make([]byte, c)
+			f.bufs[s] = arena[off : off+c : off+c]
+			off += roundUp(c)
 		}
 	}
 	for _, c := range p.consts {

@@ -42,6 +42,9 @@ type Value struct {
 	HasLoc bool
 	Loc    uint64
 
+	// User is free for the reader's client (vhlo keeps its ir.Value here).
+	User any
+
 	forward bool // referenced before its definition and not yet defined
 }
 

@@ -378,7 +378,8 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 // donate marks a held buffer as donated: deleted for everyone else, as XLA
 // does for parameters the program aliases. It reports whether the program may
 // also reuse the memory, which gojax allows only for its own allocations
-// (zero-copy host data and views belong to the caller).
+// (zero-copy host data and views belong to the caller) that nobody outside
+// references.
 func (b *Buffer) donate() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -386,8 +387,9 @@ func (b *Buffer) donate() bool {
 		return false
 	}
 	b.deleted = true
-	b.donated = b.local
-	return b.local
+	// Memory seen from outside (NumPy views, DLPack) must never be rewritten.
+	b.donated = b.local && b.extRefs == 0
+	return b.donated
 }
 
 // waitSoleHolder blocks until only the caller's hold remains.

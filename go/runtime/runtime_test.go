@@ -453,6 +453,22 @@ func TestExecuteDonatedForeignMemoryIsDeletedNotReused(t *testing.T) {
 	require.Equal(t, []float32{1, 2}, f32s(host), "caller-owned memory is never written")
 }
 
+func TestExecuteDonationKeepsExternallyReferencedMemory(t *testing.T) {
+	c := newTestClient(t, 1)
+	e := newFakeExec(t, c, &fakeProg{n: 2, donor: true})
+	x := hostF32(t, c, 1, 2)
+	require.NoError(t, x.IncExternalRef()) // e.g. a NumPy view of x
+	p, err := x.Pointer()
+	require.NoError(t, err)
+	outs, done, err := e.Execute([][]*Buffer{{x}}, nil, ExecuteOptions{})
+	require.NoError(t, err)
+	require.True(t, x.IsDeleted())
+	require.NoError(t, done[0].Wait())
+	require.Equal(t, []float32{2, 3}, readF32(t, outs[0][0]))
+	require.Equal(t, []float32{1, 2}, f32s(unsafe.Slice((*byte)(p), 8)), "the viewed memory is untouched")
+	require.NoError(t, x.DecExternalRef())
+}
+
 func TestExecuteDonationWaitsForEarlierReaders(t *testing.T) {
 	c := newTestClient(t, 1)
 	slow := &fakeProg{n: 2, gate: make(chan struct{})}
@@ -677,6 +693,12 @@ func TestDonateWithDependency(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, p, np, "memory moves, no copy")
 	require.Equal(t, []float32{4, 5}, readF32(t, nb))
+
+	pinned := hostF32(t, c, 7)
+	require.NoError(t, pinned.IncExternalRef())
+	_, _, err = pinned.DonateWithDependency()
+	require.ErrorContains(t, err, "external references")
+	require.False(t, pinned.IsDeleted())
 
 	b2 := hostF32(t, c, 1)
 	nb2, ready2, err := b2.DonateWithDependency()

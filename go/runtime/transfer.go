@@ -325,10 +325,16 @@ func (b *Buffer) DonateWithDependency() (*Buffer, func(error), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := b.hold("DonateWithControlDependency"); err != nil {
-		return nil, nil, err
-	}
 	b.mu.Lock()
+	switch {
+	case b.deleted:
+		b.mu.Unlock()
+		return nil, nil, Errorf(CodeInvalidArgument, "DonateWithControlDependency: buffer has been deleted or donated")
+	case b.extRefs > 0:
+		b.mu.Unlock()
+		return nil, nil, Errorf(CodeFailedPrecondition, "DonateWithControlDependency: buffer has %d external references", b.extRefs)
+	}
+	b.holds++
 	b.deleted = true
 	nb.local = b.local
 	b.mu.Unlock()

@@ -42,10 +42,7 @@ func BenchmarkReadJAXExport(b *testing.B) {
 // training step with Adam (testdata/jax_programs.py, program train_step),
 // exported at benchmark start with the venv's jax.
 func BenchmarkReadTrainStep(b *testing.B) {
-	python := os.Getenv("GOJAX_PYTHON")
-	if python == "" {
-		python = filepath.Join(sharedDir(b), "..", "venv", "bin", "python")
-	}
+	python := venvPython(b)
 	dir := b.TempDir()
 	if out, err := exec.Command(python, "testdata/jax_programs.py", dir, "train_step").CombinedOutput(); err != nil {
 		b.Fatalf("jax_programs.py: %v\n%s", err, out)

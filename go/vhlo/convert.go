@@ -123,7 +123,7 @@ func (d *decoder) region(gr *mlirbc.Region, parent *ir.Op, inFunc bool) (*ir.Reg
 		}
 		blocks[i] = ir.NewBlock(types...)
 		for j, a := range gb.Args {
-			d.values[a] = blocks[i].Args[j]
+			a.User = blocks[i].Args[j]
 		}
 	}
 	region := ir.NewRegion(blocks...)
@@ -158,7 +158,7 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 	}
 	op.Operands = make([]*ir.Value, len(gop.Operands))
 	for i, gv := range gop.Operands {
-		v, ok := d.values[gv]
+		v, ok := gv.User.(*ir.Value)
 		if !ok {
 			return nil, op.Errorf("operand %d is used before it is defined", i)
 		}
@@ -175,7 +175,7 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 			return nil, op.Errorf("result %d: %v", i, err)
 		}
 		op.Results[i] = &ir.Value{Type: it, Def: op, Index: i}
-		d.values[gv] = op.Results[i]
+		gv.User = op.Results[i]
 	}
 	if len(gop.Successors) > 0 {
 		return nil, op.Errorf("ops with successor blocks are not supported")

@@ -28,12 +28,7 @@ func TestJAXPrograms(t *testing.T) {
 	if testing.Short() {
 		t.Skip("exports JAX programs with Python; skipped in -short mode")
 	}
-	python := os.Getenv("GOJAX_PYTHON")
-	if python == "" {
-		python = filepath.Join(sharedDir(t), "..", "venv", "bin", "python")
-	}
-	_, err := os.Stat(python)
-	require.NoError(t, err, "the JAX venv python is required (set GOJAX_PYTHON to override)")
+	python := venvPython(t)
 	out := t.TempDir()
 	cmd := exec.Command(python, "testdata/jax_programs.py", out)
 	var stderr bytes.Buffer
@@ -578,4 +573,76 @@ func compareConvDims(op *ir.Op, text string) error {
 		return err
 	}
 	return check(m[3], "output_batch_dimension", "output_feature_dimension", "output_spatial_dimensions", 'b', 'f')
+}
+
+// TestRefinedShapePolymorphic shows the way to the shape-polymorphic
+// jax.export vectors (listed in known_failures.txt): refined against their
+// input shapes with jaxlib (testdata/refine_polymorphic.py), as JAX does
+// before compiling, they read as static modules.
+func TestRefinedShapePolymorphic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Python; skipped in -short mode")
+	}
+	python := venvPython(t)
+	idx, err := os.ReadFile(filepath.Join(sharedDir(t), "conformance/jax-export/index.json"))
+	require.NoError(t, err)
+	var vectors []struct {
+		Name             string `json:"name"`
+		ShapePolymorphic bool   `json:"shape_polymorphic"`
+		Inputs           []struct {
+			Shape []int `json:"shape"`
+		} `json:"inputs"`
+		Outputs []struct {
+			Shape []int `json:"shape"`
+		} `json:"outputs"`
+	}
+	require.NoError(t, json.Unmarshal(idx, &vectors))
+	n := 0
+	for _, v := range vectors {
+		if !v.ShapePolymorphic {
+			continue
+		}
+		n++
+		t.Run(v.Name, func(t *testing.T) {
+			in := filepath.Join(sharedDir(t), "conformance/jax-export", v.Name+".bc")
+			out := filepath.Join(t.TempDir(), "refined.bc")
+			args := []string{"testdata/refine_polymorphic.py", in, out}
+			for _, a := range v.Inputs {
+				var dims []string
+				for _, d := range a.Shape {
+					dims = append(dims, strconv.Itoa(d))
+				}
+				args = append(args, strings.Join(dims, "x"))
+			}
+			msg, err := exec.Command(python, args...).CombinedOutput()
+			require.NoError(t, err, "%s", msg)
+			data, err := os.ReadFile(out)
+			require.NoError(t, err)
+			m, err := Read(data)
+			require.NoError(t, err)
+			requireCanonical(t, m)
+			main := m.Main()
+			require.Len(t, main.Type.Results, len(v.Outputs))
+			for i, o := range v.Outputs {
+				got := main.Type.Results[i].(*ir.TensorType).Shape
+				require.Equal(t, len(o.Shape), len(got))
+				for j := range got {
+					require.Equal(t, int64(o.Shape[j]), got[j])
+				}
+			}
+		})
+	}
+	require.Equal(t, 4, n)
+}
+
+// venvPython is the shared venv's python (GOJAX_PYTHON overrides); the tests
+// that export JAX programs require it rather than skip.
+func venvPython(t testing.TB) string {
+	python := os.Getenv("GOJAX_PYTHON")
+	if python == "" {
+		python = filepath.Join(sharedDir(t), "..", "venv", "bin", "python")
+	}
+	_, err := os.Stat(python)
+	require.NoError(t, err, "the JAX venv python is required (set GOJAX_PYTHON to override)")
+	return python
 }

@@ -11,7 +11,6 @@ import (
 // decoder holds the per-artifact state.
 type decoder struct {
 	f      *mlirbc.File
-	values map[*mlirbc.Value]*ir.Value
 	// funcTypes resolves function types carried as opaque attributes.
 	funcTypes map[string]*vtype
 	opts      readOptions
@@ -44,7 +43,7 @@ func read(code []byte, opts readOptions) (*ir.Module, map[string]error, error) {
 	if err := checkProducer(f.Producer); err != nil {
 		return nil, nil, err
 	}
-	d := &decoder{f: f, values: map[*mlirbc.Value]*ir.Value{}, funcTypes: map[string]*vtype{}, opts: opts, funcErrs: map[string]error{}, names: map[nameKey]string{}}
+	d := &decoder{f: f, funcTypes: map[string]*vtype{}, opts: opts, funcErrs: map[string]error{}, names: map[nameKey]string{}}
 	top, err := f.TopLevel(true)
 	if err != nil {
 		return nil, nil, fmt.Errorf("vhlo: %w", err)

@@ -91,3 +91,18 @@ func TestReadShardy(t *testing.T) {
 	require.Contains(t, names, "builtin.unrealized_conversion_cast")
 	require.Contains(t, names, "stablehlo.collective_permute")
 }
+
+// Read keeps no shared mutable state: concurrent reads are safe (run with -race).
+func TestReadConcurrent(t *testing.T) {
+	data := readCorpus(t, "jax-export/cpu_lu_lapack_getrf#0.bc")
+	done := make(chan error, 8)
+	for i := 0; i < cap(done); i++ {
+		go func() {
+			_, err := Read(data)
+			done <- err
+		}()
+	}
+	for i := 0; i < cap(done); i++ {
+		require.NoError(t, <-done)
+	}
+}

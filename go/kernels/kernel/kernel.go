@@ -16,7 +16,10 @@ import (
 // layout (see ir.ElemType.ByteSize), sized exactly for the op's operand and
 // result types; outs are allocated by the planner and may be uninitialized.
 // A Step must not keep ins or outs after it returns and must not allocate per
-// element.
+// element. The planner may give an elementwise op or dynamic_update_slice an
+// output that is the same memory as a same-sized operand whose last use is
+// that op (in-place update of loop carries and donated inputs), so those
+// kernels must be correct when outs[0] aliases such an input.
 type Step func(ins, outs [][]byte) error
 
 // Callable runs a compiled region (a reduce body, a sort comparator, …).

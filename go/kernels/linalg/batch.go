@@ -49,7 +49,7 @@ func computeScalarFor(t ir.ElemType) (cplx, ok bool) {
 	case t.IsComplex():
 		return true, true
 	case isFloatLike(t):
-		return false, true
+		return false, narrowConvertible(t)
 	}
 	return false, false
 }

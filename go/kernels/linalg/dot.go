@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/gojax/gojax/go/ir"
-	"github.com/gojax/gojax/go/kernels/elementwise"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -221,13 +220,8 @@ func dotCompute(types ...ir.ElemType) (computeKind, error) {
 			anyF64, anyFloat = true, true
 		case isFloatLike(t):
 			anyFloat = true
-			if t.IsSmallFloat() {
-				if _, ok := elementwise.ConvertLoop(t, ir.F32); !ok {
-					return 0, fmt.Errorf("element type %s is not supported (no conversion to f32)", t)
-				}
-				if _, ok := elementwise.ConvertLoop(ir.F32, t); !ok {
-					return 0, fmt.Errorf("element type %s is not supported (no conversion from f32)", t)
-				}
+			if !narrowConvertible(t) {
+				return 0, fmt.Errorf("element type %s is not supported (no conversion to and from f32)", t)
 			}
 		case t.IsInteger() || t.IsBool():
 			anyInt = true

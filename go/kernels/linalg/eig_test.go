@@ -189,13 +189,15 @@ func TestGesddProperties(t *testing.T) {
 				k := min(m, n)
 				a, ref := inputs[idx], refs[idx]
 				idx++
-				t.Run(fmt.Sprintf("%sgesdd/%c/%dx%d", pr.p, mode, m, n), func(t *testing.T) {
+				// gesdd and gesvd share conventions; alternate between them.
+				routine := []string{"gesdd", "gesvd"}[idx%2]
+				t.Run(fmt.Sprintf("%s%s/%c/%dx%d", pr.p, routine, mode, m, n), func(t *testing.T) {
 					et := elemOf(pr.name)
 					uc, vr := m, n
 					if mode == 'S' {
 						uc, vr = k, k
 					}
-					op := ccOp("lapack_"+pr.p+"gesdd_ffi", []*ir.TensorType{ir.Tensor(et, int64(m), int64(n))},
+					op := ccOp("lapack_"+pr.p+routine+"_ffi", []*ir.TensorType{ir.Tensor(et, int64(m), int64(n))},
 						[]*ir.TensorType{ir.Tensor(et, int64(m), int64(n)), ir.Tensor(realOf(et), int64(k)),
 							ir.Tensor(et, int64(m), int64(uc)), ir.Tensor(et, int64(vr), int64(n)), ir.Tensor(ir.S32)},
 						ir.Attrs{"mode": u8(mode)})

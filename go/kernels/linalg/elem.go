@@ -147,6 +147,17 @@ func smallFloatConv(from, to ir.ElemType) func(dst, src []byte) {
 	return f
 }
 
+// narrowConvertible reports whether t (if a narrow float) converts both
+// ways through f32; other types need no such conversion.
+func narrowConvertible(t ir.ElemType) bool {
+	if !t.IsSmallFloat() {
+		return true
+	}
+	_, to := elementwise.ConvertLoop(t, ir.F32)
+	_, from := elementwise.ConvertLoop(ir.F32, t)
+	return to && from
+}
+
 func f32AsBytes(v []float32) []byte {
 	if len(v) == 0 {
 		return nil

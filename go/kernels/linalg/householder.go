@@ -443,3 +443,116 @@ func gtsv[T scalar](n, nrhs int, dl, d, du, b []T) int {
 	}
 	return 0
 }
+
+// orm2r overwrites the m×n matrix c with op(Q)·c (left) or c·op(Q), where
+// Q = H(1)·…·H(k) is held as geqr2 leaves it in a (leading dimension lda)
+// and op(Q) = Qᴴ when trans; the reflector order follows LAPACK's orm2r.
+func orm2r[T scalar](left, trans bool, m, n, k int, a []T, lda int, tau, c, work []T) {
+	forward := left == trans
+	for s := 0; s < k; s++ {
+		i := s
+		if !forward {
+			i = k - 1 - s
+		}
+		taui := tau[i]
+		if trans {
+			taui = conj(taui)
+		}
+		aii := a[i*lda+i]
+		a[i*lda+i] = fromRe[T](1)
+		v := a[i*lda+i:]
+		if left {
+			larfLeft(m-i, n, v, lda, taui, c[i*n:], n, work)
+		} else {
+			larfRight(m, n-i, v, lda, taui, c[i:], n)
+		}
+		a[i*lda+i] = aii
+	}
+}
+
+// geqp3 computes the column-pivoted QR factorization A·P = Q·R like LAPACK's
+// geqp3 with the unblocked laqp2: columns with jpvt[j] != 0 on entry are
+// moved to the front and factored first; the rest are chosen by largest
+// remaining norm. On exit jpvt[j] = k (1-based) says column j of A·P was
+// column k of A. tau has min(m, n) entries.
+func geqp3[T scalar](m, n int, a []T, lda int, jpvt []int32, tau, work []T, vn1, vn2 []float64) {
+	swapCols := func(i, j int) {
+		for r := 0; r < m; r++ {
+			a[r*lda+i], a[r*lda+j] = a[r*lda+j], a[r*lda+i]
+		}
+	}
+	nfxd := 0
+	for j := 0; j < n; j++ {
+		if jpvt[j] != 0 {
+			if j != nfxd {
+				swapCols(j, nfxd)
+				jpvt[j] = jpvt[nfxd]
+				jpvt[nfxd] = int32(j + 1)
+			} else {
+				jpvt[j] = int32(j + 1)
+			}
+			nfxd++
+		} else {
+			jpvt[j] = int32(j + 1)
+		}
+	}
+	minmn := min(m, n)
+	if nfxd > 0 {
+		na := min(m, nfxd)
+		// Factor the fixed columns (a submatrix with the same leading dimension).
+		geqr2(m, na, a, lda, tau[:na], work)
+		if na < n {
+			orm2r(true, true, m, n-na, na, a, lda, tau[:na], a[na:], work)
+		}
+	}
+	if nfxd >= minmn {
+		return
+	}
+	for j := nfxd; j < n; j++ {
+		vn1[j] = nrm2(m-nfxd, a[nfxd*lda+j:], lda)
+		vn2[j] = vn1[j]
+	}
+	tol3z := math.Sqrt(dlamchE)
+	for i := nfxd; i < minmn; i++ {
+		// Pivot: the free column with the largest remaining norm (first on ties).
+		pvt := i
+		for j := i + 1; j < n; j++ {
+			if vn1[j] > vn1[pvt] {
+				pvt = j
+			}
+		}
+		if pvt != i {
+			swapCols(pvt, i)
+			jpvt[pvt], jpvt[i] = jpvt[i], jpvt[pvt]
+			vn1[pvt] = vn1[i]
+			vn2[pvt] = vn2[i]
+		}
+		tau[i] = larfg(m-i, &a[i*lda+i], a[min(i+1, m-1)*lda+i:], lda)
+		if i < n-1 {
+			aii := a[i*lda+i]
+			a[i*lda+i] = fromRe[T](1)
+			larfLeft(m-i, n-i-1, a[i*lda+i:], lda, conj(tau[i]), a[i*lda+i+1:], lda, work)
+			a[i*lda+i] = aii
+		}
+		// Downdate the partial column norms, recomputing them when
+		// cancellation makes the downdate unreliable.
+		for j := i + 1; j < n; j++ {
+			if vn1[j] == 0 {
+				continue
+			}
+			t := abs(a[i*lda+j]) / vn1[j]
+			temp := max(1-t*t, 0)
+			t2 := vn1[j] / vn2[j]
+			if temp*t2*t2 <= tol3z {
+				if i < m-1 {
+					vn1[j] = nrm2(m-i-1, a[(i+1)*lda+j:], lda)
+					vn2[j] = vn1[j]
+				} else {
+					vn1[j], vn2[j] = 0, 0
+				}
+			} else {
+				vn1[j] *= math.Sqrt(temp)
+			}
+		}
+	}
+}

@@ -193,6 +193,20 @@ func (cc *customCall) char(name string, def byte, allowed string) (byte, error) 
 	return c, nil
 }
 
+// bool reads a boolean attribute (a BoolAttr, or an i1 integer).
+func (cc *customCall) bool(name string) (bool, error) {
+	switch a := cc.cfg[name].(type) {
+	case ir.BoolAttr:
+		return a.Value, nil
+	case ir.IntAttr:
+		return a.Value != 0, nil
+	case nil:
+		return false, cc.errorf("missing attribute %s", name)
+	default:
+		return false, cc.errorf("attribute %s is %s, want a bool", name, a)
+	}
+}
+
 // int reads an integer attribute.
 func (cc *customCall) int(name string) (int, error) {
 	a, ok := cc.cfg[name]

@@ -15,8 +15,11 @@ func init() {
 	registerLapack("sdcz", "trsm", lowerTrsm)
 	registerLapack("sdcz", "getrf", lowerGetrf)
 	registerLapack("sdcz", "geqrf", lowerGeqrf)
+	registerLapack("sdcz", "geqp3", lowerGeqp3)
 	registerLapack("sd", "orgqr", lowerOrgqr)
 	registerLapack("cz", "ungqr", lowerOrgqr)
+	registerLapack("sd", "ormqr", lowerOrmqr)
+	registerLapack("cz", "unmqr", lowerOrmqr)
 	registerLapack("sdcz", "gehrd", lowerGehrd)
 	registerLapack("sd", "sytrd", lowerSytrd)
 	registerLapack("cz", "hetrd", lowerSytrd)
@@ -370,6 +373,108 @@ func gtsvStep[T scalar](par parallelFn, et ir.ElemType, batch, m, nrhs int) kern
 		storeT(outs[2], du.s, et)
 		storeT(outs[3], b.s, et)
 		putI32s(outs[4], info)
+		return nil
+	}
+}
+
+// lowerOrmqr: C := op(Q)·C (left) or C·op(Q) (right), Q = H(1)·…·H(k) from
+// geqrf's reflectors, op = identity or (conjugate) transpose.
+func lowerOrmqr(ctx kernel.Context, cc *customCall) (kernel.Step, error) {
+	left, err := cc.bool("left")
+	if err != nil {
+		return nil, err
+	}
+	trans, err := cc.bool("transpose")
+	if err != nil {
+		return nil, err
+	}
+	if len(cc.ins) != 3 || cc.ins[0].Rank() < 2 || cc.ins[1].Rank() < 1 || cc.ins[2].Rank() < 2 {
+		return nil, cc.errorf("want operands (a, tau, c)")
+	}
+	ra, rc := cc.ins[0].Rank(), cc.ins[2].Rank()
+	am, ak := int(cc.ins[0].Shape[ra-2]), int(cc.ins[0].Shape[ra-1])
+	m, n := int(cc.ins[2].Shape[rc-2]), int(cc.ins[2].Shape[rc-1])
+	k := int(cc.ins[1].Shape[cc.ins[1].Rank()-1])
+	nq := n
+	if left {
+		nq = m
+	}
+	if am != nq || k > ak || k > nq {
+		return nil, cc.errorf("a %s and tau %s do not fit c %s (left=%v)", cc.ins[0], cc.ins[1], cc.ins[2], left)
+	}
+	batch, err := cc.expect([]spec{{cc.elem, []int{am, ak}}, {cc.elem, []int{k}}, {cc.elem, []int{m, n}}}, []spec{{cc.elem, []int{m, n}}})
+	if err != nil {
+		return nil, err
+	}
+	nb := numel(batch)
+	return dispatch(cc,
+		func() kernel.Step { return ormqrStep[float64](ctx.Parallel, cc.elem, nb, am, ak, k, m, n, left, trans) },
+		func() kernel.Step {
+			return ormqrStep[complex128](ctx.Parallel, cc.elem, nb, am, ak, k, m, n, left, trans)
+		}), nil
+}
+
+func ormqrStep[T scalar](par parallelFn, et ir.ElemType, batch, am, ak, k, m, n int, left, trans bool) kernel.Step {
+	return func(ins, outs [][]byte) error {
+		a, tau, c := scratchT[T](batch*am*ak), scratchT[T](batch*k), scratchT[T](batch*m*n)
+		defer releaseAll(a, tau, c)
+		loadT(a.s, ins[0], et)
+		loadT(tau.s, ins[1], et)
+		loadT(c.s, ins[2], et)
+		forBatch(par, batch, 4*k*m*n+1, func(lo, hi int) {
+			work := scratchT[T](max(m, n))
+			defer work.release()
+			for b := lo; b < hi; b++ {
+				orm2r(left, trans, m, n, k, a.s[b*am*ak:(b+1)*am*ak], ak, tau.s[b*k:(b+1)*k], c.s[b*m*n:(b+1)*m*n], work.s)
+			}
+		})
+		storeT(outs[0], c.s, et)
+		return nil
+	}
+}
+
+func lowerGeqp3(ctx kernel.Context, cc *customCall) (kernel.Step, error) {
+	if len(cc.ins) != 2 || cc.ins[0].Rank() < 2 {
+		return nil, cc.errorf("want operands (a, jpvt)")
+	}
+	r := cc.ins[0].Rank()
+	m, n := int(cc.ins[0].Shape[r-2]), int(cc.ins[0].Shape[r-1])
+	k := min(m, n)
+	batch, err := cc.expect([]spec{{cc.elem, []int{m, n}}, {ir.S32, []int{n}}},
+		[]spec{{cc.elem, []int{m, n}}, {ir.S32, []int{n}}, {cc.elem, []int{k}}})
+	if err != nil {
+		return nil, err
+	}
+	nb := numel(batch)
+	return dispatch(cc,
+		func() kernel.Step { return geqp3Step[float64](ctx.Parallel, cc.elem, nb, m, n) },
+		func() kernel.Step { return geqp3Step[complex128](ctx.Parallel, cc.elem, nb, m, n) }), nil
+}
+
+func geqp3Step[T scalar](par parallelFn, et ir.ElemType, batch, m, n int) kernel.Step {
+	k := min(m, n)
+	return func(ins, outs [][]byte) error {
+		all := scratchT[T](batch * m * n)
+		tau := scratchT[T](batch * k)
+		defer all.release()
+		defer tau.release()
+		loadT(all.s, ins[0], et)
+		jpvt := make([]int32, batch*n)
+		for i := range jpvt {
+			jpvt[i] = int32(loadInt(ir.S32, ins[1], i))
+		}
+		forBatch(par, batch, 2*m*n*k+1, func(lo, hi int) {
+			work := scratchT[T](n)
+			vn := f64scratch(2 * n)
+			defer work.release()
+			defer vn.release()
+			for b := lo; b < hi; b++ {
+				geqp3(m, n, all.s[b*m*n:(b+1)*m*n], n, jpvt[b*n:(b+1)*n], tau.s[b*k:(b+1)*k], work.s, vn.s[:n], vn.s[n:])
+			}
+		})
+		storeT(outs[0], all.s, et)
+		putI32s(outs[1], jpvt)
+		storeT(outs[2], tau.s, et)
 		return nil
 	}
 }

@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"math/rand"
 	"testing"
 
 	"github.com/gojax/gojax/go/ir"
@@ -81,4 +82,46 @@ func TestMhloBackendConfig(t *testing.T) {
 	require.InDelta(t, 1, got[1], 1e-15)
 	require.Equal(t, -7.0, got[2])
 	require.InDelta(t, 1.4142135623730951, got[3], 1e-15)
+}
+
+// TestGeqp3FixedColumns: columns flagged in jpvt go first; A·P = Q·R holds.
+func TestGeqp3FixedColumns(t *testing.T) {
+	r := rand.New(rand.NewSource(41))
+	const m, n = 6, 5
+	for _, cplx := range []bool{false, true} {
+		et, name := ir.F64, "f64"
+		if cplx {
+			et, name = ir.C128, "c128"
+		}
+		a := randMat(r, m*n, cplx)
+		jp := make([]byte, 4*n)
+		putI32(jp[4*3:], 1) // column 3 fixed
+		putI32(jp[4*1:], 1) // column 1 fixed
+		prefix := map[bool]string{false: "d", true: "z"}[cplx]
+		op := ccOp("lapack_"+prefix+"geqp3_ffi", []*ir.TensorType{ir.Tensor(et, m, n), ir.Tensor(ir.S32, n)},
+			[]*ir.TensorType{ir.Tensor(et, m, n), ir.Tensor(ir.S32, n), ir.Tensor(et, n)}, ir.Attrs{})
+		outs := runOp(t, fakeCtx{1}, op, encodeAs(a, name), jp)
+		qr, tau := decodeAs(outs[0], name), decodeAs(outs[2], name)
+		var perm []int
+		for j := 0; j < n; j++ {
+			perm = append(perm, int(loadInt(ir.S32, outs[1], j))-1)
+		}
+		require.Equal(t, []int{1, 3}, perm[:2], "fixed columns first, in order")
+		// R from the upper triangle, Q from the reflectors.
+		rm := make([]complex128, m*n)
+		for i := 0; i < m; i++ {
+			for j := i; j < n; j++ {
+				rm[i*n+j] = qr[i*n+j]
+			}
+		}
+		q := append([]complex128(nil), qr...)
+		org2r(m, n, n, q, n, tau, make([]complex128, n))
+		ap := make([]complex128, m*n)
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				ap[i*n+j] = a[i*n+perm[j]]
+			}
+		}
+		require.Less(t, maxAbsDiff(matMul(q, m, n, rm[:n*n], n), ap), 1e-12)
+	}
 }

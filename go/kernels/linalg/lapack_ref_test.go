@@ -44,6 +44,13 @@ for c in json.load(sys.stdin):
         o = (qr, tau)
     elif r == "orgqr":
         o = f("orgqr" if p in "sd" else "ungqr")(a[0], a[1])[:1]
+    elif r == "geqp3":
+        qr, jpvt, tau, work, info = f("geqp3")(a[0])
+        o = (qr, jpvt, tau)
+    elif r == "ormqr":
+        name = "ormqr" if p in "sd" else "unmqr"
+        cq, work, info = f(name)(c["side"], c["trans"], a[0], a[1], a[2], max(a[2].shape) * 64)
+        o = (cq,)
     elif r == "gehrd":
         ht, tau, info = f("gehrd")(a[0], lo=c["lo"], hi=c["hi"])
         o = (ht, tau)
@@ -211,6 +218,53 @@ func TestLapackDeterministicRoutines(t *testing.T) {
 					op: ccOp("lapack_"+pr.p+name+"_ffi", []*ir.TensorType{ir.Tensor(et, int64(m), int64(n)), ir.Tensor(et, int64(k))},
 						[]*ir.TensorType{ir.Tensor(et, int64(m), int64(n))}, ir.Attrs{}),
 					ins: [][]byte{enc(a), enc(tau)}, outEl: []string{"T"}, outIdx: []int{0},
+				})
+			}
+		}
+		// geqp3 with all columns free (what jnp.linalg.qr(pivoting=True) passes).
+		for _, mn := range [][2]int{{6, 4}, {4, 6}, {5, 5}} {
+			m, n := mn[0], mn[1]
+			k := min(m, n)
+			a := quant(randMat(r, m*n, pr.cplx))
+			cases = append(cases, tc{
+				name:   fmt.Sprintf("%sgeqp3/%dx%d", pr.p, m, n),
+				pyCase: map[string]any{"prefix": pr.p, "routine": "geqp3", "args": []any{toPy(a, pr.cplx, int64(m), int64(n))}},
+				op: ccOp("lapack_"+pr.p+"geqp3_ffi", []*ir.TensorType{ir.Tensor(et, int64(m), int64(n)), ir.Tensor(ir.S32, int64(n))},
+					[]*ir.TensorType{ir.Tensor(et, int64(m), int64(n)), ir.Tensor(ir.S32, int64(n)), ir.Tensor(et, int64(k))}, ir.Attrs{}),
+				ins: [][]byte{enc(a), make([]byte, 4*n)}, outEl: []string{"T", "I", "T"}, outIdx: []int{0, 1, 2},
+			})
+		}
+		// ormqr/unmqr: reflectors of a geqrf'd 6×4 matrix applied to c.
+		for _, left := range []bool{true, false} {
+			for _, trans := range []bool{false, true} {
+				qm, k := 6, 4
+				cm, cn := 6, 5
+				if !left {
+					cm, cn = 5, 6
+				}
+				a := quant(randMat(r, qm*k, pr.cplx))
+				tau := quant(randMat(r, k, pr.cplx))
+				c := quant(randMat(r, cm*cn, pr.cplx))
+				name, tr := "ormqr", "T"
+				if pr.cplx {
+					name, tr = "unmqr", "C"
+				}
+				if !trans {
+					tr = "N"
+				}
+				side := "L"
+				if !left {
+					side = "R"
+				}
+				cases = append(cases, tc{
+					name: fmt.Sprintf("%s%s/%s%s", pr.p, name, side, tr),
+					pyCase: map[string]any{"prefix": pr.p, "routine": "ormqr", "side": side, "trans": tr,
+						"args": []any{toPy(a, pr.cplx, int64(qm), int64(k)), toPy(tau, pr.cplx, int64(k)), toPy(c, pr.cplx, int64(cm), int64(cn))}},
+					op: ccOp("lapack_"+pr.p+name+"_ffi",
+						[]*ir.TensorType{ir.Tensor(et, int64(qm), int64(k)), ir.Tensor(et, int64(k)), ir.Tensor(et, int64(cm), int64(cn))},
+						[]*ir.TensorType{ir.Tensor(et, int64(cm), int64(cn))},
+						ir.Attrs{"left": ir.BoolAttr{Value: left}, "transpose": ir.BoolAttr{Value: trans}}),
+					ins: [][]byte{enc(a), enc(tau), enc(c)}, outEl: []string{"T"}, outIdx: []int{0},
 				})
 			}
 		}

@@ -18,7 +18,11 @@ import (
 // up to phase, as with LAPACK. Modes: 'A' (full U, Vᴴ), 'S' (reduced), 'N'
 // (values only; the vector results are zeroed).
 
-func init() { registerLapack("sdcz", "gesdd", lowerGesdd) }
+func init() {
+	registerLapack("sdcz", "gesdd", lowerGesdd)
+	// gesvd (JAX's SvdAlgorithm.QR) has the same operands, results and modes.
+	registerLapack("sdcz", "gesvd", lowerGesdd)
+}
 
 func lowerGesdd(ctx kernel.Context, cc *customCall) (kernel.Step, error) {
 	mode, err := cc.char("mode", 'A', "ASNO")
