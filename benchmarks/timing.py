@@ -18,7 +18,7 @@ import numpy as np
 
 @dataclass
 class Settings:
-    warmup: int = 2  # calls before timing (the first one compiles)
+    warmup: int = 1  # calls before timing (the first one compiles); one more sizes the batch
     min_rounds: int = 5
     max_rounds: int = 15
     budget_s: float = 20.0  # per workload, all backends together; min_rounds always run

@@ -4,8 +4,22 @@
 // ops, regions, blocks and values.
 //
 // It knows nothing about any dialect: attribute and type payloads are handed
-// to the caller as byte ranges (see AttrTypes), and op properties as raw
-// blobs. Errors name the section and the absolute byte offset in the input.
-// Malformed input never panics and never makes the reader allocate more than
-// the remaining input can justify.
+// to the caller as byte ranges (AttrTypes, decoded on demand and memoized
+// through DecodeAttr/DecodeType), and op properties as raw blobs
+// (Op.PropsReader). Use-list orders are parsed and dropped.
+//
+// Typical use:
+//
+//	f, err := mlirbc.Parse(data)        // header and every table
+//	ops, err := f.TopLevel(true)        // the IR; isolated regions stay lazy
+//	err = ops[0].Load()                 // read one op's regions when needed
+//
+// With lazy reading (format >= 2), an op whose regions the writer encoded as
+// an isolated nested section keeps them unread until Load; since such
+// regions number their values from zero, they can be read in any order.
+// Load is not safe for concurrent use on the same op.
+//
+// Errors name the section and the absolute byte offset in the input.
+// Malformed input never panics, and counts are checked against the bytes
+// left before anything is allocated for them.
 package mlirbc

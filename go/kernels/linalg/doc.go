@@ -15,8 +15,10 @@
 //   - cholesky.go, trisolve.go: stablehlo.cholesky and triangular_solve.
 //   - lapack.go: custom-call plumbing (target names lapack_<s|d|c|z>*_ffi,
 //     backend_config dictionaries, layout checks); lapack_basic.go: potrf,
-//     trsm, getrf, geqrf, orgqr/ungqr, gehrd, sytrd/hetrd, gtsv;
-//     eigh.go: syevd/heevd; svd.go: gesdd; eig.go: geev, gees.
+//     trsm, getrf, geqrf, geqp3, orgqr/ungqr, ormqr/unmqr, gehrd,
+//     sytrd/hetrd, gtsv; eigh.go: syevd/heevd; svd.go: gesdd, gesvd;
+//     eig.go: geev, gees. (jaxlib's tridiagonal_solve_perturbed_ffi, used
+//     only with perturb_singular=True, is not provided.)
 //   - householder.go: unblocked LAPACK algorithms written once for real and
 //     complex data (scalar.go); schur.go: complex Schur form and
 //     eigenvectors; elem.go, batch.go, scratch.go: element conversion,

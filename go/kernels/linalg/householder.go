@@ -444,10 +444,10 @@ func gtsv[T scalar](n, nrhs int, dl, d, du, b []T) int {
 	return 0
 }
 
-// orm2r overwrites the m×n matrix c with op(Q)·c (left) or c·op(Q), where
+// orm2r overwrites the m×n matrix c (leading dimension ldc) with op(Q)·c (left) or c·op(Q), where
 // Q = H(1)·…·H(k) is held as geqr2 leaves it in a (leading dimension lda)
 // and op(Q) = Qᴴ when trans; the reflector order follows LAPACK's orm2r.
-func orm2r[T scalar](left, trans bool, m, n, k int, a []T, lda int, tau, c, work []T) {
+func orm2r[T scalar](left, trans bool, m, n, k int, a []T, lda int, tau, c []T, ldc int, work []T) {
 	forward := left == trans
 	for s := 0; s < k; s++ {
 		i := s
@@ -462,9 +462,9 @@ func orm2r[T scalar](left, trans bool, m, n, k int, a []T, lda int, tau, c, work
 		a[i*lda+i] = fromRe[T](1)
 		v := a[i*lda+i:]
 		if left {
-			larfLeft(m-i, n, v, lda, taui, c[i*n:], n, work)
+			larfLeft(m-i, n, v, lda, taui, c[i*ldc:], ldc, work)
 		} else {
-			larfRight(m, n-i, v, lda, taui, c[i:], n)
+			larfRight(m, n-i, v, lda, taui, c[i:], ldc)
 		}
 		a[i*lda+i] = aii
 	}
@@ -502,7 +502,7 @@ func geqp3[T scalar](m, n int, a []T, lda int, jpvt []int32, tau, work []T, vn1,
 		// Factor the fixed columns (a submatrix with the same leading dimension).
 		geqr2(m, na, a, lda, tau[:na], work)
 		if na < n {
-			orm2r(true, true, m, n-na, na, a, lda, tau[:na], a[na:], work)
+			orm2r(true, true, m, n-na, na, a, lda, tau[:na], a[na:], lda, work)
 		}
 	}
 	if nfxd >= minmn {

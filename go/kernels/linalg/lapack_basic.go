@@ -425,7 +425,7 @@ func ormqrStep[T scalar](par parallelFn, et ir.ElemType, batch, am, ak, k, m, n 
 			work := scratchT[T](max(m, n))
 			defer work.release()
 			for b := lo; b < hi; b++ {
-				orm2r(left, trans, m, n, k, a.s[b*am*ak:(b+1)*am*ak], ak, tau.s[b*k:(b+1)*k], c.s[b*m*n:(b+1)*m*n], work.s)
+				orm2r(left, trans, m, n, k, a.s[b*am*ak:(b+1)*am*ak], ak, tau.s[b*k:(b+1)*k], c.s[b*m*n:(b+1)*m*n], n, work.s)
 			}
 		})
 		storeT(outs[0], c.s, et)
