@@ -88,9 +88,10 @@ def _export(dirname: str, ws: list[workloads.Workload], compile_names: list[str]
     import numpy as np
 
     os.makedirs(dirname, exist_ok=True)
-    todo = [(w.name, w.make) for w in ws] + [(n, workloads.COMPILE_WORKLOADS[n]) for n in compile_names]
-    for name, make in todo:
+    todo = [(w.name, w.make, w.x64) for w in ws] + [(n, workloads.COMPILE_WORKLOADS[n], False) for n in compile_names]
+    for name, make, x64 in todo:
         fn, args = make()
+        jax.config.update("jax_enable_x64", x64)  # else f64 inputs would be exported as f32
         exp = jax.export.export(jax.jit(fn), platforms=["cpu"])(*args)
         with open(os.path.join(dirname, name + ".bc"), "wb") as f:
             f.write(exp.mlir_module_serialized)
@@ -179,9 +180,8 @@ def main(argv=None) -> int:
         return 0
     print()
     print(report.text_table(results))
-    if a.png:
-        report.write_png(a.png, results, f"gojax vs XLA:CPU on {m.model}, {m.cores} cores")
-    print(f"\nwrote {a.json or '(no json)'} {a.png or '(no png)'}")
+    png = a.png and report.write_png(a.png, results, f"gojax vs XLA:CPU on {m.model}, {m.cores} cores")
+    print(f"\nwrote {a.json or '(no json)'} {a.png if png else '(no png)'}")
     bad = [r["name"] for r in results if "error" in r or r.get("err_flag")]
     if bad:
         print(f"workloads with errors or wrong results: {bad}")

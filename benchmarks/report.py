@@ -69,15 +69,20 @@ def write_json(path: str, doc: dict) -> None:
         json.dump(doc, f, indent=1)
 
 
-def write_png(path: str, results: list[dict], title: str) -> None:
-    import matplotlib
+def write_png(path: str, results: list[dict], title: str) -> bool:
+    """Draws the chart; False (after saying why) when matplotlib is not installed."""
+    try:
+        import matplotlib
+    except ImportError:
+        print(f"PNG not written ({path}): matplotlib is not installed (pip install matplotlib==3.10.7)")
+        return False
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     rs = [r for r in results if "ratio" in r]
     if not rs:
-        return
+        return False
     fig, ax = plt.subplots(figsize=(9, 0.45 * len(rs) + 1.6))
     ys = range(len(rs))
     colors = []
@@ -99,3 +104,4 @@ def write_png(path: str, results: list[dict], title: str) -> None:
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
+    return True

@@ -67,12 +67,15 @@ def test_mixed_program_matches_xla_cpu(gojax_device, cpu_device):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_grad_of_program_matches_xla_cpu(seed, gojax_device, cpu_device):
+    # Reverse mode needs a loop with a static trip count (lowered as a while).
     def loss(w, x, b):
-        v, m, _ = _program(x, w, b, 3)
-        return jnp.sum(v) + jnp.sum(m)
+        h = _layer(x, w) + b
+        v = lax.fori_loop(0, 3, lambda i, v: 0.5 * v + jnp.sin(v) * i, jnp.sum(h * h, axis=1))
+        return jnp.sum(v) + jnp.exp(-jnp.abs(h)).mean()
 
     g = jax.jit(jax.grad(loss))
     x, w, b, _ = _inputs(seed)
+    assert "stablehlo.while" in g.lower(w, x, b).as_text()
     want = g(*_on(cpu_device, w, x, b))
     got = g(*_on(gojax_device, w, x, b))
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-4, atol=1e-5)
@@ -117,14 +120,18 @@ def test_donated_argument(gojax_device):
     assert x.is_deleted()
 
 
-def test_failed_execution_raises_and_backend_survives():
+@pytest.mark.parametrize("body", [
+    "jnp.broadcast_to(v, (1 << 20, 1 << 20)) * v",  # only the output is huge
+    "jnp.broadcast_to(v, (1 << 20, 1 << 20)) + 1",  # a huge constant too (folding)
+])
+def test_failed_execution_raises_and_backend_survives(body):
     # 2**40 float32 outputs (4 TiB) cannot be allocated: the failure must come
     # back to Python as an exception, and gojax must keep working afterwards.
     out = check_python("""
         import jax, jax.numpy as jnp, numpy as np
         dev = jax.devices("gojax")[0]
         x = jax.device_put(np.float32(1), dev)
-        huge = jax.jit(lambda v: jnp.broadcast_to(v, (1 << 20, 1 << 20)) + 1)
+        huge = jax.jit(lambda v: BODY)
         try:
             huge(x).block_until_ready()
         except Exception as e:
@@ -134,8 +141,7 @@ def test_failed_execution_raises_and_backend_survives():
             print("no exception")
         y = jax.jit(lambda v: v * 3)(x)
         print("after", float(y))
-    """)
+    """.replace("BODY", body))
     lines = dict(line.split(" ", 1) for line in out.strip().splitlines())
     assert "raised" in lines, out
     assert lines["after"] == "3.0"
-

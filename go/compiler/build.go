@@ -556,6 +556,9 @@ func inPlaceCapable(op *ir.Op, v *ir.Value) bool {
 	if op.Name == "stablehlo.dynamic_update_slice" {
 		return op.Operands[0] == v
 	}
+	if op.Name == fusionOp {
+		return fusionOverwritable(op, v)
+	}
 	if !inPlaceOps[op.Name] {
 		return false
 	}
@@ -657,7 +660,7 @@ func (b *builder) inPlace(blk *ir.Block) {
 			}
 			continue
 		}
-		if len(op.Results) != 1 || !(inPlaceOps[op.Name] || op.Name == "stablehlo.dynamic_update_slice") {
+		if len(op.Results) != 1 || !(inPlaceOps[op.Name] || op.Name == "stablehlo.dynamic_update_slice" || op.Name == fusionOp) {
 			continue
 		}
 		res := b.valGroup[op.Results[0]]
@@ -670,6 +673,9 @@ func (b *builder) inPlace(blk *ir.Block) {
 		}
 		for _, v := range cands {
 			g := b.valGroup[v].root()
+			if op.Name == fusionOp && !fusionOverwritable(op, v) {
+				continue
+			}
 			if g.kind == slotInternal && g.end == b.pre[op] && g.size == res.size && g != res {
 				res.parent, res.coalesced = g, true
 				g.end = max(g.end, res.end)
@@ -953,6 +959,9 @@ func (b *builder) operandAliases(op *ir.Op) ([]copyPair, error) {
 func lowerKernel(ctx *compileCtx, op *ir.Op) (kernel.Step, error) {
 	var lower kernel.Lower
 	var ok bool
+	if op.Name == fusionOp {
+		return lowerFusion(ctx, op)
+	}
 	if op.Name == "stablehlo.custom_call" {
 		target, _ := op.Attrs.Str("call_target_name")
 		if lower, ok = kernel.LookupCustomCall(target); !ok {
@@ -1000,11 +1009,20 @@ func (b *builder) donationInfo(p *plan) {
 		p.outDefPos[k], p.outCopyParam[k] = -1, -1
 	}
 	p.outInPlace = make([]bool, len(b.outGroups))
+	p.outFusionArgs = make([][]int, len(b.outGroups))
 	term := b.top.Terminator()
 	for _, g := range b.outGroups {
 		if g.start != math.MaxInt {
 			p.outDefPos[g.index] = g.start
-			p.outInPlace[g.index] = inPlaceOps[term.Operands[g.index].Def.Name]
+			def := term.Operands[g.index].Def
+			p.outInPlace[g.index] = inPlaceOps[def.Name]
+			if def.Name == fusionOp {
+				for i, a := range b.top.Args {
+					if fusionOverwritable(def, a) {
+						p.outFusionArgs[g.index] = append(p.outFusionArgs[g.index], i)
+					}
+				}
+			}
 		}
 	}
 	for _, c := range b.final {

@@ -36,6 +36,9 @@ type Options struct {
 	DumpDir string
 	// NoFold disables constant folding (tests compare folded and unfolded runs).
 	NoFold bool
+	// NoFuse disables elementwise fusion (tests and benchmarks compare fused
+	// and unfused runs).
+	NoFuse bool
 }
 
 // Executable is a compiled program; safe to Run from several goroutines at once.

@@ -3,6 +3,7 @@ package compiler
 import (
 	"fmt"
 	"runtime/debug"
+	"slices"
 
 	"github.com/gojax/gojax/go/devmem"
 	"github.com/gojax/gojax/go/ir"
@@ -30,7 +31,7 @@ func planDonation(entry *ir.Func, p *plan) ([]int, error) {
 		}
 		if p.outDefPos[k] >= 0 {
 			d, u := p.outDefPos[k], p.paramLastUse[i]
-			return d > u || (d == u && p.outInPlace[k])
+			return d > u || (d == u && (p.outInPlace[k] || slices.Contains(p.outFusionArgs[k], i)))
 		}
 		return true
 	}

@@ -30,8 +30,8 @@ var passes = []pass{
 	{"passthrough", removePassThrough}, // sdy.*, unrealized casts, optimization_barrier, tuples
 	{"fold", foldConstants},            // ops whose operands are all constants → constants
 	{"dce", eliminateDeadCode},         // ops whose results are unused and that have no effects
+	{"fuse", fuseElementwise},          // elementwise trees → gojax.fusion ops (pass_fuse.go)
 	{"schedule", scheduleForDonation},  // read donated arguments before outputs overwrite them
-	{"fuse", fuseElementwise},          // hook: elementwise fusion (not yet)
 	{"planable", checkPlanable},        // every op left is one the planner or a kernel handles
 }
 
@@ -52,10 +52,6 @@ func runPasses(st *passState) error {
 	}
 	return nil
 }
-
-// fuseElementwise is the hook for elementwise fusion: chains of elementwise
-// kernels will be merged into one step here.
-func fuseElementwise(*passState) error { return nil }
 
 // checkInvariants verifies the structural invariants the passes and the
 // planner rely on: back-pointers are consistent, every operand is defined
@@ -174,6 +170,8 @@ func planable(op *ir.Op) error {
 		return op.Errorf("tuple values are not supported")
 	case "func.call":
 		return op.Errorf("call was not inlined")
+	case fusionOp:
+		return nil
 	}
 	if compilerOps[op.Name] || op.Name == "sdy.return" {
 		return nil

@@ -37,6 +37,9 @@ type plan struct {
 	paramLastUse []int
 	outDefPos    []int
 	outInPlace   []bool // the output's op is elementwise: it may overwrite an operand dying there
+	// outFusionArgs[k]: parameters the fusion computing output k reads only
+	// at the output's own index, so it may overwrite them when they die there.
+	outFusionArgs [][]int
 	outCopyParam []int
 }
 

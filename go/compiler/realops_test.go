@@ -103,7 +103,7 @@ func TestConstantFolding(t *testing.T) {
 	}
 	folded := compile(t, build())
 	require.Equal(t, 1, folded.Stats().KernelSteps)
-	unfolded, err := CompileModule(build(), Options{NoFold: true})
+	unfolded, err := CompileModule(build(), Options{NoFold: true, NoFuse: true})
 	require.NoError(t, err)
 	require.Equal(t, 3, unfolded.Stats().KernelSteps)
 	for _, e := range []*Executable{folded, unfolded} {
@@ -155,15 +155,19 @@ func TestInPlaceElementwiseChain(t *testing.T) {
 		y := b.hlo("add", x, x)
 		return []*ir.Value{b.hlo("add", y, a[0]), x}
 	})
-	e := compile(t, mb.m)
+	e, err := CompileModule(mb.m, Options{NoFuse: true})
+	require.NoError(t, err)
 	st := e.Stats()
 	require.Equal(t, 21, st.Values)
 	require.Equal(t, 1, st.Slots, "every step overwrites its dying operand")
+	fused := compile(t, mb.m)
+	require.Equal(t, 2, fused.Stats().KernelSteps, "the chain to x, then the two adds")
 	in0, in1 := make([]float32, 64), make([]float32, 64)
 	for i := range in0 {
 		in0[i], in1[i] = float32(i), 1+float32(i%3)/4
 	}
 	got := run(t, e, f32s(in0...), f32s(in1...))
+	require.Equal(t, got, run(t, fused, f32s(in0...), f32s(in1...)))
 	g0, g1 := toF32(got[0]), toF32(got[1])
 	for i := range in0 {
 		x := in0[i] + in1[i]

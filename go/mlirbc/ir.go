@@ -415,6 +415,7 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 			return nil, wrap(err)
 		}
 		op.Results = make([]*Value, n)
+		vals := make([]Value, n) // one allocation for all results
 		for i := range op.Results {
 			t, err := r.VarInt()
 			if err != nil {
@@ -423,7 +424,8 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 			if t >= uint64(len(p.f.AttrTypes.Types)) {
 				return nil, wrap(r.Errorf("result type index %d out of range", t))
 			}
-			op.Results[i] = &Value{Type: t, Def: op, Index: i}
+			vals[i] = Value{Type: t, Def: op, Index: i}
+			op.Results[i] = &vals[i]
 		}
 	}
 	if mask&maskOperands != 0 {

@@ -165,6 +165,7 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 		op.Operands[i] = v
 	}
 	op.Results = make([]*ir.Value, len(gop.Results))
+	vals := make([]ir.Value, len(gop.Results)) // one allocation for all results
 	for i, gv := range gop.Results {
 		t, err := d.typeAt(gv.Type)
 		if err != nil {
@@ -174,7 +175,8 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 		if err != nil {
 			return nil, op.Errorf("result %d: %v", i, err)
 		}
-		op.Results[i] = &ir.Value{Type: it, Def: op, Index: i}
+		vals[i] = ir.Value{Type: it, Def: op, Index: i}
+		op.Results[i] = &vals[i]
 		gv.User = op.Results[i]
 	}
 	if len(gop.Successors) > 0 {

@@ -10,7 +10,7 @@ import (
 
 // decoder holds the per-artifact state.
 type decoder struct {
-	f      *mlirbc.File
+	f *mlirbc.File
 	// funcTypes resolves function types carried as opaque attributes.
 	funcTypes map[string]*vtype
 	opts      readOptions

@@ -17,8 +17,8 @@
 //     backend_config dictionaries, layout checks); lapack_basic.go: potrf,
 //     trsm, getrf, geqrf, geqp3, orgqr/ungqr, ormqr/unmqr, gehrd,
 //     sytrd/hetrd, gtsv; eigh.go: syevd/heevd; svd.go: gesdd, gesvd;
-//     eig.go: geev, gees. (jaxlib's tridiagonal_solve_perturbed_ffi, used
-//     only with perturb_singular=True, is not provided.)
+//     eig.go: geev, gees; gtsv_perturbed.go: tridiagonal_solve_perturbed_ffi
+//     (tridiagonal_solve with perturb_singular=True).
 //   - householder.go: unblocked LAPACK algorithms written once for real and
 //     complex data (scalar.go); schur.go: complex Schur form and
 //     eigenvectors; elem.go, batch.go, scratch.go: element conversion,

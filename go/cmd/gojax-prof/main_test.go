@@ -1,0 +1,98 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// sharedArtifact finds a jax-export vector beside the repository.
+func sharedArtifact(t *testing.T, name string) string {
+	t.Helper()
+	dir, err := filepath.Abs(".")
+	require.NoError(t, err)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("no go.mod above the test")
+		}
+		dir = parent
+	}
+	path := filepath.Join(filepath.Dir(dir), "shared", "conformance", "jax-export", name)
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("corpus file not available: %v", err)
+	}
+	return path
+}
+
+// copyArtifact puts the artifact in a temp dir so a sidecar can sit beside it.
+func copyArtifact(t *testing.T, src string) string {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	require.NoError(t, err)
+	dst := filepath.Join(t.TempDir(), "prog.bc")
+	require.NoError(t, os.WriteFile(dst, data, 0o644))
+	return dst
+}
+
+func TestRunWithProfile(t *testing.T) {
+	art := copyArtifact(t, sharedArtifact(t, "annotate_data_placement#8.bc")) // f32[2] + f32[2]
+	cases := []struct {
+		name    string
+		sidecar string // written beside the artifact; "" for none
+		wantErr string
+	}{
+		{"no sidecar", "", ""},
+		{"matching sidecar", `{"inputs":[{"dtype":"float32","shape":[2]},{"dtype":"float32","shape":[2]}]}`, ""},
+		{"wrong shape", `{"inputs":[{"dtype":"float32","shape":[3]},{"dtype":"float32","shape":[2]}]}`, "input 0 is float32 [3]"},
+		{"wrong dtype", `{"inputs":[{"dtype":"float32","shape":[2]},{"dtype":"int32","shape":[2]}]}`, "input 1 is int32"},
+		{"wrong count", `{"inputs":[{"dtype":"float32","shape":[2]}]}`, "lists 1 inputs, the artifact takes 2"},
+		{"bad json", `{"inputs":`, "sidecar"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			side := strings.TrimSuffix(art, ".bc") + ".json"
+			os.Remove(side)
+			if c.sidecar != "" {
+				require.NoError(t, os.WriteFile(side, []byte(c.sidecar), 0o644))
+			}
+			prof := filepath.Join(t.TempDir(), "cpu.pprof")
+			r, err := run(config{artifact: art, runs: 3, warmup: 1, cpuProfile: prof})
+			if c.wantErr != "" {
+				require.ErrorContains(t, err, c.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Len(t, r.Runs, 3)
+			require.Positive(t, r.Compile)
+			st, err := os.Stat(prof)
+			require.NoError(t, err)
+			require.Positive(t, st.Size(), "profile written")
+			var b strings.Builder
+			r.print(&b, config{artifact: art, cpuProfile: prof})
+			require.Contains(t, b.String(), "3 runs: min")
+		})
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	_, err := run(config{artifact: filepath.Join(t.TempDir(), "missing.bc"), runs: 1})
+	require.Error(t, err)
+	bad := filepath.Join(t.TempDir(), "bad.bc")
+	require.NoError(t, os.WriteFile(bad, []byte("not bytecode"), 0o644))
+	_, err = run(config{artifact: bad, runs: 1})
+	require.ErrorContains(t, err, "compile")
+	_, err = run(config{artifact: bad, runs: 0})
+	require.ErrorContains(t, err, "-n must be at least 1")
+}
+
+func TestFillRejectsUnknownTypes(t *testing.T) {
+	buf := make([]byte, 8)
+	require.Error(t, fill(buf, 0, func() float64 { return 0.5 }))
+}

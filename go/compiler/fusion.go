@@ -1,0 +1,447 @@
+package compiler
+
+import (
+	"sync"
+
+	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/elementwise"
+	"github.com/gojax/gojax/go/kernels/kernel"
+)
+
+// A fused elementwise computation runs block by block: for each block of
+// fuseBlock result elements, the broadcast inputs are gathered into small
+// scratch buffers, then every member op runs its loop over the block, the
+// intermediates living in per-worker scratch that stays in cache; only the
+// root writes to memory. Blocks are independent, so chunks of them run on
+// the worker pool, and because every member computes each element exactly
+// as its unfused kernel would, results are bit-identical to the unfused plan.
+
+// fuseBlockLen is the elements per block: the scratch of a typical fusion
+// (a few f32 buffers) then stays in L1.
+const fuseBlockLen = 1024
+
+// srcKind says where a member op reads an operand.
+type srcKind uint8
+
+const (
+	srcInput srcKind = iota // an external input read at the same index
+	srcBuf                  // a scratch buffer (an intermediate, a gathered or filled input)
+)
+
+type fsrc struct {
+	kind srcKind
+	idx  int // input index or buffer index
+	es   int // element size
+}
+
+// fnode is one member op.
+type fnode struct {
+	op   *ir.Op
+	f1   func(d, a []byte)
+	f2   func(d, a, b []byte)
+	f3   func(d, a, b, c []byte)
+	args []fsrc
+	out  int // buffer index; -1 for the root (writes the result)
+	es   int // result element size
+}
+
+// fload materializes an input that is not read at the result's index: a
+// one-element input is filled once per chunk (fill), a broadcast operand is
+// gathered per block through its index map.
+type fload struct {
+	in, buf, es int
+	fill        bool
+	dims        []int // collapsed result dims
+	strides     []int // operand element stride per dim (0: broadcast)
+}
+
+type fusion struct {
+	op       *ir.Op
+	ctx      kernel.Context
+	n        int   // result elements
+	outES    int   // result element size
+	inBytes  []int // expected input sizes
+	fills    []fload
+	gathers  []fload
+	nodes    []fnode
+	nbufs    int
+	bufBytes int
+	grain    int // blocks per parallel chunk at least
+	scratch  sync.Pool
+	runs     sync.Pool
+}
+
+// fscratch is one worker's buffers.
+type fscratch struct{ bufs [][]byte }
+
+// frun carries one Step's buffers to the parallel chunks (pooled: a Step
+// does not allocate).
+type frun struct {
+	f   *fusion
+	ins [][]byte
+	out []byte
+	fn  func(lo, hi int)
+}
+
+func (r *frun) chunk(lo, hi int) {
+	r.f.blocks(r.ins, r.out, lo*fuseBlockLen, min(hi*fuseBlockLen, r.f.n))
+}
+
+// lowerFusion compiles a gojax.fusion op.
+func lowerFusion(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+	if len(op.Regions) != 1 || len(op.Regions[0].Blocks) != 1 || len(op.Results) != 1 {
+		return nil, op.Errorf("malformed fusion")
+	}
+	body := op.Regions[0].Blocks[0]
+	out := staticTensor(op.Results[0])
+	if out == nil || len(body.Args) != len(op.Operands) {
+		return nil, op.Errorf("malformed fusion")
+	}
+	f := &fusion{op: op, ctx: ctx, n: int(out.NumElements()), outES: out.Elem.ByteSize()}
+	for _, v := range op.Operands {
+		n, err := byteSize(v.Type)
+		if err != nil {
+			return nil, op.Errorf("%v", err)
+		}
+		f.inBytes = append(f.inBytes, n)
+	}
+	if err := f.compile(body, out); err != nil {
+		return nil, err
+	}
+	f.grain = max(1, max(4096, 32768/len(f.nodes))/fuseBlockLen)
+	f.scratch.New = func() any {
+		s := &fscratch{bufs: make([][]byte, f.nbufs)}
+		arena := make([]byte, f.nbufs*f.bufBytes)
+		for i := range s.bufs {
+			s.bufs[i] = arena[i*f.bufBytes : (i+1)*f.bufBytes : (i+1)*f.bufBytes]
+		}
+		return s
+	}
+	f.runs.New = func() any {
+		r := &frun{f: f}
+		r.fn = r.chunk
+		return r
+	}
+	return f.step, nil
+}
+
+// compile resolves every member's loop and gives intermediates scratch
+// buffers, reusing a buffer once its value is dead.
+func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
+	term := body.Terminator()
+	if term == nil || term.Name != "stablehlo.return" || len(term.Operands) != 1 {
+		return f.op.Errorf("fusion region must return one value")
+	}
+	members := body.Ops[:len(body.Ops)-1]
+	// lastUse[v]: index of the last member reading v.
+	lastUse := map[*ir.Value]int{}
+	for i, m := range members {
+		for _, v := range m.Operands {
+			lastUse[v] = i
+		}
+	}
+	maxES := f.outES
+	for _, m := range members {
+		maxES = max(maxES, m.Results[0].Tensor().Elem.ByteSize())
+	}
+	for _, a := range body.Args {
+		if t := a.Tensor(); t != nil {
+			maxES = max(maxES, t.Elem.ByteSize())
+		}
+	}
+	f.bufBytes = roundUp(fuseBlockLen * maxES)
+	var free []int
+	alloc := func() int {
+		if n := len(free); n > 0 {
+			b := free[n-1]
+			free = free[:n-1]
+			return b
+		}
+		f.nbufs++
+		return f.nbufs - 1
+	}
+	src := map[*ir.Value]fsrc{}    // where each value is read
+	loaded := map[*ir.Value]bool{} // value lives in a buffer freed after its last use
+	// Loads run before any member at each block, so their buffers are
+	// allocated first: no intermediate can share one before the load's last use.
+	fillOf := map[int]int{} // input index → buffer of its fill
+	fillInput := func(i, es int) int {
+		if b, ok := fillOf[i]; ok {
+			return b
+		}
+		b := alloc()
+		fillOf[i] = b
+		f.fills = append(f.fills, fload{in: i, buf: b, es: es, fill: true})
+		return b
+	}
+	for i, a := range body.Args {
+		t := staticTensor(a)
+		if t == nil {
+			return f.op.Errorf("fusion input %d is not a static tensor", i)
+		}
+		if sameShapeDims(t.Shape, out.Shape) {
+			src[a] = fsrc{srcInput, i, t.Elem.ByteSize()}
+		}
+	}
+	for _, m := range members {
+		es := m.Results[0].Tensor().Elem.ByteSize()
+		if m.Name == "stablehlo.broadcast_in_dim" {
+			a := m.Operands[0]
+			if a.Block != body || a.Def != nil {
+				return m.Errorf("fused broadcast must read a fusion input")
+			}
+			bm, ok := broadcastMap(m)
+			if !ok {
+				return m.Errorf("unsupported broadcast in fusion")
+			}
+			if staticTensor(a).NumElements() == 1 {
+				src[m.Results[0]] = fsrc{srcBuf, fillInput(a.Index, es), es}
+				continue
+			}
+			ld := fload{in: a.Index, buf: alloc(), es: es}
+			ld.dims, ld.strides = collapse(bm)
+			f.gathers = append(f.gathers, ld)
+			src[m.Results[0]] = fsrc{srcBuf, ld.buf, es}
+			loaded[m.Results[0]] = true
+			continue
+		}
+		for _, v := range m.Operands {
+			if t := staticTensor(v); v.Block == body && v.Def == nil && t.NumElements() == 1 && !sameShapeDims(t.Shape, out.Shape) {
+				// A rank-0 select/clamp operand: filled once per chunk.
+				src[v] = fsrc{srcBuf, fillInput(v.Index, t.Elem.ByteSize()), t.Elem.ByteSize()}
+			}
+		}
+	}
+	for i, m := range members {
+		if m.Name == "stablehlo.broadcast_in_dim" {
+			continue
+		}
+		res := m.Results[0]
+		nd := fnode{op: m, es: res.Tensor().Elem.ByteSize(), out: -1}
+		for j, v := range m.Operands {
+			s, ok := src[v]
+			if !ok {
+				return m.Errorf("fused operand %d has an unsupported shape", j)
+			}
+			nd.args = append(nd.args, s)
+		}
+		if err := nd.resolve(); err != nil {
+			return err
+		}
+		if res != term.Operands[0] {
+			nd.out = alloc()
+			src[res] = fsrc{srcBuf, nd.out, nd.es}
+			loaded[res] = true
+		} else if i != len(members)-1 {
+			return m.Errorf("fusion root must be the last member")
+		}
+		// Free operands dying here only after allocating the result, so a
+		// loop never writes over its own operand (sizes may differ).
+		for _, v := range m.Operands {
+			if lastUse[v] == i && loaded[v] {
+				free = append(free, src[v].idx)
+				loaded[v] = false
+			}
+		}
+		f.nodes = append(f.nodes, nd)
+	}
+	if len(f.nodes) == 0 || f.nodes[len(f.nodes)-1].out != -1 {
+		return f.op.Errorf("fusion has no root computation")
+	}
+	return nil
+}
+
+// collapse merges adjacent result dimensions that the index map walks
+// contiguously (or both broadcasts), so the gather loop runs long rows.
+func collapse(m bcastMap) ([]int, []int) {
+	var dims, strides []int
+	for d := range m.dims {
+		n, s := m.dims[d], m.strides[d]
+		if n == 1 {
+			continue
+		}
+		if k := len(dims) - 1; k >= 0 && strides[k] == s*n {
+			dims[k] *= n
+			strides[k] = s
+			continue
+		}
+		dims = append(dims, n)
+		strides = append(strides, s)
+	}
+	if len(dims) == 0 {
+		dims, strides = []int{1}, []int{0}
+	}
+	return dims, strides
+}
+
+// resolve picks the member's loop from the elementwise package.
+func (nd *fnode) resolve() error {
+	op := nd.op
+	ins := make([]*ir.TensorType, len(op.Operands))
+	for i, v := range op.Operands {
+		ins[i] = v.Tensor()
+	}
+	out := op.Results[0].Tensor()
+	ok := false
+	switch name := op.Name; {
+	case name == "stablehlo.compare":
+		dir, _ := op.Attrs.Enum("comparison_direction")
+		ct, _ := op.Attrs.Enum("compare_type")
+		nd.f2, ok = elementwise.CompareLoop(dir, ct, ins[0].Elem)
+	case name == "stablehlo.select":
+		nd.f3, ok = elementwise.SelectLoop(out.Elem)
+	case name == "stablehlo.clamp":
+		nd.f3, ok = elementwise.ClampLoop(out.Elem)
+	case name == "stablehlo.convert":
+		nd.f1, ok = elementwise.ConvertLoop(ins[0].Elem, out.Elem)
+	case name == "stablehlo.is_finite":
+		nd.f1, ok = elementwise.IsFiniteLoop(ins[0].Elem)
+	case name == "stablehlo.abs" && ins[0].Elem.IsComplex():
+		nd.f1, ok = elementwise.ComplexAbsLoop(ins[0].Elem)
+	case fusedUnary[name]:
+		nd.f1, ok = elementwise.UnaryLoop(name, out.Elem)
+	case fusedBinary[name]:
+		nd.f2, ok = elementwise.BinaryLoop(name, out.Elem)
+	}
+	arity := 3
+	switch {
+	case nd.f1 != nil:
+		arity = 1
+	case nd.f2 != nil:
+		arity = 2
+	}
+	if !ok || len(op.Operands) != arity {
+		return op.Errorf("op cannot be fused")
+	}
+	return nil
+}
+
+func (f *fusion) step(ins, outs [][]byte) error {
+	if len(ins) != len(f.inBytes) || len(outs) != 1 {
+		return f.op.Errorf("got %d operands and %d results, want %d and 1", len(ins), len(outs), len(f.inBytes))
+	}
+	if len(outs[0]) != f.n*f.outES {
+		return f.op.Errorf("result buffer has %d bytes, want %d", len(outs[0]), f.n*f.outES)
+	}
+	for i, b := range ins {
+		if len(b) != f.inBytes[i] {
+			return f.op.Errorf("operand %d buffer has %d bytes, want %d", i, len(b), f.inBytes[i])
+		}
+	}
+	nb := (f.n + fuseBlockLen - 1) / fuseBlockLen
+	if nb < 2*f.grain || f.ctx == nil {
+		f.blocks(ins, outs[0], 0, f.n)
+		return nil
+	}
+	r := f.runs.Get().(*frun)
+	r.ins, r.out = ins, outs[0]
+	f.ctx.Parallel(nb, f.grain, r.fn)
+	r.ins, r.out = nil, nil
+	f.runs.Put(r)
+	return nil
+}
+
+// blocks computes result elements [lo, hi) with one worker's scratch.
+func (f *fusion) blocks(ins [][]byte, out []byte, lo, hi int) {
+	if lo >= hi {
+		return
+	}
+	s := f.scratch.Get().(*fscratch)
+	defer f.scratch.Put(s)
+	fillLen := min(fuseBlockLen, hi-lo)
+	for _, ld := range f.fills {
+		fill(s.bufs[ld.buf][:fillLen*ld.es], ins[ld.in][:ld.es])
+	}
+	for b := lo; b < hi; b += fuseBlockLen {
+		e := min(b+fuseBlockLen, hi)
+		m := e - b
+		for i := range f.gathers {
+			ld := &f.gathers[i]
+			gather(s.bufs[ld.buf][:m*ld.es], ins[ld.in], ld, b, m)
+		}
+		for i := range f.nodes {
+			nd := &f.nodes[i]
+			var d []byte
+			if nd.out < 0 {
+				d = out[b*nd.es : e*nd.es]
+			} else {
+				d = s.bufs[nd.out][:m*nd.es]
+			}
+			arg := func(k int) []byte {
+				a := nd.args[k]
+				if a.kind == srcInput {
+					return ins[a.idx][b*a.es : e*a.es]
+				}
+				return s.bufs[a.idx][:m*a.es]
+			}
+			switch {
+			case nd.f1 != nil:
+				nd.f1(d, arg(0))
+			case nd.f2 != nil:
+				nd.f2(d, arg(0), arg(1))
+			default:
+				nd.f3(d, arg(0), arg(1), arg(2))
+			}
+		}
+	}
+}
+
+// fill replicates the element v over d.
+func fill(d, v []byte) {
+	if len(d) == 0 {
+		return
+	}
+	n := copy(d, v)
+	for n < len(d) {
+		n += copy(d[n:], d[:n])
+	}
+}
+
+// gather writes result elements [start, start+m) of a broadcast into d.
+func gather(d, src []byte, ld *fload, start, m int) {
+	es := ld.es
+	r := len(ld.dims)
+	var coord [16]int
+	var cs []int
+	if r <= len(coord) {
+		cs = coord[:r]
+	} else {
+		cs = make([]int, r)
+	}
+	rem := start
+	base := 0
+	for k := r - 1; k >= 0; k-- {
+		cs[k] = rem % ld.dims[k]
+		rem /= ld.dims[k]
+		base += cs[k] * ld.strides[k]
+	}
+	inner, is := ld.dims[r-1], ld.strides[r-1]
+	for o := 0; o < m; {
+		// base points at the operand element of the current coordinate.
+		cnt := min(inner-cs[r-1], m-o)
+		dst := d[o*es : (o+cnt)*es]
+		switch is {
+		case 0:
+			fill(dst, src[base*es:(base+1)*es])
+		case 1:
+			copy(dst, src[base*es:(base+cnt)*es])
+		default:
+			for j := range cnt {
+				copy(dst[j*es:(j+1)*es], src[(base+j*is)*es:])
+			}
+		}
+		o += cnt
+		// Advance to the start of the next row.
+		base -= cs[r-1] * is
+		cs[r-1] = 0
+		for k := r - 2; k >= 0; k-- {
+			cs[k]++
+			base += ld.strides[k]
+			if cs[k] < ld.dims[k] {
+				break
+			}
+			base -= cs[k] * ld.strides[k]
+			cs[k] = 0
+		}
+	}
+}

@@ -1,0 +1,41 @@
+//go:build amd64 && !goexperiment.simd && !purego
+
+package linalg
+
+// AVX2+FMA micro-kernels in Go assembly (microkernel_amd64.s) for builds
+// without GOEXPERIMENT=simd: the same 4×16 (f32) and 4×8 (f64) register
+// blocking as microkernel_simd.go, selected at init when the CPU and OS
+// support AVX2, FMA and the YMM state. Products are fused (FMA).
+
+//go:noescape
+func kern4x16F32Asm(kc int, a, b, c []float32, ldc int, acc bool)
+
+//go:noescape
+func kern4x8F64Asm(kc int, a, b, c []float64, ldc int, acc bool)
+
+// hasAVX2FMA reports CPUID AVX2 and FMA support with OS-enabled YMM state.
+func hasAVX2FMA() bool
+
+func init() {
+	if hasAVX2FMA() {
+		ukF32 = microKernel[float32]{mr: 4, nr: 16, fn: kern4x16F32Checked}
+		ukF64 = microKernel[float64]{mr: 4, nr: 8, fn: kern4x8F64Checked}
+	}
+}
+
+// The assembly reads 4·kc elements of a, 16·kc (8·kc) of b and four rows
+// of c; the bounds are checked here so a bad call panics in Go rather than
+// touching foreign memory.
+func kern4x16F32Checked(kc int, a, b, c []float32, ldc int, acc bool) {
+	_ = a[4*kc-1]
+	_ = b[16*kc-1]
+	_ = c[3*ldc+15]
+	kern4x16F32Asm(kc, a, b, c, ldc, acc)
+}
+
+func kern4x8F64Checked(kc int, a, b, c []float64, ldc int, acc bool) {
+	_ = a[4*kc-1]
+	_ = b[8*kc-1]
+	_ = c[3*ldc+7]
+	kern4x8F64Asm(kc, a, b, c, ldc, acc)
+}

@@ -1,0 +1,84 @@
+"""The benchmark command runs end to end (no timing assertions: see docs/performance.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if REPO not in sys.path:
+    sys.path.insert(0, REPO)
+
+from benchmarks import cli, machine, report  # noqa: E402
+
+
+def test_quick_dispatch_runs(tmp_path):
+    js, png = tmp_path / "r.json", tmp_path / "r.png"
+    p = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--only", "dispatch",
+                        "--json", str(js), "--png", str(png)], cwd=REPO, capture_output=True, text=True,
+                       timeout=240)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "peak = cores x GHz x FLOPs/cycle" in p.stdout
+    doc = json.loads(js.read_text())
+    (r,) = doc["results"]
+    assert r["name"] == "dispatch" and set(r["backends"]) == {"gojax", "xla"}
+    assert r["ratio"] == pytest.approx(r["backends"]["gojax"]["median_s"] / r["backends"]["xla"]["median_s"])
+    assert r["rel_err"] == 0.0 and r["target"]["max_time_ratio"] == 1.2
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert "matplotlib is not installed" in p.stdout
+    else:
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("only,want", [
+    ("dispatch", {"dispatch"}),
+    ("conv", {"conv2d_fwd", "conv2d_bwd"}),
+    ("compile,matmul_f32_256", {"compile_mlp_step", "compile_transformer", "matmul_f32_256"}),
+])
+def test_selection(only, want):
+    names = [("dispatch", "dispatch"), ("conv2d_fwd", "conv"), ("conv2d_bwd", "conv"),
+             ("compile_mlp_step", "compile"), ("compile_transformer", "compile"), ("matmul_f32_256", "matmul")]
+    assert cli._selected(only, names) == want
+
+
+def test_selection_rejects_unknown():
+    with pytest.raises(SystemExit, match="unknown workload"):
+        cli._selected("nope", [("dispatch", "dispatch")])
+
+
+@pytest.mark.parametrize("vendor,family,flags,isa,f32", [
+    ("AuthenticAMD", 0x1A, {"avx512f", "avx2", "fma"}, "Zen 5", 64),
+    ("AuthenticAMD", 0x19, {"avx512f", "avx2", "fma"}, "Zen 4", 32),
+    ("GenuineIntel", 6, {"avx512f", "avx2", "fma"}, "AVX-512", 64),
+    ("GenuineIntel", 6, {"avx2", "fma"}, "AVX2-FMA", 32),
+    ("GenuineIntel", 6, {"sse2"}, "SSE", 8),
+])
+def test_flops_per_cycle(vendor, family, flags, isa, f32):
+    got_isa, got, why = machine._fma_lanes(vendor, family, flags)
+    assert isa in got_isa and got == f32
+    assert "lanes" in why
+
+
+def test_cpuinfo_parse(tmp_path):
+    f = tmp_path / "cpuinfo"
+    f.write_text("processor\t: 0\nmodel name\t: Test CPU\ncpu MHz\t\t: 2000.0\n\n"
+                 "processor\t: 1\nmodel name\t: Test CPU\ncpu MHz\t\t: 3000.5\n")
+    info = machine._cpuinfo(str(f))
+    assert info["model name"] == "Test CPU" and info["cpu MHz max"] == "3000.5"
+
+
+def test_table_marks_targets():
+    st = {"median_s": 2e-3, "iqr_s": 1e-4}
+    rs = [{"name": "w", "backends": {"gojax": st, "xla": st | {"median_s": 1e-3}}, "ratio": 2.0,
+           "target": {"text": "t", "max_time_ratio": 1.25}, "met": False, "gbps": {"gojax": 1.0, "xla": 2.0},
+           "rel_err": 0.5, "err_flag": True},
+          {"name": "bad", "error": "boom"}]
+    text = report.text_table(rs)
+    assert "NO" in text and "2 ms [100 us]" in text and "5.0e-01 !" in text and "ERROR: boom" in text
+    assert report.markdown_table(rs).count("\n") == 3
