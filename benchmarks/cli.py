@@ -27,6 +27,7 @@ def _parse(argv):
                    "(matmul, elementwise, reduction, conv, model, dispatch, compile)")
     p.add_argument("--json", default="build/benchmarks/results.json", help="where to write the JSON results")
     p.add_argument("--png", default="build/benchmarks/results.png", help="where to write the chart")
+    p.add_argument("--md", default="", help="also write the results as a Markdown table (for docs/performance.md)")
     p.add_argument("--export", metavar="DIR", help="write each selected workload as DIR/NAME.bc (jax.export "
                    "portable artifact) + DIR/NAME.json (input dtypes/shapes) for go/cmd/gojax-prof, then exit")
     p.add_argument("--list", action="store_true", help="list workload names and exit")
@@ -116,6 +117,23 @@ def _run_x64_child(names: list[str], quick: bool) -> list[dict]:
             return json.load(f)["results"]
 
 
+def _gojax_build() -> dict:
+    """Which gojax library was measured (it is rebuilt often: results must say which)."""
+    try:
+        import hashlib
+
+        import gojax
+
+        path = gojax.library_path()
+        with open(path, "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()[:16]
+        return {"version": gojax.version(), "library": path, "sha256_16": digest,
+                "mtime_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.path.getmtime(path))),
+                "worker_threads": gojax.worker_threads()}
+    except Exception as e:  # the numbers are still worth having; say why the build is unknown
+        return {"error": f"{type(e).__name__}: {e}"}
+
+
 def main(argv=None) -> int:
     a = _parse(sys.argv[1:] if argv is None else argv)
     if a.x64_child:
@@ -141,6 +159,7 @@ def main(argv=None) -> int:
     devices = _devices()
     if not a.x64_child:
         print("\n".join(m.derivation))
+        print(f"gojax: {_gojax_build()}")
         print(f"settings: {s}; ratios are gojax time / XLA time: lower is better, < 1 means gojax is faster")
     results = []
     x64 = [w.name for w in ws if w.x64 and not a.x64_child]
@@ -171,7 +190,7 @@ def main(argv=None) -> int:
     import jax
 
     doc = {"machine": m.to_json(), "settings": s.__dict__, "quick": a.quick,
-           "jax_version": jax.__version__, "time_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+           "jax_version": jax.__version__, "gojax": _gojax_build(), "time_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
            "ratio": "gojax median time / XLA:CPU median time (lower is better; < 1: gojax faster)",
            "results": results}
     if a.json:
@@ -180,6 +199,9 @@ def main(argv=None) -> int:
         return 0
     print()
     print(report.text_table(results))
+    if a.md:
+        with open(a.md, "w") as f:
+            f.write(report.markdown_doc(doc))
     png = a.png and report.write_png(a.png, results, f"gojax vs XLA:CPU on {m.model}, {m.cores} cores")
     print(f"\nwrote {a.json or '(no json)'} {a.png if png else '(no png)'}")
     bad = [r["name"] for r in results if "error" in r or r.get("err_flag")]

@@ -63,6 +63,18 @@ def markdown_table(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def markdown_doc(doc: dict) -> str:
+    """Machine, build and results as Markdown (pasted into docs/performance.md)."""
+    m, g = doc["machine"], doc.get("gojax", {})
+    lines = [f"Run {doc['time_utc']}, jax {doc['jax_version']}, quick={doc['quick']}, "
+             f"gojax library {g.get('sha256_16', '?')} built {g.get('mtime_utc', '?')} "
+             f"({g.get('worker_threads', '?')} worker threads).", ""]
+    lines += [f"- {d}" for d in m["derivation"]]
+    lines += ["", f"Ratios: {doc['ratio']}. Rates: % of peak (pk) for FLOP/s, % of the measured numpy copy "
+              "bandwidth (cp) for GB/s.", "", markdown_table(doc["results"]), ""]
+    return "\n".join(lines)
+
+
 def write_json(path: str, doc: dict) -> None:
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:

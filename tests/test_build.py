@@ -38,6 +38,8 @@ def test_no_libpython_needed():
 
 def test_built_without_fast_math():
     build = gojax.build_info()["build"]
+    # The backend refuses fast-math in #cgo lines and C sources before building.
+    assert build["sources_scanned_for_fast_math"] > 0
     flags = json.dumps(build)
     for bad in ("-ffast-math", "-Ofast", "-funsafe-math-optimizations"):
         assert bad not in flags

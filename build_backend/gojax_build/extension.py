@@ -23,6 +23,7 @@ import dataclasses
 import fcntl
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -66,7 +67,7 @@ def build(root: str, meta) -> Built:
 def _build(root: str, meta) -> Built:
     start = time.monotonic()
     go = _find_go()
-    env = _go_env()
+    env = _go_env(go)
     out = os.path.join(root, "build", "_gopy")  # "_" keeps it out of ./...
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
@@ -84,6 +85,7 @@ def _build(root: str, meta) -> Built:
                              f"$ {shlex.join(args)}\n{proc.stdout}")
         return proc.stdout
 
+    log["sources_scanned_for_fast_math"] = _check_sources(os.path.join(root, "go"))
     run([go, "version"], root, "go version")
     # gopy gen first compiles go/pyapi and its imports in the default build
     # mode; `go vet`/`go test` reuse those objects from the build cache. The
@@ -149,15 +151,42 @@ def _find_go() -> str:
     return go
 
 
-def _go_env() -> dict[str, str]:
+def _go_env(go: str) -> dict[str, str]:
     env = dict(os.environ)
     env["CGO_ENABLED"] = "1"
+    # gopy runs `go` itself, so the toolchain found here must come first on PATH.
+    env["PATH"] = os.pathsep.join([os.path.dirname(go), env.get("PATH", "")])
     for var in ("CGO_CFLAGS", "CGO_CPPFLAGS", "CGO_LDFLAGS", "CGO_CXXFLAGS", "GOFLAGS"):
         value = env.get(var, "")
         bad = [f for f in FORBIDDEN_FLAGS if f in value.split()]
         if bad:
             raise BuildError(f"{var} contains {bad}: gojax must be built with IEEE floating point")
     return env
+
+
+_FAST_MATH_SOURCE = re.compile(
+    r"fast-math|-Ofast|unsafe-math-optimizations|optimize\s*\(\s*\"(?:O|-O)fast")
+
+
+def _check_sources(go_dir: str) -> int:
+    """Refuses fast-math requested from source: #cgo flags in Go files, or
+    pragmas/attributes in C files. Returns the number of files scanned."""
+    scanned = 0
+    for dirpath, dirnames, filenames in os.walk(go_dir):
+        dirnames[:] = [d for d in dirnames if not d.startswith((".", "_")) and d != "testdata"]
+        for name in filenames:
+            if not name.endswith((".go", ".c", ".h", ".cc", ".s", ".S")):
+                continue
+            path = os.path.join(dirpath, name)
+            with open(path, encoding="utf-8", errors="replace") as f:
+                for lineno, line in enumerate(f, 1):
+                    if name.endswith(".go") and "#cgo" not in line:
+                        continue
+                    if _FAST_MATH_SOURCE.search(line):
+                        raise BuildError(f"{path}:{lineno}: fast-math is not allowed in gojax: "
+                                         f"{line.strip()}")
+            scanned += 1
+    return scanned
 
 
 def _python_cflags() -> list[str]:

@@ -50,6 +50,8 @@ type Executable struct {
 	replicas    int
 	partitions  int
 	plan        *plan
+	inBytes  []int // argument sizes
+	outBytes []int // output sizes
 	// aliasArg[k] is the argument whose buffer output k may reuse when that
 	// argument is donated, or -1.
 	aliasArg []int
@@ -119,6 +121,20 @@ func CompileModule(m *ir.Module, opts Options) (*Executable, error) {
 		return nil, err
 	}
 	e.plan = p
+	for _, t := range entry.Type.Inputs {
+		n, err := byteSize(t)
+		if err != nil {
+			return nil, fmt.Errorf("compiler: argument: %w", err)
+		}
+		e.inBytes = append(e.inBytes, n)
+	}
+	for _, t := range entry.Type.Results {
+		n, err := byteSize(t)
+		if err != nil {
+			return nil, fmt.Errorf("compiler: result: %w", err)
+		}
+		e.outBytes = append(e.outBytes, n)
+	}
 	if e.aliasArg, err = planDonation(entry, p); err != nil {
 		return nil, err
 	}

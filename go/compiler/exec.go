@@ -84,46 +84,80 @@ func isDonor(a ir.Attrs) bool {
 // Run executes the plan. args are device buffers matching InputTypes;
 // donatable[i] says argument i may be reused for an output (nil: none).
 // Arguments are only read, except a donated one that an output reuses.
-func (e *Executable) Run(args [][]byte, donatable []bool) (res *RunResult, err error) {
-	in := e.entry.Type.Inputs
-	if len(args) != len(in) {
-		return nil, fmt.Errorf("compiler: %s takes %d arguments, got %d", e.name, len(in), len(args))
+func (e *Executable) Run(args [][]byte, donatable []bool) (*RunResult, error) {
+	res := newRunResult(len(e.outBytes))
+	if err := e.RunInto(args, donatable, res); err != nil {
+		return nil, err
 	}
-	if donatable != nil && len(donatable) != len(in) {
-		return nil, fmt.Errorf("compiler: %d donatable flags for %d arguments", len(donatable), len(in))
+	return res, nil
+}
+
+// resultBox holds a RunResult and the backing arrays of its slices, so Run
+// makes one allocation for programs with few outputs.
+type resultBox struct {
+	res   RunResult
+	outs  [3][]byte
+	alias [3]int
+}
+
+func newRunResult(n int) *RunResult {
+	if n <= len(resultBox{}.outs) {
+		b := &resultBox{}
+		b.res.Outputs, b.res.AliasOf = b.outs[:n:n], b.alias[:n:n]
+		return &b.res
 	}
-	for i, t := range in {
-		n, _ := byteSize(t)
+	return &RunResult{Outputs: make([][]byte, n), AliasOf: make([]int, n)}
+}
+
+// RunInto is Run writing into a caller-owned result, whose slices are reused
+// when large enough: with a reused res, a run of a program without parallel
+// kernels makes no Go allocation (outputs still come from devmem). On error
+// the outputs allocated by this run are freed and res holds none.
+func (e *Executable) RunInto(args [][]byte, donatable []bool, res *RunResult) (err error) {
+	if len(args) != len(e.inBytes) {
+		return fmt.Errorf("compiler: %s takes %d arguments, got %d", e.name, len(e.inBytes), len(args))
+	}
+	if donatable != nil && len(donatable) != len(e.inBytes) {
+		return fmt.Errorf("compiler: %d donatable flags for %d arguments", len(donatable), len(e.inBytes))
+	}
+	for i, n := range e.inBytes {
 		if len(args[i]) != n {
-			return nil, fmt.Errorf("compiler: argument %d has %d bytes, %s needs %d", i, len(args[i]), t, n)
+			return fmt.Errorf("compiler: argument %d has %d bytes, %s needs %d", i, len(args[i]), e.entry.Type.Inputs[i], n)
 		}
 	}
-	outTypes := e.entry.Type.Results
-	res = &RunResult{Outputs: make([][]byte, len(outTypes)), AliasOf: make([]int, len(outTypes))}
+	nOut := len(e.outBytes)
+	if cap(res.Outputs) < nOut {
+		res.Outputs = make([][]byte, nOut)
+	}
+	if cap(res.AliasOf) < nOut {
+		res.AliasOf = make([]int, nOut)
+	}
+	res.Outputs, res.AliasOf = res.Outputs[:nOut], res.AliasOf[:nOut]
+	clear(res.Outputs)
+	for k := range res.AliasOf {
+		res.AliasOf[k] = -1
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("compiler: %s: internal error: %v\n%s", e.name, r, debug.Stack())
 		}
 		if err != nil {
 			for k, o := range res.Outputs {
-				if res.AliasOf[k] < 0 {
+				if res.AliasOf[k] < 0 && o != nil {
 					devmem.Free(o)
 				}
 			}
-			res = nil
+			res.Outputs, res.AliasOf = res.Outputs[:0], res.AliasOf[:0]
 		}
 	}()
-	for k, t := range outTypes {
-		res.AliasOf[k] = -1
+	for k, n := range e.outBytes {
 		if i := e.aliasArg[k]; i >= 0 && donatable != nil && donatable[i] {
 			res.Outputs[k], res.AliasOf[k] = args[i], i
 			continue
 		}
-		n, _ := byteSize(t)
 		if res.Outputs[k], err = devmem.Alloc(n); err != nil {
-			return res, err
+			return err
 		}
 	}
-	err = e.plan.exec(args, res.Outputs)
-	return res, err
+	return e.plan.exec(args, res.Outputs)
 }

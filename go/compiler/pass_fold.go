@@ -141,18 +141,23 @@ func tryFold(ctx *compileCtx, op *ir.Op, repl map[*ir.Value]*ir.Value) ([]*ir.Op
 		ins[i] = c.Data
 		inBytes += len(c.Data)
 	}
-	outs := make([][]byte, len(op.Results))
-	outBytes := 0
-	for i, r := range op.Results {
+	// Check the size before allocating: most rejected folds are broadcasts
+	// of a scalar to a large shape, and allocating (and zeroing) their
+	// result only to drop it dominated compile time.
+	outBytes := int64(0)
+	for _, r := range op.Results {
 		t := r.Tensor()
 		if t == nil {
 			return nil, false
 		}
-		outs[i] = make([]byte, t.ByteSize())
-		outBytes += len(outs[i])
+		outBytes += t.ByteSize()
 	}
-	if outBytes > foldLimit && outBytes > inBytes {
+	if outBytes > foldLimit && outBytes > int64(inBytes) {
 		return nil, false
+	}
+	outs := make([][]byte, len(op.Results))
+	for i, r := range op.Results {
+		outs[i] = make([]byte, r.Tensor().ByteSize())
 	}
 	// Operands are read through their constant values; the kernel sees the op
 	// as it is (its operand values still carry the types it needs).

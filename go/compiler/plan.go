@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/gojax/gojax/go/ir"
@@ -73,13 +74,17 @@ type frame struct {
 // frames are kept: runs of one executable rarely overlap, and a large
 // model's scratch should not be held once per core.
 type framePool struct {
+	hot  atomic.Pointer[frame] // one frame taken and returned without locking
 	mu   sync.Mutex
 	idle []*frame
 }
 
-const maxIdleFrames = 2
+const maxIdleFrames = 1 // besides hot
 
 func (fp *framePool) get() *frame {
+	if f := fp.hot.Swap(nil); f != nil {
+		return f
+	}
 	fp.mu.Lock()
 	defer fp.mu.Unlock()
 	if n := len(fp.idle); n > 0 {
@@ -91,6 +96,9 @@ func (fp *framePool) get() *frame {
 }
 
 func (fp *framePool) put(f *frame) {
+	if fp.hot.CompareAndSwap(nil, f) {
+		return
+	}
 	fp.mu.Lock()
 	defer fp.mu.Unlock()
 	if len(fp.idle) < maxIdleFrames {

@@ -217,7 +217,7 @@ REDUCTION_OPS = [
        [np.bool_, np.int8, np.int32, np.uint32, BF16, np.float32, np.float64, np.complex64], R()),
     Op("cumprod", lambda x: (jnp.cumprod(x, axis=1),), [np.int32, np.float32, np.float64],
        [(A((3, 4, 5), None, "small"),)]),
-    Op("cummax_cummin", lambda x: (lax.cummax(x, axis=1), lax.cummin(x, axis=2, reverse=True)),
+    Op("cummax_cummin", lambda x: (lax.cummax(x, axis=1), lax.cummin(x, axis=x.ndim - 1, reverse=True)),
        [np.int8, np.uint32, np.float32, np.float64], R(), "exact"),
     Op("cumlogsumexp", lambda x: (lax.cumlogsumexp(x, axis=1),), F32_64, [(A((3, 4, 5)),)], "transc"),
     Op("logsumexp", lambda x: (sp.logsumexp(x), sp.logsumexp(x, axis=1), sp.logsumexp(x, axis=(0, 2))),
@@ -243,7 +243,7 @@ def _idx_basic(x):
 
 
 def _idx_adv(x, i):
-    return x[i], x[:, i], x[i, i], x[jnp.array([0, 2])[:, None], i[None, :]], x[x[..., 0] > 0]
+    return x[i], x[:, i], x[i, i], x[jnp.array([0, 2])[:, None], i[None, :]], x[np.array([True, False, True, True])]
 
 
 SHAPE_OPS = [
@@ -274,12 +274,12 @@ SHAPE_OPS = [
        SOME, [(A((3, 4)),)], "exact"),
     Op("index_basic", _idx_basic, SOME, [(A((4, 5, 3)),)], "exact"),
     Op("index_advanced", _idx_adv, SOME, [(A((4, 5, 3)), A((3,), I32, "exp"))], "exact"),
-    Op("dynamic_slice", lambda x, i: (lax.dynamic_slice(x, (i, 1), (2, 3)),
+    Op("dynamic_slice", lambda x, i: (lax.dynamic_slice(x, (i, i - i + 1), (2, 3)),
                                       lax.dynamic_slice_in_dim(x, i * 2, 2, axis=1),
                                       lax.dynamic_index_in_dim(x, -i, keepdims=False)),
        SOME, [(A((4, 5)), A((), I32, "exp"))], "exact"),
     Op("dynamic_update_slice", lambda x, u, i: (lax.dynamic_update_slice(x, u, (i, i + 1)),
-                                                lax.dynamic_update_slice(x, u, (10, -3))),
+                                                lax.dynamic_update_slice(x, u, (i + 10, i - 3))),
        SOME, [(A((4, 5)), A((2, 3)), A((), I32, "exp"))], "exact"),
     Op("scatter", lambda x, i, u: (x.at[i].set(u), x.at[i].add(u), x.at[i].multiply(u), x.at[i].min(u),
                                    x.at[i].max(u), x.at[i + 5].set(u, mode="drop"),
@@ -331,7 +331,7 @@ MATMUL_OPS = [
        [np.int32, BF16, np.float32, np.float64, np.complex64], [(A((3, 4), None, "small"), A((4, 3), None, "small"))]),
     Op("attention_einsum", lambda q, k: jnp.einsum("bhqd,bhkd->bhqk", q, k),
        [BF16, np.float32, np.float64], [(A((2, 3, 4, 8)), A((2, 3, 5, 8)))]),
-    Op("tensordot_vdot", lambda a, b: (jnp.tensordot(a, b, axes=2), jnp.tensordot(a, b, axes=([0], [1])),
+    Op("tensordot_vdot", lambda a, b: (jnp.tensordot(a, b.T, axes=2), jnp.tensordot(a, b, axes=([0], [1])),
                                        jnp.vdot(a, b.reshape(a.shape)), jnp.inner(a, a)),
        [np.int32, np.float32, np.float64, np.complex64], [(A((3, 4), None, "small"), A((4, 3), None, "small"))]),
     Op("dot_general_pref", lambda a, b: lax.dot_general(
@@ -351,7 +351,7 @@ def _conv(x, w):
         lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=dn),
         lax.conv_general_dilated(x, w, (2, 1), "VALID", dimension_numbers=dn),
         lax.conv_general_dilated(x, w, (1, 1), ((1, 0), (2, 1)), rhs_dilation=(2, 1), dimension_numbers=dn),
-        lax.conv_general_dilated(x, w, (1, 1), "SAME", lhs_dilation=(2, 2), dimension_numbers=dn),
+        lax.conv_general_dilated(x, w, (1, 1), ((1, 1), (0, 2)), lhs_dilation=(2, 2), dimension_numbers=dn),
         lax.conv_general_dilated(x, jnp.concatenate([w[:, :, :1], w[:, :, :1]], axis=3)[:, :, :, :4],
                                  (1, 1), "VALID", dimension_numbers=dn, feature_group_count=2),
     )

@@ -6,8 +6,8 @@
 //   - dot.go: stablehlo.dot_general and legacy stablehlo.dot (validation,
 //     compute-type choice, offset tables); gemm.go: the packed, cache-blocked,
 //     parallel GEMM for f32/f64; microkernel.go: plain-Go 4×4 micro-kernels;
-//     microkernel_simd.go: AVX2+FMA kernels swapped in when built with
-//     GOEXPERIMENT=simd on a CPU that has them.
+//     microkernel_amd64.{go,s}: AVX2+FMA assembly kernels swapped in at init
+//     on CPUs that have them.
 //   - conv.go: stablehlo.convolution as im2col + GEMM (all dimension
 //     numbers, padding, dilations, reversal, feature/batch groups).
 //   - fft.go: stablehlo.fft (FFT, IFFT, RFFT, IRFFT over 1–3 trailing dims,

@@ -395,3 +395,52 @@ func TestDotGeneralNarrowFloats(t *testing.T) {
 		})
 	}
 }
+
+// TestPlainMicroKernels keeps the portable kernels tested on machines where
+// init selected the assembly ones.
+func TestPlainMicroKernels(t *testing.T) {
+	old32, old64 := ukF32, ukF64
+	ukF32 = microKernel[float32]{mr: 4, nr: 4, fn: kern4x4F32}
+	ukF64 = microKernel[float64]{mr: 4, nr: 4, fn: kern4x4F64}
+	defer func() { ukF32, ukF64 = old32, old64 }()
+	r := rand.New(rand.NewSource(7))
+	for _, tc := range dotShapeCases {
+		os := dotOutShape(tc.ls, tc.rs, tc.d)
+		attrs := dotAttrs(tc.d.lhsBatch, tc.d.rhsBatch, tc.d.lhsContract, tc.d.rhsContract)
+		nl, nr := 1, 1
+		for _, x := range tc.ls {
+			nl *= int(x)
+		}
+		for _, x := range tc.rs {
+			nr *= int(x)
+		}
+		a, b := randF64(r, nl), randF64(r, nr)
+		ac, bc := make([]complex128, nl), make([]complex128, nr)
+		for i := range a {
+			ac[i] = complex(a[i], 0)
+		}
+		for i := range b {
+			bc[i] = complex(b[i], 0)
+		}
+		want := refDot(tc.ls, tc.rs, os, tc.d, ac, bc)
+		op := mkOp("stablehlo.dot_general", []*ir.TensorType{ir.Tensor(ir.F64, tc.ls...), ir.Tensor(ir.F64, tc.rs...)},
+			[]*ir.TensorType{ir.Tensor(ir.F64, os...)}, attrs)
+		got := bytesF64(runOp(t, fakeCtx{3}, op, f64Bytes(a), f64Bytes(b))[0])
+		for i := range got {
+			require.InDelta(t, real(want[i]), got[i], 1e-10, "%s element %d", tc.name, i)
+		}
+		a32, b32 := make([]float32, nl), make([]float32, nr)
+		for i := range a {
+			a32[i] = float32(a[i])
+		}
+		for i := range b {
+			b32[i] = float32(b[i])
+		}
+		op = mkOp("stablehlo.dot_general", []*ir.TensorType{ir.Tensor(ir.F32, tc.ls...), ir.Tensor(ir.F32, tc.rs...)},
+			[]*ir.TensorType{ir.Tensor(ir.F32, os...)}, attrs)
+		got32 := bytesF32(runOp(t, fakeCtx{3}, op, f32Bytes(a32), f32Bytes(b32))[0])
+		for i := range got32 {
+			require.InDelta(t, real(want[i]), float64(got32[i]), 1e-3, "%s element %d", tc.name, i)
+		}
+	}
+}

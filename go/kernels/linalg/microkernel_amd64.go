@@ -1,11 +1,13 @@
-//go:build amd64 && !goexperiment.simd && !purego
+//go:build amd64 && !purego
 
 package linalg
 
-// AVX2+FMA micro-kernels in Go assembly (microkernel_amd64.s) for builds
-// without GOEXPERIMENT=simd: the same 4×16 (f32) and 4×8 (f64) register
-// blocking as microkernel_simd.go, selected at init when the CPU and OS
-// support AVX2, FMA and the YMM state. Products are fused (FMA).
+// AVX2+FMA micro-kernels in Go assembly (microkernel_amd64.s): 4×16 for f32
+// and 4×8 for f64, eight YMM accumulators plus two B vectors and a broadcast
+// A element, selected at init when the CPU and OS support AVX2, FMA and the
+// YMM state (build tag purego keeps the plain-Go kernels). Products are
+// fused (FMA), so results differ from the plain kernels in the last bits;
+// they are still independent of the thread count.
 
 //go:noescape
 func kern4x16F32Asm(kc int, a, b, c []float32, ldc int, acc bool)

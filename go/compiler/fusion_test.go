@@ -1,0 +1,261 @@
+package compiler
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gojax/gojax/go/devmem"
+	"github.com/gojax/gojax/go/ir"
+	"github.com/stretchr/testify/require"
+)
+
+// Differential test of fusion: random elementwise DAGs (several element
+// types, converts, compares, selects, clamps, broadcasts of scalars, rows,
+// columns and transposed operands, values with several users, outputs taken
+// from the middle of chains) are compiled with and without fusion; outputs
+// must match bit for bit. Shapes span several fusion blocks, so block and
+// row boundaries fall inside broadcast rows.
+
+type fuseGen struct {
+	r    *rand.Rand
+	b    *blkB
+	rows int64
+	cols int64
+	pool map[ir.ElemType][]*ir.Value // values of the full shape, by type
+}
+
+func (g *fuseGen) full(t ir.ElemType) *ir.TensorType { return ir.Tensor(t, g.rows, g.cols) }
+
+func (g *fuseGen) pick(t ir.ElemType) *ir.Value {
+	p := g.pool[t]
+	// Favour recent values so chains grow long.
+	i := len(p) - 1 - g.r.IntN(min(len(p), 4))
+	if g.r.IntN(4) == 0 {
+		i = g.r.IntN(len(p))
+	}
+	return p[i]
+}
+
+func (g *fuseGen) add(v *ir.Value) { g.pool[v.Tensor().Elem] = append(g.pool[v.Tensor().Elem], v) }
+
+func (g *fuseGen) unary(name string, t ir.ElemType, x *ir.Value) *ir.Value {
+	return g.b.v("stablehlo."+name, g.full(t), nil, x)
+}
+
+func (g *fuseGen) binary(name string, t ir.ElemType, x, y *ir.Value) *ir.Value {
+	return g.b.v("stablehlo."+name, g.full(t), nil, x, y)
+}
+
+func (g *fuseGen) bcast(x *ir.Value, dims ...int64) *ir.Value {
+	t := x.Tensor()
+	return g.b.v("stablehlo.broadcast_in_dim", g.full(t.Elem), ir.Attrs{"broadcast_dimensions": ir.DenseI64Attr{Values: dims}}, x)
+}
+
+var (
+	fuseFloatUnary  = []string{"tanh", "exponential", "negate", "abs", "sqrt", "logistic", "floor", "sine", "log_plus_one"}
+	fuseFloatBinary = []string{"add", "subtract", "multiply", "divide", "maximum", "minimum", "power"}
+	fuseIntBinary   = []string{"add", "subtract", "multiply", "divide", "remainder", "and", "xor", "shift_left", "maximum"}
+	fuseDirs        = []string{"EQ", "NE", "LT", "LE", "GT", "GE"}
+)
+
+// step adds one random op to the pool.
+func (g *fuseGen) step(args []*ir.Value) {
+	b := g.b
+	floats := []ir.ElemType{ir.F32, ir.F32, ir.F64, ir.BF16}
+	ft := floats[g.r.IntN(len(floats))]
+	switch k := g.r.IntN(14); k {
+	case 0, 1:
+		g.add(g.unary(fuseFloatUnary[g.r.IntN(len(fuseFloatUnary))], ft, g.pick(ft)))
+	case 2, 3, 4:
+		g.add(g.binary(fuseFloatBinary[g.r.IntN(len(fuseFloatBinary))], ft, g.pick(ft), g.pick(ft)))
+	case 5:
+		g.add(g.binary(fuseIntBinary[g.r.IntN(len(fuseIntBinary))], ir.S32, g.pick(ir.S32), g.pick(ir.S32)))
+	case 6:
+		ts := []ir.ElemType{ir.F32, ir.F64, ir.BF16, ir.S32}
+		from, to := ts[g.r.IntN(len(ts))], ts[g.r.IntN(len(ts))]
+		g.add(g.b.v("stablehlo.convert", g.full(to), nil, g.pick(from)))
+	case 7:
+		t := []ir.ElemType{ir.F32, ir.S32, ir.BF16}[g.r.IntN(3)]
+		g.add(b.cmp(fuseDirs[g.r.IntN(len(fuseDirs))], g.pick(t), g.pick(t)))
+	case 8:
+		t := []ir.ElemType{ir.F32, ir.S32, ir.F64}[g.r.IntN(3)]
+		p := g.pick(ir.Pred)
+		if g.r.IntN(3) == 0 {
+			p = args[7] // rank-0 predicate
+		}
+		g.add(b.v("stablehlo.select", g.full(t), nil, p, g.pick(t), g.pick(t)))
+	case 9:
+		lo, hi := g.pick(ir.F32), g.pick(ir.F32)
+		if g.r.IntN(2) == 0 {
+			lo, hi = args[3], b.f32c(nil, 2)
+		}
+		g.add(b.v("stablehlo.clamp", g.full(ir.F32), nil, lo, g.pick(ir.F32), hi))
+	case 10: // broadcasts of a scalar parameter or constant
+		s := args[3]
+		if g.r.IntN(2) == 0 {
+			s = b.f32c(nil, float32(g.r.IntN(7))-3)
+		}
+		g.add(g.binary(fuseFloatBinary[g.r.IntN(3)], ir.F32, g.pick(ir.F32), g.bcast(s)))
+	case 11: // a row vector, a column vector, a [1,C] operand
+		var x *ir.Value
+		switch g.r.IntN(3) {
+		case 0:
+			x = g.bcast(args[4], 1)
+		case 1:
+			x = g.bcast(args[5], 0)
+		default:
+			x = g.bcast(b.v("stablehlo.reshape", f32t(1, g.cols), nil, args[4]), 0, 1)
+		}
+		g.add(g.binary("multiply", ir.F32, x, g.pick(ir.F32)))
+	case 12: // a transposed operand
+		g.add(g.binary("add", ir.F32, g.pick(ir.F32), g.bcast(args[6], 1, 0)))
+	case 13: // a non-fusible op in the middle: splits the trees
+		x := g.pick(ir.F32)
+		g.add(b.v("stablehlo.reverse", x.Type, ir.Attrs{"dimensions": ir.DenseI64Attr{Values: []int64{1}}}, x))
+	}
+}
+
+func randomFusionModule(seed uint64) (*ir.Module, [][]byte) {
+	r := rand.New(rand.NewPCG(seed, 11))
+	rows, cols := int64(1+r.IntN(5)), int64(1+r.IntN(900))
+	switch seed % 10 {
+	case 0:
+		rows, cols = 64, 1000 // enough blocks to run on the worker pool
+	case 3, 6:
+		rows, cols = 3, 1 // tiny: one partial block
+	}
+	g := &fuseGen{r: r, rows: rows, cols: cols, pool: map[ir.ElemType][]*ir.Value{}}
+	ins := []ir.Type{
+		g.full(ir.F32), g.full(ir.F32), g.full(ir.S32), f32t(), f32t(cols), f32t(rows), f32t(cols, rows),
+		ir.Tensor(ir.Pred), g.full(ir.BF16), g.full(ir.F64),
+	}
+	nOut := 1 + r.IntN(3)
+	outTypes := make([]ir.Type, nOut)
+	var outs []*ir.Value
+	mb := newMod()
+	mb.fn("main", "public", ins, nil, func(b *blkB, a []*ir.Value) []*ir.Value {
+		g.b = b
+		g.add(a[0])
+		g.add(a[1])
+		g.add(a[2])
+		g.add(a[8])
+		g.add(a[9])
+		g.add(b.cmp("LT", a[0], a[1]))
+		for range 4 + r.IntN(20) {
+			g.step(a)
+		}
+		for i := range nOut {
+			ts := []ir.ElemType{ir.F32, ir.F32, ir.S32, ir.Pred, ir.BF16, ir.F64}
+			outs = append(outs, g.pick(ts[r.IntN(len(ts))]))
+			outTypes[i] = outs[i].Type
+		}
+		return outs
+	})
+	mb.m.Funcs[0].Type.Results = outTypes
+	// Inputs: mixed magnitudes, signs, a few NaNs and infinities.
+	args := make([][]byte, len(ins))
+	for i, t := range ins {
+		tt := t.(*ir.TensorType)
+		n := int(tt.NumElements())
+		switch tt.Elem {
+		case ir.F32:
+			v := make([]float32, n)
+			for j := range v {
+				v[j] = float32(r.NormFloat64() * 3)
+				if r.IntN(50) == 0 {
+					v[j] = float32([]float64{math.NaN(), math.Inf(1), math.Inf(-1), 0}[r.IntN(4)])
+				}
+			}
+			args[i] = f32s(v...)
+		case ir.S32:
+			v := make([]int32, n)
+			for j := range v {
+				v[j] = int32(r.IntN(41)) - 20
+			}
+			args[i] = i32s(v...)
+		default:
+			buf := make([]byte, tt.ByteSize())
+			for j := range buf {
+				buf[j] = byte(r.Uint32())
+			}
+			if tt.Elem == ir.Pred {
+				buf[0] &= 1
+			}
+			args[i] = buf
+		}
+	}
+	return mb.m, args
+}
+
+func runCopy(t *testing.T, e *Executable, args [][]byte, donate []bool) [][]byte {
+	t.Helper()
+	in := make([][]byte, len(args))
+	for i, a := range args {
+		in[i] = append([]byte(nil), a...)
+	}
+	res, err := e.Run(in, donate)
+	require.NoError(t, err)
+	out := make([][]byte, len(res.Outputs))
+	for i, o := range res.Outputs {
+		out[i] = append([]byte(nil), o...)
+		if res.AliasOf[i] < 0 {
+			devmem.Free(o)
+		}
+	}
+	return out
+}
+
+func TestFusionMatchesUnfused(t *testing.T) {
+	needOps(t, "stablehlo.add", "stablehlo.tanh", "stablehlo.convert", "stablehlo.broadcast_in_dim",
+		"stablehlo.select", "stablehlo.clamp", "stablehlo.compare", "stablehlo.reverse", "stablehlo.reshape")
+	fusedOps := 0
+	for seed := range uint64(300) {
+		m, args := randomFusionModule(seed)
+		donate := make([]bool, len(args))
+		if seed%2 == 1 {
+			for _, i := range []int{0, 1, 2, 8, 9} {
+				m.Funcs[0].ArgAttrs[i]["jax.buffer_donor"] = ir.BoolAttr{Value: true}
+				donate[i] = true
+			}
+		}
+		ref, err := CompileModule(m, Options{NoFuse: true})
+		require.NoError(t, err, "seed %d", seed)
+		fused, err := CompileModule(m, Options{})
+		require.NoError(t, err, "seed %d", seed)
+		fusedOps += ref.Stats().KernelSteps - fused.Stats().KernelSteps
+		want := runCopy(t, ref, args, donate)
+		got := runCopy(t, fused, args, donate)
+		require.Equal(t, want, got, "seed %d\n%s", seed, fused.PlanText())
+	}
+	require.Greater(t, fusedOps, 400, "fusion merges many ops in these programs")
+}
+
+// TestFusionShapes checks the fused plan shape of typical programs.
+func TestFusionShapes(t *testing.T) {
+	needOps(t, "stablehlo.add", "stablehlo.multiply", "stablehlo.tanh", "stablehlo.broadcast_in_dim")
+	mb := newMod()
+	mb.fn("main", "public", []ir.Type{f32t(4, 3000), f32t(4, 3000), f32t(3000)}, []ir.Type{f32t(4, 3000)}, func(b *blkB, a []*ir.Value) []*ir.Value {
+		two := b.v("stablehlo.broadcast_in_dim", f32t(4, 3000), ir.Attrs{"broadcast_dimensions": ir.DenseI64Attr{}}, b.f32c(nil, 2))
+		row := b.v("stablehlo.broadcast_in_dim", f32t(4, 3000), ir.Attrs{"broadcast_dimensions": ir.DenseI64Attr{Values: []int64{1}}}, a[2])
+		x := b.hlo("add", b.hlo("multiply", a[0], two), row)
+		return []*ir.Value{b.hlo("multiply", b.v("stablehlo.tanh", x.Type, nil, x), a[1])}
+	})
+	e := compile(t, mb.m)
+	require.Equal(t, 1, e.Stats().KernelSteps, "tanh(x*2+row)*y is one loop")
+	require.Equal(t, 0, e.Stats().Slots, "no intermediate buffers")
+	x, y, row := make([]float32, 12000), make([]float32, 12000), make([]float32, 3000)
+	for i := range x {
+		x[i], y[i] = float32(i%97)/50-1, float32(i%13)-6
+	}
+	for i := range row {
+		row[i] = float32(i%7) / 10
+	}
+	got := toF32(run(t, e, f32s(x...), f32s(y...), f32s(row...))[0])
+	for i := range got {
+		want := float32(math.Tanh(float64(x[i]*2+row[i%3000]))) * y[i]
+		require.InDelta(t, want, got[i], 1e-6*math.Abs(float64(y[i]))+1e-7, "element %d", i)
+	}
+	require.Contains(t, fmt.Sprint(e.PlanText()), fusionOp)
+}

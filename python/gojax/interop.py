@@ -1,0 +1,417 @@
+"""Zero-copy exchange between gojax arrays and NumPy, DLPack producers and Arrow.
+
+gojax devices keep array data in host memory (64-byte-aligned, row-major), so
+other libraries can read it in place:
+
+* ``np.asarray(x)`` and ``np.from_dlpack(x)`` already alias a gojax array (JAX
+  pins the buffer with a PJRT external reference while the view lives).
+* ``jax.device_put(a, gojax_device)`` aliases a C-contiguous NumPy array whose
+  data is 64-byte aligned (kImmutableZeroCopy); anything else is copied.
+* :func:`from_dlpack` lands any DLPack producer on a gojax device. JAX's own
+  ``jax.dlpack.from_dlpack`` maps every kDLCPU tensor to the XLA "cpu"
+  backend: without ``device=`` the result is on XLA's CPU device, not gojax,
+  and with ``JAX_PLATFORMS=gojax`` it fails ("Unknown backend cpu").
+* :func:`to_arrow` / :func:`from_arrow` cross the Arrow C Data Interface. The
+  exported ArrowArray's values buffer is the gojax buffer itself; its release
+  callback (C, in go/interop/arrowx) drops the owner registered here, a NumPy
+  view that holds JAX's external reference, so the memory outlives ``del x``
+  and even ``x.delete()`` until every Arrow consumer has released it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import itertools
+import threading
+from typing import Any
+
+import numpy as np
+
+from ._library import _pyapi
+
+# gojax's allocator alignment; the runtime aliases host memory only at this
+# alignment (go/runtime/transfer.go), so it is also from_arrow's zero-copy test.
+ALIGNMENT = 64
+
+# Arrow has no type laid out like these gojax dtypes: bool is bit-packed in
+# Arrow (one byte per element in gojax); bfloat16 and complex have no Arrow
+# primitive at all.
+_ARROW_DTYPES = frozenset(
+    "int8 uint8 int16 uint16 int32 uint32 int64 uint64 float16 float32 float64".split()
+)
+
+__all__ = [
+    "ALIGNMENT",
+    "ArrowTensor",
+    "from_arrow",
+    "from_dlpack",
+    "live_arrow_exports",
+    "to_arrow",
+]
+
+
+# ---------------------------------------------------------------- owners ---
+
+_owners: dict[int, Any] = {}
+_owners_lock = threading.Lock()
+_handles = itertools.count(1)
+
+
+def _register(owner: Any) -> int:
+    with _owners_lock:
+        h = next(_handles)
+        _owners[h] = owner
+    return h
+
+
+def _on_release(handle: int) -> None:
+    # Runs inside an ArrowArray release callback, possibly on a consumer's
+    # thread (ctypes takes the GIL). Popping may free the last view of the
+    # buffer; that only drops a PJRT external reference.
+    with _owners_lock:
+        owner = _owners.pop(handle, None)
+    del owner
+
+
+_RELEASE_HOOK = ctypes.CFUNCTYPE(None, ctypes.c_int64)(_on_release)
+_RELEASE_HOOK_ADDR = ctypes.cast(_RELEASE_HOOK, ctypes.c_void_p).value
+
+
+@atexit.register
+def _disable_hooks() -> None:
+    # Arrays still alive at exit are released during finalization, when a
+    # callback into Python is no longer safe; their memory dies with the process.
+    _pyapi.ArrowSetHooksEnabled(False)
+
+
+def live_arrow_exports() -> int:
+    """How many Arrow exports are still held by a consumer (for tests and leak checks)."""
+    with _owners_lock:
+        return len(_owners)
+
+
+# ------------------------------------------------------------- devices ---
+
+
+def _gojax_device(device: Any = None) -> Any:
+    import jax
+
+    if device is None:
+        return jax.devices("gojax")[0]
+    if isinstance(device, jax.sharding.Sharding):
+        devs = device.device_set
+        if len(devs) != 1:
+            raise ValueError(f"gojax: expected a single-device sharding, got {len(devs)} devices")
+        (device,) = devs
+    if _platform_of(device) != "gojax":
+        raise ValueError(f"gojax: {device!r} is not a gojax device")
+    return device
+
+
+def _platform_of(device: Any) -> str:
+    # gojax reports platform "cpu" (so JAX takes its host-memory fast paths);
+    # the plugin name is the backend key JAX registered it under.
+    import jax
+
+    for name in ("gojax",):
+        try:
+            if device in jax.devices(name):
+                return name
+        except RuntimeError:
+            pass
+    return str(device.platform)
+
+
+# --------------------------------------------------------------- arrow ----
+
+
+def _pyarrow() -> Any:
+    try:
+        import pyarrow
+    except ImportError as e:  # pragma: no cover - pyarrow is a test requirement
+        raise ImportError("gojax: Arrow interop needs pyarrow (pip install pyarrow)") from e
+    return pyarrow
+
+
+def _export_source(x: Any) -> tuple[np.ndarray, str]:
+    """The host view of x to export (the owner) and its dtype name."""
+    import jax
+
+    if not isinstance(x, jax.Array):
+        raise TypeError(f"gojax.to_arrow: expected a jax.Array, got {type(x).__name__}")
+    devs = x.devices()
+    if len(devs) != 1 or _platform_of(next(iter(devs))) != "gojax":
+        raise ValueError(
+            f"gojax.to_arrow: the array must live on one gojax device, not {sorted(map(str, devs))}; "
+            "use jax.device_put(x, jax.devices('gojax')[0]) first"
+        )
+    view = np.asarray(x)
+    if view.size and view.ctypes.data != x.unsafe_buffer_pointer():
+        # np.asarray copied: the export would not share x's memory.
+        raise RuntimeError("gojax.to_arrow: NumPy could not view the gojax buffer in place")
+    return view, view.dtype.name
+
+
+def _export_structs(view: np.ndarray, dtype: str) -> tuple[int, int]:
+    """Fills freshly allocated ArrowSchema/ArrowArray structs aliasing view.
+    The caller owns both addresses and must free them with _free_structs."""
+    shape = view.shape if view.ndim else (1,)
+    shape_s = ",".join(str(int(d)) for d in shape)
+    schema, array = int(_pyapi.ArrowNewSchema()), int(_pyapi.ArrowNewArray())
+    try:
+        _pyapi.ArrowExportSchema(schema, dtype, shape_s)
+        handle = _register(view)
+        try:
+            _pyapi.ArrowExportArray(array, view.ctypes.data, dtype, shape_s, handle, _RELEASE_HOOK_ADDR)
+        except BaseException:
+            with _owners_lock:
+                _owners.pop(handle, None)
+            raise
+    except BaseException:
+        _free_structs(schema, array)
+        raise
+    return schema, array
+
+
+def _free_structs(schema: int, array: int) -> None:
+    # Frees the struct shells; one still owned (never moved out by a consumer)
+    # is released first, which unregisters its owner.
+    _pyapi.ArrowFreeArray(array)
+    _pyapi.ArrowFreeSchema(schema)
+
+
+def _check_arrow_dtype(dtype: str, copy: bool | None) -> None:
+    if dtype in _ARROW_DTYPES:
+        return
+    if dtype == "bool" and copy is not False:
+        return
+    if dtype == "bool":
+        raise ValueError(
+            "gojax.to_arrow: bool arrays cannot be shared with Arrow (Arrow packs booleans "
+            "into bits; gojax stores one byte each); pass copy=None or copy=True to convert"
+        )
+    raise TypeError(
+        f"gojax.to_arrow: dtype {dtype} has no Arrow equivalent (supported: bool (copied), "
+        "int8..int64, uint8..uint64, float16, float32, float64)"
+    )
+
+
+def to_arrow(x: Any, *, copy: bool | None = None) -> Any:
+    """A pyarrow array sharing the memory of the gojax array ``x``.
+
+    1-D (and 0-d, as length 1) arrays become a primitive ``pyarrow.Array``;
+    N-D arrays a ``pyarrow.FixedShapeTensorArray`` of length ``x.shape[0]``
+    whose elements have shape ``x.shape[1:]``. The Arrow data keeps the gojax
+    buffer alive after ``del x`` or ``x.delete()``.
+
+    ``copy``: None shares memory where Arrow's layout allows and converts
+    otherwise (bool only: Arrow booleans are bit-packed); False raises instead
+    of converting; True always returns an independent copy. bfloat16 and
+    complex dtypes have no Arrow type and raise TypeError.
+    """
+    pa = _pyarrow()
+    view, dtype = _export_source(x)
+    _check_arrow_dtype(dtype, copy)
+    if dtype == "bool" or copy:
+        host = np.array(view, copy=True)
+        if dtype == "bool":
+            flat = pa.array(host.reshape(-1))
+            if host.ndim <= 1:
+                return flat
+            return _bool_tensor(pa, host, flat)
+        view = host
+    schema, array = _export_structs(view, dtype)
+    try:
+        return pa.Array._import_from_c(array, schema)
+    finally:
+        _free_structs(schema, array)
+
+
+def _bool_tensor(pa: Any, host: np.ndarray, flat: Any) -> Any:
+    # from_numpy_ndarray rejects bool; build the tensor type over a packed copy.
+    inner = int(np.prod(host.shape[1:]))
+    storage = pa.FixedSizeListArray.from_arrays(flat, inner)
+    typ = pa.fixed_shape_tensor(pa.bool_(), list(host.shape[1:]))
+    return pa.ExtensionArray.from_storage(typ, storage)
+
+
+class ArrowTensor:
+    """A gojax array exposed through the Arrow PyCapsule interface.
+
+    ``pyarrow.array(ArrowTensor(x))`` (or any consumer of
+    ``__arrow_c_array__``) imports it without copying. Each call exports a
+    fresh pair of capsules; the gojax buffer stays alive until every
+    consumer releases its import.
+    """
+
+    def __init__(self, x: Any):
+        self._view, self._dtype = _export_source(x)
+        _check_arrow_dtype(self._dtype, False)
+
+    def __arrow_c_schema__(self) -> object:
+        schema = int(_pyapi.ArrowNewSchema())
+        shape = self._view.shape if self._view.ndim else (1,)
+        try:
+            _pyapi.ArrowExportSchema(schema, self._dtype, ",".join(map(str, shape)))
+        except BaseException:
+            _pyapi.ArrowFreeSchema(schema)
+            raise
+        return _capsule(schema, _SCHEMA_NAME, _FREE_SCHEMA)
+
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]:
+        if requested_schema is not None:
+            # Casting would copy; the consumer can cast the imported array itself.
+            want = _pyarrow().DataType._import_from_c_capsule(requested_schema)
+            have = _pyarrow().DataType._import_from_c_capsule(self.__arrow_c_schema__())
+            if want != have:
+                raise ValueError(f"gojax.ArrowTensor: cannot export {have} as {want} without a copy")
+        schema, array = _export_structs(self._view, self._dtype)
+        return _capsule(schema, _SCHEMA_NAME, _FREE_SCHEMA), _capsule(array, _ARRAY_NAME, _FREE_ARRAY)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self._view.shape)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._view.dtype
+
+
+# PyCapsule names must outlive the capsules.
+_SCHEMA_NAME = b"arrow_schema"
+_ARRAY_NAME = b"arrow_array"
+_FREE_SCHEMA = int(_pyapi.ArrowCapsuleDestructor(False))
+_FREE_ARRAY = int(_pyapi.ArrowCapsuleDestructor(True))
+_pyapi.ArrowSetCapsuleGetPointer(ctypes.cast(ctypes.pythonapi.PyCapsule_GetPointer, ctypes.c_void_p).value)
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = (ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)
+
+
+def _capsule(addr: int, name: bytes, destructor: int) -> object:
+    try:
+        return _capsule_new(addr, name, destructor)
+    except BaseException:
+        (_pyapi.ArrowFreeArray if name == _ARRAY_NAME else _pyapi.ArrowFreeSchema)(addr)
+        raise
+
+
+def _as_single_array(pa: Any, a: Any) -> Any:
+    if isinstance(a, pa.ChunkedArray):
+        if a.num_chunks == 1:
+            return a.chunk(0)
+        # Several chunks are several buffers: one copy into a single buffer.
+        return a.combine_chunks() if a.num_chunks else pa.array([], type=a.type)
+    if isinstance(a, pa.Array):
+        return a
+    if hasattr(a, "__arrow_c_array__"):
+        return pa.array(a)
+    if hasattr(a, "__arrow_c_stream__"):
+        return _as_single_array(pa, pa.chunked_array(a))
+    raise TypeError(
+        f"gojax.from_arrow: expected a pyarrow Array or ChunkedArray (or an Arrow "
+        f"PyCapsule producer), got {type(a).__name__}"
+    )
+
+
+def _values_view(pa: Any, arr: Any, fill_value: Any) -> np.ndarray:
+    """A 1-D NumPy view of a primitive array's values (zero-copy when null-free)."""
+    typ = arr.type
+    if arr.null_count:
+        if fill_value is None:
+            raise ValueError(
+                f"gojax.from_arrow: the array has {arr.null_count} null(s); JAX arrays cannot "
+                "hold nulls: pass fill_value= to replace them (this copies)"
+            )
+        arr = arr.fill_null(pa.scalar(fill_value, type=typ))
+    if pa.types.is_boolean(typ):
+        # Arrow booleans are bit-packed: unpacking to bytes copies.
+        return arr.to_numpy(zero_copy_only=False)
+    if not (pa.types.is_integer(typ) or pa.types.is_floating(typ)):
+        raise TypeError(f"gojax.from_arrow: Arrow type {typ} has no JAX dtype")
+    dtype = np.dtype(typ.to_pandas_dtype())
+    buf = arr.buffers()[1]
+    if len(arr) == 0:
+        return np.empty(0, dtype)
+    # The view holds buf, which holds the Arrow memory.
+    return np.frombuffer(buf, dtype=dtype, count=len(arr), offset=arr.offset * dtype.itemsize)
+
+
+def _host_view(pa: Any, arr: Any, fill_value: Any) -> np.ndarray:
+    typ = arr.type
+    if isinstance(typ, pa.FixedShapeTensorType):
+        perm = typ.permutation
+        if perm is not None and list(perm) != sorted(perm):
+            return arr.to_numpy_ndarray()  # a transposed layout: one copy
+        shape = (len(arr), *typ.shape)
+        return _tensor_view(pa, arr.storage, shape, fill_value)
+    if pa.types.is_fixed_size_list(typ):
+        return _tensor_view(pa, arr, (len(arr), typ.list_size), fill_value)
+    return _values_view(pa, arr, fill_value)
+
+
+def _tensor_view(pa: Any, storage: Any, shape: tuple[int, ...], fill_value: Any) -> np.ndarray:
+    size = storage.type.list_size
+    # .values ignores the list array's offset; slice the child to this array's rows.
+    values = storage.values.slice(storage.offset * size, len(storage) * size)
+    if storage.null_count:
+        if fill_value is None:
+            raise ValueError(
+                f"gojax.from_arrow: the tensor array has {storage.null_count} null element(s); "
+                "pass fill_value= to replace them (this copies)"
+            )
+        flat = np.array(_values_view(pa, values, fill_value), copy=True)
+        rows = flat.reshape(len(storage), size)
+        rows[storage.is_null().to_numpy(zero_copy_only=False)] = fill_value
+        return rows.reshape(shape)
+    return _values_view(pa, values, fill_value).reshape(shape)
+
+
+def from_arrow(a: Any, device: Any = None, fill_value: Any = None) -> Any:
+    """A jax.Array on a gojax device holding the values of an Arrow array.
+
+    Accepts a pyarrow Array, ChunkedArray (e.g. a table column),
+    FixedShapeTensorArray (N-D result) or any Arrow PyCapsule producer. The
+    result aliases the Arrow buffer (no copy) when it is a single chunk without
+    nulls whose values start at a 64-byte-aligned address and whose dtype JAX
+    keeps (64-bit types need jax_enable_x64); otherwise the data is copied
+    once. Nulls raise ValueError unless ``fill_value`` replaces them. The
+    Arrow memory stays alive as long as the result does.
+    """
+    import jax
+
+    pa = _pyarrow()
+    dev = _gojax_device(device)
+    arr = _as_single_array(pa, a)
+    return jax.device_put(_host_view(pa, arr, fill_value), dev)
+
+
+# -------------------------------------------------------------- dlpack ----
+
+
+def from_dlpack(obj: Any, device: Any = None) -> Any:
+    """A jax.Array on a gojax device from any DLPack producer on the host.
+
+    Aliases the producer's memory when it is C-contiguous and 64-byte aligned
+    (the producer is kept alive by the result), otherwise copies once. Unlike
+    ``jax.dlpack.from_dlpack``, this lands on gojax by default and works when
+    JAX's XLA "cpu" backend is not loaded (JAX_PLATFORMS=gojax).
+    """
+    import jax
+
+    dev = _gojax_device(device)
+    if isinstance(obj, jax.Array):
+        # jax arrays export every dtype (bfloat16 too, which NumPy's DLPack
+        # import rejects); on host backends np.asarray is already a view.
+        if len(obj.devices()) != 1:
+            raise ValueError("gojax.from_dlpack: the array must live on one device")
+        view = np.asarray(obj)
+    else:
+        if not hasattr(obj, "__dlpack__"):
+            raise TypeError(f"gojax.from_dlpack: {type(obj).__name__} has no __dlpack__")
+        try:
+            view = np.from_dlpack(obj)
+        except BufferError as e:
+            raise BufferError(f"gojax.from_dlpack: {e} (only host (kDLCPU) tensors can be imported)") from e
+    return jax.device_put(view, dev)

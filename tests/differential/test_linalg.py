@@ -1,0 +1,110 @@
+"""jnp.linalg and jax.scipy.linalg on well-conditioned inputs.  Results
+that are unique only up to signs/phases (QR, eigenvectors, SVD vectors) are
+compared through invariants (reconstructions, Gram matrices, values)."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import jax.scipy.linalg as sla
+import numpy as np
+import pytest
+
+from diffutil import check, dname, rng_for, x64_for
+
+L = jnp.linalg
+DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
+REAL = [np.float32, np.float64]
+
+
+def _mat(rng, shape, dt):
+    x = rng.standard_normal(shape)
+    if np.dtype(dt).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    n = shape[-1]
+    return (x + 2 * n * np.eye(n) if shape[-2] == n else x).astype(dt)  # diagonally dominant
+
+
+def _spd(rng, shape, dt):
+    x = _mat(rng, shape, dt)
+    return (x @ np.conj(np.swapaxes(x, -1, -2)) / shape[-1] + np.eye(shape[-1])).astype(dt)
+
+
+def _qr_inv(a):
+    q, r = L.qr(a)
+    return q @ r, jnp.abs(jnp.diagonal(r, axis1=-2, axis2=-1)), jnp.conj(jnp.swapaxes(q, -1, -2)) @ q
+
+
+def _eigh_inv(a):
+    w, v = L.eigh(a)
+    return w, (v * w[..., None, :]) @ jnp.conj(jnp.swapaxes(v, -1, -2)), L.eigvalsh(a)
+
+
+def _svd_inv(a):
+    u, s, vh = L.svd(a, full_matrices=False)
+    return s, (u * s[..., None, :]) @ vh, L.svd(a, compute_uv=False), L.norm(a, 2, axis=(-2, -1))
+
+
+def _lu(a):
+    p, l, u = sla.lu(a)
+    lu, piv = sla.lu_factor(a)
+    return p, l, u, lu, piv, sla.lu_solve((lu, piv), a[..., 0])
+
+
+def _eig_inv(a):
+    w = L.eigvals(a)
+    return jnp.sort_complex(w)
+
+
+LINALG = [
+    ("cholesky", lambda a: L.cholesky(a), "spd", DTYPES),
+    ("inv", L.inv, "gen", DTYPES),
+    ("solve", lambda a: (L.solve(a, a[..., :2] + 1), L.solve(a, a[..., 0])), "gen", DTYPES),
+    ("det_slogdet", lambda a: (L.det(a), *L.slogdet(a)), "gen", DTYPES),
+    ("qr", _qr_inv, "gen", DTYPES),
+    ("qr_tall", lambda a: _qr_inv(jnp.concatenate([a, a[..., :2, :] * 2], axis=-2)), "gen", REAL),
+    ("eigh", _eigh_inv, "spd", DTYPES),
+    ("svd", _svd_inv, "gen", DTYPES),
+    ("svd_wide", lambda a: _svd_inv(a[..., :3, :]), "gen", REAL),
+    ("lstsq_pinv", lambda a: (L.lstsq(a[..., :, :3], a[..., 0])[0], L.pinv(a)), "gen", REAL),
+    ("matrix_power", lambda a: (L.matrix_power(a / 8, 3), L.matrix_power(a, 0), L.matrix_power(a, -2)), "gen",
+     REAL),
+    ("lu", _lu, "gen", DTYPES),
+    ("solve_triangular", lambda a: (sla.solve_triangular(jnp.triu(a), a[..., 1:3], lower=False),
+                                    sla.solve_triangular(jnp.tril(a), a[..., 0], lower=True, trans=1),
+                                    sla.solve_triangular(jnp.tril(a), a[..., 0], lower=True, unit_diagonal=True)),
+     "gen", DTYPES),
+    ("cho_solve", lambda a: sla.cho_solve(sla.cho_factor(a), a[..., :2]), "spd", REAL),
+    ("expm", lambda a: sla.expm(a / (4 * a.shape[-1])), "gen", REAL),
+    ("eigvals_nonsym", _eig_inv, "gen", [np.float32, np.float64]),
+    ("cond_rank", lambda a: (L.cond(a), L.matrix_rank(a), L.norm(a, "fro"), L.norm(a, "nuc")), "gen", REAL),
+]
+
+
+@pytest.mark.parametrize("name,fn,kind,dt", [pytest.param(n, f, k, d, id=f"{n}-{dname(d)}")
+                                             for n, f, k, dts in LINALG for d in dts])
+@pytest.mark.parametrize("batch", [(), (2,)], ids=["single", "batched"])
+def test_linalg(name, fn, kind, dt, batch):
+    with x64_for(dt):
+        rng = rng_for("linalg", name, dname(dt), batch)
+        a = (_spd if kind == "spd" else _mat)(rng, batch + (4, 4), dt)
+        check(fn, a, cls="linalg")
+
+
+@pytest.mark.parametrize("name", ["inv", "det", "solve", "cholesky", "eigh"])
+def test_linalg_grad(name):
+    fns = {
+        "inv": lambda a: jnp.sum(L.inv(a) ** 2),
+        "det": L.det,
+        "solve": lambda a: jnp.sum(L.solve(a, jnp.arange(4.0))),
+        "cholesky": lambda a: jnp.sum(L.cholesky(a @ a.T + jnp.eye(4))),
+        "eigh": lambda a: jnp.sum(L.eigvalsh(a + a.T) ** 2),
+    }
+    a = _mat(rng_for("linalg_grad", name), (4, 4), np.float32)
+    check(jax.grad(fns[name]), a, cls="linalg")
+
+
+def test_linalg_vmap():
+    a = _spd(rng_for("linalg_vmap"), (3, 4, 4), np.float32)
+    check(lambda a: (jax.vmap(L.inv)(a), jax.vmap(L.cholesky)(a), jax.vmap(lambda m: L.solve(m, m[0]))(a)), a,
+          cls="linalg")

@@ -1,0 +1,130 @@
+"""jax.jit with static arguments that shape the program (shapes, axes,
+counts), dtype conversion matrix, bitcasts, and IEEE special values
+(inf, nan, -0, tiny, huge) through the unary/binary float ops."""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax import lax
+
+from diffutil import ALL, BF16, assert_same, check, dname, edge_values, make, rng_for, run_both, x64_for
+from optable import BINARY_OPS, UNARY_OPS
+
+X = make(rng_for("static"), (4, 6), np.float32)
+
+STATIC = [
+    ("reshape", lambda x, s: x.reshape(s), [(3, 8), (2, 2, 6), (-1,)]),
+    ("sum_axis", lambda x, a: jnp.sum(x, axis=a), [0, 1, (0, 1), None]),
+    ("pad_width", lambda x, p: jnp.pad(x, p), [1, ((0, 2), (3, 0))]),
+    ("roll_shift", lambda x, s: jnp.roll(x, s, axis=1), [0, 1, -7]),
+    ("top_k", lambda x, k: lax.top_k(x, k), [1, 6]),
+    ("one_hot", lambda x, n: jax.nn.one_hot(jnp.argmax(x, 1), n), [3, 7]),
+    ("fori_trip", lambda x, n: lax.fori_loop(0, n, lambda i, c: c * 0.5 + i, x), [0, 1, 5]),
+    ("astype", lambda x, t: (x * 10).astype(t), ["int8", "uint32", "bfloat16", "float16", "bool"]),
+    ("slice", lambda x, s: x[s[0]:s[1], ::s[2]], [(0, 4, 1), (1, 3, 2), (3, 1, 1)]),
+]
+
+
+@pytest.mark.parametrize("name,fn,values", STATIC, ids=[s[0] for s in STATIC])
+def test_static_args(name, fn, values):
+    f = jax.jit(fn, static_argnums=1)
+    for v in values:
+        got, want = run_both(f, X, v, static_argnums=(1,), jit=False)
+        assert_same(got, want, "default", path=f"{name}({v!r})")
+
+
+# Conversions: every dtype of the suite to every other one, from values that
+# are in range for all of them (the result of out-of-range float->int is
+# implementation-defined in StableHLO).
+@pytest.mark.parametrize("src", ALL, ids=dname)
+def test_convert_matrix(src):
+    with x64_for(*ALL):
+        rng = rng_for("convert", dname(src))
+        x = make(rng, (17,), src, "any")
+        if np.dtype(src).kind in "fc" or src is BF16:
+            x = (np.asarray(x, np.float64 if np.dtype(src).kind != "c" else np.complex128) * 5.3 % 100)
+            x = np.abs(x).astype(src)  # in range of uint8 too, with fractions
+        elif np.dtype(src).kind == "i":
+            x = np.abs(x)
+        targets = [t for t in ALL if not (np.dtype(src).kind == "c" and np.dtype(t).kind != "c")]
+        check(lambda v: [v.astype(t) for t in targets] + [jnp.real(v).astype(t) for t in ALL
+                                                           if np.dtype(src).kind == "c"], x, cls="exact")
+
+
+BITCASTS = [(np.float32, np.int32), (np.float32, np.uint32), (np.float64, np.int64), (np.float16, np.int16),
+            (BF16, np.uint16), (np.int8, np.uint8), (np.float32, np.uint8), (np.uint8, np.float32),
+            (np.float64, np.float32), (np.complex64, np.float32)]
+
+
+@pytest.mark.parametrize("src,dst", BITCASTS, ids=[f"{dname(a)}-{dname(b)}" for a, b in BITCASTS])
+def test_bitcast(src, dst):
+    with x64_for(src, dst):
+        shape = (3, 4) if np.dtype(src).itemsize >= np.dtype(dst).itemsize else (3, 4, 4)
+        x = make(rng_for("bitcast", dname(src), dname(dst)), shape, src)
+        if np.dtype(src).kind == "c":
+            check(lambda v: lax.bitcast_convert_type(jnp.real(v), dst), x, cls="exact")
+        else:
+            check(lambda v: lax.bitcast_convert_type(v, dst), x, cls="exact")
+
+
+_EDGE_UNARY = [op for op in UNARY_OPS if np.dtype(np.float32) in [np.dtype(d) for d in op.dtypes]]
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, BF16], ids=dname)
+def test_unary_special_values(dt):
+    """All float unary ops on inf/nan/-0/tiny/huge at once; results must
+    agree exactly in class (nan, inf, sign of zero) and within the
+    transcendental tolerance otherwise."""
+    ops = [op for op in _EDGE_UNARY if np.dtype(dt) in [np.dtype(d) for d in op.dtypes]]
+    with x64_for(dt):
+        x = edge_values(dt)
+        got, want = run_both(lambda v: {op.name: op.fn(v) for op in ops}, x)
+        bad = []
+        for name in want:
+            g, w = np.asarray(got[name]).astype(np.float64), np.asarray(want[name]).astype(np.float64)
+            same_class = (np.isnan(g) == np.isnan(w)) & (np.isinf(g) == np.isinf(w)) & \
+                         ((np.signbit(g) == np.signbit(w)) | np.isnan(w))
+            try:
+                assert same_class.all(), f"class mismatch at {x[~same_class]}: got {g[~same_class]} want {w[~same_class]}"
+                assert_same(got[name], want[name], "special", path=name)
+            except AssertionError as e:
+                bad.append(f"{name}: {str(e).strip().splitlines()[0:6]}")
+        assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=dname)
+def test_binary_special_values(dt):
+    ops = [op for op in BINARY_OPS if np.dtype(dt) in [np.dtype(d) for d in op.dtypes]
+           and op.name not in ("zeta", "gammainc", "betaln")]
+    with x64_for(dt):
+        e = edge_values(dt)
+        a, b = np.meshgrid(e, e)
+        got, want = run_both(lambda u, v: {op.name: op.fn(u, v) for op in ops}, a, b)
+        bad = []
+        for name in want:
+            try:
+                assert_same(got[name], want[name], "transc", path=name)
+            except AssertionError as e2:
+                bad.append(f"{name}: {str(e2).strip().splitlines()[0:8]}")
+        assert not bad, "\n".join(bad)
+
+
+def test_integer_division_edge_semantics():
+    """XLA semantics: x/0 == -1 (unsigned: all ones), x%0 == x,
+    INT_MIN / -1 == INT_MIN, INT_MIN % -1 == 0."""
+    a = np.array([7, -7, 0, -128, -128, 5], np.int8)
+    b = np.array([0, 0, 0, -1, 1, -2], np.int8)
+    check(lambda x, y: (lax.div(x, y), lax.rem(x, y), lax.div(x.astype(jnp.uint8), y.astype(jnp.uint8)),
+                        lax.rem(x.astype(jnp.uint8), y.astype(jnp.uint8))), a, b, cls="exact")
+
+
+def test_shift_out_of_range_semantics():
+    x = np.array([1, -1, 123, -128, 64], np.int8)
+    s = np.array([0, 7, 8, 9, 100], np.int8)
+    check(lambda x, s: (lax.shift_left(x, s), lax.shift_right_arithmetic(x, s), lax.shift_right_logical(x, s)),
+          x, s, cls="exact")
