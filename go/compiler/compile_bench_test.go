@@ -1,10 +1,14 @@
 package compiler
 
 import (
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/gojax/gojax/go/ir"
+	"github.com/stretchr/testify/require"
 )
 
 // mlpStepScript exports one Adam training step of a 784-512-512-10 MLP
@@ -107,5 +111,70 @@ func BenchmarkCompileMLPStep(b *testing.B) {
 		if b.N == 1 {
 			b.Logf("%d bytes; %+v", len(code), e.Stats())
 		}
+	}
+}
+
+func TestMLPStepFusedMatchesUnfused(t *testing.T) {
+	code := mlpStepArtifact(t)
+	fused, err := Compile(code, Options{})
+	require.NoError(t, err)
+	ref, err := Compile(code, Options{NoFuse: true})
+	require.NoError(t, err)
+	t.Logf("kernel steps: fused %d, unfused %d", fused.Stats().KernelSteps, ref.Stats().KernelSteps)
+	require.Less(t, fused.Stats().KernelSteps, ref.Stats().KernelSteps)
+	args := mlpArgs(fused)
+	require.Equal(t, runCopy(t, ref, args, nil), runCopy(t, fused, args, nil))
+}
+
+// mlpArgs fills every argument with small pseudo-random values (labels in
+// range for int32 arguments).
+func mlpArgs(e *Executable) [][]byte {
+	r := rand.New(rand.NewPCG(1, 2))
+	var args [][]byte
+	for _, t := range e.InputTypes() {
+		tt := t.(*ir.TensorType)
+		n := int(tt.NumElements())
+		if tt.Elem == ir.S32 {
+			v := make([]int32, n)
+			for i := range v {
+				v[i] = int32(r.IntN(10))
+			}
+			args = append(args, i32s(v...))
+			continue
+		}
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(r.NormFloat64() * 0.1)
+		}
+		if n == 1 {
+			v[0] = 3 // the step count
+		}
+		args = append(args, f32s(v...))
+	}
+	return args
+}
+
+// BenchmarkMLPStepRun runs the exported training step, fused and unfused.
+func BenchmarkMLPStepRun(b *testing.B) {
+	code := mlpStepArtifact(b)
+	for _, c := range []struct {
+		name string
+		opts Options
+	}{{"fused", Options{}}, {"unfused", Options{NoFuse: true}}} {
+		b.Run(c.name, func(b *testing.B) {
+			e, err := Compile(code, c.opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			args := mlpArgs(e)
+			b.ResetTimer()
+			for range b.N {
+				res, err := e.Run(args, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				freeAll(res)
+			}
+		})
 	}
 }

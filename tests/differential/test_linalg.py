@@ -59,14 +59,15 @@ def _eig_inv(a):
 LINALG = [
     ("cholesky", lambda a: L.cholesky(a), "spd", DTYPES),
     ("inv", L.inv, "gen", DTYPES),
-    ("solve", lambda a: (L.solve(a, a[..., :2] + 1), L.solve(a, a[..., 0])), "gen", DTYPES),
+    ("solve", lambda a: (L.solve(a, a[..., :2] + 1), L.solve(a[0] if a.ndim > 2 else a, a[..., 0].reshape(-1)[:4])),
+     "gen", DTYPES),
     ("det_slogdet", lambda a: (L.det(a), *L.slogdet(a)), "gen", DTYPES),
     ("qr", _qr_inv, "gen", DTYPES),
     ("qr_tall", lambda a: _qr_inv(jnp.concatenate([a, a[..., :2, :] * 2], axis=-2)), "gen", REAL),
     ("eigh", _eigh_inv, "spd", DTYPES),
     ("svd", _svd_inv, "gen", DTYPES),
     ("svd_wide", lambda a: _svd_inv(a[..., :3, :]), "gen", REAL),
-    ("lstsq_pinv", lambda a: (L.lstsq(a[..., :, :3], a[..., 0])[0], L.pinv(a)), "gen", REAL),
+    ("lstsq_pinv", lambda a: (L.lstsq(a.reshape(-1, 4)[:, :3], a.reshape(-1, 4)[:, 0])[0], L.pinv(a)), "gen", REAL),
     ("matrix_power", lambda a: (L.matrix_power(a / 8, 3), L.matrix_power(a, 0), L.matrix_power(a, -2)), "gen",
      REAL),
     ("lu", _lu, "gen", DTYPES),
@@ -77,7 +78,7 @@ LINALG = [
     ("cho_solve", lambda a: sla.cho_solve(sla.cho_factor(a), a[..., :2]), "spd", REAL),
     ("expm", lambda a: sla.expm(a / (4 * a.shape[-1])), "gen", REAL),
     ("eigvals_nonsym", _eig_inv, "gen", [np.float32, np.float64]),
-    ("cond_rank", lambda a: (L.cond(a), L.matrix_rank(a), L.norm(a, "fro"), L.norm(a, "nuc")), "gen", REAL),
+    ("cond_rank", lambda a: (L.cond(a), L.matrix_rank(a), L.norm(a, "fro", axis=(-2, -1)), L.norm(a, "nuc", axis=(-2, -1))), "gen", REAL),
 ]
 
 

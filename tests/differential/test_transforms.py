@@ -32,7 +32,9 @@ def _main_variant(op):
 CASES = [pytest.param(op, _pick_dtype(op), id=f"{kind}-{op.name}-{dname(_pick_dtype(op))}")
          for kind, table in ALL_TABLES.items() for op in table]
 
-_LOOSER = {"exact": "default", "default": "transc", "transc": "transc", "special": "special",
+# Gradients chain several ops (and saturating approximations such as XLA's
+# tanh, which returns exactly 1 past |x|~9), so they get the next class up.
+_LOOSER = {"exact": "default", "default": "transc", "transc": "special", "special": "special",
            "linalg": "linalg"}
 
 
@@ -63,9 +65,9 @@ def test_transforms(op, dt):
 
         def program(args, batched, axis):
             res = {"vmap": jax.vmap(op.fn)(*batched)}
-            # Static axis: reduce every non-scalar result along it.
+            # Static axis: reverse every non-scalar result along it.
             res["static"] = jax.tree.map(
-                lambda l: jnp.sum(l, axis=axis % l.ndim) if l.ndim else l, op.fn(*args))
+                lambda l: jnp.flip(l, axis=axis % l.ndim) if l.ndim else l, op.fn(*args))
             if do_grad:
                 res["grad"] = jax.grad(_loss(op.fn), argnums=float_idx)(*args)
             return res
