@@ -72,6 +72,17 @@ def markdown_doc(doc: dict) -> str:
     lines += [f"- {d}" for d in m["derivation"]]
     lines += ["", f"Ratios: {doc['ratio']}. Rates: % of peak (pk) for FLOP/s, % of the measured numpy copy "
               "bandwidth (cp) for GB/s.", "", markdown_table(doc["results"]), ""]
+    comp = [r for r in doc["results"] if r.get("kind") == "compile"]
+    if comp:
+        lines += ["Compile detail (medians): trace+lower is jit(f).lower(...), the same work for both; compile is "
+                  "Lowered.compile() alone; first call is a fresh jit's first call (compile + one run + "
+                  "transfers) minus its trace+lower time.", "",
+                  "| program | backend | trace+lower | compile | first call - trace |", "|---|---|---|---|---|"]
+        for r in comp:
+            for k, v in r["detail"].items():
+                lines.append(f"| {r['name']} | {k} | {fmt_s(v['lower_s']['median_s'])} | "
+                             f"{fmt_s(v['compile_s']['median_s'])} | {fmt_s(v['first_call_s']['median_s'])} |")
+        lines.append("")
     return "\n".join(lines)
 
 
@@ -104,7 +115,7 @@ def write_png(path: str, results: list[dict], title: str) -> bool:
     ax.barh(list(ys), [r["ratio"] for r in rs], color=colors)
     for y, r in zip(ys, rs):
         if r.get("target"):
-            ax.plot([r["target"]["max_time_ratio"]] * 2, [y - 0.4, y + 0.4], color="black", lw=2)
+            ax.plot([r["target"]["max_time_ratio"]] * 2, [y - 0.4, y + 0.4], color="black", lw=2, zorder=3)
         ax.text(r["ratio"], y, f" {r['ratio']:.3g}x", va="center", fontsize=8)
     ax.axvline(1.0, color="tab:blue", ls="--", lw=1)
     ax.set_xscale("log")

@@ -19,9 +19,9 @@ import numpy as np
 @dataclass
 class Settings:
     warmup: int = 1  # calls before timing (the first one compiles); one more sizes the batch
-    min_rounds: int = 5
-    max_rounds: int = 15
-    budget_s: float = 20.0  # per workload, all backends together; min_rounds always run
+    min_rounds: int = 10
+    max_rounds: int = 25
+    budget_s: float = 30.0  # per workload, all backends together; min_rounds always run
     batch_s: float = 0.05
 
 

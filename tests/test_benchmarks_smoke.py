@@ -17,10 +17,10 @@ from benchmarks import cli, machine, report  # noqa: E402
 
 
 def test_quick_dispatch_runs(tmp_path):
-    js, png = tmp_path / "r.json", tmp_path / "r.png"
+    js, png, md = tmp_path / "r.json", tmp_path / "r.png", tmp_path / "r.md"
     p = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--only", "dispatch",
-                        "--json", str(js), "--png", str(png)], cwd=REPO, capture_output=True, text=True,
-                       timeout=240)
+                        "--json", str(js), "--png", str(png), "--md", str(md)], cwd=REPO, capture_output=True,
+                       text=True, timeout=240)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "peak = cores x GHz x FLOPs/cycle" in p.stdout
     doc = json.loads(js.read_text())
@@ -28,6 +28,7 @@ def test_quick_dispatch_runs(tmp_path):
     assert r["name"] == "dispatch" and set(r["backends"]) == {"gojax", "xla"}
     assert r["ratio"] == pytest.approx(r["backends"]["gojax"]["median_s"] / r["backends"]["xla"]["median_s"])
     assert r["rel_err"] == 0.0 and r["target"]["max_time_ratio"] == 1.2
+    assert "| dispatch |" in md.read_text() and "cores x GHz x FLOPs/cycle" in md.read_text()
     try:
         import matplotlib  # noqa: F401
     except ImportError:

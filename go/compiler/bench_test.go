@@ -3,7 +3,9 @@ package compiler
 import (
 	"encoding/binary"
 	"math"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gojax/gojax/go/ir"
 )
@@ -104,6 +106,7 @@ func BenchmarkElementwiseChain(b *testing.B) {
 			args := [][]byte{x, y}
 			b.SetBytes(3 * 4 * n)
 			b.ResetTimer()
+			cpu0 := cpuTime()
 			for range b.N {
 				res, err := e.Run(args, nil)
 				if err != nil {
@@ -112,6 +115,7 @@ func BenchmarkElementwiseChain(b *testing.B) {
 				freeAll(res)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/elem")
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 		})
 	}
 }
@@ -182,4 +186,33 @@ func BenchmarkSmallChainPlan(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkFusedStepAllocs runs a parallel fused step (affine chain on 1M
+// f32) through RunInto: no Go allocation per run.
+func BenchmarkFusedStepAllocs(b *testing.B) {
+	const n = 1 << 20
+	e, err := CompileModule(chainModule(n, false), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := [][]byte{make([]byte, 4*n), make([]byte, 4*n)}
+	var res RunResult
+	b.ReportAllocs()
+	for range b.N {
+		if err := e.RunInto(args, nil, &res); err != nil {
+			b.Fatal(err)
+		}
+		freeAll(&res)
+	}
+}
+
+// cpuTime is the process's user+system CPU time: on a shared machine it
+// varies less than wall time (workers waiting for a core do not count).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

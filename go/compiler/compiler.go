@@ -50,8 +50,8 @@ type Executable struct {
 	replicas    int
 	partitions  int
 	plan        *plan
-	inBytes  []int // argument sizes
-	outBytes []int // output sizes
+	inBytes     []int // argument sizes
+	outBytes    []int // output sizes
 	// aliasArg[k] is the argument whose buffer output k may reuse when that
 	// argument is donated, or -1.
 	aliasArg []int

@@ -47,13 +47,17 @@ type task struct {
 	job    *job
 }
 
-// job tracks the chunks of one parallel call.
+// job tracks the chunks of one parallel call. Jobs are pooled (a parallel
+// kernel step then makes no allocation): the last chunk to finish signals
+// done, and nothing touches the job after that signal.
 type job struct {
 	mu      sync.Mutex
 	pending int
-	done    chan struct{}
+	done    chan struct{} // buffered: the last finisher never blocks
 	panicV  any
 }
+
+var jobs = sync.Pool{New: func() any { return &job{done: make(chan struct{}, 1)} }}
 
 func (j *job) finish(p any) {
 	j.mu.Lock()
@@ -64,7 +68,7 @@ func (j *job) finish(p any) {
 	last := j.pending == 0
 	j.mu.Unlock()
 	if last {
-		close(j.done)
+		j.done <- struct{}{}
 	}
 }
 
@@ -124,7 +128,8 @@ func (p *workerPool) parallel(n, grain int, fn func(lo, hi int)) {
 	}
 	size := (n + chunks - 1) / chunks
 	chunks = (n + size - 1) / size
-	j := &job{pending: chunks, done: make(chan struct{})}
+	j := jobs.Get().(*job)
+	j.pending, j.panicV = chunks, nil
 	for lo := size; lo < n; lo += size {
 		t := task{fn: fn, lo: lo, hi: min(lo+size, n), job: j}
 		select {
@@ -137,8 +142,11 @@ func (p *workerPool) parallel(n, grain int, fn func(lo, hi int)) {
 	for {
 		select {
 		case <-j.done:
-			if j.panicV != nil {
-				panic(fmt.Sprintf("parallel kernel chunk panicked: %v", j.panicV))
+			pv := j.panicV
+			j.panicV = nil
+			jobs.Put(j)
+			if pv != nil {
+				panic(fmt.Sprintf("parallel kernel chunk panicked: %v", pv))
 			}
 			return
 		case t := <-p.tasks:

@@ -26,6 +26,7 @@ type srcKind uint8
 const (
 	srcInput srcKind = iota // an external input read at the same index
 	srcBuf                  // a scratch buffer (an intermediate, a gathered or filled input)
+	srcOut                  // a result of the fusion, written earlier in the block
 )
 
 type fsrc struct {
@@ -41,7 +42,8 @@ type fnode struct {
 	f2   func(d, a, b []byte)
 	f3   func(d, a, b, c []byte)
 	args []fsrc
-	out  int // buffer index; -1 for the root (writes the result)
+	out  int // buffer index, or -1 when the member is a result of the fusion
+	res  int // result index, or -1
 	es   int // result element size
 }
 
@@ -58,8 +60,8 @@ type fload struct {
 type fusion struct {
 	op       *ir.Op
 	ctx      kernel.Context
-	n        int   // result elements
-	outES    int   // result element size
+	n        int   // result elements (every result has the same shape)
+	outBytes []int // expected result sizes
 	inBytes  []int // expected input sizes
 	fills    []fload
 	gathers  []fload
@@ -77,19 +79,19 @@ type fscratch struct{ bufs [][]byte }
 // frun carries one Step's buffers to the parallel chunks (pooled: a Step
 // does not allocate).
 type frun struct {
-	f   *fusion
-	ins [][]byte
-	out []byte
-	fn  func(lo, hi int)
+	f    *fusion
+	ins  [][]byte
+	outs [][]byte
+	fn   func(lo, hi int)
 }
 
 func (r *frun) chunk(lo, hi int) {
-	r.f.blocks(r.ins, r.out, lo*fuseBlockLen, min(hi*fuseBlockLen, r.f.n))
+	r.f.blocks(r.ins, r.outs, lo*fuseBlockLen, min(hi*fuseBlockLen, r.f.n))
 }
 
 // lowerFusion compiles a gojax.fusion op.
 func lowerFusion(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
-	if len(op.Regions) != 1 || len(op.Regions[0].Blocks) != 1 || len(op.Results) != 1 {
+	if len(op.Regions) != 1 || len(op.Regions[0].Blocks) != 1 || len(op.Results) == 0 {
 		return nil, op.Errorf("malformed fusion")
 	}
 	body := op.Regions[0].Blocks[0]
@@ -97,7 +99,14 @@ func lowerFusion(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if out == nil || len(body.Args) != len(op.Operands) {
 		return nil, op.Errorf("malformed fusion")
 	}
-	f := &fusion{op: op, ctx: ctx, n: int(out.NumElements()), outES: out.Elem.ByteSize()}
+	f := &fusion{op: op, ctx: ctx, n: int(out.NumElements())}
+	for _, r := range op.Results {
+		t := staticTensor(r)
+		if t == nil || !sameShapeDims(t.Shape, out.Shape) {
+			return nil, op.Errorf("fusion results must share one shape")
+		}
+		f.outBytes = append(f.outBytes, int(t.ByteSize()))
+	}
 	for _, v := range op.Operands {
 		n, err := byteSize(v.Type)
 		if err != nil {
@@ -129,8 +138,15 @@ func lowerFusion(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 // buffers, reusing a buffer once its value is dead.
 func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 	term := body.Terminator()
-	if term == nil || term.Name != "stablehlo.return" || len(term.Operands) != 1 {
-		return f.op.Errorf("fusion region must return one value")
+	if term == nil || term.Name != "stablehlo.return" || len(term.Operands) != len(f.outBytes) {
+		return f.op.Errorf("fusion region must return its %d results", len(f.outBytes))
+	}
+	resultOf := map[*ir.Value]int{}
+	for k, v := range term.Operands {
+		if _, dup := resultOf[v]; dup || v.Def == nil || v.Block != nil {
+			return f.op.Errorf("fusion result %d is not a distinct member value", k)
+		}
+		resultOf[v] = k
 	}
 	members := body.Ops[:len(body.Ops)-1]
 	// lastUse[v]: index of the last member reading v.
@@ -140,7 +156,7 @@ func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 			lastUse[v] = i
 		}
 	}
-	maxES := f.outES
+	maxES := 1
 	for _, m := range members {
 		maxES = max(maxES, m.Results[0].Tensor().Elem.ByteSize())
 	}
@@ -217,7 +233,7 @@ func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 			continue
 		}
 		res := m.Results[0]
-		nd := fnode{op: m, es: res.Tensor().Elem.ByteSize(), out: -1}
+		nd := fnode{op: m, es: res.Tensor().Elem.ByteSize(), out: -1, res: -1}
 		for j, v := range m.Operands {
 			s, ok := src[v]
 			if !ok {
@@ -228,12 +244,14 @@ func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 		if err := nd.resolve(); err != nil {
 			return err
 		}
-		if res != term.Operands[0] {
+		if k, ok := resultOf[res]; ok {
+			// Written straight into the result; later members read it there.
+			nd.res = k
+			src[res] = fsrc{srcOut, k, nd.es}
+		} else {
 			nd.out = alloc()
 			src[res] = fsrc{srcBuf, nd.out, nd.es}
 			loaded[res] = true
-		} else if i != len(members)-1 {
-			return m.Errorf("fusion root must be the last member")
 		}
 		// Free operands dying here only after allocating the result, so a
 		// loop never writes over its own operand (sizes may differ).
@@ -245,8 +263,14 @@ func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 		}
 		f.nodes = append(f.nodes, nd)
 	}
-	if len(f.nodes) == 0 || f.nodes[len(f.nodes)-1].out != -1 {
-		return f.op.Errorf("fusion has no root computation")
+	computed := 0
+	for _, nd := range f.nodes {
+		if nd.res >= 0 {
+			computed++
+		}
+	}
+	if computed != len(f.outBytes) {
+		return f.op.Errorf("fusion computes %d of its %d results", computed, len(f.outBytes))
 	}
 	return nil
 }
@@ -317,11 +341,13 @@ func (nd *fnode) resolve() error {
 }
 
 func (f *fusion) step(ins, outs [][]byte) error {
-	if len(ins) != len(f.inBytes) || len(outs) != 1 {
-		return f.op.Errorf("got %d operands and %d results, want %d and 1", len(ins), len(outs), len(f.inBytes))
+	if len(ins) != len(f.inBytes) || len(outs) != len(f.outBytes) {
+		return f.op.Errorf("got %d operands and %d results, want %d and %d", len(ins), len(outs), len(f.inBytes), len(f.outBytes))
 	}
-	if len(outs[0]) != f.n*f.outES {
-		return f.op.Errorf("result buffer has %d bytes, want %d", len(outs[0]), f.n*f.outES)
+	for k, b := range outs {
+		if len(b) != f.outBytes[k] {
+			return f.op.Errorf("result %d buffer has %d bytes, want %d", k, len(b), f.outBytes[k])
+		}
 	}
 	for i, b := range ins {
 		if len(b) != f.inBytes[i] {
@@ -330,19 +356,19 @@ func (f *fusion) step(ins, outs [][]byte) error {
 	}
 	nb := (f.n + fuseBlockLen - 1) / fuseBlockLen
 	if nb < 2*f.grain || f.ctx == nil {
-		f.blocks(ins, outs[0], 0, f.n)
+		f.blocks(ins, outs, 0, f.n)
 		return nil
 	}
 	r := f.runs.Get().(*frun)
-	r.ins, r.out = ins, outs[0]
+	r.ins, r.outs = ins, outs
 	f.ctx.Parallel(nb, f.grain, r.fn)
-	r.ins, r.out = nil, nil
+	r.ins, r.outs = nil, nil
 	f.runs.Put(r)
 	return nil
 }
 
 // blocks computes result elements [lo, hi) with one worker's scratch.
-func (f *fusion) blocks(ins [][]byte, out []byte, lo, hi int) {
+func (f *fusion) blocks(ins, outs [][]byte, lo, hi int) {
 	if lo >= hi {
 		return
 	}
@@ -362,28 +388,32 @@ func (f *fusion) blocks(ins [][]byte, out []byte, lo, hi int) {
 		for i := range f.nodes {
 			nd := &f.nodes[i]
 			var d []byte
-			if nd.out < 0 {
-				d = out[b*nd.es : e*nd.es]
+			if nd.res >= 0 {
+				d = outs[nd.res][b*nd.es : e*nd.es]
 			} else {
 				d = s.bufs[nd.out][:m*nd.es]
 			}
-			arg := func(k int) []byte {
-				a := nd.args[k]
-				if a.kind == srcInput {
-					return ins[a.idx][b*a.es : e*a.es]
-				}
-				return s.bufs[a.idx][:m*a.es]
-			}
 			switch {
 			case nd.f1 != nil:
-				nd.f1(d, arg(0))
+				nd.f1(d, s.arg(ins, outs, nd.args[0], b, e))
 			case nd.f2 != nil:
-				nd.f2(d, arg(0), arg(1))
+				nd.f2(d, s.arg(ins, outs, nd.args[0], b, e), s.arg(ins, outs, nd.args[1], b, e))
 			default:
-				nd.f3(d, arg(0), arg(1), arg(2))
+				nd.f3(d, s.arg(ins, outs, nd.args[0], b, e), s.arg(ins, outs, nd.args[1], b, e), s.arg(ins, outs, nd.args[2], b, e))
 			}
 		}
 	}
+}
+
+// arg is an operand's part for result elements [b, e).
+func (s *fscratch) arg(ins, outs [][]byte, a fsrc, b, e int) []byte {
+	switch a.kind {
+	case srcInput:
+		return ins[a.idx][b*a.es : e*a.es]
+	case srcOut:
+		return outs[a.idx][b*a.es : e*a.es]
+	}
+	return s.bufs[a.idx][:(e-b)*a.es]
 }
 
 // fill replicates the element v over d.

@@ -1,9 +1,12 @@
 package compiler
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/gojax/gojax/go/devmem"
@@ -131,7 +134,7 @@ func randomFusionModule(seed uint64) (*ir.Module, [][]byte) {
 		g.full(ir.F32), g.full(ir.F32), g.full(ir.S32), f32t(), f32t(cols), f32t(rows), f32t(cols, rows),
 		ir.Tensor(ir.Pred), g.full(ir.BF16), g.full(ir.F64),
 	}
-	nOut := 1 + r.IntN(3)
+	nOut := 1 + r.IntN(5)
 	outTypes := make([]ir.Type, nOut)
 	var outs []*ir.Value
 	mb := newMod()
@@ -210,7 +213,7 @@ func runCopy(t *testing.T, e *Executable, args [][]byte, donate []bool) [][]byte
 func TestFusionMatchesUnfused(t *testing.T) {
 	needOps(t, "stablehlo.add", "stablehlo.tanh", "stablehlo.convert", "stablehlo.broadcast_in_dim",
 		"stablehlo.select", "stablehlo.clamp", "stablehlo.compare", "stablehlo.reverse", "stablehlo.reshape")
-	fusedOps := 0
+	fusedOps, multi := 0, 0
 	for seed := range uint64(300) {
 		m, args := randomFusionModule(seed)
 		donate := make([]bool, len(args))
@@ -225,11 +228,18 @@ func TestFusionMatchesUnfused(t *testing.T) {
 		fused, err := CompileModule(m, Options{})
 		require.NoError(t, err, "seed %d", seed)
 		fusedOps += ref.Stats().KernelSteps - fused.Stats().KernelSteps
+		for _, in := range fused.plan.body {
+			if k, ok := in.(*kernelInstr); ok && k.op.Name == fusionOp && len(k.outs) > 1 {
+				multi++
+			}
+		}
 		want := runCopy(t, ref, args, donate)
 		got := runCopy(t, fused, args, donate)
 		require.Equal(t, want, got, "seed %d\n%s", seed, fused.PlanText())
 	}
 	require.Greater(t, fusedOps, 400, "fusion merges many ops in these programs")
+	require.Greater(t, multi, 20, "fusions with several results occur")
+	t.Logf("%d kernel steps fused away, %d multi-result fusions", fusedOps, multi)
 }
 
 // TestFusionShapes checks the fused plan shape of typical programs.
@@ -258,4 +268,131 @@ func TestFusionShapes(t *testing.T) {
 		require.InDelta(t, want, got[i], 1e-6*math.Abs(float64(y[i]))+1e-7, "element %d", i)
 	}
 	require.Contains(t, fmt.Sprint(e.PlanText()), fusionOp)
+}
+
+func TestFusionDumpAndPlanText(t *testing.T) {
+	needOps(t, "stablehlo.add", "stablehlo.multiply", "stablehlo.tanh", "stablehlo.broadcast_in_dim")
+	dir := t.TempDir()
+	e, err := CompileModule(chainModule(3000, true), Options{DumpDir: dir})
+	require.NoError(t, err)
+	require.Equal(t, 1, e.Stats().KernelSteps)
+	files, err := filepath.Glob(filepath.Join(dir, "*optimized*"))
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	text, err := os.ReadFile(files[0])
+	require.NoError(t, err)
+	require.Contains(t, string(text), fusionOp)
+	require.Contains(t, string(text), "stablehlo.tanh", "members are printed inside the fusion region")
+	require.Contains(t, e.PlanText(), fusionOp)
+}
+
+// TestFusionInLoopUpdatesCarryInPlace: a fused update of a loop-carried
+// value writes straight into the carried buffer (no swap or staging copy).
+func TestFusionInLoopUpdatesCarryInPlace(t *testing.T) {
+	needOps(t, "stablehlo.add", "stablehlo.multiply", "stablehlo.compare", "stablehlo.tanh")
+	mb := newMod()
+	mb.fn("main", "public", []ir.Type{f32t(2000)}, []ir.Type{f32t(2000)}, func(b *blkB, a []*ir.Value) []*ir.Value {
+		r := b.while([]*ir.Value{b.i32c(0), a[0]},
+			func(rb *blkB, c []*ir.Value) *ir.Value { return rb.cmp("LT", c[0], rb.i32c(3)) },
+			func(rb *blkB, c []*ir.Value) []*ir.Value {
+				x := rb.v("stablehlo.tanh", c[1].Type, nil, rb.hlo("multiply", c[1], c[1]))
+				return []*ir.Value{rb.hlo("add", c[0], rb.i32c(1)), rb.hlo("add", x, c[1])}
+			})
+		return []*ir.Value{r[1]}
+	})
+	fused := compile(t, mb.m)
+	w := fused.plan.body[0].(*whileInstr)
+	require.Empty(t, w.swaps)
+	require.Empty(t, w.stage)
+	ref, err := CompileModule(mb.m, Options{NoFuse: true})
+	require.NoError(t, err)
+	x := make([]float32, 2000)
+	for i := range x {
+		x[i] = float32(i)/1000 - 1
+	}
+	require.Equal(t, run(t, ref, f32s(x...)), run(t, fused, f32s(x...)))
+}
+
+func TestDonationFusedInPlace(t *testing.T) {
+	needOps(t, "stablehlo.add", "stablehlo.multiply", "stablehlo.tanh", "stablehlo.broadcast_in_dim")
+	build := func(transposed bool) *ir.Module {
+		mb := newMod()
+		f := mb.fn("main", "public", []ir.Type{f32t(2, 2), f32t(2, 2)}, []ir.Type{f32t(2, 2)}, func(b *blkB, a []*ir.Value) []*ir.Value {
+			x := a[0]
+			if transposed { // the fusion reads x through an index map: no in-place
+				x = b.v("stablehlo.broadcast_in_dim", x.Type, ir.Attrs{"broadcast_dimensions": ir.DenseI64Attr{Values: []int64{1, 0}}}, x)
+			}
+			return []*ir.Value{b.hlo("add", b.v("stablehlo.tanh", x.Type, nil, b.hlo("multiply", x, a[1])), x)}
+		})
+		f.ArgAttrs[0]["tf.aliasing_output"] = ir.IntAttr{Value: 0, Type: ir.S32}
+		return mb.m
+	}
+	for _, transposed := range []bool{false, true} {
+		e := compile(t, build(transposed))
+		require.Equal(t, 1, e.Stats().KernelSteps)
+		want := []int{0}
+		if transposed {
+			want = []int{-1}
+		}
+		require.Equal(t, want, e.OutputAliases(), "transposed %v", transposed)
+		a0 := f32s(1, 2, 3, 4)
+		res, err := e.Run([][]byte{a0, f32s(0.5, 0.25, -1, 2)}, []bool{true, false})
+		require.NoError(t, err)
+		x := []float32{1, 2, 3, 4}
+		if transposed {
+			x = []float32{1, 3, 2, 4}
+		}
+		y := []float32{0.5, 0.25, -1, 2}
+		got := toF32(res.Outputs[0])
+		for i := range got {
+			require.InDelta(t, math.Tanh(float64(x[i]*y[i]))+float64(x[i]), got[i], 1e-6)
+		}
+		if !transposed {
+			require.Equal(t, []int{0}, res.AliasOf)
+			require.Equal(t, got, toF32(a0))
+		} else {
+			devmem.Free(res.Outputs[0])
+		}
+	}
+}
+
+// TestFusionConcurrentRuns runs a parallel fused step from several
+// goroutines at once (pooled scratch, run state and jobs must not mix).
+func TestFusionConcurrentRuns(t *testing.T) {
+	needOps(t, "stablehlo.add", "stablehlo.multiply", "stablehlo.tanh", "stablehlo.broadcast_in_dim")
+	const n = 1 << 17
+	fused := compile(t, chainModule(n, true))
+	ref, err := CompileModule(chainModule(n, true), Options{NoFuse: true})
+	require.NoError(t, err)
+	inputs := make([][][]byte, 4)
+	for g := range inputs {
+		x, y := make([]float32, n), make([]float32, n)
+		for i := range x {
+			x[i], y[i] = float32((i*(g+3))%1000)/500-1, float32(g+1)
+		}
+		inputs[g] = [][]byte{f32s(x...), f32s(y...)}
+	}
+	done := make(chan error, len(inputs))
+	for g := range inputs {
+		want := runCopy(t, ref, inputs[g], nil)
+		go func() {
+			for range 5 {
+				res, err := fused.Run(inputs[g], nil)
+				if err != nil {
+					done <- err
+					return
+				}
+				same := bytes.Equal(want[0], res.Outputs[0])
+				freeAll(res)
+				if !same {
+					done <- fmt.Errorf("goroutine %d: fused result differs", g)
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range inputs {
+		require.NoError(t, <-done)
+	}
 }

@@ -25,19 +25,19 @@ var passThroughOps = map[string]string{
 // notApplicable lists ops gojax does not run, each with the reason. Keep it short:
 // every entry is a gap a user can hit.
 var notApplicable = map[string]string{
-	"stablehlo.infeed":              "host infeed queue: no PJRT infeed API exists for plugins; JAX never emits it",
-	"stablehlo.outfeed":             "host outfeed queue: as infeed",
-	"stablehlo.send":                "host/device channel transfers: JAX uses them only for host callbacks on TPU/GPU",
-	"stablehlo.recv":                "as send",
-	"stablehlo.async_start":         "XLA-internal async wrapper; not produced by JAX",
-	"stablehlo.async_done":          "as async_start",
-	"stablehlo.set_dimension_size":  "bounded dynamic shapes are rejected by the reader",
-	"stablehlo.uniform_quantize":    "quantized element types are not in gojax IR yet",
-	"stablehlo.uniform_dequantize":  "as uniform_quantize",
-	"stablehlo.einsum":              "deprecated op, never emitted by JAX (dot_general is): not implemented yet",
-	"stablehlo.unary_einsum":        "as einsum",
-	"stablehlo.torch_index_select":  "deprecated op, never emitted by JAX (gather is): not implemented yet",
-	"stablehlo.dynamic_conv":        "only produced by shape-polymorphic lowering; not implemented yet",
+	"stablehlo.infeed":             "host infeed queue: no PJRT infeed API exists for plugins; JAX never emits it",
+	"stablehlo.outfeed":            "host outfeed queue: as infeed",
+	"stablehlo.send":               "host/device channel transfers: JAX uses them only for host callbacks on TPU/GPU",
+	"stablehlo.recv":               "as send",
+	"stablehlo.async_start":        "XLA-internal async wrapper; not produced by JAX",
+	"stablehlo.async_done":         "as async_start",
+	"stablehlo.set_dimension_size": "bounded dynamic shapes are rejected by the reader",
+	"stablehlo.uniform_quantize":   "quantized element types are not in gojax IR yet",
+	"stablehlo.uniform_dequantize": "as uniform_quantize",
+	"stablehlo.einsum":             "deprecated op, never emitted by JAX (dot_general is): not implemented yet",
+	"stablehlo.unary_einsum":       "as einsum",
+	"stablehlo.torch_index_select": "deprecated op, never emitted by JAX (gather is): not implemented yet",
+	"stablehlo.dynamic_conv":       "only produced by shape-polymorphic lowering; not implemented yet",
 }
 
 // TestOpsTable keeps docs/ops.md in sync with the kernel registry and the

@@ -48,32 +48,28 @@ func fuseBlock(blk *ir.Block) {
 	// Consumers come after producers, so walk backwards: each fusible op
 	// joins the group of its users or starts a group of its own.
 	group := map[*ir.Op]int{}
+	index := make(map[*ir.Op]int, len(blk.Ops))
+	for i, op := range blk.Ops {
+		index[op] = i
+	}
 	var shapes []*ir.TensorType
 	var members [][]*ir.Op
+	var rootAt []int // block index of each group's root
 	for i := len(blk.Ops) - 1; i >= 0; i-- {
 		op := blk.Ops[i]
 		if !fusible(op) {
 			continue
 		}
 		t := op.Results[0].Tensor()
-		g := -1
-		if us := users[op.Results[0]]; len(us) > 0 {
-			g0, ok := group[us[0]]
-			for _, u := range us {
-				// A broadcast reads its operand with an index map, so that
-				// operand must be a fusion input, not a member.
-				if gu, in := group[u]; !in || gu != g0 || u.Name == "stablehlo.broadcast_in_dim" {
-					ok = false
-				}
-			}
-			if ok && sameShapeDims(shapes[g0].Shape, t.Shape) {
-				g = g0
-			}
+		g := joinGroup(op, users[op.Results[0]], group, index, rootAt)
+		if g >= 0 && !sameShapeDims(shapes[g].Shape, t.Shape) {
+			g = -1
 		}
 		if g < 0 {
 			g = len(shapes)
 			shapes = append(shapes, t)
 			members = append(members, nil)
+			rootAt = append(rootAt, i)
 		}
 		group[op] = g
 		members[g] = append(members[g], op)
@@ -87,7 +83,7 @@ func fuseBlock(blk *ir.Block) {
 		for i, j := 0, len(ms)-1; i < j; i, j = i+1, j-1 {
 			ms[i], ms[j] = ms[j], ms[i]
 		}
-		f := buildFusion(blk, ms)
+		f := buildFusion(blk, ms, users)
 		for _, m := range ms {
 			fused[m] = nil
 		}
@@ -110,10 +106,50 @@ func fuseBlock(blk *ir.Block) {
 	blk.Ops = ops
 }
 
+// joinGroup returns the group op may join, or -1. Every user must be in
+// that group, except that a non-broadcast op may also be read after the
+// group's root (it then becomes an extra result of the fusion: computed in
+// the same loop, written once, and its in-group users read it from cache).
+// Users placed after the root cannot feed the group, so no cycle arises.
+func joinGroup(op *ir.Op, us []*ir.Op, group, index map[*ir.Op]int, rootAt []int) int {
+	g, outside := -1, false
+	for _, u := range us {
+		gu, in := group[u]
+		switch {
+		case in && u.Name == "stablehlo.broadcast_in_dim":
+			// A broadcast reads its operand with an index map, so that
+			// operand must be a fusion input, not a member.
+			return -1
+		case in && (g < 0 || gu == g):
+			g = gu
+		case in:
+			return -1 // users in two groups
+		default:
+			outside = true
+		}
+	}
+	if g < 0 || !outside {
+		return g
+	}
+	if !multiOutputFusion || op.Name == "stablehlo.broadcast_in_dim" {
+		return -1
+	}
+	for _, u := range us {
+		if _, in := group[u]; !in && index[u] <= rootAt[g] {
+			return -1
+		}
+	}
+	return g
+}
+
+// multiOutputFusion lets a member with users outside its fusion be an
+// extra result of it.
+const multiOutputFusion = true
+
 // buildFusion moves ms (in block order, root last) into the region of a new
 // fusion op placed where the root was. The op takes over the root's result
 // value, so uses outside need no rewriting.
-func buildFusion(blk *ir.Block, ms []*ir.Op) *ir.Op {
+func buildFusion(blk *ir.Block, ms []*ir.Op, users map[*ir.Value][]*ir.Op) *ir.Op {
 	root := ms[len(ms)-1]
 	member := make(map[*ir.Op]bool, len(ms))
 	for _, m := range ms {
@@ -133,22 +169,45 @@ func buildFusion(blk *ir.Block, ms []*ir.Op) *ir.Op {
 		}
 	}
 	body := ir.NewBlock(valueTypes(inputs)...)
+	// Results: the root's value, then every other member's value that is
+	// read outside the fusion. The fusion op takes over those value
+	// objects, so outside uses need no rewriting; members get new values.
+	results := []*ir.Op{root}
+	for _, m := range ms[:len(ms)-1] {
+		for _, u := range users[m.Results[0]] {
+			if !member[u] {
+				results = append(results, m)
+				break
+			}
+		}
+	}
+	inner := map[*ir.Value]*ir.Value{}
+	var outs, rets []*ir.Value
+	for _, m := range results {
+		out := m.Results[0]
+		iv := &ir.Value{Type: out.Type, Def: m}
+		m.Results[0] = iv
+		inner[out] = iv
+		outs = append(outs, out)
+		rets = append(rets, iv)
+	}
 	for _, m := range ms {
 		for i, v := range m.Operands {
-			if j, ok := argIndex[v]; ok && (v.Def == nil || !member[v.Def]) {
+			if iv, ok := inner[v]; ok {
+				m.Operands[i] = iv
+			} else if j, ok := argIndex[v]; ok {
 				m.Operands[i] = body.Args[j]
 			}
 		}
 		body.Append(m)
 	}
-	out := root.Results[0]
-	inner := &ir.Value{Type: out.Type, Def: root}
-	root.Results[0] = inner
-	ret := ir.NewOp("stablehlo.return", []*ir.Value{inner}, nil, nil)
+	ret := ir.NewOp("stablehlo.return", rets, nil, nil)
 	ret.Loc = root.Loc
 	body.Append(ret)
-	f := &ir.Op{Name: fusionOp, Operands: inputs, Results: []*ir.Value{out}, Attrs: ir.Attrs{}, Loc: root.Loc, Block: blk}
-	out.Def, out.Index = f, 0
+	f := &ir.Op{Name: fusionOp, Operands: inputs, Results: outs, Attrs: ir.Attrs{}, Loc: root.Loc, Block: blk}
+	for k, out := range outs {
+		out.Def, out.Index = f, k
+	}
 	f.AddRegion(ir.NewRegion(body))
 	return f
 }
@@ -363,6 +422,9 @@ func broadcastMap(op *ir.Op) (bcastMap, bool) {
 // broadcast) and v's elements have the result's size, so each block reads
 // its part of v before the root writes that part.
 func fusionOverwritable(op *ir.Op, v *ir.Value) bool {
+	if len(op.Results) != 1 {
+		return false // extra results are written mid-block
+	}
 	out := op.Results[0].Tensor()
 	body := op.Regions[0].Blocks[0]
 	found := false

@@ -41,7 +41,7 @@ type plan struct {
 	// outFusionArgs[k]: parameters the fusion computing output k reads only
 	// at the output's own index, so it may overwrite them when they die there.
 	outFusionArgs [][]int
-	outCopyParam []int
+	outCopyParam  []int
 }
 
 type constBind struct {

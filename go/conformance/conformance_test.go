@@ -154,7 +154,7 @@ func TestJAXExport(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "index.json")); err != nil {
 		t.Skipf("jax-export corpus not found: %v", err)
 	}
-	rs, err := RunJAXExport(dir, filter(), progress(t))
+	rs, err := RunJAXExport(repoRoot(t), dir, filter(), progress(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,10 @@ func LoadExportIndex(dir string) ([]ExportEntry, error) {
 }
 
 // RunJAXExport runs every vector of the corpus in a worker process.
-func RunJAXExport(dir string, filter func(string) bool, progress func(Result)) ([]Result, error) {
+// Shape-polymorphic vectors are first refined to the shapes of their .npz
+// inputs (RefineExport), as JAX does before a program reaches a plugin; root
+// (the repository) locates the refinement script and Python.
+func RunJAXExport(root, dir string, filter func(string) bool, progress func(Result)) ([]Result, error) {
 	entries, err := LoadExportIndex(dir)
 	if err != nil {
 		return nil, err
@@ -84,7 +87,17 @@ func RunJAXExport(dir string, filter func(string) bool, progress func(Result)) (
 		if filter != nil && !filter(e.Name) {
 			continue
 		}
-		r := pool.Run(Job{Kind: "jax-export", Name: e.Name, Path: dir})
+		var r Result
+		artifact := ""
+		if e.ShapePolymorphic {
+			artifact, err = RefineExport(root, dir, e)
+		}
+		if err != nil {
+			r = Result{Name: e.Name, Status: Fail, Reason: "refine: " + err.Error()}
+			err = nil
+		} else {
+			r = pool.Run(Job{Kind: "jax-export", Name: e.Name, Path: dir, Artifact: artifact})
+		}
 		out = append(out, r)
 		if progress != nil {
 			progress(r)
@@ -94,7 +107,8 @@ func RunJAXExport(dir string, filter func(string) bool, progress func(Result)) (
 }
 
 // runJAXExport runs one vector; a non-empty skip says why it does not apply.
-func runJAXExport(dir, name string) (skip string, err error) {
+// artifact, if not empty, replaces <dir>/<name>.bc (a refined copy).
+func runJAXExport(dir, name, artifact string) (skip string, err error) {
 	entries, err := LoadExportIndex(dir)
 	if err != nil {
 		return "", err
@@ -111,7 +125,13 @@ func runJAXExport(dir, name string) (skip string, err error) {
 	if e.NrDevices > 1 {
 		return fmt.Sprintf("needs %d devices (gojax runs one CPU device)", e.NrDevices), nil
 	}
-	code, err := os.ReadFile(filepath.Join(dir, name+".bc"))
+	if e.ShapePolymorphic && artifact == "" {
+		return "", fmt.Errorf("shape-polymorphic vector was not refined to static shapes")
+	}
+	if artifact == "" {
+		artifact = filepath.Join(dir, name+".bc")
+	}
+	code, err := os.ReadFile(artifact)
 	if err != nil {
 		return "", err
 	}

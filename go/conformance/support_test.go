@@ -331,12 +331,12 @@ func TestJAXExportDetectsWrongOutputs(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name+".npz"), buf.Bytes(), 0o644))
 		return dir
 	}
-	skip, err := runJAXExport(write(false), name)
+	skip, err := runJAXExport(write(false), name, "")
 	require.Empty(t, skip)
 	if err != nil && !strings.Contains(err.Error(), "not close") {
 		t.Skipf("vector does not run on this engine yet: %v", err)
 	}
 	require.NoError(t, err)
-	_, err = runJAXExport(write(true), name)
+	_, err = runJAXExport(write(true), name, "")
 	require.ErrorContains(t, err, "output 0: 1 of")
 }

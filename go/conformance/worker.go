@@ -26,6 +26,9 @@ type Job struct {
 	Name   string `json:"name"`
 	Path   string `json:"path"`   // artifact (stablehlo) or shared jax-export dir
 	Checks int    `json:"checks"` // stablehlo: number of check calls
+	// Artifact is a jax-export vector's refined program (shape-polymorphic
+	// vectors), replacing <Path>/<Name>.bc.
+	Artifact string `json:"artifact,omitempty"`
 }
 
 type jobResult struct {
@@ -73,7 +76,7 @@ func runJob(j Job) (r Result) {
 		err = runChecked(j.Path, j.Checks > 0)
 	case "jax-export":
 		var skip string
-		skip, err = runJAXExport(j.Path, j.Name)
+		skip, err = runJAXExport(j.Path, j.Name, j.Artifact)
 		if skip != "" {
 			return Result{Name: j.Name, Status: Skip, Reason: skip}
 		}

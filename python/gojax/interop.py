@@ -54,7 +54,9 @@ __all__ = [
 # ---------------------------------------------------------------- owners ---
 
 _owners: dict[int, Any] = {}
-_owners_lock = threading.Lock()
+# Reentrant: dropping an owner can run the garbage collector, which may release
+# another Arrow import and so re-enter _on_release on this thread.
+_owners_lock = threading.RLock()
 _handles = itertools.count(1)
 
 
@@ -110,16 +112,15 @@ def _gojax_device(device: Any = None) -> Any:
 
 
 def _platform_of(device: Any) -> str:
-    # gojax reports platform "cpu" (so JAX takes its host-memory fast paths);
-    # the plugin name is the backend key JAX registered it under.
+    # gojax devices report platform "cpu" (so JAX takes its host-memory fast
+    # paths); membership in the "gojax" backend is what tells them apart.
     import jax
 
-    for name in ("gojax",):
-        try:
-            if device in jax.devices(name):
-                return name
-        except RuntimeError:
-            pass
+    try:
+        if device in jax.devices("gojax"):
+            return "gojax"
+    except RuntimeError:  # the gojax backend failed to load
+        pass
     return str(device.platform)
 
 
@@ -165,8 +166,7 @@ def _export_structs(view: np.ndarray, dtype: str) -> tuple[int, int]:
         try:
             _pyapi.ArrowExportArray(array, view.ctypes.data, dtype, shape_s, handle, _RELEASE_HOOK_ADDR)
         except BaseException:
-            with _owners_lock:
-                _owners.pop(handle, None)
+            _on_release(handle)
             raise
     except BaseException:
         _free_structs(schema, array)
@@ -213,14 +213,10 @@ def to_arrow(x: Any, *, copy: bool | None = None) -> Any:
     pa = _pyarrow()
     view, dtype = _export_source(x)
     _check_arrow_dtype(dtype, copy)
-    if dtype == "bool" or copy:
-        host = np.array(view, copy=True)
-        if dtype == "bool":
-            flat = pa.array(host.reshape(-1))
-            if host.ndim <= 1:
-                return flat
-            return _bool_tensor(pa, host, flat)
-        view = host
+    if dtype == "bool":
+        return _bool_array(pa, view)
+    if copy:
+        view = np.array(view, copy=True)
     schema, array = _export_structs(view, dtype)
     try:
         return pa.Array._import_from_c(array, schema)
@@ -228,10 +224,15 @@ def to_arrow(x: Any, *, copy: bool | None = None) -> Any:
         _free_structs(schema, array)
 
 
-def _bool_tensor(pa: Any, host: np.ndarray, flat: Any) -> Any:
-    # from_numpy_ndarray rejects bool; build the tensor type over a packed copy.
+def _bool_array(pa: Any, host: np.ndarray) -> Any:
+    # Packing one byte per element into Arrow's bitmap is the copy.
+    flat = pa.array(host.reshape(-1), type=pa.bool_())
+    if host.ndim <= 1:
+        return flat
     inner = int(np.prod(host.shape[1:]))
-    storage = pa.FixedSizeListArray.from_arrays(flat, inner)
+    storage = pa.FixedSizeListArray.from_arrays(flat, list_size=inner) if inner else pa.array(
+        [[]] * host.shape[0], type=pa.list_(pa.bool_(), 0)
+    )
     typ = pa.fixed_shape_tensor(pa.bool_(), list(host.shape[1:]))
     return pa.ExtensionArray.from_storage(typ, storage)
 
@@ -394,9 +395,10 @@ def from_dlpack(obj: Any, device: Any = None) -> Any:
     """A jax.Array on a gojax device from any DLPack producer on the host.
 
     Aliases the producer's memory when it is C-contiguous and 64-byte aligned
-    (the producer is kept alive by the result), otherwise copies once. Unlike
-    ``jax.dlpack.from_dlpack``, this lands on gojax by default and works when
-    JAX's XLA "cpu" backend is not loaded (JAX_PLATFORMS=gojax).
+    (the producer's deleter runs once the result is gone), otherwise copies
+    once. Unlike ``jax.dlpack.from_dlpack``, this lands on gojax by default,
+    works when JAX's XLA "cpu" backend is not loaded (JAX_PLATFORMS=gojax) and
+    takes bfloat16 from any producer (NumPy's DLPack import rejects it).
     """
     import jax
 
@@ -410,8 +412,137 @@ def from_dlpack(obj: Any, device: Any = None) -> Any:
     else:
         if not hasattr(obj, "__dlpack__"):
             raise TypeError(f"gojax.from_dlpack: {type(obj).__name__} has no __dlpack__")
-        try:
-            view = np.from_dlpack(obj)
-        except BufferError as e:
-            raise BufferError(f"gojax.from_dlpack: {e} (only host (kDLCPU) tensors can be imported)") from e
+        view = _dlpack_view(obj)
     return jax.device_put(view, dev)
+
+
+# gojax's own DLPack consumer: np.from_dlpack rejects bfloat16 (torch's bf16
+# tensors) and other ml_dtypes, so from_dlpack reads the managed tensor itself.
+# The structs are the DLPack ABI (dlpack.h, legacy and v1.x versioned).
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device_type", ctypes.c_int32),
+        ("device_id", ctypes.c_int32),
+        ("ndim", ctypes.c_int32),
+        ("code", ctypes.c_uint8),
+        ("bits", ctypes.c_uint8),
+        ("lanes", ctypes.c_uint16),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
+
+
+class _DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [
+        ("major", ctypes.c_uint32),
+        ("minor", ctypes.c_uint32),
+        ("manager_ctx", ctypes.c_void_p),
+        ("deleter", ctypes.c_void_p),
+        ("flags", ctypes.c_uint64),
+        ("dl_tensor", _DLTensor),
+    ]
+
+
+_DLPACK_READ_ONLY = 1
+_DL_CPU = 1
+_DL_DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_capsule_get_name = ctypes.pythonapi.PyCapsule_GetName
+_capsule_get_name.restype = ctypes.c_char_p
+_capsule_get_name.argtypes = (ctypes.py_object,)
+_capsule_get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_get_pointer.restype = ctypes.c_void_p
+_capsule_get_pointer.argtypes = (ctypes.py_object, ctypes.c_char_p)
+_capsule_set_name = ctypes.pythonapi.PyCapsule_SetName
+_capsule_set_name.restype = ctypes.c_int
+_capsule_set_name.argtypes = (ctypes.py_object, ctypes.c_char_p)
+# Capsule names are kept by pointer: these bytes must live forever.
+_USED_NAMES = {b"dltensor": b"used_dltensor", b"dltensor_versioned": b"used_dltensor_versioned"}
+
+
+def _dl_dtype(code: int, bits: int, lanes: int) -> np.dtype:
+    import ml_dtypes
+
+    if lanes != 1:
+        raise BufferError(f"gojax.from_dlpack: vector dtypes (lanes={lanes}) are not supported")
+    table = {
+        (0, 8): np.int8, (0, 16): np.int16, (0, 32): np.int32, (0, 64): np.int64,
+        (1, 8): np.uint8, (1, 16): np.uint16, (1, 32): np.uint32, (1, 64): np.uint64,
+        (2, 16): np.float16, (2, 32): np.float32, (2, 64): np.float64,
+        (4, 16): ml_dtypes.bfloat16,
+        (5, 64): np.complex64, (5, 128): np.complex128,
+        (6, 8): np.bool_,
+    }
+    if (code, bits) not in table:
+        raise BufferError(f"gojax.from_dlpack: unsupported DLPack dtype (code {code}, {bits} bits)")
+    return np.dtype(table[(code, bits)])
+
+
+class _DLPackOwner:
+    """Owns an imported DLManagedTensor: NumPy views of it keep this object as
+    their base, and dropping the last view calls the producer's deleter once."""
+
+    def __init__(self, capsule: object, name: bytes):
+        versioned = name == b"dltensor_versioned"
+        addr = _capsule_get_pointer(capsule, name)
+        if not addr:
+            raise BufferError("gojax.from_dlpack: empty DLPack capsule")
+        cls = _DLManagedTensorVersioned if versioned else _DLManagedTensor
+        managed = cls.from_address(addr)
+        if versioned and managed.major != 1:
+            raise BufferError(f"gojax.from_dlpack: unsupported DLPack version {managed.major}.{managed.minor}")
+        # Take ownership: a renamed capsule no longer calls the deleter.
+        if _capsule_set_name(capsule, _USED_NAMES[name]) != 0:
+            raise BufferError("gojax.from_dlpack: could not take the DLPack capsule")
+        self._addr = addr
+        self._deleter = managed.deleter
+        t = managed.dl_tensor
+        readonly = bool(versioned and managed.flags & _DLPACK_READ_ONLY)
+        if t.device_type != _DL_CPU:
+            self._release()
+            raise BufferError(f"gojax.from_dlpack: DLPack device type {t.device_type} is not host memory (kDLCPU)")
+        try:
+            self.dtype = _dl_dtype(t.code, t.bits, t.lanes)
+        except BufferError:
+            self._release()
+            raise
+        shape = tuple(t.shape[i] for i in range(t.ndim))
+        item = self.dtype.itemsize
+        strides = None if not t.strides else tuple(t.strides[i] * item for i in range(t.ndim))
+        # Plain unsigned/void storage of the same size; the caller views it as dtype.
+        storage = {1: "|u1", 2: "<u2", 4: "<u4", 8: "<u8"}.get(item, f"|V{item}")
+        self.__array_interface__ = {
+            "version": 3,
+            "shape": shape,
+            "typestr": storage,
+            "strides": strides,
+            "data": ((t.data or 0) + t.byte_offset, readonly),
+        }
+
+    def _release(self) -> None:
+        deleter, self._deleter = self._deleter, None
+        if deleter:
+            _DL_DELETER(deleter)(self._addr)
+
+    def __del__(self) -> None:
+        self._release()
+
+
+def _dlpack_view(obj: Any) -> np.ndarray:
+    """A read-through NumPy view of obj's DLPack export (any dtype, strides kept)."""
+    try:
+        capsule = obj.__dlpack__(max_version=(1, 0))
+    except TypeError:
+        capsule = obj.__dlpack__()
+    name = _capsule_get_name(capsule)
+    if name not in _USED_NAMES:
+        raise BufferError(f"gojax.from_dlpack: __dlpack__ returned a capsule named {name!r}")
+    owner = _DLPackOwner(capsule, name)
+    return np.asarray(owner).view(owner.dtype)

@@ -303,7 +303,7 @@ SHAPE_OPS = [
     Op("searchsorted", lambda a, v: (jnp.searchsorted(jnp.sort(a), v), jnp.searchsorted(jnp.sort(a), v, side="right")),
        [np.int32, np.float32], [(A((9,)), A((4, 3)))], grad=False),
     Op("tri_diag", lambda x: (jnp.triu(x), jnp.tril(x, -1), jnp.diag(x), jnp.diagonal(x, 1), jnp.trace(x),
-                              jnp.diag(x[0]), jnp.fill_diagonal(x, 0, inplace=False)),
+                              jnp.diag(x[0]), jnp.fill_diagonal(x, jnp.zeros((), x.dtype), inplace=False)),
        SOME, [(A((4, 4)),)], "exact"),
     Op("unique_nonzero", lambda x: (jnp.unique(x, size=6, fill_value=0), jnp.nonzero(x, size=5),
                                     jnp.bincount(jnp.abs(x).astype(jnp.int32), length=6)),

@@ -4,6 +4,7 @@ no other test directory uses)."""
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import time
 
@@ -34,7 +35,7 @@ def aligned_empty(shape, dtype, align: int = 64, offset: int = 0) -> np.ndarray:
     raw = np.empty(nbytes + align + offset, np.uint8)
     start = (-raw.ctypes.data) % align + offset
     out = raw[start:start + nbytes].view(dtype).reshape(shape)
-    assert out.ctypes.data % align == offset % align
+    assert nbytes == 0 or out.ctypes.data % align == offset % align
     return out
 
 
@@ -65,3 +66,98 @@ def wait_until(pred, timeout: float = 10.0) -> bool:
         time.sleep(0.01)
 
 
+
+
+def on_gojax(host, device):
+    """A gojax array whose buffer gojax allocated itself. jax.device_put of a
+    64-byte-aligned host array aliases the host memory instead (so gojax's
+    allocator statistics would not see it); a misaligned source forces a copy."""
+    import jax
+
+    host = np.asarray(host)
+    src = aligned_empty(host.shape, host.dtype, offset=8 if host.dtype.itemsize <= 8 else 16)
+    src[...] = host
+    x = jax.device_put(src, device)
+    assert x.unsafe_buffer_pointer() != src.ctypes.data
+    return x
+
+
+class DLPackProducer:
+    """A minimal DLPack producer over a NumPy array (torch's CPU wheel is not
+    installable here; PyPI's torch bundles CUDA). It exports any dtype NumPy
+    holds, bfloat16 included (DLPack code kDLBfloat), as a legacy or versioned
+    capsule, and counts its deleter calls so tests can check lifetimes."""
+
+    _CODES = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}
+
+    def __init__(self, host: np.ndarray, versioned: bool = True, readonly: bool = False):
+        from gojax import interop
+
+        self.host = host
+        self.versioned = versioned
+        self.readonly = readonly
+        self.deleted = 0
+        self.exported = 0
+        self._interop = interop
+        self._live: dict[int, tuple] = {}
+        self._deleter = interop._DL_DELETER(self._on_delete)
+        self._capsule_dtor = _CAPSULE_DTOR(self._on_capsule_dead)
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+    def _dl_dtype(self):
+        import ml_dtypes
+
+        dt = self.host.dtype
+        code = 4 if dt == ml_dtypes.bfloat16 else self._CODES[dt.kind]
+        return code, dt.itemsize * 8
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        ip = self._interop
+        versioned = self.versioned and max_version is not None and max_version >= (1, 0)
+        ndim = self.host.ndim
+        shape = (ctypes.c_int64 * max(ndim, 1))(*self.host.shape)
+        strides = (ctypes.c_int64 * max(ndim, 1))(*(s // self.host.itemsize for s in self.host.strides))
+        managed = (ip._DLManagedTensorVersioned if versioned else ip._DLManagedTensor)()
+        t = managed.dl_tensor
+        t.data = self.host.__array_interface__["data"][0]
+        t.device_type, t.device_id, t.ndim = 1, 0, ndim
+        t.code, t.bits = self._dl_dtype()
+        t.lanes = 1
+        t.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
+        t.strides = ctypes.cast(strides, ctypes.POINTER(ctypes.c_int64))
+        managed.deleter = ctypes.cast(self._deleter, ctypes.c_void_p).value
+        if versioned:
+            managed.major, managed.minor = 1, 0
+            managed.flags = 1 if self.readonly else 0
+        addr = ctypes.addressof(managed)
+        self._live[addr] = (managed, shape, strides, self.host)
+        self.exported += 1
+        name = b"dltensor_versioned" if versioned else b"dltensor"
+        return _capsule_new(addr, name, ctypes.cast(self._capsule_dtor, ctypes.c_void_p).value)
+
+    def _on_delete(self, addr):
+        self.deleted += 1
+        self._live.pop(addr, None)
+
+    def _on_capsule_dead(self, capsule):
+        # An unconsumed capsule still has its original name: delete it here.
+        name = _capsule_get_name_raw(capsule)
+        if name in (b"dltensor", b"dltensor_versioned"):
+            addr = _capsule_get_pointer_raw(capsule, name)
+            self._on_delete(addr)
+
+    @property
+    def live(self) -> int:
+        return len(self._live)
+
+
+_CAPSULE_DTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = (ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)
+_capsule_get_name_raw = ctypes.PYFUNCTYPE(ctypes.c_char_p, ctypes.c_void_p)(
+    ("PyCapsule_GetName", ctypes.pythonapi))
+_capsule_get_pointer_raw = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", ctypes.pythonapi))

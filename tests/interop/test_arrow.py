@@ -12,7 +12,8 @@ import pyarrow.compute as pc
 import pytest
 
 import gojax
-from interop_util import ARROW_ZERO_COPY_DTYPES, aligned_empty, dtype_id, sample, wait_until
+from gojax_testutil import check_python
+from interop_util import ARROW_ZERO_COPY_DTYPES, aligned_empty, dtype_id, on_gojax, sample, wait_until
 
 
 def values_address(arr: pa.Array) -> int:
@@ -77,7 +78,7 @@ def test_to_arrow_slices_share_memory(gojax_device, interop):
 @pytest.mark.parametrize("first", ["buffer", "consumer"])
 def test_to_arrow_lifetimes(gojax_device, interop, first):
     n = 1 << 16
-    x = jax.device_put(np.arange(n, dtype=np.float32), gojax_device)
+    x = on_gojax(np.arange(n, dtype=np.float32), gojax_device)
     ptr = x.unsafe_buffer_pointer()
     base_live = interop.live_arrow_exports()
     a = interop.to_arrow(x)
@@ -117,16 +118,17 @@ def test_to_arrow_survives_arrow_operations(gojax_device, interop):
     assert pc.sum(table.column("v")).as_py() == 45
 
 
-@pytest.mark.parametrize("shape", [(5,), (2, 3)])
+@pytest.mark.parametrize("shape", [(), (5,), (2, 3), (2, 3, 2), (3, 0), (0, 2)])
 def test_to_arrow_bool_copies(gojax_device, interop, shape):
     host = sample(shape, np.bool_)
     x = jax.device_put(host, gojax_device)
     a = interop.to_arrow(x)
-    if len(shape) == 1:
+    if len(shape) <= 1:
         assert a.type == pa.bool_()
-        assert a.to_pylist() == host.tolist()
+        assert a.to_pylist() == host.reshape(-1).tolist()
     else:
-        assert a.type == pa.fixed_shape_tensor(pa.bool_(), [3])
+        assert a.type == pa.fixed_shape_tensor(pa.bool_(), list(shape[1:]))
+        assert len(a) == shape[0]
         assert a.storage.flatten().to_pylist() == host.reshape(-1).tolist()
     with pytest.raises(ValueError, match="bit"):
         interop.to_arrow(x, copy=False)
@@ -316,3 +318,84 @@ def test_from_arrow_bad_input(interop, cpu_device):
         interop.from_arrow(pa.array(["a", "b"]))
     with pytest.raises(ValueError, match="not a gojax device"):
         interop.from_arrow(pa.array([1.0]), device=cpu_device)
+
+
+def test_to_arrow_released_on_another_thread(gojax_device, interop):
+    import threading
+
+    x = on_gojax(np.arange(1 << 12, dtype=np.float32), gojax_device)
+    before = interop.live_arrow_exports()
+    box = [interop.to_arrow(x)]
+    del x
+    assert interop.live_arrow_exports() == before + 1
+
+    def drop():
+        assert box.pop().to_numpy()[5] == 5.0  # last reference dies on this thread
+
+    t = threading.Thread(target=drop)
+    t.start()
+    t.join(timeout=30)
+    assert not t.is_alive()
+    assert wait_until(lambda: interop.live_arrow_exports() == before)
+
+
+def test_to_arrow_jit_output(gojax_device, interop):
+    f = jax.jit(lambda v: v * 2 + 1)
+    x = f(jax.device_put(np.arange(12, dtype=np.int32).reshape(3, 4), gojax_device))
+    assert x.devices() == {gojax_device}
+    a = interop.to_arrow(x)
+    assert values_address(a) == x.unsafe_buffer_pointer()
+    del x
+    gc.collect()
+    np.testing.assert_array_equal(a.to_numpy_ndarray(), np.arange(12).reshape(3, 4) * 2 + 1)
+
+
+def test_multiple_gojax_devices():
+    out = check_python("""
+        import jax, numpy as np
+        from gojax import interop
+        devs = jax.devices("gojax")
+        assert len(devs) == 2, devs
+        x = jax.device_put(np.arange(8, dtype=np.float32) + 1, devs[1])
+        a = interop.to_arrow(x)
+        print("export:", a.buffers()[1].address == x.unsafe_buffer_pointer())
+        y = interop.from_arrow(a, device=devs[1])
+        print("import:", y.devices() == {devs[1]}, y.unsafe_buffer_pointer() == x.unsafe_buffer_pointer())
+        mesh = jax.sharding.Mesh(np.array(devs), ("i",))
+        spec = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("i"))
+        s = jax.device_put(np.arange(8, dtype=np.float32), spec)
+        try:
+            interop.to_arrow(s)
+        except ValueError as e:
+            print("sharded:", "one gojax device" in str(e))
+        try:
+            interop.from_arrow(a, device=spec)
+        except ValueError as e:
+            print("sharding:", "single-device" in str(e))
+    """, env={"GOJAX_NUM_DEVICES": "2", "JAX_PLATFORMS": "gojax"})
+    assert "export: True" in out
+    assert "import: True True" in out
+    assert "sharded: True" in out
+    assert "sharding: True" in out
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, ml_dtypes.bfloat16, np.complex64], ids=dtype_id)
+def test_arrow_tensor_rejects_non_arrow_dtypes(gojax_device, interop, dtype):
+    x = jax.device_put(sample((4,), dtype), gojax_device)
+    with pytest.raises((TypeError, ValueError), match="Arrow"):
+        interop.ArrowTensor(x)
+
+
+def test_exports_alive_at_interpreter_exit():
+    # Arrays still held at exit are released during finalization, after the
+    # atexit hook turned the release callbacks off: the process must exit cleanly.
+    out = check_python("""
+        import jax, numpy as np, pyarrow as pa
+        from gojax import interop
+        d = jax.devices("gojax")[0]
+        x = jax.device_put(np.arange(64, dtype=np.float32).reshape(8, 8), d)
+        kept = [interop.to_arrow(x), pa.array(interop.ArrowTensor(x[0])),
+                interop.ArrowTensor(x).__arrow_c_array__()]
+        print("live:", interop.live_arrow_exports())
+    """)
+    assert "live: 3" in out

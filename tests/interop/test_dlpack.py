@@ -11,7 +11,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from interop_util import ALL_DTYPES, dtype_id, sample, wait_until
+from interop_util import ALL_DTYPES, DLPackProducer, dtype_id, on_gojax, sample, wait_until
 from gojax_testutil import check_python
 
 NUMPY_DLPACK_DTYPES = [d for d in ALL_DTYPES if d is not ml_dtypes.bfloat16]
@@ -136,7 +136,7 @@ def test_dlpack_lifetimes(gojax_device, interop, first):
 
 @pytest.mark.parametrize("first", ["buffer", "consumer"])
 def test_np_from_dlpack_lifetimes(gojax_device, first):
-    x = jax.device_put(np.arange(1 << 16, dtype=np.int32), gojax_device)
+    x = on_gojax(np.arange(1 << 16, dtype=np.int32), gojax_device)
     view = np.from_dlpack(x)
     assert view.ctypes.data == x.unsafe_buffer_pointer()
     if first == "buffer":
@@ -151,3 +151,87 @@ def test_np_from_dlpack_lifetimes(gojax_device, first):
         gc.collect()
         np.testing.assert_array_equal(np.asarray(x), np.arange(1 << 16, dtype=np.int32))
         x.delete()  # no external reference left: deleting frees the buffer
+
+
+# ---------------------------------------------- a DLPack producer (torch-like) ---
+
+
+@pytest.mark.parametrize("versioned", [True, False], ids=["v1", "legacy"])
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+def test_gojax_from_dlpack_producer_dtypes(gojax_device, interop, x64, dtype, versioned):
+    host = sample((3, 16), dtype)
+    prod = DLPackProducer(host, versioned=versioned)
+    x = interop.from_dlpack(prod)
+    assert x.dtype == np.dtype(dtype)
+    assert x.devices() == {gojax_device}
+    assert x.unsafe_buffer_pointer() == host.ctypes.data
+    np.testing.assert_array_equal(np.asarray(x), host)
+    assert prod.deleted == 0
+    del x
+    # The consumer's death runs the producer's deleter exactly once.
+    assert wait_until(lambda: prod.deleted == 1)
+    assert prod.live == 0
+
+
+def test_gojax_from_dlpack_one_export_per_import(gojax_device, interop):
+    prod = DLPackProducer(sample((64,), ml_dtypes.bfloat16))
+    x = interop.from_dlpack(prod)
+    assert prod.exported == 1
+    assert x.unsafe_buffer_pointer() == prod.host.ctypes.data
+
+
+def test_gojax_from_dlpack_numpy_producer_lifetime(gojax_device, interop):
+    # NumPy arrays export versioned capsules; the import must hold the array.
+    host = sample((1 << 10,), np.float16)
+    base = host.base
+    before = sys.getrefcount(base)
+    x = interop.from_dlpack(host)
+    assert x.unsafe_buffer_pointer() == host.ctypes.data
+    del host
+    gc.collect()
+    assert sys.getrefcount(base) >= before
+    del x
+    assert wait_until(lambda: sys.getrefcount(base) == before - 1)
+
+
+@pytest.mark.parametrize("dtype", [ml_dtypes.bfloat16, np.float32], ids=dtype_id)
+def test_gojax_from_dlpack_producer_strided_copies(gojax_device, interop, dtype):
+    host = sample((8, 16), dtype)[:, ::2]
+    prod = DLPackProducer(host)
+    x = interop.from_dlpack(prod)
+    assert x.unsafe_buffer_pointer() != host.__array_interface__["data"][0]
+    np.testing.assert_array_equal(np.asarray(x), host)
+    del x
+    assert wait_until(lambda: prod.deleted == 1)
+
+
+@pytest.mark.parametrize("dtype", [ml_dtypes.bfloat16, np.int32], ids=dtype_id)
+def test_gojax_from_dlpack_producer_dies_first(gojax_device, interop, dtype):
+    host = sample((1 << 12,), dtype)
+    expect = np.array(host, copy=True)
+    prod = DLPackProducer(host)
+    x = interop.from_dlpack(prod)
+    del host
+    live = prod._live  # the producer's bookkeeping outlives the producer object here
+    del prod
+    gc.collect()
+    np.testing.assert_array_equal(np.asarray(x), expect)
+    assert len(live) == 1
+    del x
+    assert wait_until(lambda: len(live) == 0)
+
+
+def test_gojax_from_dlpack_unconsumed_capsule_deleted(interop):
+    prod = DLPackProducer(sample((8,), np.float32))
+    cap = prod.__dlpack__(max_version=(1, 0))
+    del cap
+    gc.collect()
+    assert prod.deleted == 1
+
+
+def test_gojax_from_dlpack_readonly_producer(gojax_device, interop):
+    prod = DLPackProducer(sample((32,), ml_dtypes.bfloat16), readonly=True)
+    view = interop._dlpack_view(prod)
+    assert not view.flags.writeable
+    x = interop.from_dlpack(prod)
+    assert x.unsafe_buffer_pointer() == prod.host.ctypes.data

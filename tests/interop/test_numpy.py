@@ -9,7 +9,7 @@ import jax
 import numpy as np
 import pytest
 
-from interop_util import ALL_DTYPES, aligned_empty, dtype_id, sample, wait_until
+from interop_util import ALL_DTYPES, dtype_id, on_gojax, sample, wait_until
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
@@ -55,7 +55,7 @@ def test_device_put_copies_non_contiguous(gojax_device, make):
 
 
 def test_view_outlives_deleted_array(gojax_device):
-    x = jax.device_put(np.arange(1 << 16, dtype=np.float32), gojax_device)
+    x = on_gojax(np.arange(1 << 16, dtype=np.float32), gojax_device)
     view = np.asarray(x)
     ptr = view.ctypes.data
     x.delete()

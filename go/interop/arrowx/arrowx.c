@@ -105,3 +105,12 @@ void arrowx_recording_hook(int64_t handle) {
 uintptr_t arrowx_recording_hook_addr(void) { return (uintptr_t)&arrowx_recording_hook; }
 int64_t arrowx_recorded_last(void) { return atomic_load(&recorded_last); }
 int64_t arrowx_recorded_calls(void) { return atomic_load(&recorded_calls); }
+
+static const char* fake_last_name = NULL;
+
+static void* fake_get_pointer(void* capsule, const char* name) {
+  fake_last_name = name;
+  return capsule;
+}
+uintptr_t arrowx_fake_get_pointer_addr(void) { return (uintptr_t)&fake_get_pointer; }
+const char* arrowx_fake_get_pointer_last_name(void) { return fake_last_name; }

@@ -75,5 +75,9 @@ void arrowx_recording_hook(int64_t handle);
 uintptr_t arrowx_recording_hook_addr(void);
 int64_t arrowx_recorded_last(void);
 int64_t arrowx_recorded_calls(void);
+// A PyCapsule_GetPointer stand-in whose "capsule" is the struct itself and
+// that checks the name the destructor asks for.
+uintptr_t arrowx_fake_get_pointer_addr(void);
+const char* arrowx_fake_get_pointer_last_name(void);
 
 #endif  // GOJAX_ARROWX_H

@@ -144,3 +144,31 @@ func TestExportErrors(t *testing.T) {
 	require.NoError(t, ExportSchema(s, "int64", []int64{4}))
 	require.ErrorContains(t, ExportSchema(s, "int64", []int64{4}), "still owned")
 }
+
+func TestCapsuleDestructors(t *testing.T) {
+	SetCapsuleGetPointer(fakeGetPointer())
+	defer SetCapsuleGetPointer(0)
+	data := make([]float64, 3)
+
+	s := NewSchema()
+	require.NoError(t, ExportSchema(s, "float64", []int64{3}))
+	callCapsuleDestructor(CapsuleDestructor(false), s) // releases and frees
+	require.Equal(t, "arrow_schema", fakeGetPointerLastName())
+
+	// An unconsumed array capsule releases its export: the owner hears of it.
+	a := NewArray()
+	calls := recordedCalls()
+	require.NoError(t, ExportArray(a, Tensor{Data: uintptr(unsafe.Pointer(&data[0])), DType: "float64", Shape: []int64{3}}, 99, recordingHook()))
+	callCapsuleDestructor(CapsuleDestructor(true), a)
+	require.Equal(t, "arrow_array", fakeGetPointerLastName())
+	require.Equal(t, calls+1, recordedCalls())
+	require.Equal(t, int64(99), recordedLast())
+
+	// A consumed (moved-out, released) array capsule only frees the shell.
+	a = NewArray()
+	require.NoError(t, ExportArray(a, Tensor{Data: uintptr(unsafe.Pointer(&data[0])), DType: "float64", Shape: []int64{3}}, 100, recordingHook()))
+	releaseArray(a)
+	calls = recordedCalls()
+	callCapsuleDestructor(CapsuleDestructor(true), a)
+	require.Equal(t, calls, recordedCalls())
+}

@@ -2,6 +2,10 @@ package arrowx
 
 /*
 #include "arrowx.h"
+
+static void arrowx_call_destructor(uintptr_t fn, uintptr_t capsule) {
+  ((void (*)(void*))fn)((void*)capsule);
+}
 */
 import "C"
 
@@ -81,3 +85,13 @@ func releaseArray(addr uintptr) {
 func recordingHook() uintptr { return uintptr(C.arrowx_recording_hook_addr()) }
 func recordedLast() int64    { return int64(C.arrowx_recorded_last()) }
 func recordedCalls() int64   { return int64(C.arrowx_recorded_calls()) }
+
+func fakeGetPointer() uintptr { return uintptr(C.arrowx_fake_get_pointer_addr()) }
+
+func fakeGetPointerLastName() string { return C.GoString(C.arrowx_fake_get_pointer_last_name()) }
+
+// callCapsuleDestructor calls a destructor from CapsuleDestructor the way
+// CPython would, with the "capsule" (here the struct address itself).
+func callCapsuleDestructor(fn, capsule uintptr) {
+	C.arrowx_call_destructor(C.uintptr_t(fn), C.uintptr_t(capsule))
+}

@@ -122,7 +122,7 @@ func (in *interp) Call(ins, outs [][]byte) error {
 			r.t = op.Results[0].Tensor().Elem
 		}
 		switch op.Name {
-		case "stablehlo.return":
+		case "stablehlo.return", "func.return":
 			for i := range op.Operands {
 				encode(outs[i], get(i))
 			}

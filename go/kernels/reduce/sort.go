@@ -46,7 +46,7 @@ func matchComparator(r *ir.Region, n int, et ir.ElemType) (sortKey, bool) {
 		return k, false
 	}
 	ret := b.Terminator()
-	if ret == nil || ret.Name != "stablehlo.return" || len(ret.Operands) != 1 {
+	if ret == nil || (ret.Name != "stablehlo.return" && ret.Name != "func.return") || len(ret.Operands) != 1 {
 		return k, false
 	}
 	cmp := ret.Operands[0].Def
