@@ -890,9 +890,6 @@ func (b *builder) emitCase(p *plan, op *ir.Op) (instr, error) {
 }
 
 func (b *builder) emitKernel(op *ir.Op) (instr, error) {
-	if len(op.Regions) > 0 && op.Name == "stablehlo.custom_call" {
-		return nil, op.Errorf("custom call with regions is not supported")
-	}
 	step, err := lowerKernel(b.ctx, op)
 	if err != nil {
 		return nil, err

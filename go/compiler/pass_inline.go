@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/gojax/gojax/go/ir"
@@ -160,4 +161,51 @@ func (in *inliner) expand(call *ir.Op, stack []string) ([]*ir.Op, error) {
 	}
 	// Inlined ops keep the callee's locations, so errors still point at them.
 	return scratch.Ops[:len(scratch.Ops)-1], nil
+}
+
+// attachCalledComputations gives every custom call that names functions in
+// called_computations (ApproxTopK's comparator) a copy of each function's
+// body as a region, in order, so its kernel can compile them with
+// CompileRegion: functions other than the entry are dropped by inlining,
+// and kernels cannot resolve symbols. The copies end in stablehlo.return
+// like any kernel region; calls inside them are inlined by the next pass.
+func attachCalledComputations(st *passState) error {
+	var attach func(r *ir.Region, depth int) error
+	attach = func(r *ir.Region, depth int) error {
+		if depth > maxInlineDepth {
+			return fmt.Errorf("compiler: called_computations nest deeper than %d (a cycle?)", maxInlineDepth)
+		}
+		for _, b := range r.Blocks {
+			for _, op := range b.Ops {
+				arr, ok := op.Attrs["called_computations"].(ir.ArrayAttr)
+				if op.Name == "stablehlo.custom_call" && ok && len(arr.Elems) > 0 && len(op.Regions) == 0 {
+					for _, e := range arr.Elems {
+						callee := st.module.Func(symbolName(e))
+						if callee == nil {
+							return op.Errorf("called computation %s is not defined", e)
+						}
+						body := cloneRegion(callee.Body, map[*ir.Value]*ir.Value{})
+						for _, cb := range body.Blocks {
+							if t := cb.Terminator(); t != nil && t.Name == "func.return" {
+								t.Name = "stablehlo.return"
+							}
+						}
+						op.AddRegion(body)
+					}
+				}
+				for _, sub := range op.Regions {
+					if err := attach(sub, depth+1); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	}
+	for _, f := range st.module.Funcs {
+		if err := attach(f.Body, 0); err != nil {
+			return err
+		}
+	}
+	return nil
 }

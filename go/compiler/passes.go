@@ -25,14 +25,15 @@ type pass struct {
 // passes run in order; checkInvariants runs after each one so a broken
 // rewrite is reported by the pass that broke it, not by the planner later.
 var passes = []pass{
-	{"composite", lowerComposites},     // stablehlo.composite → func.call of its decomposition
-	{"inline", inlineCalls},            // func.call → callee body; drop functions other than the entry
-	{"passthrough", removePassThrough}, // sdy.*, unrealized casts, optimization_barrier, tuples
-	{"fold", foldConstants},            // ops whose operands are all constants → constants
-	{"dce", eliminateDeadCode},         // ops whose results are unused and that have no effects
-	{"fuse", fuseElementwise},          // elementwise trees → gojax.fusion ops (pass_fuse.go)
-	{"schedule", scheduleForDonation},  // read donated arguments before outputs overwrite them
-	{"planable", checkPlanable},        // every op left is one the planner or a kernel handles
+	{"composite", lowerComposites},       // stablehlo.composite → func.call of its decomposition
+	{"called", attachCalledComputations}, // custom_call called_computations → regions of the op
+	{"inline", inlineCalls},              // func.call → callee body; drop functions other than the entry
+	{"passthrough", removePassThrough},   // sdy.*, unrealized casts, optimization_barrier, tuples
+	{"fold", foldConstants},              // ops whose operands are all constants → constants
+	{"dce", eliminateDeadCode},           // ops whose results are unused and that have no effects
+	{"fuse", fuseElementwise},            // elementwise trees → gojax.fusion ops (pass_fuse.go)
+	{"schedule", scheduleForDonation},    // read donated arguments before outputs overwrite them
+	{"planable", checkPlanable},          // every op left is one the planner or a kernel handles
 }
 
 func runPasses(st *passState) error {

@@ -76,7 +76,7 @@ def test_bitcast(src, dst):
 _EDGE_UNARY = [op for op in UNARY_OPS if np.dtype(np.float32) in [np.dtype(d) for d in op.dtypes]]
 
 
-@pytest.mark.parametrize("dt", [np.float32, np.float64, BF16], ids=dname)
+@pytest.mark.parametrize("dt", [np.float32, np.float64, BF16, np.float16], ids=dname)
 def test_unary_special_values(dt):
     """All float unary ops on inf/nan/-0/tiny/huge at once; results must
     agree exactly in class (nan, inf, sign of zero) and within the
@@ -129,3 +129,67 @@ def test_shift_out_of_range_semantics():
     s = np.array([0, 7, 8, 9, 100], np.int8)
     check(lambda x, s: (lax.shift_left(x, s), lax.shift_right_arithmetic(x, s), lax.shift_right_logical(x, s)),
           x, s, cls="exact")
+
+
+def _int_edges(dt):
+    info = np.iinfo(dt)
+    vals = [info.min, info.min + 1, -1, 0, 1, 2, 7, info.max - 1, info.max]
+    return np.array([v for v in vals if info.min <= v <= info.max], dtype=dt)
+
+
+@pytest.mark.parametrize("dt", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint32], ids=dname)
+def test_integer_edge_values(dt):
+    """Integer table ops on every pair of extreme values (wrapping, INT_MIN)."""
+    uops = [op for op in UNARY_OPS if np.dtype(dt) in [np.dtype(d) for d in op.dtypes]]
+    bops = [op for op in BINARY_OPS if np.dtype(dt) in [np.dtype(d) for d in op.dtypes]
+            and op.name not in ("power_int", "left_shift", "right_shift", "shift_right_logical")]
+    with x64_for(dt):
+        e = _int_edges(dt)
+        a, b = np.meshgrid(e, e)
+        nz = np.where(b == 0, np.ones_like(b), b)
+
+        def f(u, v, w):
+            out = {op.name: op.fn(u) for op in uops}
+            for op in bops:
+                divides = op.name in ("divide", "floor_divide", "remainder", "fmod", "lax_div", "lax_rem")
+                out["b_" + op.name] = op.fn(u, w if divides else v)
+            return out
+
+        got, want = run_both(f, a, b, nz)
+        bad = []
+        for name in want:
+            try:
+                assert_same(got[name], want[name], "exact", path=name)
+            except AssertionError as err:
+                bad.append(f"{name}: {str(err).strip().splitlines()[:8]}")
+        assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128], ids=dname)
+def test_complex_branch_cuts_and_specials(dt):
+    """Complex functions on their branch cuts (signed zero imaginary parts)
+    and at infinities/NaN."""
+    re = np.array([-2.0, -1.0, -0.5, 0.0, -0.0, 0.5, 1.0, 2.0, np.inf, -np.inf, np.nan])
+    im = np.array([0.0, -0.0, 1.0, -1.0, np.inf])
+    x = np.empty((len(re), len(im)), dt)  # set parts separately: inf * 1j would make NaN real parts
+    x.real, x.imag = re[:, None], im[None, :]
+    x = x.reshape(-1)
+    fns = {"log": jnp.log, "sqrt": jnp.sqrt, "exp": jnp.exp, "sin": jnp.sin, "tanh": jnp.tanh,
+           "arcsin": jnp.arcsin, "arccos": jnp.arccos, "arctan": jnp.arctan, "arcsinh": jnp.arcsinh,
+           "arccosh": jnp.arccosh, "arctanh": jnp.arctanh, "abs": jnp.abs, "sign": jnp.sign,
+           "reciprocal": jnp.reciprocal, "square": jnp.square, "log1p": jnp.log1p, "expm1": jnp.expm1,
+           "power_half": lambda v: v ** 0.5, "div_by": lambda v: (1 + 2j) / v}
+    with x64_for(dt):
+        got, want = run_both(lambda v: {k: f(v) for k, f in fns.items()}, x)
+        bad = []
+        for name in want:
+            g, w = np.asarray(got[name]), np.asarray(want[name])
+            parts = [(g.real, w.real), (g.imag, w.imag)] if w.dtype.kind == "c" else [(g, w)]
+            for gp, wp in parts:
+                cls_ok = (np.isnan(gp) == np.isnan(wp)) & (np.isinf(gp) == np.isinf(wp))
+                finite = np.isfinite(wp) & np.isfinite(gp)
+                close = np.isclose(gp, wp, rtol=1e-4, atol=1e-6)
+                wrong = ~cls_ok | (finite & ~close)
+                if wrong.any():
+                    bad.append(f"{name}: at {x[wrong.reshape(-1)][:4]} got {gp[wrong][:4]} want {wp[wrong][:4]}")
+        assert not bad, "\n".join(bad)

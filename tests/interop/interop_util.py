@@ -86,36 +86,34 @@ class DLPackProducer:
     """A minimal DLPack producer over a NumPy array (torch's CPU wheel is not
     installable here; PyPI's torch bundles CUDA). It exports any dtype NumPy
     holds, bfloat16 included (DLPack code kDLBfloat), as a legacy or versioned
-    capsule, and counts its deleter calls so tests can check lifetimes."""
+    capsule, and counts its deleter calls so tests can check lifetimes. Like a
+    C producer's, its deleter outlives the producer object: the exported
+    tensors' state lives in the module-level _EXPORTS."""
 
     _CODES = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}
 
     def __init__(self, host: np.ndarray, versioned: bool = True, readonly: bool = False):
-        from gojax import interop
-
         self.host = host
         self.versioned = versioned
         self.readonly = readonly
-        self.deleted = 0
-        self.exported = 0
-        self._interop = interop
-        self._live: dict[int, tuple] = {}
-        self._deleter = interop._DL_DELETER(self._on_delete)
-        self._capsule_dtor = _CAPSULE_DTOR(self._on_capsule_dead)
+        self.counts = {"exported": 0, "deleted": 0, "live": 0}
+
+    exported = property(lambda self: self.counts["exported"])
+    deleted = property(lambda self: self.counts["deleted"])
+    live = property(lambda self: self.counts["live"])
 
     def __dlpack_device__(self):
         return (1, 0)
 
     def _dl_dtype(self):
-        import ml_dtypes
-
         dt = self.host.dtype
         code = 4 if dt == ml_dtypes.bfloat16 else self._CODES[dt.kind]
         return code, dt.itemsize * 8
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
-        ip = self._interop
-        versioned = self.versioned and max_version is not None and max_version >= (1, 0)
+        from gojax import interop as ip
+
+        versioned = self.versioned and max_version is not None and tuple(max_version) >= (1, 0)
         ndim = self.host.ndim
         shape = (ctypes.c_int64 * max(ndim, 1))(*self.host.shape)
         strides = (ctypes.c_int64 * max(ndim, 1))(*(s // self.host.itemsize for s in self.host.strides))
@@ -127,33 +125,38 @@ class DLPackProducer:
         t.lanes = 1
         t.shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
         t.strides = ctypes.cast(strides, ctypes.POINTER(ctypes.c_int64))
-        managed.deleter = ctypes.cast(self._deleter, ctypes.c_void_p).value
+        managed.deleter = _DELETER_ADDR
         if versioned:
             managed.major, managed.minor = 1, 0
             managed.flags = 1 if self.readonly else 0
         addr = ctypes.addressof(managed)
-        self._live[addr] = (managed, shape, strides, self.host)
-        self.exported += 1
+        _EXPORTS[addr] = (self.counts, managed, shape, strides, self.host)
+        self.counts["exported"] += 1
+        self.counts["live"] += 1
         name = b"dltensor_versioned" if versioned else b"dltensor"
-        return _capsule_new(addr, name, ctypes.cast(self._capsule_dtor, ctypes.c_void_p).value)
-
-    def _on_delete(self, addr):
-        self.deleted += 1
-        self._live.pop(addr, None)
-
-    def _on_capsule_dead(self, capsule):
-        # An unconsumed capsule still has its original name: delete it here.
-        name = _capsule_get_name_raw(capsule)
-        if name in (b"dltensor", b"dltensor_versioned"):
-            addr = _capsule_get_pointer_raw(capsule, name)
-            self._on_delete(addr)
-
-    @property
-    def live(self) -> int:
-        return len(self._live)
+        return _capsule_new(addr, name, _CAPSULE_DTOR_ADDR)
 
 
-_CAPSULE_DTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_EXPORTS: dict[int, tuple] = {}
+
+
+def _on_delete(addr):
+    counts = _EXPORTS.pop(addr)[0]
+    counts["deleted"] += 1
+    counts["live"] -= 1
+
+
+def _on_capsule_dead(capsule):
+    # An unconsumed capsule still has its original name: delete it here.
+    name = _capsule_get_name_raw(capsule)
+    if name in (b"dltensor", b"dltensor_versioned"):
+        _on_delete(_capsule_get_pointer_raw(capsule, name))
+
+
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_on_delete)
+_DELETER_ADDR = ctypes.cast(_DELETER, ctypes.c_void_p).value
+_CAPSULE_DTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_on_capsule_dead)
+_CAPSULE_DTOR_ADDR = ctypes.cast(_CAPSULE_DTOR, ctypes.c_void_p).value
 _capsule_new = ctypes.pythonapi.PyCapsule_New
 _capsule_new.restype = ctypes.py_object
 _capsule_new.argtypes = (ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)

@@ -211,14 +211,13 @@ def test_gojax_from_dlpack_producer_dies_first(gojax_device, interop, dtype):
     expect = np.array(host, copy=True)
     prod = DLPackProducer(host)
     x = interop.from_dlpack(prod)
-    del host
-    live = prod._live  # the producer's bookkeeping outlives the producer object here
-    del prod
+    counts = prod.counts
+    del host, prod
     gc.collect()
     np.testing.assert_array_equal(np.asarray(x), expect)
-    assert len(live) == 1
+    assert counts["live"] == 1
     del x
-    assert wait_until(lambda: len(live) == 0)
+    assert wait_until(lambda: counts["live"] == 0 and counts["deleted"] == 1)
 
 
 def test_gojax_from_dlpack_unconsumed_capsule_deleted(interop):
