@@ -117,7 +117,13 @@ func lowerFusion(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if err := f.compile(body, out); err != nil {
 		return nil, err
 	}
-	f.grain = max(1, max(4096, 32768/len(f.nodes))/fuseBlockLen)
+	// Chunks of about 32K cheap element-ops are worth another worker (the
+	// elementwise kernels' own grain); costly members count 8 each.
+	work := 0
+	for _, nd := range f.nodes {
+		work += nodeCost(nd.op)
+	}
+	f.grain = max(1, 32768/max(1, work)/fuseBlockLen)
 	f.scratch.New = func() any {
 		s := &fscratch{bufs: make([][]byte, f.nbufs)}
 		arena := make([]byte, f.nbufs*f.bufBytes)
@@ -473,5 +479,30 @@ func gather(d, src []byte, ld *fload, start, m int) {
 			base -= cs[k] * ld.strides[k]
 			cs[k] = 0
 		}
+	}
+}
+
+// nodeCost is a member's relative cost per element: 1 for a few-ns op, 8
+// for transcendental functions, emulated float types and complex math.
+func nodeCost(op *ir.Op) int {
+	for _, v := range append(op.Operands[:len(op.Operands):len(op.Operands)], op.Results...) {
+		if t := v.Tensor(); t != nil && (t.Elem.IsComplex() || t.Elem == ir.BF16 || t.Elem == ir.F16 || t.Elem.IsSmallFloat()) {
+			return 8
+		}
+	}
+	if cheapOps[op.Name] {
+		return 1
+	}
+	return 8
+}
+
+var cheapOps = map[string]bool{}
+
+func init() {
+	for _, n := range []string{"add", "subtract", "multiply", "divide", "maximum", "minimum", "negate", "abs",
+		"and", "or", "xor", "not", "sign", "compare", "select", "clamp", "convert",
+		"shift_left", "shift_right_logical", "shift_right_arithmetic", "popcnt",
+		"count_leading_zeros", "floor", "ceil", "sqrt", "is_finite", "remainder"} {
+		cheapOps["stablehlo."+n] = true
 	}
 }

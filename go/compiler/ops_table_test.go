@@ -37,7 +37,6 @@ var notApplicable = map[string]string{
 	"stablehlo.einsum":             "deprecated op, never emitted by JAX (dot_general is): not implemented yet",
 	"stablehlo.unary_einsum":       "as einsum",
 	"stablehlo.torch_index_select": "deprecated op, never emitted by JAX (gather is): not implemented yet",
-	"stablehlo.dynamic_conv":       "only produced by shape-polymorphic lowering; not implemented yet",
 }
 
 // TestOpsTable keeps docs/ops.md in sync with the kernel registry and the

@@ -39,8 +39,14 @@ func ReadFailures(path string) (map[string]string, error) {
 	return out, sc.Err()
 }
 
-// WriteFailures writes the failure list of a corpus run.
+// WriteFailures writes the failure list of a corpus run. A reason in the
+// existing file that starts with a "[verdict: …]" note (who is closer to the
+// true value, found by verdicts.py) is kept while the case still fails.
 func WriteFailures(path, corpus, regenerate string, rs []Result) error {
+	old, err := ReadFailures(path)
+	if err != nil {
+		return err
+	}
 	var b strings.Builder
 	s := Summarize(rs)
 	fmt.Fprintf(&b, "# %s conformance: known failures, one \"name<TAB>reason\" per line.\n", corpus)
@@ -60,9 +66,32 @@ func WriteFailures(path, corpus, regenerate string, rs []Result) error {
 	}
 	sort.Slice(fails, func(i, j int) bool { return fails[i].Name < fails[j].Name })
 	for _, r := range fails {
-		fmt.Fprintf(&b, "%s\t%s\n", r.Name, oneLine(r.Reason))
+		reason := oneLine(r.Reason)
+		if v := verdictNote(old[r.Name]); v != "" && !strings.HasPrefix(reason, v) {
+			reason = oneLine(v + " " + r.Reason)
+		}
+		fmt.Fprintf(&b, "%s\t%s\n", r.Name, reason)
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// verdictNote returns the leading "[verdict: …]" of a reason, if any.
+func verdictNote(reason string) string {
+	if !strings.HasPrefix(reason, "[verdict: ") {
+		return ""
+	}
+	depth := 0
+	for i, c := range reason {
+		switch c {
+		case '[':
+			depth++
+		case ']':
+			if depth--; depth == 0 {
+				return reason[:i+1]
+			}
+		}
+	}
+	return ""
 }
 
 func oneLine(s string) string {

@@ -83,7 +83,8 @@ func (s Summary) PassRate() float64 {
 }
 
 func (s Summary) String() string {
-	return fmt.Sprintf("%d passed, %d failed, %d skipped (pass rate %.2f%%)", s.Passed, s.Failed, s.Skipped, 100*s.PassRate())
+	return fmt.Sprintf("%d passed, %d failed, %d skipped of %d cases (pass rate %.2f%% = %d/%d run; skipped excluded)",
+		s.Passed, s.Failed, s.Skipped, s.Passed+s.Failed+s.Skipped, 100*s.PassRate(), s.Passed, s.Passed+s.Failed)
 }
 
 // CaseTimeout bounds one case (compile and run) in the worker.

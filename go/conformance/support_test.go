@@ -113,8 +113,19 @@ func TestFailuresFile(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{"b": "boom with newline", "d": "bad"}, known)
 	text, _ := os.ReadFile(path)
-	require.Contains(t, string(text), "# 1 passed, 2 failed, 1 skipped (pass rate 33.33%)")
+	require.Contains(t, string(text), "# 1 passed, 2 failed, 1 skipped of 4 cases (pass rate 33.33% = 1/3 run; skipped excluded)")
 	require.Contains(t, string(text), "#   1: n/a")
+
+	// A verdict note on a known failure survives regeneration (once).
+	text = []byte(strings.Replace(string(text), "d\tbad", "d\t[verdict: gojax closer [1 ULP]] bad", 1))
+	require.NoError(t, os.WriteFile(path, text, 0o644))
+	for range 2 {
+		require.NoError(t, WriteFailures(path, "x", "go test -update-failures", rs))
+		known, err = ReadFailures(path)
+		require.NoError(t, err)
+		require.Equal(t, "[verdict: gojax closer [1 ULP]] bad", known["d"])
+		require.Equal(t, "boom with newline", known["b"])
+	}
 
 	now := []Result{{Name: "b", Status: Pass}, {Name: "d", Status: Fail}, {Name: "e", Status: Fail, Reason: "new"}}
 	regressions, fixed := Compare(now, known)

@@ -2,8 +2,14 @@ package pyapi
 
 import (
 	"fmt"
+	"os"
 	"runtime"
+
+	gjruntime "github.com/gojax/gojax/go/runtime"
 )
+
+// envDumpDir is read by every compile (go/capi, go/compiler).
+const envDumpDir = "GOJAX_DUMP_DIR"
 
 // SetWorkerThreads limits how many threads run gojax's Go code at once
 // (runtime.GOMAXPROCS). n <= 0 restores Go's default, the CPUs available to
@@ -23,3 +29,21 @@ func SetWorkerThreads(n int) error {
 
 // WorkerThreads returns the current worker thread limit.
 func WorkerThreads() int { return runtime.GOMAXPROCS(0) }
+
+// SetDumpDir sets the directory that receives every compiled module's text
+// ("" turns dumping off). It sets Go's GOJAX_DUMP_DIR: Go keeps its own copy
+// of the environment, so changing os.environ in Python after import has no
+// effect on it.
+func SetDumpDir(dir string) error {
+	if dir == "" {
+		return os.Unsetenv(envDumpDir)
+	}
+	return os.Setenv(envDumpDir, dir)
+}
+
+// DumpDir returns the dump directory ("" when off).
+func DumpDir() string { return os.Getenv(envDumpDir) }
+
+// DefaultNumDevices is the device count a new gojax client gets
+// (GOJAX_NUM_DEVICES as Go sees it, else 1).
+func DefaultNumDevices() (int, error) { return gjruntime.DefaultNumDevices() }

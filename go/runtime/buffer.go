@@ -72,6 +72,8 @@ func newBuffer(mem *Memory, elem ir.ElemType, token bool, dims []int64) (*Buffer
 	}
 	b := &Buffer{memory: mem, elem: elem, token: token, dims: append([]int64(nil), dims...), size: size, ready: NewEvent()}
 	b.cond = sync.NewCond(&b.mu)
+	counters.liveBuffers.Add(1)
+	counters.buffersCreated.Add(1)
 	return b, nil
 }
 
@@ -148,7 +150,7 @@ func (b *Buffer) takeMemoryLocked() func() {
 		// Output not produced yet: setData frees it on arrival.
 		return func() {}
 	}
-	b.released = true
+	b.markReleasedLocked()
 	data, own, rel := b.data, b.own, b.release
 	b.data, b.own, b.release = nil, ownNone, nil
 	return func() {

@@ -64,15 +64,11 @@ const DeviceKind = "cpu"
 func NewClient(opts Options) (*Client, error) {
 	n := opts.NumDevices
 	if n == 0 {
-		if s := os.Getenv(EnvNumDevices); s != "" {
-			v, err := strconv.Atoi(s)
-			if err != nil {
-				return nil, Errorf(CodeInvalidArgument, "%s=%q is not an integer", EnvNumDevices, s)
-			}
-			n = v
-		} else {
-			n = 1
+		v, err := DefaultNumDevices()
+		if err != nil {
+			return nil, err
 		}
+		n = v
 	}
 	if n < 1 || n > maxDevices {
 		return nil, Errorf(CodeInvalidArgument, "num_devices must be between 1 and %d, got %d", maxDevices, n)
@@ -90,6 +86,21 @@ func NewClient(opts Options) (*Client, error) {
 		c.memories = append(c.memories, m)
 	}
 	return c, nil
+}
+
+// DefaultNumDevices is the device count of a client created without a
+// num_devices option: GOJAX_NUM_DEVICES, else 1. Range checks happen in
+// NewClient.
+func DefaultNumDevices() (int, error) {
+	s := os.Getenv(EnvNumDevices)
+	if s == "" {
+		return 1, nil
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, Errorf(CodeInvalidArgument, "%s=%q is not an integer", EnvNumDevices, s)
+	}
+	return v, nil
 }
 
 // PlatformName returns "cpu".

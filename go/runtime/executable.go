@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/gojax/gojax/go/compiler"
 	"github.com/gojax/gojax/go/devmem"
@@ -49,7 +50,9 @@ func Compile(client *Client, code, options []byte, dumpDir string) (*Executable,
 	if _, err := ParseCompileOptions(options); err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	prog, err := compiler.Compile(code, compiler.Options{DumpDir: dumpDir})
+	countCompile(start, err)
 	if err != nil {
 		return nil, WithCode(CodeInvalidArgument, err)
 	}
@@ -328,10 +331,13 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		done    *Event
 	}
 	var jobs []*job
-	var held []*Buffer
+	var held, created []*Buffer
 	undo := func() {
 		for _, b := range held {
 			b.unhold()
+		}
+		for _, b := range created {
+			b.discard()
 		}
 	}
 	for d, list := range args {
@@ -364,11 +370,13 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 				return nil, nil, err
 			}
 			nb.local = true
+			created = append(created, nb)
 			j.out = append(j.out, nb)
 		}
 		outs[d], events[d] = j.out, j.done
 		jobs = append(jobs, j)
 	}
+	counters.executions.Add(int64(len(jobs)))
 	for _, j := range jobs {
 		go e.run(j.in, j.donated, j.out, j.done)
 	}
@@ -409,15 +417,18 @@ func (b *Buffer) takeDonated() ([]byte, bool) {
 		return nil, false
 	}
 	data := b.data
-	b.data, b.own, b.released = nil, ownNone, true
+	b.data, b.own = nil, ownNone
+	b.markReleasedLocked()
 	return data, true
 }
 
 func (e *Executable) run(in []*Buffer, donated []bool, out []*Buffer, done *Event) {
-	err := e.runOnce(in, donated, out)
+	var running time.Duration
+	err := e.runOnce(in, donated, out, &running)
 	for _, b := range in {
 		b.unhold()
 	}
+	countExecutionEnd(running, err)
 	if err != nil {
 		for _, o := range out {
 			if !o.ready.IsReady() {
@@ -428,7 +439,7 @@ func (e *Executable) run(in []*Buffer, donated []bool, out []*Buffer, done *Even
 	done.Set(err)
 }
 
-func (e *Executable) runOnce(in []*Buffer, donated []bool, out []*Buffer) (err error) {
+func (e *Executable) runOnce(in []*Buffer, donated []bool, out []*Buffer, running *time.Duration) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = Errorf(CodeInternal, "execution of %q panicked: %v", e.Name(), r)
@@ -447,7 +458,11 @@ func (e *Executable) runOnce(in []*Buffer, donated []bool, out []*Buffer) (err e
 		}
 	}
 	e.client.runSlots <- struct{}{}
-	defer func() { <-e.client.runSlots }()
+	start := time.Now()
+	defer func() {
+		*running = time.Since(start)
+		<-e.client.runSlots
+	}()
 	data := make([][]byte, len(in))
 	for i, b := range in {
 		d, berr := b.bytes()

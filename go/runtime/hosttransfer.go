@@ -36,6 +36,7 @@ func NewHostTransfer(mem *Memory, shapes []Shape) (*HostTransfer, error) {
 		}
 		data, err := devmem.Alloc(int(b.size))
 		if err != nil {
+			b.discard()
 			t.Close()
 			return nil, WithCode(CodeResourceExhausted, err)
 		}

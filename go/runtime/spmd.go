@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gojax/gojax/go/devmem"
 	"github.com/gojax/gojax/go/ir"
@@ -331,10 +332,13 @@ func (e *Executable) executeSPMD(args [][]*Buffer) ([][]*Buffer, []*Event, error
 	}
 	outs := make([][]*Buffer, len(args))
 	events := make([]*Event, len(args))
-	var held []*Buffer
+	var held, created []*Buffer
 	undo := func() {
 		for _, b := range held {
 			b.unhold()
+		}
+		for _, b := range created {
+			b.discard()
 		}
 	}
 	for d, list := range args {
@@ -363,15 +367,19 @@ func (e *Executable) executeSPMD(args [][]*Buffer) ([][]*Buffer, []*Event, error
 				return nil, nil, err
 			}
 			nb.local = true
+			created = append(created, nb)
 			outs[d] = append(outs[d], nb)
 		}
 		events[d] = NewEvent()
 	}
+	counters.executions.Add(1)
 	go func() {
-		err := e.runSPMD(args, outs)
+		var running time.Duration
+		err := e.runSPMD(args, outs, &running)
 		for _, b := range held {
 			b.unhold()
 		}
+		countExecutionEnd(running, err)
 		for d := range outs {
 			if err != nil {
 				for _, o := range outs[d] {
@@ -386,7 +394,7 @@ func (e *Executable) executeSPMD(args [][]*Buffer) ([][]*Buffer, []*Event, error
 	return outs, events, nil
 }
 
-func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer) (err error) {
+func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, running *time.Duration) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = Errorf(CodeInternal, "execution of %q panicked: %v", e.Name(), r)
@@ -401,7 +409,11 @@ func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer) (err error) {
 		}
 	}
 	e.client.runSlots <- struct{}{}
-	defer func() { <-e.client.runSlots }()
+	start := time.Now()
+	defer func() {
+		*running = time.Since(start)
+		<-e.client.runSlots
+	}()
 
 	global := make([][]byte, len(e.inTypes))
 	var temps [][]byte

@@ -31,10 +31,12 @@ func BufferFromHost(mem *Memory, h HostBuffer, sem HostSemantics) (*Buffer, *Eve
 	es := int64(h.Elem.ByteSize())
 	strides := h.ByteStrides
 	if len(strides) != 0 && len(strides) != len(h.Dims) {
+		b.discard()
 		return nil, nil, Errorf(CodeInvalidArgument, "%d byte strides for %d dimensions", len(strides), len(h.Dims))
 	}
 	dense := len(strides) == 0 || isDense(h.Dims, strides, es)
 	if b.size > 0 && h.Data == nil {
+		b.discard()
 		return nil, nil, Errorf(CodeInvalidArgument, "host data pointer is NULL for %d bytes", b.size)
 	}
 	zeroCopy := sem == ImmutableZeroCopy || sem == MutableZeroCopy
@@ -45,6 +47,7 @@ func BufferFromHost(mem *Memory, h HostBuffer, sem HostSemantics) (*Buffer, *Eve
 	}
 	data, err := devmem.Alloc(int(b.size))
 	if err != nil {
+		b.discard()
 		return nil, nil, WithCode(CodeResourceExhausted, err)
 	}
 	if b.size > 0 {
@@ -210,6 +213,7 @@ func (b *Buffer) CopyToMemory(mem *Memory) (*Buffer, error) {
 		return nil, err
 	}
 	if err := b.hold("CopyToMemory"); err != nil {
+		nb.discard()
 		return nil, err
 	}
 	go func() {
@@ -238,6 +242,7 @@ func NewUninitializedBuffer(mem *Memory, elem ir.ElemType, dims []int64) (*Buffe
 	}
 	data, err := devmem.Alloc(int(b.size))
 	if err != nil {
+		b.discard()
 		return nil, WithCode(CodeResourceExhausted, err)
 	}
 	b.setData(data, ownDevmem, nil)
@@ -262,6 +267,7 @@ func NewViewBuffer(mem *Memory, elem ir.ElemType, dims []int64, ptr unsafe.Point
 		return nil, err
 	}
 	if ptr == nil && b.size > 0 {
+		b.discard()
 		return nil, Errorf(CodeInvalidArgument, "CreateViewOfDeviceBuffer: device pointer is NULL")
 	}
 	var data []byte
@@ -329,9 +335,11 @@ func (b *Buffer) DonateWithDependency() (*Buffer, func(error), error) {
 	switch {
 	case b.deleted:
 		b.mu.Unlock()
+		nb.discard()
 		return nil, nil, Errorf(CodeInvalidArgument, "DonateWithControlDependency: buffer has been deleted or donated")
 	case b.extRefs > 0:
 		b.mu.Unlock()
+		nb.discard()
 		return nil, nil, Errorf(CodeFailedPrecondition, "DonateWithControlDependency: buffer has %d external references", b.extRefs)
 	}
 	b.holds++
@@ -352,7 +360,8 @@ func (b *Buffer) DonateWithDependency() (*Buffer, func(error), error) {
 		b.waitSoleHolder()
 		b.mu.Lock()
 		data, own, rel := b.data, b.own, b.release
-		b.data, b.own, b.release, b.released = nil, ownNone, nil, true
+		b.data, b.own, b.release = nil, ownNone, nil
+		b.markReleasedLocked()
 		b.mu.Unlock()
 		b.unhold()
 		nb.setData(data, own, rel)

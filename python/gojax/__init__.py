@@ -3,35 +3,46 @@
 Importing gojax loads its single shared library, which is both this Python
 extension and the PJRT plugin (one Go runtime per process). JAX finds the
 plugin through the ``jax_plugins`` entry point (module ``gojax_plugin``); the
-functions here report versions and statistics and take configuration.
+functions here report versions and statistics (``stats()``), and
+``config`` takes configuration.
 """
 
 from __future__ import annotations
 
+from typing import Final
+
 from ._library import (
+    BuildInfo,
+    Config,
     Stats,
     api_pointer,
     build_info,
+    config,
     library_path,
     pjrt_api_capsule,
+    reset_peak_memory,
     set_worker_threads,
     stats,
     version,
     worker_threads,
 )
 
-__version__ = version()
+__version__: Final[str] = version()
 
-PLUGIN_NAME = "gojax"
+PLUGIN_NAME: Final[str] = "gojax"
 
 __all__ = [
     "PLUGIN_NAME",
+    "BuildInfo",
+    "Config",
     "Stats",
     "__version__",
     "api_pointer",
     "build_info",
+    "config",
     "library_path",
     "pjrt_api_capsule",
+    "reset_peak_memory",
     "set_worker_threads",
     "stats",
     "version",

@@ -7,10 +7,12 @@ import dataclasses
 import gc
 import json
 import os
+import types
+from collections.abc import Mapping
 from typing import Any
 
 
-def _load_binding():
+def _load_binding() -> types.ModuleType:
     before = list(gc.callbacks)
     from ._binding import pyapi
 
@@ -46,55 +48,158 @@ def library_path() -> str:
     return os.path.abspath(_gojax.__file__)
 
 
-def build_info() -> dict[str, Any]:
-    """How the library was built: Go settings recorded by the linker
-    ("go" key) and the build backend's record of steps and flags ("build")."""
-    settings: dict[str, str] = {}
+@dataclasses.dataclass(frozen=True)
+class BuildInfo:
+    """How the library was built."""
+
+    version: str  # gojax release version
+    go_version: str  # Go toolchain, e.g. "go1.26.0"
+    platform: str  # GOOS/GOARCH, e.g. "linux/amd64"
+    go: Mapping[str, str]  # build settings recorded by the Go linker
+    build: Mapping[str, Any]  # the build backend's record (build_log.json)
+    library: str  # path of the shared library
+
+
+def build_info() -> BuildInfo:
+    """How the library was built: Go toolchain and linker settings, plus the
+    build backend's record of steps and flags."""
     lines = str(_pyapi.BuildInfo()).splitlines()
+    toolchain = lines[1].split() if len(lines) > 1 else []
+    settings: dict[str, str] = {}
     for line in lines[2:]:
         key, sep, value = line.partition("=")
         if sep:
             settings[key] = value
     with open(os.path.join(_BINDING_DIR, "build_log.json"), encoding="utf-8") as f:
         build = json.load(f)
-    return {
-        "version": version(),
-        "go_version": lines[1].split()[1] if len(lines) > 1 else "",
-        "go": settings,
-        "build": build,
-        "library": library_path(),
-    }
+    return BuildInfo(
+        version=version(),
+        go_version=toolchain[1] if len(toolchain) > 1 else "",
+        platform=toolchain[2] if len(toolchain) > 2 else "",
+        go=types.MappingProxyType(settings),
+        build=types.MappingProxyType(build),
+        library=library_path(),
+    )
 
 
 @dataclasses.dataclass(frozen=True)
 class Stats:
-    """A snapshot of gojax's runtime counters."""
+    """A snapshot of gojax's runtime counters (process-wide)."""
 
     bytes_in_use: int  # device memory allocated now
-    peak_bytes: int  # highest bytes_in_use so far
-    num_allocs: int  # device allocations ever made
-    live_buffers: int  # device allocations not yet freed
+    peak_bytes: int  # highest bytes_in_use since start or reset_peak_memory()
+    num_allocs: int  # device allocations ever made (buffers and temporaries)
+    live_allocations: int  # device allocations not yet freed
+    live_buffers: int  # PJRT buffers whose memory is not released yet
+    buffers_created: int  # PJRT buffers ever created
+    compiles: int  # successful compilations
+    failed_compiles: int  # compilations that raised
+    compile_seconds: float  # time spent in successful compilations
+    executions: int  # program runs started, one per device
+    failed_executions: int  # runs that ended in an error
+    execute_seconds: float  # time runs spent running
 
 
 def stats() -> Stats:
+    """Read gojax's runtime counters."""
     s = _pyapi.ReadStats()
     return Stats(
         bytes_in_use=int(s.BytesInUse),
         peak_bytes=int(s.PeakBytes),
         num_allocs=int(s.NumAllocs),
+        live_allocations=int(s.LiveAllocations),
         live_buffers=int(s.LiveBuffers),
+        buffers_created=int(s.BuffersCreated),
+        compiles=int(s.Compiles),
+        failed_compiles=int(s.FailedCompiles),
+        compile_seconds=float(s.CompileSeconds),
+        executions=int(s.Executions),
+        failed_executions=int(s.FailedExecutions),
+        execute_seconds=float(s.ExecuteSeconds),
     )
 
 
+def reset_peak_memory() -> None:
+    """Restart peak_bytes from the memory in use now."""
+    _pyapi.ResetPeakMemory()
+
+
+_MAX_WORKER_THREADS = 1 << 16
+
+
 def set_worker_threads(n: int) -> None:
-    """Limit the threads running gojax's Go code at once; n <= 0 restores the default."""
+    """Limit the threads running gojax's Go code at once (GOMAXPROCS);
+    n <= 0 restores the default (the CPUs available to the process)."""
     if not isinstance(n, int) or isinstance(n, bool):
         raise TypeError(f"worker threads must be an int, not {type(n).__name__}")
+    if n > _MAX_WORKER_THREADS:
+        raise ValueError(f"worker threads must be at most {_MAX_WORKER_THREADS}, got {n}")
     _pyapi.SetWorkerThreads(n)
 
 
 def worker_threads() -> int:
+    """The current worker thread limit (GOMAXPROCS)."""
     return int(_pyapi.WorkerThreads())
+
+
+class Config:
+    """Live, typed view of gojax's settings: reads and writes go to the Go
+    runtime. Go keeps its own copy of the environment, so once gojax is
+    imported, change settings here rather than through os.environ."""
+
+    __slots__ = ()
+
+    @property
+    def worker_threads(self) -> int:
+        """Threads running Go code at once (see set_worker_threads)."""
+        return worker_threads()
+
+    @worker_threads.setter
+    def worker_threads(self, n: int) -> None:
+        set_worker_threads(n)
+
+    @property
+    def dump_dir(self) -> str | None:
+        """Directory receiving each compiled module's text (GOJAX_DUMP_DIR);
+        None when off. Applies from the next compile."""
+        d = str(_pyapi.DumpDir())
+        return d or None
+
+    @dump_dir.setter
+    def dump_dir(self, path: str | os.PathLike[str] | None) -> None:
+        if path is None:
+            _pyapi.SetDumpDir("")
+            return
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"dump_dir must be a path or None, not {type(path).__name__}")
+        p = os.fspath(path)
+        if not isinstance(p, str) or not p or "\0" in p:
+            raise ValueError(f"dump_dir must be a non-empty path, got {p!r}")
+        _pyapi.SetDumpDir(os.path.abspath(p))
+
+    @property
+    def num_devices(self) -> int:
+        """Devices a new gojax client gets (GOJAX_NUM_DEVICES, else 1).
+        Read-only: JAX creates its client once."""
+        try:
+            return int(_pyapi.DefaultNumDevices())
+        except RuntimeError as e:
+            raise ValueError(str(e)) from None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The current settings as a plain dict."""
+        return {
+            "worker_threads": self.worker_threads,
+            "dump_dir": self.dump_dir,
+            "num_devices": self.num_devices,
+        }
+
+    def __repr__(self) -> str:
+        items = ", ".join(f"{k}={v!r}" for k, v in self.as_dict().items())
+        return f"gojax.Config({items})"
+
+
+config = Config()
 
 
 def api_pointer() -> int:

@@ -413,6 +413,18 @@ NN_OPS = [
        [BF16, np.float32], [(A((2, 5, 2, 4)), A((2, 5, 2, 4)), A((2, 5, 2, 4)))], "transc"),
 ]
 
+_PREFERRED = [np.float32, np.complex64, np.float64, np.int32, np.int8, np.uint8, np.bool_]
+
+
+def primary_dtype(op):
+    """The dtype an op is tested most thoroughly in (float32 where it can)."""
+    names = [np.dtype(d) for d in op.dtypes]
+    for p in _PREFERRED:
+        if np.dtype(p) in names:
+            return op.dtypes[names.index(np.dtype(p))]
+    return op.dtypes[0]
+
+
 ALL_TABLES = {
     "unary": UNARY_OPS, "binary": BINARY_OPS, "ternary": TERNARY_OPS, "reduction": REDUCTION_OPS,
     "shape": SHAPE_OPS, "matmul": MATMUL_OPS, "signal": SIGNAL_OPS, "nn": NN_OPS,

@@ -216,3 +216,33 @@ MORE_LINALG = [
 def test_more_linalg(name, fn, dt):
     with x64_for(dt):
         check(fn, _general(rng_for("ml", name, dname(dt)), 5, dt), cls="linalg")
+
+
+# Larger matrices: where blocked/parallel factorizations take over.
+def _spd_big(n, dt, seed):
+    x = np.random.default_rng(seed).standard_normal((n, n))
+    return (x @ x.T / n + np.eye(n)).astype(dt)
+
+
+BIG_LINALG = [
+    ("cholesky_128", lambda a: jnp.linalg.cholesky(a), 128),
+    ("solve_100", lambda a: jnp.linalg.solve(a, a[:, :3]), 100),
+    ("eigh_64", lambda a: (jnp.linalg.eigvalsh(a), jnp.abs(jnp.linalg.eigh(a)[1]).sum(0)), 64),
+    ("svd_64x40", lambda a: (jnp.linalg.svd(a[:, :40], compute_uv=False),), 64),
+    ("qr_80x40", lambda a: (lambda q, r: (q @ r, jnp.abs(jnp.diagonal(r))))(*jnp.linalg.qr(a[:, :40])), 80),
+    ("inv_det_96", lambda a: (jnp.linalg.inv(a), jnp.linalg.slogdet(a)[1]), 96),
+]
+
+
+@pytest.mark.parametrize("name,fn,n", BIG_LINALG, ids=[b[0] for b in BIG_LINALG])
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=dname)
+def test_big_linalg(name, fn, n, dt):
+    with x64_for(dt):
+        check(fn, _spd_big(n, dt, n), cls="linalg")
+
+
+def test_stable_argsort_many_ties_and_duplicate_scatter_add():
+    keys = (make(rng_for("ties"), (20000,), np.int32, "full") % 7).astype(np.int32)
+    idx = (make(rng_for("dup"), (50000,), np.int32, "full") % 100).astype(np.int32)
+    check(lambda k, i: (jnp.argsort(k, stable=True), jnp.zeros(100, jnp.int32).at[i].add(i * 3 - 7),
+                        jnp.sort(k), jnp.bincount(i, length=100)), keys, idx, cls="exact")

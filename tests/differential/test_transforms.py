@@ -11,17 +11,9 @@ import numpy as np
 import pytest
 
 from diffutil import assert_same, dname, make, rng_for, run_both, x64_for
-from optable import ALL_TABLES
+from optable import ALL_TABLES, primary_dtype
 
-_PREFERRED = [np.float32, np.complex64, np.float64, np.int32, np.int8, np.uint8, np.bool_]
-
-
-def _pick_dtype(op):
-    names = [np.dtype(d) for d in op.dtypes]
-    for p in _PREFERRED:
-        if np.dtype(p) in names:
-            return op.dtypes[names.index(np.dtype(p))]
-    return op.dtypes[0]
+_pick_dtype = primary_dtype
 
 
 def _main_variant(op):
