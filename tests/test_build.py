@@ -37,7 +37,7 @@ def test_no_libpython_needed():
 
 
 def test_built_without_fast_math():
-    build = gojax.build_info()["build"]
+    build = gojax.build_info().build
     # The backend refuses fast-math in #cgo lines and C sources before building.
     assert build["sources_scanned_for_fast_math"] > 0
     flags = json.dumps(build)
@@ -121,13 +121,13 @@ def test_wheel_tag_matches_glibc_requirement():
 
 def test_build_info():
     info = gojax.build_info()
-    assert info["version"] == gojax.__version__
-    assert info["go_version"].startswith("go1.")
-    assert info["go"]["-buildmode"] == "c-shared"
-    assert info["go"]["CGO_ENABLED"] == "1"
-    assert info["library"] == gojax.library_path()
-    assert set(info["build"]["exports"]) == EXPECTED_EXPORTS
-    assert not [n for n in info["build"]["needed"] if "python" in n]
+    assert info.version == gojax.__version__
+    assert info.go_version.startswith("go1.")
+    assert info.go["-buildmode"] == "c-shared"
+    assert info.go["CGO_ENABLED"] == "1"
+    assert info.library == gojax.library_path()
+    assert set(info.build["exports"]) == EXPECTED_EXPORTS
+    assert not [n for n in info.build["needed"] if "python" in n]
 
 
 def test_api_pointer_and_capsule():
@@ -142,7 +142,8 @@ def test_stats_snapshot_is_consistent():
     s = gojax.stats()
     assert isinstance(s, gojax.Stats)
     assert 0 <= s.bytes_in_use <= s.peak_bytes
-    assert 0 <= s.live_buffers <= s.num_allocs
+    assert 0 <= s.live_allocations <= s.num_allocs
+    assert 0 <= s.live_buffers <= s.buffers_created
 
 
 @pytest.mark.parametrize("n", [1, 3])

@@ -104,15 +104,16 @@ func BenchmarkElementwiseChain(b *testing.B) {
 				binary.LittleEndian.PutUint32(y[4*i:], math.Float32bits(float32(i%7)))
 			}
 			args := [][]byte{x, y}
+			// The plan alone, into a reused output: Run's fresh 64 MiB
+			// output (page faults on first touch) would hide the loops.
+			outs := [][]byte{make([]byte, 4*n)}
 			b.SetBytes(3 * 4 * n)
 			b.ResetTimer()
 			cpu0 := cpuTime()
 			for range b.N {
-				res, err := e.Run(args, nil)
-				if err != nil {
+				if err := e.plan.exec(args, outs); err != nil {
 					b.Fatal(err)
 				}
-				freeAll(res)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/elem")
 			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")

@@ -168,6 +168,7 @@ func BenchmarkMLPStepRun(b *testing.B) {
 			}
 			args := mlpArgs(e)
 			b.ResetTimer()
+			cpu0 := cpuTime()
 			for range b.N {
 				res, err := e.Run(args, nil)
 				if err != nil {
@@ -175,6 +176,7 @@ func BenchmarkMLPStepRun(b *testing.B) {
 				}
 				freeAll(res)
 			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 		})
 	}
 }

@@ -1,9 +1,14 @@
 // Package compiler turns a StableHLO portable artifact into an executable plan.
 //
 // Pipeline: vhlo.Read → verify.Module → clone → the pass table in passes.go
-// (composites → calls, inlining, pass-through removal, constant folding,
-// dead-code elimination, fusion hook), with structural invariants checked
-// after every pass → build.go lowers the entry function into a plan.
+// (composites → calls, called computations → regions, inlining,
+// pass-through removal, constant folding, dead-code elimination,
+// elementwise fusion, donation scheduling), with structural invariants
+// checked after every pass → build.go lowers the entry function into a plan.
+// Fusion (pass_fuse.go, fusion.go) turns trees of elementwise ops, with the
+// reshapes between them and the broadcasts feeding them, into gojax.fusion
+// ops that run as one blocked loop with intermediates in per-worker scratch;
+// results are bit-identical to the unfused plan (Options.NoFuse).
 //
 // A plan (plan.go) is a flat list of instructions over numbered buffer
 // slots whose sizes are fixed at compile time. Kernel ops become kernel

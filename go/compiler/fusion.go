@@ -102,8 +102,8 @@ func lowerFusion(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	f := &fusion{op: op, ctx: ctx, n: int(out.NumElements())}
 	for _, r := range op.Results {
 		t := staticTensor(r)
-		if t == nil || !sameShapeDims(t.Shape, out.Shape) {
-			return nil, op.Errorf("fusion results must share one shape")
+		if t == nil || t.NumElements() != out.NumElements() {
+			return nil, op.Errorf("fusion results must have one element count")
 		}
 		f.outBytes = append(f.outBytes, int(t.ByteSize()))
 	}
@@ -201,7 +201,7 @@ func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 		if t == nil {
 			return f.op.Errorf("fusion input %d is not a static tensor", i)
 		}
-		if sameShapeDims(t.Shape, out.Shape) {
+		if int(t.NumElements()) == f.n {
 			src[a] = fsrc{srcInput, i, t.Elem.ByteSize()}
 		}
 	}
@@ -228,7 +228,7 @@ func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 			continue
 		}
 		for _, v := range m.Operands {
-			if t := staticTensor(v); v.Block == body && v.Def == nil && t.NumElements() == 1 && !sameShapeDims(t.Shape, out.Shape) {
+			if t := staticTensor(v); v.Block == body && v.Def == nil && t.NumElements() == 1 && f.n != 1 {
 				// A rank-0 select/clamp operand: filled once per chunk.
 				src[v] = fsrc{srcBuf, fillInput(v.Index, t.Elem.ByteSize()), t.Elem.ByteSize()}
 			}
@@ -239,6 +239,16 @@ func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 			continue
 		}
 		res := m.Results[0]
+		if _, isResult := resultOf[res]; m.Name == "stablehlo.reshape" && !isResult {
+			// Same bytes in the same order: read the operand's source. A
+			// dying buffer passes to the result (freed when it dies).
+			v := m.Operands[0]
+			if s, ok := src[v]; ok && (!loaded[v] || lastUse[v] == i) {
+				src[res], loaded[res] = s, loaded[v]
+				loaded[v] = false
+				continue
+			}
+		}
 		nd := fnode{op: m, es: res.Tensor().Elem.ByteSize(), out: -1, res: -1}
 		for j, v := range m.Operands {
 			s, ok := src[v]
@@ -314,6 +324,8 @@ func (nd *fnode) resolve() error {
 	out := op.Results[0].Tensor()
 	ok := false
 	switch name := op.Name; {
+	case name == "stablehlo.reshape":
+		nd.f1, ok = copyLoop, true
 	case name == "stablehlo.compare":
 		dir, _ := op.Attrs.Enum("comparison_direction")
 		ct, _ := op.Attrs.Enum("compare_type")
@@ -411,6 +423,9 @@ func (f *fusion) blocks(ins, outs [][]byte, lo, hi int) {
 	}
 }
 
+// copyLoop is a fused reshape that must produce its own buffer.
+func copyLoop(d, a []byte) { copy(d, a[:len(d)]) }
+
 // arg is an operand's part for result elements [b, e).
 func (s *fscratch) arg(ins, outs [][]byte, a fsrc, b, e int) []byte {
 	switch a.kind {
@@ -502,7 +517,7 @@ func init() {
 	for _, n := range []string{"add", "subtract", "multiply", "divide", "maximum", "minimum", "negate", "abs",
 		"and", "or", "xor", "not", "sign", "compare", "select", "clamp", "convert",
 		"shift_left", "shift_right_logical", "shift_right_arithmetic", "popcnt",
-		"count_leading_zeros", "floor", "ceil", "sqrt", "is_finite", "remainder"} {
+		"count_leading_zeros", "floor", "ceil", "sqrt", "is_finite", "remainder", "reshape"} {
 		cheapOps["stablehlo."+n] = true
 	}
 }

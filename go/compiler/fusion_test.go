@@ -68,7 +68,7 @@ func (g *fuseGen) step(args []*ir.Value) {
 	b := g.b
 	floats := []ir.ElemType{ir.F32, ir.F32, ir.F64, ir.BF16}
 	ft := floats[g.r.IntN(len(floats))]
-	switch k := g.r.IntN(14); k {
+	switch k := g.r.IntN(15); k {
 	case 0, 1:
 		g.add(g.unary(fuseFloatUnary[g.r.IntN(len(fuseFloatUnary))], ft, g.pick(ft)))
 	case 2, 3, 4:
@@ -114,6 +114,22 @@ func (g *fuseGen) step(args []*ir.Value) {
 		g.add(g.binary("multiply", ir.F32, x, g.pick(ir.F32)))
 	case 12: // a transposed operand
 		g.add(g.binary("add", ir.F32, g.pick(ir.F32), g.bcast(args[6], 1, 0)))
+	case 14: // reshapes between elementwise ops (same element count)
+		t := []ir.ElemType{ir.F32, ir.S32, ir.BF16}[g.r.IntN(3)]
+		shape := ir.Tensor(t, g.cols, g.rows)
+		if g.r.IntN(2) == 0 {
+			shape = ir.Tensor(t, g.rows*g.cols)
+		}
+		x := b.v("stablehlo.reshape", shape, nil, g.pick(t))
+		y := x
+		if g.r.IntN(2) == 0 {
+			y = b.v("stablehlo.reshape", shape, nil, g.pick(t))
+		}
+		v := b.v([]string{"stablehlo.add", "stablehlo.multiply", "stablehlo.maximum"}[g.r.IntN(3)], shape, nil, x, y)
+		if g.r.IntN(2) == 0 {
+			v = b.v("stablehlo.negate", shape, nil, v)
+		}
+		g.add(b.v("stablehlo.reshape", g.full(t), nil, v))
 	case 13: // a non-fusible op in the middle: splits the trees
 		x := g.pick(ir.F32)
 		g.add(b.v("stablehlo.reverse", x.Type, ir.Attrs{"dimensions": ir.DenseI64Attr{Values: []int64{1}}}, x))

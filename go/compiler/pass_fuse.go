@@ -12,8 +12,9 @@ import (
 // region into a single blocked loop.
 const fusionOp = "gojax.fusion"
 
-// fuseElementwise merges producer→consumer trees of elementwise ops of one
-// shape (and the broadcast_in_dim ops feeding them) into gojax.fusion ops,
+// fuseElementwise merges producer→consumer trees of elementwise ops with one
+// element count (the reshapes between them and the broadcast_in_dim ops
+// feeding them included) into gojax.fusion ops,
 // so their intermediates never reach memory. A producer joins its
 // consumer's fusion when every use of its result is inside that fusion:
 // values used elsewhere stay materialized and are not recomputed.
@@ -62,7 +63,7 @@ func fuseBlock(blk *ir.Block) {
 		}
 		t := op.Results[0].Tensor()
 		g := joinGroup(op, users[op.Results[0]], group, index, rootAt)
-		if g >= 0 && !sameShapeDims(shapes[g].Shape, t.Shape) {
+		if g >= 0 && shapes[g].NumElements() != t.NumElements() {
 			g = -1
 		}
 		if g < 0 {
@@ -272,6 +273,10 @@ func fusible(op *ir.Op) bool {
 	case name == "stablehlo.broadcast_in_dim":
 		_, ok := broadcastMap(op)
 		return ok
+	case name == "stablehlo.reshape":
+		// Row-major reshapes keep every element's linear index: inside a
+		// fusion (which works on linear indices) they move no data.
+		return len(ins) == 1 && ins[0].Elem == out.Elem && ins[0].NumElements() == out.NumElements()
 	case name == "stablehlo.compare":
 		if len(ins) != 2 || ins[0].Elem != ins[1].Elem || out.Elem != ir.Pred || !full(0, false) || !full(1, false) {
 			return false
@@ -433,7 +438,7 @@ func fusionOverwritable(op *ir.Op, v *ir.Value) bool {
 			continue
 		}
 		t := o.Tensor()
-		if t == nil || out == nil || t.Elem.ByteSize() != out.Elem.ByteSize() || !sameShapeDims(t.Shape, out.Shape) {
+		if t == nil || out == nil || t.Elem.ByteSize() != out.Elem.ByteSize() || t.NumElements() != out.NumElements() {
 			return false
 		}
 		arg := body.Args[i]

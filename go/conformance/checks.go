@@ -28,7 +28,11 @@ import (
 //     the testdata custom call without a tolerance); NaN matches NaN,
 //     infinities must be equal;
 //   - eq: like expect_almost_eq with 0.0001 for floats, exact for integers;
-//     it also returns the verdict as a tensor<i1>.
+//     it also returns the verdict as a tensor<i1>;
+//   - expect_allclose (gojax's own, for round-trip programs checked against
+//     XLA:CPU, see roundtrip.py): numpy.allclose per float component,
+//     |actual - expected| <= atol + rtol*|expected|, NaN matches NaN,
+//     infinities must be equal; exact for integers.
 
 const (
 	defaultMaxULP           = 3
@@ -37,7 +41,7 @@ const (
 )
 
 // checkTargets are the custom-call targets the runner implements.
-var checkTargets = []string{"check.expect_eq", "check.expect_close", "check.expect_almost_eq", "check.eq"}
+var checkTargets = []string{"check.expect_eq", "check.expect_close", "check.expect_almost_eq", "check.eq", "check.expect_allclose"}
 
 func init() {
 	for _, t := range checkTargets {
@@ -123,6 +127,8 @@ func (r *recorder) result(hasChecks bool) error {
 // ("tolerance=0.1", "max_ulp_difference=5,min_ulp_difference=0").
 type checkParams struct {
 	tolerance float64
+	rtol      float64 // expect_allclose
+	atol      float64 // expect_allclose
 	maxULP    uint64
 	minULP    uint64
 }
@@ -149,6 +155,10 @@ func parseParams(target, config string) (checkParams, error) {
 			p.maxULP, err = strconv.ParseUint(strings.TrimSpace(v), 10, 64)
 		case "min_ulp_difference":
 			p.minULP, err = strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+		case "rtol":
+			p.rtol, err = strconv.ParseFloat(strings.TrimSpace(v), 64)
+		case "atol":
+			p.atol, err = strconv.ParseFloat(strings.TrimSpace(v), 64)
 		default:
 			err = fmt.Errorf("unknown option")
 		}
@@ -263,6 +273,17 @@ func floatMatches(target string, e ir.ElemType, actual, expected []byte, i int, 
 		d := ulpDistance(e, bitsAt(e, actual, i), bitsAt(e, expected, i))
 		if d > p.maxULP || d < p.minULP {
 			return false, fmt.Sprintf(" (%d ULP; allowed %d..%d)", d, p.minULP, p.maxULP)
+		}
+		return true, ""
+	case "check.expect_allclose":
+		if a == b {
+			return true, ""
+		}
+		if math.IsInf(a, 0) || math.IsInf(b, 0) {
+			return false, ""
+		}
+		if lim := p.atol + p.rtol*math.Abs(b); math.Abs(a-b) > lim {
+			return false, fmt.Sprintf(" (|diff| %.3g > atol %g + rtol %g * |want|)", math.Abs(a-b), p.atol, p.rtol)
 		}
 		return true, ""
 	default: // expect_almost_eq, eq (reference: Element.cpp areApproximatelyEqual)

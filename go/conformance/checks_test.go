@@ -30,6 +30,7 @@ func TestCompareTensors(t *testing.T) {
 	f32x2 := ir.Tensor(ir.F32, 2)
 	nan := float32(math.NaN())
 	def := checkParams{maxULP: defaultMaxULP, tolerance: almostEqTolerance}
+	allclose := checkParams{rtol: 1e-5, atol: 1e-6}
 	cases := []struct {
 		name      string
 		target    string
@@ -57,6 +58,12 @@ func TestCompareTensors(t *testing.T) {
 		{"bf16 ulp", "check.expect_close", ir.Tensor(ir.BF16, 1), []byte{0x81, 0x3f}, []byte{0x80, 0x3f}, def, ""},
 		{"f16 values", "check.expect_almost_eq", ir.Tensor(ir.F16, 1), []byte{0x00, 0x3c}, []byte{0x00, 0x40}, def, "got 1, want 2"},
 		{"f8 e4m3fn", "check.expect_eq", ir.Tensor(ir.F8E4M3FN, 1), []byte{0x38}, []byte{0x38}, def, ""},
+		{"allclose rtol", "check.expect_allclose", f32x2, f32s(100.0009, -2), f32s(100, -2), allclose, ""},
+		{"allclose outside", "check.expect_allclose", f32x2, f32s(100.002, -2), f32s(100, -2), allclose, "atol 1e-06 + rtol 1e-05"},
+		{"allclose atol near zero", "check.expect_allclose", f32x2, f32s(5e-7, 0), f32s(-5e-7, 0), allclose, ""},
+		{"allclose nan", "check.expect_allclose", f32x2, f32s(nan, 1), f32s(nan, 1), allclose, ""},
+		{"allclose inf", "check.expect_allclose", f32x2, f32s(float32(math.Inf(1)), 1), f32s(float32(math.MaxFloat32), 1), allclose, "1 of 2"},
+		{"allclose ints exact", "check.expect_allclose", ir.Tensor(ir.S32, 1), []byte{2, 0, 0, 0}, []byte{3, 0, 0, 0}, allclose, "got 2, want 3"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -109,6 +116,10 @@ func TestParseParams(t *testing.T) {
 	p, err = parseParams("check.expect_almost_eq", "tolerance=0.1")
 	require.NoError(t, err)
 	require.Equal(t, 0.1, p.tolerance)
+	p, err = parseParams("check.expect_allclose", "rtol=1e-2,atol=0.5")
+	require.NoError(t, err)
+	require.Equal(t, 1e-2, p.rtol)
+	require.Equal(t, 0.5, p.atol)
 	_, err = parseParams("check.expect_eq", "bogus=1")
 	require.Error(t, err)
 }

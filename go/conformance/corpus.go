@@ -115,18 +115,31 @@ func Serialize(root, corpus string) (*Manifest, error) {
 	if _, err := os.Stat(src); err != nil {
 		return nil, fmt.Errorf("conformance: corpus %s: %w", corpus, err)
 	}
+	// A manifest of our own: other checkouts may serialize into the same
+	// cache at the same time (artifacts are per script version, see
+	// serialize.py, but the default manifest path is shared).
+	mf, err := os.CreateTemp(cache, corpus+"-manifest-*.json")
+	if err != nil {
+		return nil, err
+	}
+	mf.Close()
+	defer os.Remove(mf.Name())
 	cmd := exec.Command(py, filepath.Join(root, "go", "conformance", "serialize.py"),
-		"--corpus", corpus, "--src", src, "--out", cache, "--target", TargetVersion())
+		"--corpus", corpus, "--src", src, "--out", cache, "--target", TargetVersion(), "--manifest", mf.Name())
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("conformance: serialize.py %s: %v\n%s", corpus, err, out)
 	}
-	return LoadManifest(cache, corpus)
+	return loadManifestFile(cache, mf.Name(), corpus)
 }
 
 // LoadManifest reads <cache>/<corpus>-manifest.json.
 func LoadManifest(cache, corpus string) (*Manifest, error) {
-	data, err := os.ReadFile(filepath.Join(cache, corpus+"-manifest.json"))
+	return loadManifestFile(cache, filepath.Join(cache, corpus+"-manifest.json"), corpus)
+}
+
+func loadManifestFile(cache, path, corpus string) (*Manifest, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

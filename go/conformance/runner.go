@@ -1,21 +1,32 @@
 // Package conformance runs gojax against shared spec-test corpora, in the
 // style of wazero's spectest runner: one runner per corpus kind, each case
 // compiled with compiler.Compile and executed, verdicts collected into a
-// summary and compared with a checked-in list of known failures.
+// summary ("N passed, N failed, N skipped of N cases"; the pass rate is
+// passed/(passed+failed)) and compared with a checked-in list of known
+// failures (testdata/<corpus>_failures.txt): a failure not in the list fails
+// the test, as does a pass rate under the corpus floor.
 //
 // Corpora (read at test time from ../shared/conformance, never copied):
 //   - stablehlo/testdata: JAX-generated programs checking themselves with
-//     check.* custom calls (checks.go implements them);
+//     check.* custom calls (checks.go implements them). Upstream's
+//     serialization round-trip tests (no checks, shape-polymorphic) are
+//     refined to static shapes as JAX would and checked against XLA:CPU
+//     (roundtrip.py);
 //   - stablehlo/interpret: reference-interpreter tests whose check dialect
 //     serialize.py rewrites into the same custom calls;
 //   - jax-export: artifacts serialized by jax.export with .npz inputs and
-//     expected outputs (jaxexport.go).
+//     expected outputs (jaxexport.go); shape-polymorphic ones are refined to
+//     the inputs' shapes first (refine.go).
 //
 // Usage:
 //
-//	go test ./go/conformance                       # all corpora (~1 min)
+//	go test ./go/conformance                       # all corpora (~30 s warm, ~1 min cold)
 //	go test ./go/conformance -run TestStableHLOInterpret -case while -cases-verbose -v
 //	go test ./go/conformance -run TestJAXExport -update-failures
+//
+// Known failures that are numerics (gojax and XLA round differently) carry a
+// "[verdict: …]" note saying which is closer to the true value, computed by
+// verdicts.py from outputs TestDumpOutputs writes; -update-failures keeps it.
 //
 // The text corpora are serialized by serialize.py with jaxlib from ../venv
 // ($GOJAX_PYTHON overrides) into a cache outside the repository

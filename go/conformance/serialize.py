@@ -25,11 +25,16 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
+import time
 
 # Bump when the translation changes, so cached artifacts are rebuilt.
-SCRIPT_VERSION = "4"
+SCRIPT_VERSION = "5"
+
+# Note on testdata round-trip cases run differentially (see roundtrip.py).
+ROUNDTRIP_NOTE = "round-trip test refined to static shapes; expected values from XLA:CPU"
 
 SPLIT_RE = re.compile(r"^// -----.*$", re.M)
 VALUE = r"%[\w.$#-]+"
@@ -191,13 +196,12 @@ def cases_for_file(corpus, path):
   header = "\n".join(l for l in src.splitlines() if l.startswith("// RUN"))
   base = os.path.splitext(os.path.basename(path))[0]
   if corpus == "testdata" and "--interpret" not in header:
-    # These are upstream's serialize/deserialize round-trip tests: no inputs,
-    # no expected values, no checks. Their @main is shape-polymorphic in the
-    # old style (dimension sizes passed as tensor<i64> arguments, with no
-    # record of which '?' each one sizes), so JAX-style refinement from
-    # argument shapes cannot make them static, and there is nothing to check.
-    yield base, 0, src, ("serialization round-trip test: no inputs, expected values or checks; "
-                         "old-style polymorphic @main (dimension arguments), not refinable"), None
+    # Upstream's serialize/deserialize round-trip tests: no inputs, expected
+    # values or checks, and a shape-polymorphic @main in the old style
+    # (dimension sizes passed as leading tensor<i64> arguments). The runner
+    # makes them runnable as JAX would (refine.py: every dimension variable
+    # set to one size, shapes refined) and checks them against XLA:CPU.
+    yield base, 0, src, None, ROUNDTRIP_NOTE
     return
   disabled = re.search(r"^// RUN-DISABLED(\([^)]*\))?", src, re.M)
   note = f"upstream RUN-DISABLED{disabled.group(1) or ''}" if disabled else None
@@ -249,6 +253,18 @@ def serialize(text, target, ctx_factory, ir, _jax):
   return _jax.mlir.serialize_portable_artifact(module, target, True)
 
 
+def write_artifact(outdir, dst, data):
+  fd, tmp = tempfile.mkstemp(dir=outdir)
+  with os.fdopen(fd, "wb") as f:
+    f.write(data)
+  os.replace(tmp, dst)
+
+
+def base_seed(name):
+  """A deterministic per-case seed for generated inputs."""
+  return int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "little")
+
+
 def main():
   ap = argparse.ArgumentParser()
   ap.add_argument("--corpus", required=True, choices=["testdata", "interpret"])
@@ -256,6 +272,7 @@ def main():
   ap.add_argument("--out", required=True)
   ap.add_argument("--target", required=True, help="requested StableHLO version, e.g. 1.20.0")
   ap.add_argument("--only", default="", help="substring filter on file names (debugging)")
+  ap.add_argument("--manifest", default="", help="where to write the manifest (default <out>/<corpus>-manifest.json)")
   args = ap.parse_args()
 
   # Imported late so --help works without jax.
@@ -266,7 +283,10 @@ def main():
 
   current = stablehlo.get_current_version()
   target = stablehlo.get_smaller_version(args.target, current)
-  outdir = os.path.join(args.out, args.corpus)
+  # One directory per script version: runs of different checkouts share the
+  # cache (and may run at once), so a run only ever prunes its own version.
+  vdir = os.path.join(args.corpus, "v" + SCRIPT_VERSION)
+  outdir = os.path.join(args.out, vdir)
   os.makedirs(outdir, exist_ok=True)
 
   files = sorted(f for f in os.listdir(args.src) if f.endswith(".mlir") and args.only in f)
@@ -283,6 +303,38 @@ def main():
         stats["skipped"] += 1
         manifest["cases"].append(case)
         continue
+      if note == ROUNDTRIP_NOTE:
+        import roundtrip  # needs jax; imported only for these cases
+        key = hashlib.sha256(f"{SCRIPT_VERSION}\0{roundtrip.VERSION}\0{target}\0roundtrip\0{text}".encode()).hexdigest()
+        rel = os.path.join(vdir, key + ".bc")
+        dst = os.path.join(args.out, rel)
+        case["entry"] = "main"
+        if os.path.exists(dst):
+          stats["cached"] += 1
+          case["artifact"] = rel
+          case["checks"] = roundtrip.count_results(text, jax_mlir.make_ir_context)
+          manifest["cases"].append(case)
+          continue
+        try:
+          program, checks = roundtrip.self_checking(text, base_seed(name), jax_mlir.make_ir_context)
+          data = serialize(program, target, jax_mlir.make_ir_context, ir, _jax)
+        except roundtrip.NotRunnable as e:
+          case["skip"] = f"round-trip test not runnable: {e}"
+          stats["skipped"] += 1
+          manifest["cases"].append(case)
+          continue
+        except Exception as e:  # parse/refine/serialize errors: record and go on.
+          msg = " ".join(str(e).split())
+          case["error"] = f"roundtrip: {msg[:600]}"
+          stats["failed"] += 1
+          manifest["cases"].append(case)
+          continue
+        case["checks"] = checks
+        write_artifact(outdir, dst, data)
+        stats["serialized"] += 1
+        case["artifact"] = rel
+        manifest["cases"].append(case)
+        continue
       try:
         translated, entry = translate(args.corpus, text)
       except ValueError as e:
@@ -293,7 +345,7 @@ def main():
       case["entry"] = entry
       case["checks"] = translated.count("@check.")
       key = hashlib.sha256(f"{SCRIPT_VERSION}\0{target}\0{translated}".encode()).hexdigest()
-      rel = os.path.join(args.corpus, key + ".bc")
+      rel = os.path.join(vdir, key + ".bc")
       dst = os.path.join(args.out, rel)
       if os.path.exists(dst):
         stats["cached"] += 1
@@ -308,25 +360,37 @@ def main():
         stats["failed"] += 1
         manifest["cases"].append(case)
         continue
-      fd, tmp = tempfile.mkstemp(dir=outdir)
-      with os.fdopen(fd, "wb") as f:
-        f.write(data)
-      os.replace(tmp, dst)
+      write_artifact(outdir, dst, data)
       stats["serialized"] += 1
       case["artifact"] = rel
       manifest["cases"].append(case)
 
   if not args.only:
-    # Drop artifacts of earlier script versions or targets, so the cache
-    # does not grow without bound.
+    # Drop this version's artifacts of other targets or corpus contents, so
+    # the cache does not grow without bound; other versions' directories
+    # (and the flat layout of versions before 5) only once a day old, since
+    # another checkout may be using them.
     live = {os.path.basename(c["artifact"]) for c in manifest["cases"] if "artifact" in c}
     for f in os.listdir(outdir):
       if f.endswith(".bc") and f not in live:
         os.remove(os.path.join(outdir, f))
         stats["pruned"] = stats.get("pruned", 0) + 1
+    stale = time.time() - 86400
+    base = os.path.join(args.out, args.corpus)
+    for f in os.listdir(base):
+      path = os.path.join(base, f)
+      try:
+        if os.path.getmtime(path) > stale or path == outdir:
+          continue
+        if f.endswith(".bc"):
+          os.remove(path)
+        elif f.startswith("v") and os.path.isdir(path):
+          shutil.rmtree(path, ignore_errors=True)
+      except OSError:
+        pass  # removed by a concurrent run
 
-  mpath = os.path.join(args.out, f"{args.corpus}-manifest.json")
-  fd, tmp = tempfile.mkstemp(dir=args.out)
+  mpath = args.manifest or os.path.join(args.out, f"{args.corpus}-manifest.json")
+  fd, tmp = tempfile.mkstemp(dir=os.path.dirname(mpath))
   with os.fdopen(fd, "w") as f:
     json.dump(manifest, f, indent=1)
   os.replace(tmp, mpath)

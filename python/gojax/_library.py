@@ -8,7 +8,6 @@ import gc
 import json
 import os
 import types
-from collections.abc import Mapping
 from typing import Any
 
 
@@ -55,8 +54,8 @@ class BuildInfo:
     version: str  # gojax release version
     go_version: str  # Go toolchain, e.g. "go1.26.0"
     platform: str  # GOOS/GOARCH, e.g. "linux/amd64"
-    go: Mapping[str, str]  # build settings recorded by the Go linker
-    build: Mapping[str, Any]  # the build backend's record (build_log.json)
+    go: dict[str, str]  # build settings recorded by the Go linker
+    build: dict[str, Any]  # the build backend's record (build_log.json), JSON data
     library: str  # path of the shared library
 
 
@@ -76,8 +75,8 @@ def build_info() -> BuildInfo:
         version=version(),
         go_version=toolchain[1] if len(toolchain) > 1 else "",
         platform=toolchain[2] if len(toolchain) > 2 else "",
-        go=types.MappingProxyType(settings),
-        build=types.MappingProxyType(build),
+        go=settings,
+        build=build,
         library=library_path(),
     )
 

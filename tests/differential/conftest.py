@@ -1,5 +1,5 @@
-"""Differential suite setup: helper import path, the deterministic
-Hypothesis profile, and known_failures.txt handling (kfail.py): listed cases
+"""Differential suite setup: helper import path and known_failures.txt
+handling (kfail.py): listed cases
 become strict expected failures, so they must still fail, and a listed case
 that passes fails the run."""
 
@@ -14,16 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-from hypothesis import HealthCheck, settings  # noqa: E402
-
 import kfail  # noqa: E402
-
-# Deterministic and bounded: same examples every run, no example database.
-settings.register_profile(
-    "gojax-diff", derandomize=True, database=None, deadline=None, max_examples=20,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                           HealthCheck.filter_too_much])
-settings.load_profile(os.environ.get("GOJAX_DIFF_HYPOTHESIS_PROFILE", "gojax-diff"))
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -10,9 +10,12 @@ from __future__ import annotations
 import contextlib
 import zlib
 
+import os
+
 import jax
 import ml_dtypes
 import numpy as np
+from hypothesis import HealthCheck, settings
 
 # ---------------------------------------------------------------------------
 # Dtypes under test.
@@ -72,6 +75,17 @@ TOLERANCES = {
 
 def tolerance(dtype, cls: str) -> tuple[float, float]:
     return TOLERANCES[np.dtype(dtype)][cls]
+
+
+# ---------------------------------------------------------------------------
+# Hypothesis settings of the suite, applied per test (no global profile, so
+# other test directories are unaffected): deterministic (derandomize, no
+# example database) and bounded.
+def hypothesis_settings(default_examples: int):
+    return settings(
+        derandomize=True, database=None, deadline=None,
+        max_examples=int(os.environ.get("GOJAX_DIFF_EXAMPLES", default_examples)),
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
 
 
 # ---------------------------------------------------------------------------

@@ -274,6 +274,13 @@ SHAPE_OPS = [
        SOME, [(A((3, 4)),)], "exact"),
     Op("index_basic", _idx_basic, SOME, [(A((4, 5, 3)),)], "exact"),
     Op("index_advanced", _idx_adv, SOME, [(A((4, 5, 3)), A((3,), I32, "exp"))], "exact"),
+    Op("index_mixed", lambda x, i: (x[:, i, 1:], x[i, :, i], x[-1, i], x[i - 2], x[:, :, i[0]],
+                                    x.at[i - 4].get(mode="clip"), x[..., ::-1][i[:2]]),
+       SOME, [(A((4, 5, 3)), A((3,), I32, "exp"))], "exact"),
+    Op("scatter_windows", lambda x, i, u: (x.at[:, i].set(u[:, :3]),
+                                           x.at[i, 1:3].add(u[:3, :2]), x.at[i - 6].set(u[:3, :1]),
+                                           x.at[-1].multiply(2), x.at[i[0], i[1]].min(u[0, 0])),
+       [np.int32, BF16, np.float32, np.float64], [(A((4, 5)), A((3,), I32, "exp"), A((4, 5)))]),
     Op("dynamic_slice", lambda x, i: (lax.dynamic_slice(x, (i, i - i + 1), (2, 3)),
                                       lax.dynamic_slice_in_dim(x, i * 2, 2, axis=1),
                                       lax.dynamic_index_in_dim(x, -i, keepdims=False)),
@@ -298,6 +305,9 @@ SHAPE_OPS = [
        BOOL + REAL, [(A((5, 7)),), (A((0, 3)),)], "exact"),
     Op("sort_multi", lambda k, v: lax.sort((k, v), num_keys=1), [np.int32, np.float32],
        [(A((4, 6), np.int8, "exp"), A((4, 6)))], "exact", grad=False),
+    Op("sort_complex_lexsort", lambda x, k: (jnp.sort(x), jnp.argsort(x, stable=True), jnp.lexsort((jnp.real(x), k)),
+                                             lax.sort((k, jnp.imag(x)), num_keys=2)),
+       [np.int8, np.int32], [(A((9,), np.complex64, "small"), A((9,), None, "exp"))], "exact", grad=False),
     Op("top_k", lambda x: lax.top_k(x, 3), [np.int32, BF16, np.float32, np.float64], [(A((4, 9)),)],
        "exact"),
     Op("searchsorted", lambda a, v: (jnp.searchsorted(jnp.sort(a), v), jnp.searchsorted(jnp.sort(a), v, side="right")),
@@ -331,6 +341,10 @@ MATMUL_OPS = [
                                jnp.einsum("ii->i", a @ b), jnp.einsum("ij->j", a), jnp.einsum("i,j->ij", a[0], b[0]),
                                jnp.einsum("ij,kj->ikj", a, b.T)),
        [np.int32, BF16, np.float32, np.float64, np.complex64], [(A((3, 4), None, "small"), A((4, 3), None, "small"))]),
+    Op("einsum_batch_middle", lambda a, b, c: (jnp.einsum("ibj,jbk->bik", a, b), jnp.einsum("ibj,jbk,k->ib", a, b, c),
+                                               jnp.einsum("ibj->jb", a)),
+       [np.int32, np.float32, np.float64, np.complex64],
+       [(A((3, 2, 4), None, "small"), A((4, 2, 5), None, "small"), A((5,), None, "small"))]),
     Op("attention_einsum", lambda q, k: jnp.einsum("bhqd,bhkd->bhqk", q, k),
        [BF16, np.float32, np.float64], [(A((2, 3, 4, 8)), A((2, 3, 5, 8)))]),
     Op("tensordot_vdot", lambda a, b: (jnp.tensordot(a, b.T, axes=2), jnp.tensordot(a, b, axes=([0], [1])),
@@ -367,7 +381,9 @@ def _windows(x):
     return (lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID"),
             lax.reduce_window(x, 0.0, lax.add, (1, 3, 3, 1), (1, 1, 1, 1), "SAME"),
             lax.reduce_window(x, jnp.inf, lax.min, (1, 2, 3, 1), (1, 1, 2, 1), ((0, 0), (1, 1), (0, 2), (0, 0))),
-            lax.reduce_window(x, 0.0, lax.add, (1, 2, 2, 1), (1, 1, 1, 1), "VALID", window_dilation=(1, 2, 1, 1)))
+            lax.reduce_window(x, 0.0, lax.add, (1, 2, 2, 1), (1, 1, 1, 1), "VALID", window_dilation=(1, 2, 1, 1)),
+            lax.reduce_window(x, -jnp.inf, lax.max, (1, 3, 2, 1), (1, 2, 1, 1), ((0, 0), (2, 1), (1, 1), (0, 0)),
+                              base_dilation=(1, 2, 1, 1)))
 
 
 SIGNAL_OPS = [

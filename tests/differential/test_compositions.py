@@ -2,23 +2,22 @@
 elementwise, broadcasting, reduction, structural and matmul ops over random
 shapes (zero-size included) in one dtype, jitted on gojax and on XLA's CPU.
 
-Deterministic for CI: the conftest profile sets derandomize=True and a
-bounded example count.  Values are kept bounded (clipped products, mean
+Deterministic for CI: diffutil.hypothesis_settings sets derandomize=True and
+a bounded example count (GOJAX_DIFF_EXAMPLES overrides it).  Values are kept bounded (clipped products, mean
 rather than sum) so rounding differences cannot be amplified past the
 "compose" tolerances."""
 
 from __future__ import annotations
 
-import os
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, strategies as st
 from jax import lax
 
-from diffutil import BF16, assert_same, dname, make, run_both, x64_for
+from diffutil import BF16, assert_same, dname, hypothesis_settings, make, run_both, x64_for
 
 U_FLOAT = {
     "neg": jnp.negative, "abs": jnp.abs, "tanh": jnp.tanh, "sin": jnp.sin, "cos": jnp.cos,
@@ -123,7 +122,7 @@ DTYPES = [("float", np.float32), ("float", np.float64), ("float", BF16), ("float
 
 
 @pytest.mark.parametrize("kind,dt", [pytest.param(k, d, id=dname(d)) for k, d in DTYPES])
-@settings(max_examples=int(os.environ.get("GOJAX_DIFF_EXAMPLES", "40")))
+@hypothesis_settings(40)
 @given(data=st.data())
 def test_random_composition(kind, dt, data):
     tree = data.draw(trees(kind), label="tree")
@@ -138,3 +137,21 @@ def test_random_composition(kind, dt, data):
         xs = [make(rng, s, dt, "small" if kind != "int" else "any") for s in in_shapes]
         got, want = run_both(lambda *a: evaluate(tree, kind, a), *xs)
         assert_same(got, want, "compose", path=f"tree={tree} shapes={in_shapes}")
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=dname)
+@hypothesis_settings(20)
+@given(data=st.data())
+def test_random_composition_grad(dt, data):
+    """Reverse-mode gradients of random float trees (sum of the output with
+    respect to all three inputs)."""
+    tree = data.draw(trees("float"), label="tree")
+    base = data.draw(shapes, label="shape")
+    seed = data.draw(st.integers(0, 2**31 - 1), label="seed")
+    rng = np.random.default_rng(seed)
+    in_shapes = [base, base[1:], ()]
+    with x64_for(dt):
+        xs = [make(rng, s, dt, "small") for s in in_shapes]
+        loss = lambda *a: jnp.sum(evaluate(tree, "float", a) * jnp.arange(1, 2, dtype=dt))
+        got, want = run_both(jax.grad(loss, argnums=(0, 1, 2)), *xs)
+        assert_same(got, want, "compose", path=f"grad tree={tree} shapes={in_shapes}")

@@ -214,3 +214,44 @@ def test_cond_on_device_predicate_and_grad_of_custom_jvp_in_loop():
             return lax.cond(jnp.sum(c) > 0, lambda v: safe_log1pexp(v) * 0.9, lambda v: v * v, c)
         return jnp.sum(lax.fori_loop(0, 3, body, x))
     check(jax.grad(f), _x(), cls="transc")
+
+
+def test_mixed_dtype_carries():
+    """Loop/cond carries mixing bool, int8, uint32, bf16, f16 and complex."""
+    import ml_dtypes
+
+    def f(x, flags, counts, h, c):
+        def body(i, carry):
+            x, flags, counts, h, c = carry
+            flags = flags ^ (x > 0)
+            counts = counts + flags.astype(jnp.uint32) * jnp.uint32(3)
+            h = (h * jnp.asarray(1.5, h.dtype) + i.astype(h.dtype)).astype(h.dtype)
+            c = c * (1 + 0.1j) + x.astype(c.dtype)
+            x = lax.cond(i % 2 == 0, lambda v: -v, lambda v: v.astype(jnp.int8) // 2, x)
+            return x, flags, counts, h, c
+
+        xs, ys = lax.scan(lambda carry, v: ((carry[0] + v, carry[1]), carry[0] * v), (x, x), x)
+        return lax.fori_loop(0, 5, body, (x, flags, counts, h, c)), xs, ys
+
+    x = np.array([3, -4, 0, 7], np.int8)
+    check(f, x, np.array([True, False, True, False]), np.arange(4, dtype=np.uint32),
+          np.array([0.5, 1.0, -2.0, 3.0], ml_dtypes.bfloat16), np.array([1 + 1j, 0, -1j, 2], np.complex64),
+          cls="default")
+
+
+def test_x64_loops():
+    """Under enable_x64 loop counters and indices become int64."""
+    with jax.enable_x64(True):
+        x = make(rng_for("x64loop"), (5,), np.float64)
+
+        def f(x, n):
+            y = lax.fori_loop(0, n, lambda i, c: c * 0.5 + jnp.sin(c) + i, x)
+            z, _ = lax.scan(lambda c, v: (c + v * c.sum(), None), x, jnp.stack([x, x[::-1]]))
+            w = lax.while_loop(lambda c: c[0] < 40, lambda c: (c[0] * 3, c[1] + 1), (jnp.int64(1), jnp.int64(0)))
+            return y, z, w, x[jnp.argsort(x)], lax.dynamic_slice(x, (n,), (2,))
+
+        check(f, x, np.int64(3), cls="transc")
+
+
+def test_switch_negative_index_clamps():
+    check(lambda i, x: switch_branches(i, x), I32(-3), _x(), cls="transc")

@@ -3,8 +3,6 @@ comparison really fails on differences."""
 
 from __future__ import annotations
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 

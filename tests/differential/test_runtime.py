@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from jax import lax
 
-from diffutil import BF16, assert_same, check, cpu_device, gojax_device, make, rng_for, run_both
+from diffutil import BF16, assert_same, check, cpu_device, gojax_device, make, rng_for
 
 
 def test_donated_arguments():
@@ -93,3 +93,8 @@ def test_cross_device_copies():
     assert again.devices() == {g}
     y = jax.jit(lambda a: a + 1)(again)
     np.testing.assert_array_equal(np.asarray(y), x + 1)
+
+
+def test_many_arguments_and_outputs():
+    xs = [make(rng_for("many", k), (k % 4 + 1,), np.float32) for k in range(80)]
+    check(lambda *a: [v * (k + 1) for k, v in enumerate(a)] + [jnp.concatenate(a)] + [a[0]] * 20, *xs, cls="exact")

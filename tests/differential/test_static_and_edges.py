@@ -4,7 +4,6 @@ counts), dtype conversion matrix, bitcasts, and IEEE special values
 
 from __future__ import annotations
 
-import functools
 
 import jax
 import jax.numpy as jnp
@@ -193,3 +192,56 @@ def test_complex_branch_cuts_and_specials(dt):
                 if wrong.any():
                     bad.append(f"{name}: at {x[wrong.reshape(-1)][:4]} got {gp[wrong][:4]} want {wp[wrong][:4]}")
         assert not bad, "\n".join(bad)
+
+
+def test_float_narrowing_rounding():
+    """Narrowing conversions at rounding boundaries: ties to even, values
+    just off a tie (double rounding through f32 would get these wrong),
+    overflow to inf, subnormals of the narrow type."""
+    import ml_dtypes
+
+    with x64_for(np.float64):
+        base = []
+        for narrow in (np.float16, BF16, ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2):
+            fi = ml_dtypes.finfo(narrow)
+            grid = [1.0, 1.5, 3.0, 100.0, float(fi.max), float(fi.tiny)]
+            if narrow is not BF16:  # bf16 subnormals are f32 subnormals: see test_denormals
+                grid.append(float(fi.smallest_subnormal))
+            grid = np.array(grid)
+            ulp = grid * float(fi.eps)
+            half = ulp / 2
+            for d in (0.0, 1e-9, -1e-9, 2 ** -30, -(2 ** -30)):
+                base.extend((grid + half * (1 + d)).tolist())
+                base.extend((grid + half * 3 * (1 + d)).tolist())
+                base.extend((-grid - half * (1 + d)).tolist())
+            base.extend([float(fi.max) * 1.01, float(fi.max) + float(fi.max) * float(fi.eps) / 2, 1e300])
+        x = np.array(base, np.float64)
+        targets = [np.float32, np.float16, BF16, ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2]
+
+        def f(v):
+            return [v.astype(t) for t in targets] + [v.astype(jnp.float32).astype(t) for t in targets[1:]]
+
+        got, want = run_both(f, x)
+        for i, (g, w) in enumerate(zip(got, want)):
+            g, w = np.asarray(g), np.asarray(w)
+            bits = {1: np.uint8, 2: np.uint16, 4: np.uint32}[w.dtype.itemsize]
+            gv, wv = g.view(bits), w.view(bits)
+            wrong = gv != wv
+            assert not wrong.any(), (f"conversion {i} ({w.dtype}): inputs {x[wrong][:6]} got {g[wrong][:6]} "
+                                     f"want {w[wrong][:6]}")
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=dname)
+def test_denormals(dt):
+    """Arithmetic producing and consuming subnormals.  XLA:CPU runs with
+    flush-to-zero and denormals-are-zero set, so e.g. 1e-39f + 1e-39f == 0."""
+    with x64_for(dt):
+        tiny = float(np.finfo(dt).tiny)
+        x = np.array([tiny / 3, -tiny / 7, tiny * 2, tiny / 2 ** 20, 1.0], dt)
+        got, want = run_both(lambda v: (v + v, v * 0.5, v * 3, v / 4, v - v * 0.25, jnp.sqrt(jnp.abs(v)),
+                                        (v * 2 ** 30).astype(jnp.float32)), x)
+        # Bit-exact: any tolerance's atol would swallow subnormal values.
+        for i, (g, w) in enumerate(zip(got, want)):
+            bits = {4: np.uint32, 8: np.uint64}[w.dtype.itemsize]
+            wrong = g.view(bits) != w.view(bits)
+            assert not wrong.any(), f"out[{i}]: inputs {x[wrong]} got {g[wrong]} want {w[wrong]}"

@@ -1,0 +1,239 @@
+"""gojax's own Python API: runtime stats, configuration, version and build info."""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import os
+import json
+import re
+
+import numpy as np
+import pytest
+
+import gojax
+
+jax = pytest.importorskip("jax")
+
+
+def _settle() -> gojax.Stats:
+    """Collect Python garbage (dropping jax.Arrays) and read the counters."""
+    gc.collect()
+    return gojax.stats()
+
+
+def _unaligned(n: int) -> np.ndarray:
+    """A float32 array whose data is not 64-byte aligned, so device_put copies
+    it into gojax memory instead of aliasing it."""
+    raw = np.zeros(n + 16, dtype=np.float32)
+    off = next(i for i in range(1, 16) if (raw[i:].ctypes.data % 64) != 0)
+    out = raw[off:off + n]
+    out[:] = np.arange(n, dtype=np.float32)
+    return out
+
+
+def test_stats_types():
+    s = gojax.stats()
+    assert isinstance(s, gojax.Stats)
+    assert dataclasses.is_dataclass(s)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.live_buffers = 0  # type: ignore[misc]
+    floats = {"compile_seconds", "execute_seconds"}
+    for f in dataclasses.fields(s):
+        value = getattr(s, f.name)
+        want = float if f.name in floats else int
+        assert type(value) is want, f.name
+        assert value >= 0, f.name
+    assert s.peak_bytes >= s.bytes_in_use
+    assert s.num_allocs >= s.live_allocations
+    assert s.buffers_created >= s.live_buffers
+
+
+def test_device_put_and_delete_move_live_buffers(gojax_device):
+    base = _settle()
+    host = _unaligned(1000)
+    x = jax.device_put(host, gojax_device)
+    x.block_until_ready()
+    s = gojax.stats()
+    assert s.live_buffers == base.live_buffers + 1
+    assert s.buffers_created == base.buffers_created + 1
+    assert s.bytes_in_use >= base.bytes_in_use + host.nbytes
+    np.testing.assert_array_equal(np.asarray(x), host)
+    del x
+    after = _settle()
+    assert after.live_buffers == base.live_buffers
+    assert after.bytes_in_use == base.bytes_in_use
+
+
+def test_explicit_delete_releases_at_once(gojax_device):
+    base = _settle()
+    x = jax.device_put(_unaligned(256), gojax_device)
+    x.block_until_ready()
+    assert gojax.stats().live_buffers == base.live_buffers + 1
+    x.delete()
+    assert gojax.stats().live_buffers == base.live_buffers
+    assert gojax.stats().bytes_in_use == base.bytes_in_use
+
+
+def test_new_jit_compiles_once_and_counts_executions(gojax_device):
+    x = jax.device_put(_unaligned(64), gojax_device)
+    x.block_until_ready()
+    f = jax.jit(lambda a: a * 3.0 - 1.0)
+    before = _settle()
+    y = f(x)
+    y.block_until_ready()
+    s = gojax.stats()
+    assert s.compiles == before.compiles + 1
+    assert s.failed_compiles == before.failed_compiles
+    assert s.compile_seconds > before.compile_seconds
+    assert s.executions == before.executions + 1
+    assert s.failed_executions == before.failed_executions
+    assert s.execute_seconds >= before.execute_seconds
+    assert s.live_buffers == before.live_buffers + 1  # the output
+
+    for _ in range(3):
+        f(x).block_until_ready()
+    again = gojax.stats()
+    assert again.compiles == s.compiles, "cached jit: no new compile"
+    assert again.executions == s.executions + 3
+    np.testing.assert_allclose(np.asarray(y), np.asarray(x) * 3 - 1)
+
+    del x, y
+    after = _settle()
+    assert after.live_buffers == before.live_buffers - 1  # x and y are gone
+
+
+def test_compile_without_running(gojax_device):
+    x = jax.device_put(_unaligned(8), gojax_device)
+    before = _settle()
+    jax.jit(lambda a: a + 7.0).lower(x).compile()
+    s = gojax.stats()
+    assert s.compiles == before.compiles + 1
+    assert s.executions == before.executions
+
+
+def test_failed_compile_is_counted(gojax_device):
+    # gojax has no host callbacks: the compile fails with a clear error.
+    x = jax.device_put(_unaligned(4), gojax_device)
+    f = jax.jit(lambda a: jax.pure_callback(
+        lambda v: np.asarray(v) * 2, jax.ShapeDtypeStruct((4,), np.float32), a))
+    before = _settle()
+    with pytest.raises(Exception, match="custom call"):
+        f(x)
+    s = gojax.stats()
+    assert s.failed_compiles == before.failed_compiles + 1
+    assert s.compiles == before.compiles
+    assert s.executions == before.executions
+
+
+def test_peak_memory_and_reset(gojax_device):
+    n = 1 << 20
+    x = jax.device_put(_unaligned(n), gojax_device)
+    _settle()
+    gojax.reset_peak_memory()
+    base = gojax.stats()
+    assert base.peak_bytes >= base.bytes_in_use
+    y = jax.jit(lambda a: a * 2.0)(x)
+    y.block_until_ready()
+    high = gojax.stats()
+    assert high.bytes_in_use >= base.bytes_in_use + 4 * n
+    del y
+    s = _settle()
+    assert s.bytes_in_use == base.bytes_in_use
+    assert s.peak_bytes >= base.bytes_in_use + 4 * n, "peak remembers the output"
+    gojax.reset_peak_memory()
+    assert gojax.stats().peak_bytes == gojax.stats().bytes_in_use
+
+
+@pytest.fixture
+def restore_worker_threads():
+    prev = gojax.worker_threads()
+    yield
+    gojax.set_worker_threads(prev)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_set_worker_threads_reads_back(n, restore_worker_threads, gojax_device):
+    gojax.set_worker_threads(n)
+    assert gojax.worker_threads() == n
+    assert gojax.config.worker_threads == n
+    # The runtime keeps working under the new limit.
+    x = jax.device_put(_unaligned(100), gojax_device)
+    np.testing.assert_allclose(np.asarray(jax.jit(lambda a: a.sum())(x)), np.arange(100).sum())
+
+
+def test_worker_threads_through_config(restore_worker_threads):
+    gojax.config.worker_threads = 2
+    assert gojax.worker_threads() == 2
+    gojax.config.worker_threads = 0  # Go's default
+    assert gojax.worker_threads() >= 1
+
+
+@pytest.mark.parametrize("bad, exc", [
+    (1.5, TypeError), ("2", TypeError), (True, TypeError), (None, TypeError), (1 << 20, ValueError),
+])
+def test_set_worker_threads_rejects(bad, exc, restore_worker_threads):
+    prev = gojax.worker_threads()
+    with pytest.raises(exc):
+        gojax.set_worker_threads(bad)
+    assert gojax.worker_threads() == prev
+
+
+def test_config_view():
+    c = gojax.config
+    assert isinstance(c, gojax.Config)
+    d = c.as_dict()
+    assert set(d) == {"worker_threads", "dump_dir", "num_devices"}
+    assert d["worker_threads"] == gojax.worker_threads()
+    assert isinstance(c.num_devices, int) and c.num_devices >= 1
+    assert "worker_threads=" in repr(c)
+    with pytest.raises(AttributeError):
+        c.num_devices = 3  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        c.no_such_setting = 1  # type: ignore[attr-defined]
+
+
+def test_dump_dir_takes_effect(tmp_path, gojax_device):
+    prev = gojax.config.dump_dir
+    try:
+        gojax.config.dump_dir = tmp_path
+        assert gojax.config.dump_dir == str(tmp_path)
+        x = jax.device_put(_unaligned(5), gojax_device)
+        jax.jit(lambda a: a * 11.0).lower(x).compile()
+        dumped = sorted(os.listdir(tmp_path))
+        assert dumped, "the compile wrote its module text"
+        gojax.config.dump_dir = None
+        assert gojax.config.dump_dir is None
+        jax.jit(lambda a: a * 13.0).lower(x).compile()
+        assert sorted(os.listdir(tmp_path)) == dumped
+        with pytest.raises(ValueError):
+            gojax.config.dump_dir = ""
+        with pytest.raises(TypeError):
+            gojax.config.dump_dir = 3  # type: ignore[assignment]
+    finally:
+        gojax.config.dump_dir = prev
+
+
+def test_version_and_build_info():
+    assert isinstance(gojax.__version__, str)
+    assert re.fullmatch(r"\d+\.\d+\.\d+\S*", gojax.__version__)
+    assert gojax.version() == gojax.__version__
+    info = gojax.build_info()
+    assert isinstance(info, gojax.BuildInfo)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        info.version = "x"  # type: ignore[misc]
+    assert info.version == gojax.__version__
+    assert re.fullmatch(r"go\d+\.\d+(\.\d+)?\S*", info.go_version)
+    assert info.platform == "linux/amd64"
+    assert isinstance(info.go, dict)
+    assert info.go.get("-buildmode") == "c-shared"
+    assert info.go.get("CGO_ENABLED") == "1"
+    assert isinstance(info.build, dict)
+    assert json.loads(json.dumps(dataclasses.asdict(info)))["version"] == info.version
+    assert os.path.samefile(info.library, gojax.library_path())
+    info.go["x"] = "y"
+    assert "x" not in gojax.build_info().go, "each call returns its own copy"
+
+
+def test_py_typed_is_shipped():
+    assert os.path.isfile(os.path.join(os.path.dirname(gojax.__file__), "py.typed"))
