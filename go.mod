@@ -2,7 +2,10 @@ module github.com/gojax/gojax
 
 go 1.26.8
 
-require github.com/stretchr/testify v1.10.0
+require (
+	github.com/stretchr/testify v1.10.0
+	gonum.org/v1/gonum v0.16.0
+)
 
 require (
 	github.com/davecgh/go-spew v1.1.1 // indirect
@@ -14,7 +17,6 @@ require (
 	golang.org/x/mod v0.22.0 // indirect
 	golang.org/x/sync v0.10.0 // indirect
 	golang.org/x/tools v0.29.0 // indirect
-	gonum.org/v1/gonum v0.16.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
 
