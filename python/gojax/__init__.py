@@ -26,6 +26,7 @@ from ._library import (
     version,
     worker_threads,
 )
+from .interop import ArrowTensor, from_arrow, from_dlpack, to_arrow
 
 __version__: Final[str] = version()
 
@@ -33,6 +34,7 @@ PLUGIN_NAME: Final[str] = "gojax"
 
 __all__ = [
     "PLUGIN_NAME",
+    "ArrowTensor",
     "BuildInfo",
     "Config",
     "Stats",
@@ -40,11 +42,14 @@ __all__ = [
     "api_pointer",
     "build_info",
     "config",
+    "from_arrow",
+    "from_dlpack",
     "library_path",
     "pjrt_api_capsule",
     "reset_peak_memory",
     "set_worker_threads",
     "stats",
+    "to_arrow",
     "version",
     "worker_threads",
 ]
