@@ -2,6 +2,7 @@ package reduce
 
 import (
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -36,7 +37,7 @@ func lowerApproxTopK(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	in0, err := tensorOperand(op, 0)
+	in0, err := lowerutil.TensorOperand(op, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +48,7 @@ func lowerApproxTopK(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if in0.Rank() == 0 || dim < 0 || int(dim) >= in0.Rank() {
 		return nil, op.Errorf("ApproxTopK: reduction_dim %d out of range for %s", cfg.reductionDim, in0)
 	}
-	res0, err := tensorResult(op, 0)
+	res0, err := lowerutil.TensorResult(op, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -64,19 +65,19 @@ func lowerApproxTopK(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	}
 	es := make([]int, n)
 	for i := range n {
-		in, err := tensorOperand(op, i)
+		in, err := lowerutil.TensorOperand(op, i)
 		if err != nil {
 			return nil, err
 		}
-		out, err := tensorResult(op, i)
+		out, err := lowerutil.TensorResult(op, i)
 		if err != nil {
 			return nil, err
 		}
-		init, err := tensorOperand(op, n+i)
+		init, err := lowerutil.TensorOperand(op, n+i)
 		if err != nil {
 			return nil, err
 		}
-		if !sameShape(in.Shape, in0.Shape) || out.Elem != in.Elem || !sameShape(out.Shape, res0.Shape) {
+		if !lowerutil.SameShape(in.Shape, in0.Shape) || out.Elem != in.Elem || !lowerutil.SameShape(out.Shape, res0.Shape) {
 			return nil, op.Errorf("ApproxTopK: input %d %s and result %s do not agree with %s, %s", i, in, out, in0, res0)
 		}
 		if init.Rank() != 0 || init.Elem != in.Elem {

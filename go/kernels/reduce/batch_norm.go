@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -28,14 +29,14 @@ func (l *bnLayout) at(o, c, i int) int { return (o*l.f+c)*l.inner + i }
 // are biased (divide by N); each feature is reduced sequentially in row-major
 // order, features in parallel, so results do not depend on the split.
 func lowerBatchNorm(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
-	x, err := tensorOperand(op, 0)
+	x, err := lowerutil.TensorOperand(op, 0)
 	if err != nil {
 		return nil, err
 	}
 	if !(x.Elem == ir.F32 || x.Elem == ir.F64 || x.Elem == ir.F16 || x.Elem == ir.BF16) {
 		return nil, op.Errorf("element type %s is not supported (f16, bf16, f32, f64)", x.Elem)
 	}
-	fi, err := intAttr(op, "feature_index")
+	fi, err := lowerutil.IntAttr(op, "feature_index")
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +66,7 @@ func lowerBatchNorm(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	}
 	feat := ir.Tensor(x.Elem, x.Shape[fi])
 	for i := 1; i < len(op.Operands); i++ {
-		t, err := tensorOperand(op, i)
+		t, err := lowerutil.TensorOperand(op, i)
 		if err != nil {
 			return nil, err
 		}
@@ -78,7 +79,7 @@ func lowerBatchNorm(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		}
 	}
 	for i := range op.Results {
-		t, err := tensorResult(op, i)
+		t, err := lowerutil.TensorResult(op, i)
 		if err != nil {
 			return nil, err
 		}

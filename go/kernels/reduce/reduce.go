@@ -2,6 +2,7 @@ package reduce
 
 import (
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -45,11 +46,11 @@ func lowerReduce(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if n == 0 || len(op.Operands) != 2*n || len(op.Regions) != 1 {
 		return nil, op.Errorf("expected N inputs, N init values, N results and a body (got %d operands, %d results)", len(op.Operands), n)
 	}
-	dims, err := i64s(op, "dimensions")
+	dims, err := lowerutil.I64s(op, "dimensions")
 	if err != nil {
 		return nil, err
 	}
-	in0, err := tensorOperand(op, 0)
+	in0, err := lowerutil.TensorOperand(op, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -68,19 +69,19 @@ func lowerReduce(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	}
 	elems := make([]ir.ElemType, n)
 	for i := range n {
-		in, err := tensorOperand(op, i)
+		in, err := lowerutil.TensorOperand(op, i)
 		if err != nil {
 			return nil, err
 		}
-		init, err := tensorOperand(op, n+i)
+		init, err := lowerutil.TensorOperand(op, n+i)
 		if err != nil {
 			return nil, err
 		}
-		out, err := tensorResult(op, i)
+		out, err := lowerutil.TensorResult(op, i)
 		if err != nil {
 			return nil, err
 		}
-		if !sameShape(in.Shape, in0.Shape) || init.Rank() != 0 || init.Elem != in.Elem || out.Elem != in.Elem || !sameShape(out.Shape, kept) {
+		if !lowerutil.SameShape(in.Shape, in0.Shape) || init.Rank() != 0 || init.Elem != in.Elem || out.Elem != in.Elem || !lowerutil.SameShape(out.Shape, kept) {
 			return nil, op.Errorf("input %d %s, init %s and result %s do not agree with dimensions %v", i, in, init, out, dims)
 		}
 		elems[i] = in.Elem

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 )
 
 func reduceOp(et ir.ElemType, shape, dims []int64, body *ir.Region) *ir.Op {
@@ -38,11 +39,11 @@ func refReduce(in []float64, shape, dims []int64, init float64, f func(a, b floa
 			kept = append(kept, s)
 		}
 	}
-	out := make([]float64, numel(kept))
+	out := make([]float64, lowerutil.Numel(kept))
 	for i := range out {
 		out[i] = init
 	}
-	for i := range numel(shape) {
+	for i := range lowerutil.Numel(shape) {
 		idx := unravel(i, shape)
 		o := int64(0)
 		for d, s := range shape {
@@ -74,7 +75,7 @@ func TestReduceSumF32Layouts(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(1))
 	for _, c := range cases {
-		n := numel(c.shape)
+		n := lowerutil.Numel(c.shape)
 		vals := make([]float32, n)
 		ref := make([]float64, n)
 		for i := range vals {
@@ -265,7 +266,7 @@ func TestArgReduceFastMatchesGeneric(t *testing.T) {
 			tc{[]int64{40, 300}, []int64{1}, ir.F32, ir.S32, "FLOAT", "SIGNED", dir})
 	}
 	for _, c := range cases {
-		n := numel(c.shape)
+		n := lowerutil.Numel(c.shape)
 		var vals []byte
 		if c.ve == ir.F32 {
 			v := make([]float32, n)

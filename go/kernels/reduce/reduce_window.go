@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -16,29 +17,29 @@ func lowerReduceWindow(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if n == 0 || len(op.Operands) != 2*n || len(op.Regions) != 1 {
 		return nil, op.Errorf("expected N inputs, N init values, N results and a body")
 	}
-	in0, err := tensorOperand(op, 0)
+	in0, err := lowerutil.TensorOperand(op, 0)
 	if err != nil {
 		return nil, err
 	}
-	out0, err := tensorResult(op, 0)
+	out0, err := lowerutil.TensorResult(op, 0)
 	if err != nil {
 		return nil, err
 	}
 	elems := make([]ir.ElemType, n)
 	for i := range n {
-		in, err := tensorOperand(op, i)
+		in, err := lowerutil.TensorOperand(op, i)
 		if err != nil {
 			return nil, err
 		}
-		init, err := tensorOperand(op, n+i)
+		init, err := lowerutil.TensorOperand(op, n+i)
 		if err != nil {
 			return nil, err
 		}
-		out, err := tensorResult(op, i)
+		out, err := lowerutil.TensorResult(op, i)
 		if err != nil {
 			return nil, err
 		}
-		if !sameShape(in.Shape, in0.Shape) || !sameShape(out.Shape, out0.Shape) || init.Rank() != 0 ||
+		if !lowerutil.SameShape(in.Shape, in0.Shape) || !lowerutil.SameShape(out.Shape, out0.Shape) || init.Rank() != 0 ||
 			init.Elem != in.Elem || out.Elem != in.Elem {
 			return nil, op.Errorf("input %d %s, init %s and result %s do not agree", i, in, init, out)
 		}
@@ -64,7 +65,7 @@ func lowerReduceWindow(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 }
 
 func (t *typed[A]) windowStep(ctx kernel.Context, g *windowGeom) kernel.Step {
-	nOut := int(numel(g.outShape))
+	nOut := int(lowerutil.Numel(g.outShape))
 	return func(ins, outs [][]byte) error {
 		in, out := ins[0], outs[0]
 		var initV [1]A
@@ -129,7 +130,7 @@ func (t *typed[A]) scan(ctx kernel.Context, g *windowGeom, in, out []byte, init 
 	d := g.scanDim
 	n := int(g.inShape[d])
 	inner := int(g.inSt[d])
-	lines := int(numel(g.inShape)) / max(1, n)
+	lines := int(lowerutil.Numel(g.inShape)) / max(1, n)
 	work := func(lo, hi int) {
 		var buf [1]A
 		for l := lo; l < hi; l++ {
@@ -165,7 +166,7 @@ func genericWindow(ctx kernel.Context, op *ir.Op, g *windowGeom, elems []ir.Elem
 	for i, e := range elems {
 		es[i] = e.ByteSize()
 	}
-	nOut := int(numel(g.outShape))
+	nOut := int(lowerutil.Numel(g.outShape))
 	return func(ins, outs [][]byte) error {
 		var firstErr error
 		errOnce := make(chan struct{}, 1)

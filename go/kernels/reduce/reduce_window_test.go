@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 )
 
 type rwCase struct {
@@ -42,11 +43,11 @@ func refReduceWindow(c rwCase, in []float64, init float64, f func(a, b float64) 
 			pshape[d] += (c.shape[d]-1)*c.bdil[d] + 1
 		}
 	}
-	padded := make([]float64, numel(pshape))
+	padded := make([]float64, lowerutil.Numel(pshape))
 	for i := range padded {
 		padded[i] = init
 	}
-	for i := range numel(c.shape) {
+	for i := range lowerutil.Numel(c.shape) {
 		idx := unravel(i, c.shape)
 		p := int64(0)
 		ok := true
@@ -62,11 +63,11 @@ func refReduceWindow(c rwCase, in []float64, init float64, f func(a, b float64) 
 		}
 	}
 	out := c.outShape()
-	res := make([]float64, numel(out))
-	for o := range numel(out) {
+	res := make([]float64, lowerutil.Numel(out))
+	for o := range lowerutil.Numel(out) {
 		oi := unravel(o, out)
 		acc := init
-		for w := range numel(c.win) {
+		for w := range lowerutil.Numel(c.win) {
 			wi := unravel(w, c.win)
 			p := int64(0)
 			for d := range r {
@@ -120,7 +121,7 @@ func TestReduceWindowMatchesSpec(t *testing.T) {
 		{"stablehlo.minimum", 1.5, math.Min},
 	}
 	for _, c := range cases {
-		vals := make([]float32, numel(c.shape))
+		vals := make([]float32, lowerutil.Numel(c.shape))
 		ref := make([]float64, len(vals))
 		for i := range vals {
 			vals[i] = float32(rng.Intn(17) - 8)
@@ -147,7 +148,7 @@ func TestReduceWindowMatchesSpec(t *testing.T) {
 func TestReduceWindowScanExact(t *testing.T) {
 	c := rwCase{"cumsum", []int64{3, 1000}, []int64{1, 1000}, []int64{1, 1}, []int64{1, 1}, []int64{1, 1}, []int64{0, 0, 999, 0}}
 	rng := rand.New(rand.NewSource(7))
-	vals := make([]float32, numel(c.shape))
+	vals := make([]float32, lowerutil.Numel(c.shape))
 	for i := range vals {
 		vals[i] = float32(rng.NormFloat64())
 	}

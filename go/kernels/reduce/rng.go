@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -24,11 +25,11 @@ func lowerDynamicRngBitGenerator(ctx kernel.Context, op *ir.Op) (kernel.Step, er
 	if len(op.Operands) != 2 || len(op.Results) != 2 {
 		return nil, op.Errorf("expected (state, output_shape) and 2 results")
 	}
-	out, err := tensorResult(op, 1)
+	out, err := lowerutil.TensorResult(op, 1)
 	if err != nil {
 		return nil, err
 	}
-	sh, err := tensorOperand(op, 1)
+	sh, err := lowerutil.TensorOperand(op, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +43,7 @@ func lowerDynamicRngBitGenerator(ctx kernel.Context, op *ir.Op) (kernel.Step, er
 	}
 	return func(ins, outs [][]byte) error {
 		for i, d := range out.Shape {
-			if v := readIndex(ins[1], sh.Elem, i); v != d {
+			if v := lowerutil.ReadIndex(ins[1], sh.Elem, i); v != d {
 				return op.Errorf("output_shape[%d] = %d, but the static result needs %d", i, v, d)
 			}
 		}
@@ -135,15 +136,15 @@ func lowerRngBitGenerator(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if len(op.Operands) != 1 || len(op.Results) != 2 {
 		return nil, op.Errorf("expected 1 operand and 2 results")
 	}
-	st, err := tensorOperand(op, 0)
+	st, err := lowerutil.TensorOperand(op, 0)
 	if err != nil {
 		return nil, err
 	}
-	outSt, err := tensorResult(op, 0)
+	outSt, err := lowerutil.TensorResult(op, 0)
 	if err != nil {
 		return nil, err
 	}
-	out, err := tensorResult(op, 1)
+	out, err := lowerutil.TensorResult(op, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -330,15 +331,15 @@ func lowerRng(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if len(op.Operands) != 3 || len(op.Results) != 1 {
 		return nil, op.Errorf("expected a, b, shape and 1 result")
 	}
-	a, err := tensorOperand(op, 0)
+	a, err := lowerutil.TensorOperand(op, 0)
 	if err != nil {
 		return nil, err
 	}
-	b, err := tensorOperand(op, 1)
+	b, err := lowerutil.TensorOperand(op, 1)
 	if err != nil {
 		return nil, err
 	}
-	out, err := tensorResult(op, 0)
+	out, err := lowerutil.TensorResult(op, 0)
 	if err != nil {
 		return nil, err
 	}

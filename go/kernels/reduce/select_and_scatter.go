@@ -2,6 +2,7 @@ package reduce
 
 import (
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -87,23 +88,23 @@ func lowerSelectAndScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if len(op.Operands) != 3 || len(op.Results) != 1 || len(op.Regions) != 2 {
 		return nil, op.Errorf("expected operand, source, init_value, 1 result, select and scatter regions")
 	}
-	in, err := tensorOperand(op, 0)
+	in, err := lowerutil.TensorOperand(op, 0)
 	if err != nil {
 		return nil, err
 	}
-	src, err := tensorOperand(op, 1)
+	src, err := lowerutil.TensorOperand(op, 1)
 	if err != nil {
 		return nil, err
 	}
-	init, err := tensorOperand(op, 2)
+	init, err := lowerutil.TensorOperand(op, 2)
 	if err != nil {
 		return nil, err
 	}
-	out, err := tensorResult(op, 0)
+	out, err := lowerutil.TensorResult(op, 0)
 	if err != nil {
 		return nil, err
 	}
-	if init.Rank() != 0 || init.Elem != src.Elem || out.Elem != src.Elem || !sameShape(out.Shape, in.Shape) {
+	if init.Rank() != 0 || init.Elem != src.Elem || out.Elem != src.Elem || !lowerutil.SameShape(out.Shape, in.Shape) {
 		return nil, op.Errorf("operand %s, source %s, init %s and result %s do not agree", in, src, init, out)
 	}
 	g, err := newWindowGeom(op, in.Shape, src.Shape, "")

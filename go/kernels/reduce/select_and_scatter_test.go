@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 )
 
 func sasOp(et ir.ElemType, in, src, win, strides, pads []int64, sel, sc *ir.Region) *ir.Op {
@@ -23,10 +24,10 @@ func refSelectAndScatter(in []float32, shape, src, win, strides, pads []int64, s
 	for i := range out {
 		out[i] = init
 	}
-	for s := range numel(src) {
+	for s := range lowerutil.Numel(src) {
 		si := unravel(s, src)
 		best := int64(-1)
-		for w := range numel(win) {
+		for w := range lowerutil.Numel(win) {
 			wi := unravel(w, win)
 			off := int64(0)
 			ok := true
@@ -60,11 +61,11 @@ func TestSelectAndScatter(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(8))
 	for _, c := range cases {
-		in := make([]float32, numel(c.shape))
+		in := make([]float32, lowerutil.Numel(c.shape))
 		for i := range in {
 			in[i] = float32(rng.Intn(5)) // many ties: GE keeps the first
 		}
-		source := make([]float32, numel(c.src))
+		source := make([]float32, lowerutil.Numel(c.src))
 		for i := range source {
 			source[i] = float32(rng.Intn(9) + 1)
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -235,7 +236,7 @@ func uintKey(b []byte, et ir.ElemType, i int, k sortKey) uint64 {
 		}
 		return u | sign
 	}
-	v := uint64(readIndex(b, et, i))
+	v := uint64(lowerutil.ReadIndex(b, et, i))
 	if et.IsUnsigned() && et.Bits() == 64 {
 		v = binary.LittleEndian.Uint64(b[8*i:])
 	}
@@ -255,11 +256,11 @@ func lowerSort(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if n == 0 || len(op.Results) != n || len(op.Regions) != 1 {
 		return nil, op.Errorf("expected N inputs, N results and a comparator")
 	}
-	in0, err := tensorOperand(op, 0)
+	in0, err := lowerutil.TensorOperand(op, 0)
 	if err != nil {
 		return nil, err
 	}
-	dim, err := intAttr(op, "dimension")
+	dim, err := lowerutil.IntAttr(op, "dimension")
 	if err != nil {
 		return nil, err
 	}
@@ -271,15 +272,15 @@ func lowerSort(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	}
 	es := make([]int, n)
 	for i := range n {
-		in, err := tensorOperand(op, i)
+		in, err := lowerutil.TensorOperand(op, i)
 		if err != nil {
 			return nil, err
 		}
-		out, err := tensorResult(op, i)
+		out, err := lowerutil.TensorResult(op, i)
 		if err != nil {
 			return nil, err
 		}
-		if !sameShape(in.Shape, in0.Shape) || !in.Equal(out) {
+		if !lowerutil.SameShape(in.Shape, in0.Shape) || !in.Equal(out) {
 			return nil, op.Errorf("input %d %s and result %s do not agree with %s", i, in, out, in0)
 		}
 		es[i] = in.Elem.ByteSize()

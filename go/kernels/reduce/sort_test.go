@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 )
 
 type regionBuilder struct{ b *ir.Block }
@@ -124,7 +125,7 @@ func TestSortFastMatchesGeneric(t *testing.T) {
 	rng := rand.New(rand.NewSource(4))
 	for _, shape := range [][]int64{{50}, {7, 40}, {40, 7}, {3, 0}, {3, 5, 9}} {
 		for dim := range len(shape) {
-			vals := make([]float32, numel(shape))
+			vals := make([]float32, lowerutil.Numel(shape))
 			for i := range vals {
 				vals[i] = float32(rng.Intn(10)) - 5
 				if rng.Intn(10) == 0 {

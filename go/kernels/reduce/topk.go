@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -21,21 +22,21 @@ func lowerTopK(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if (dynamic && len(op.Operands) != 2) || (!dynamic && len(op.Operands) != 1) || len(op.Results) != 2 {
 		return nil, op.Errorf("expected operand%s and results (values, indices)", map[bool]string{true: ", k", false: ""}[dynamic])
 	}
-	in, err := tensorOperand(op, 0)
+	in, err := lowerutil.TensorOperand(op, 0)
 	if err != nil {
 		return nil, err
 	}
-	vals, err := tensorResult(op, 0)
+	vals, err := lowerutil.TensorResult(op, 0)
 	if err != nil {
 		return nil, err
 	}
-	idx, err := tensorResult(op, 1)
+	idx, err := lowerutil.TensorResult(op, 1)
 	if err != nil {
 		return nil, err
 	}
 	r := in.Rank()
-	if r == 0 || vals.Rank() != r || !sameShape(vals.Shape, idx.Shape) || vals.Elem != in.Elem ||
-		!(idx.Elem == ir.S32 || idx.Elem == ir.S64) || !sameShape(vals.Shape[:r-1], in.Shape[:r-1]) {
+	if r == 0 || vals.Rank() != r || !lowerutil.SameShape(vals.Shape, idx.Shape) || vals.Elem != in.Elem ||
+		!(idx.Elem == ir.S32 || idx.Elem == ir.S64) || !lowerutil.SameShape(vals.Shape[:r-1], in.Shape[:r-1]) {
 		return nil, op.Errorf("results %s, %s do not fit operand %s", vals, idx, in)
 	}
 	k := int(vals.Shape[r-1])
@@ -61,7 +62,7 @@ func lowerTopK(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	}
 	var kType ir.ElemType
 	if dynamic {
-		kt, err := tensorOperand(op, 1)
+		kt, err := lowerutil.TensorOperand(op, 1)
 		if err != nil {
 			return nil, err
 		}
@@ -77,7 +78,7 @@ func lowerTopK(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	es := et.ByteSize()
 	return func(ins, outs [][]byte) error {
 		if dynamic {
-			if kv := readIndex(ins[1], kType, 0); kv != int64(k) {
+			if kv := lowerutil.ReadIndex(ins[1], kType, 0); kv != int64(k) {
 				return op.Errorf("k = %d at run time, but the static result needs %d", kv, k)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 )
 
 // windowGeom is the geometry of reduce_window / select_and_scatter: for every
@@ -58,7 +59,7 @@ func readPadding(op *ir.Op, rank int) (lo, hi []int64, err error) {
 
 // dimsOr reads an optional per-dim list, defaulting every entry to def.
 func dimsOr(op *ir.Op, name string, rank int, def int64) ([]int64, error) {
-	v, err := optI64s(op, name)
+	v, err := lowerutil.OptI64s(op, name)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +83,7 @@ func dimsOr(op *ir.Op, name string, rank int, def int64) ([]int64, error) {
 // newWindowGeom checks the attributes against in/out shapes and builds tables.
 func newWindowGeom(op *ir.Op, in, out []int64, baseDilName string) (*windowGeom, error) {
 	r := len(in)
-	win, err := i64s(op, "window_dimensions")
+	win, err := lowerutil.I64s(op, "window_dimensions")
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package shape
 
 import (
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -21,11 +22,11 @@ func planStep(ctx kernel.Context, p *copyPlan) kernel.Step {
 }
 
 func lowerBroadcastInDim(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
-	in, out, err := unary(op)
+	in, out, err := lowerutil.Unary(op)
 	if err != nil {
 		return nil, err
 	}
-	dims, err := i64s(op, "broadcast_dimensions")
+	dims, err := lowerutil.I64s(op, "broadcast_dimensions")
 	if err != nil {
 		return nil, err
 	}
@@ -58,15 +59,15 @@ func lowerBroadcastInDim(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 // lowerBroadcast handles the legacy broadcast: result shape is
 // broadcast_sizes followed by the operand shape.
 func lowerBroadcast(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
-	in, out, err := unary(op)
+	in, out, err := lowerutil.Unary(op)
 	if err != nil {
 		return nil, err
 	}
-	sizes, err := i64s(op, "broadcast_sizes")
+	sizes, err := lowerutil.I64s(op, "broadcast_sizes")
 	if err != nil {
 		return nil, err
 	}
-	if in.Elem != out.Elem || !sameShape(append(append([]int64{}, sizes...), in.Shape...), out.Shape) {
+	if in.Elem != out.Elem || !lowerutil.SameShape(append(append([]int64{}, sizes...), in.Shape...), out.Shape) {
 		return nil, op.Errorf("result %s is not broadcast_sizes %v ++ operand %s", out, sizes, in)
 	}
 	src := append(make([]int64, len(sizes)), in.Strides()...)
@@ -74,7 +75,7 @@ func lowerBroadcast(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 }
 
 func lowerReshape(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
-	in, out, err := unary(op)
+	in, out, err := lowerutil.Unary(op)
 	if err != nil {
 		return nil, err
 	}
@@ -87,15 +88,15 @@ func lowerReshape(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 }
 
 func lowerTranspose(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
-	in, out, err := unary(op)
+	in, out, err := lowerutil.Unary(op)
 	if err != nil {
 		return nil, err
 	}
-	perm, err := i64s(op, "permutation")
+	perm, err := lowerutil.I64s(op, "permutation")
 	if err != nil {
 		return nil, err
 	}
-	if !isPerm(perm, in.Rank()) || in.Elem != out.Elem {
+	if !lowerutil.IsPerm(perm, in.Rank()) || in.Elem != out.Elem {
 		return nil, op.Errorf("permutation %v invalid for operand %s", perm, in)
 	}
 	inSt := in.Strides()

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -33,7 +34,7 @@ func intList(a ir.Attr) ([]int64, bool) {
 		}
 		out := make([]int64, v.Type.NumElements())
 		for i := range out {
-			out[i] = readIndex(v.Data, v.Type.Elem, i)
+			out[i] = lowerutil.ReadIndex(v.Data, v.Type.Elem, i)
 		}
 		return out, true
 	}
@@ -73,11 +74,11 @@ func lowerSingleReplicaIdentity(ctx kernel.Context, op *ir.Op) (kernel.Step, err
 	}
 	plans := make([]*copyPlan, len(op.Operands))
 	for i := range op.Operands {
-		in, err := tensorOperand(op, i)
+		in, err := lowerutil.TensorOperand(op, i)
 		if err != nil {
 			return nil, err
 		}
-		out, err := tensorResult(op, i)
+		out, err := lowerutil.TensorResult(op, i)
 		if err != nil {
 			return nil, err
 		}
@@ -95,7 +96,7 @@ func lowerSingleReplicaIdentity(ctx kernel.Context, op *ir.Op) (kernel.Step, err
 }
 
 func lowerCollectivePermute(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
-	in, out, err := unary(op)
+	in, out, err := lowerutil.Unary(op)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +129,7 @@ func lowerZeroID(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if len(op.Operands) != 0 || len(op.Results) != 1 {
 		return nil, op.Errorf("expected no operands and 1 result")
 	}
-	out, err := tensorResult(op, 0)
+	out, err := lowerutil.TensorResult(op, 0)
 	if err != nil {
 		return nil, err
 	}

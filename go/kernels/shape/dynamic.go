@@ -2,6 +2,7 @@ package shape
 
 import (
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -19,11 +20,11 @@ func init() {
 
 // vecOperand checks that operand i is a 1-D integer tensor of length n.
 func vecOperand(op *ir.Op, i, n int) (ir.ElemType, error) {
-	t, err := tensorOperand(op, i)
+	t, err := lowerutil.TensorOperand(op, i)
 	if err != nil {
 		return ir.Invalid, err
 	}
-	if t.Rank() != 1 || int(t.Shape[0]) != n || !isIndexType(t.Elem) {
+	if t.Rank() != 1 || int(t.Shape[0]) != n || !lowerutil.IsIndexType(t.Elem) {
 		return ir.Invalid, op.Errorf("operand %d is %s, want a 1-D integer tensor of %d elements", i, t, n)
 	}
 	return t.Elem, nil
@@ -32,7 +33,7 @@ func vecOperand(op *ir.Op, i, n int) (ir.ElemType, error) {
 func readVec(b []byte, et ir.ElemType, n int) []int64 {
 	v := make([]int64, n)
 	for i := range v {
-		v[i] = readIndex(b, et, i)
+		v[i] = lowerutil.ReadIndex(b, et, i)
 	}
 	return v
 }
@@ -40,7 +41,7 @@ func readVec(b []byte, et ir.ElemType, n int) []int64 {
 // checkShape compares a runtime shape operand with the static result shape.
 func checkShape(op *ir.Op, b []byte, et ir.ElemType, want []int64) error {
 	for i, w := range want {
-		if v := readIndex(b, et, i); v != w {
+		if v := lowerutil.ReadIndex(b, et, i); v != w {
 			return op.Errorf("shape operand[%d] = %d, but the static result needs %d", i, v, w)
 		}
 	}
@@ -60,7 +61,7 @@ func lowerDynamicReshape(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if len(op.Operands) != 2 || len(op.Results) != 1 {
 		return nil, op.Errorf("expected operand, output_shape and 1 result")
 	}
-	out, err := tensorResult(op, 0)
+	out, err := lowerutil.TensorResult(op, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +69,7 @@ func lowerDynamicReshape(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, err := tensorOperand(op, 0)
+	in, err := lowerutil.TensorOperand(op, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +84,7 @@ func lowerDynamicBroadcastInDim(ctx kernel.Context, op *ir.Op) (kernel.Step, err
 	if len(op.Operands) != 2 || len(op.Results) != 1 {
 		return nil, op.Errorf("expected operand, output_dimensions and 1 result")
 	}
-	out, err := tensorResult(op, 0)
+	out, err := lowerutil.TensorResult(op, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +105,7 @@ func lowerDynamicIota(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if len(op.Operands) != 1 || len(op.Results) != 1 {
 		return nil, op.Errorf("expected output_shape and 1 result")
 	}
-	out, err := tensorResult(op, 0)
+	out, err := lowerutil.TensorResult(op, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +113,7 @@ func lowerDynamicIota(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	dim, err := intAttr(op, "iota_dimension")
+	dim, err := lowerutil.IntAttr(op, "iota_dimension")
 	if err != nil {
 		return nil, err
 	}
@@ -127,11 +128,11 @@ func lowerRealDynamicSlice(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if len(op.Operands) != 4 || len(op.Results) != 1 {
 		return nil, op.Errorf("expected operand, start_indices, limit_indices, strides and 1 result")
 	}
-	in, err := tensorOperand(op, 0)
+	in, err := lowerutil.TensorOperand(op, 0)
 	if err != nil {
 		return nil, err
 	}
-	out, err := tensorResult(op, 0)
+	out, err := lowerutil.TensorResult(op, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -169,11 +170,11 @@ func lowerDynamicPad(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if len(op.Operands) != 5 || len(op.Results) != 1 {
 		return nil, op.Errorf("expected operand, padding_value, low, high, interior and 1 result")
 	}
-	in, err := tensorOperand(op, 0)
+	in, err := lowerutil.TensorOperand(op, 0)
 	if err != nil {
 		return nil, err
 	}
-	out, err := tensorResult(op, 0)
+	out, err := lowerutil.TensorResult(op, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -26,16 +27,16 @@ func lowerDynamicConv(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if !ok {
 		return nil, op.Errorf("no stablehlo.convolution kernel to delegate to")
 	}
-	lhs, err := tensorOperand(op, 0)
+	lhs, err := lowerutil.TensorOperand(op, 0)
 	if err != nil {
 		return nil, err
 	}
-	pt, err := tensorOperand(op, 2)
+	pt, err := lowerutil.TensorOperand(op, 2)
 	if err != nil {
 		return nil, err
 	}
 	s := lhs.Rank() - 2
-	if pt.Rank() != 2 || int(pt.Shape[0]) != s || pt.Shape[1] != 2 || !isIndexType(pt.Elem) {
+	if pt.Rank() != 2 || int(pt.Shape[0]) != s || pt.Shape[1] != 2 || !lowerutil.IsIndexType(pt.Elem) {
 		return nil, op.Errorf("padding is %s, want a %dx2 integer tensor (low, high per spatial dimension)", pt, s)
 	}
 	lower := func(pad []int64) (kernel.Step, error) {

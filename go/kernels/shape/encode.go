@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 )
 
 // floatFormat describes a binary floating-point storage format.
@@ -75,7 +76,7 @@ func encodeInt(dst []byte, et ir.ElemType, k int64) error {
 		case 1:
 			if et.Bits() < 8 {
 				if et.IsSigned() {
-					u = uint64(signExtend(u, et.Bits()))
+					u = uint64(lowerutil.SignExtend(u, et.Bits()))
 				} else {
 					u &= 1<<et.Bits() - 1
 				}

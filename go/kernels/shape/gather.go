@@ -2,6 +2,7 @@ package shape
 
 import (
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -51,22 +52,22 @@ type dimNums struct {
 func readDimNums(op *ir.Op, window, collapsed, opBatch, idxBatch, startMap string) (dimNums, error) {
 	var dn dimNums
 	var err error
-	if dn.windowDims, err = i64s(op, window); err != nil {
+	if dn.windowDims, err = lowerutil.I64s(op, window); err != nil {
 		return dn, err
 	}
-	if dn.collapsed, err = optI64s(op, collapsed); err != nil {
+	if dn.collapsed, err = lowerutil.OptI64s(op, collapsed); err != nil {
 		return dn, err
 	}
-	if dn.opBatching, err = optI64s(op, opBatch); err != nil {
+	if dn.opBatching, err = lowerutil.OptI64s(op, opBatch); err != nil {
 		return dn, err
 	}
-	if dn.idxBatching, err = optI64s(op, idxBatch); err != nil {
+	if dn.idxBatching, err = lowerutil.OptI64s(op, idxBatch); err != nil {
 		return dn, err
 	}
-	if dn.startMap, err = i64s(op, startMap); err != nil {
+	if dn.startMap, err = lowerutil.I64s(op, startMap); err != nil {
 		return dn, err
 	}
-	if dn.indexVectorDim, err = intAttr(op, "index_vector_dim"); err != nil {
+	if dn.indexVectorDim, err = lowerutil.IntAttr(op, "index_vector_dim"); err != nil {
 		return dn, err
 	}
 	return dn, nil
@@ -178,7 +179,7 @@ func (dn *dimNums) plan(op *ir.Op, operand, idx, out *ir.TensorType) (*indexBatc
 }
 
 func lowerGather(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
-	sizes, err := i64s(op, "slice_sizes")
+	sizes, err := lowerutil.I64s(op, "slice_sizes")
 	if err != nil {
 		return nil, err
 	}
@@ -195,19 +196,19 @@ func lowerDynamicGather(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 }
 
 func gatherStep(ctx kernel.Context, op *ir.Op, sizes []int64, dynamic bool) (kernel.Step, error) {
-	operand, err := tensorOperand(op, 0)
+	operand, err := lowerutil.TensorOperand(op, 0)
 	if err != nil {
 		return nil, err
 	}
-	idx, err := tensorOperand(op, 1)
+	idx, err := lowerutil.TensorOperand(op, 1)
 	if err != nil {
 		return nil, err
 	}
-	out, err := tensorResult(op, 0)
+	out, err := lowerutil.TensorResult(op, 0)
 	if err != nil {
 		return nil, err
 	}
-	if !isIndexType(idx.Elem) || operand.Elem != out.Elem {
+	if !lowerutil.IsIndexType(idx.Elem) || operand.Elem != out.Elem {
 		return nil, op.Errorf("indices %s / operand %s / result %s types invalid", idx, operand, out)
 	}
 	dn, err := readDimNums(op, "offset_dims", "collapsed_slice_dims", "operand_batching_dims", "start_indices_batching_dims", "start_index_map")
@@ -267,7 +268,7 @@ func gatherStep(ctx kernel.Context, op *ir.Op, sizes []int64, dynamic bool) (ker
 	return func(ins, outs [][]byte) error {
 		if dynamic {
 			for d := range r {
-				if v := readIndex(ins[2], op.Operands[2].Tensor().Elem, d); v != sizes[d] {
+				if v := lowerutil.ReadIndex(ins[2], op.Operands[2].Tensor().Elem, d); v != sizes[d] {
 					return op.Errorf("dynamic slice_sizes[%d] = %d, static result needs %d", d, v, sizes[d])
 				}
 			}
@@ -277,8 +278,8 @@ func gatherStep(ctx kernel.Context, op *ir.Op, sizes []int64, dynamic bool) (ker
 			for b := int64(lo); b < int64(hi); b++ {
 				io, oo, so := ib.offsets(b)
 				for k := range ib.vecLen {
-					s := readIndex(ix, ib.idxElem, int(io+int64(k)*ib.vecSt))
-					so += clamp(s, 0, maxStart[k]) * stStride[k]
+					s := lowerutil.ReadIndex(ix, ib.idxElem, int(io+int64(k)*ib.vecSt))
+					so += lowerutil.Clamp(s, 0, maxStart[k]) * stStride[k]
 				}
 				if winElems == 1 {
 					copy(dst[int(oo)*es:int(oo+1)*es], src[int(so)*es:])

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 )
 
 type gatherCase struct {
@@ -55,8 +56,8 @@ func refGather(c gatherCase, operand []float32) []float32 {
 			batchDims = append(batchDims, int64(d))
 		}
 	}
-	out := make([]float32, numel(outShape))
-	for o := range numel(outShape) {
+	out := make([]float32, lowerutil.Numel(outShape))
+	for o := range lowerutil.Numel(outShape) {
 		ri := unravel(o, outShape)
 		batchIndex := make([]int64, len(batchDims))
 		for i, d := range batchDims {
@@ -142,11 +143,11 @@ func TestGatherMatchesSpec(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(2))
 	for _, c := range cases {
-		c.indices = make([]int32, numel(c.idx))
+		c.indices = make([]int32, lowerutil.Numel(c.idx))
 		for i := range c.indices {
 			c.indices[i] = int32(rng.Intn(12) - 3) // includes out-of-range both sides
 		}
-		operand := make([]float32, numel(c.operand))
+		operand := make([]float32, lowerutil.Numel(c.operand))
 		for i := range operand {
 			operand[i] = float32(i)
 		}

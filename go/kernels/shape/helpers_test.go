@@ -170,12 +170,4 @@ func ravel(idx, shape []int64) int64 {
 	return r
 }
 
-func numel(shape []int64) int64 {
-	n := int64(1)
-	for _, d := range shape {
-		n *= d
-	}
-	return n
-}
-
 func lookup(name string) (kernel.Lower, bool) { return kernel.Lookup(name) }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -18,11 +19,11 @@ func lowerIota(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if len(op.Results) != 1 {
 		return nil, op.Errorf("expected 1 result")
 	}
-	out, err := tensorResult(op, 0)
+	out, err := lowerutil.TensorResult(op, 0)
 	if err != nil {
 		return nil, err
 	}
-	dim, err := intAttr(op, "iota_dimension")
+	dim, err := lowerutil.IntAttr(op, "iota_dimension")
 	if err != nil {
 		return nil, err
 	}
@@ -51,11 +52,11 @@ func iotaStep(ctx kernel.Context, op *ir.Op, out *ir.TensorType, dim int64) (ker
 }
 
 func lowerGetDimensionSize(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
-	in, out, err := unary(op)
+	in, out, err := lowerutil.Unary(op)
 	if err != nil {
 		return nil, err
 	}
-	dim, err := intAttr(op, "dimension")
+	dim, err := lowerutil.IntAttr(op, "dimension")
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 )
 
 // elemTypesBySize covers every storage size.
@@ -69,7 +70,7 @@ func refPermute(in []byte, shape []int64, perm []int64, es int) []byte {
 	for i, p := range perm {
 		outShape[i] = shape[p]
 	}
-	n := numel(shape)
+	n := lowerutil.Numel(shape)
 	out := make([]byte, int(n)*es)
 	for o := range n {
 		oi := unravel(o, outShape)
@@ -106,7 +107,7 @@ func TestTranspose(t *testing.T) {
 					}
 					op := mkOp("stablehlo.transpose", []ir.Type{ir.Tensor(et, c.shape...)}, []ir.Type{ir.Tensor(et, out...)},
 						ir.Attrs{"permutation": i64a(c.perm...)})
-					in := seqBytes(int(numel(c.shape)), et.ByteSize())
+					in := seqBytes(int(lowerutil.Numel(c.shape)), et.ByteSize())
 					require.Equal(t, refPermute(in, c.shape, c.perm, et.ByteSize()), runOp(t, ctx, op, in)[0])
 				})
 			}
@@ -136,7 +137,7 @@ func TestSlice(t *testing.T) {
 	for _, c := range cases {
 		op := mkOp("stablehlo.slice", []ir.Type{ir.Tensor(ir.F32, c.shape...)}, []ir.Type{ir.Tensor(ir.F32, c.out...)},
 			ir.Attrs{"start_indices": i64a(c.start...), "limit_indices": i64a(c.limit...), "strides": i64a(c.strides...)})
-		got := runOp(t, testCtxs[1], op, seqF32(int(numel(c.shape))))
+		got := runOp(t, testCtxs[1], op, seqF32(int(lowerutil.Numel(c.shape))))
 		require.Equal(t, f32s(c.want...), got[0], "%v", c)
 	}
 }
@@ -191,7 +192,7 @@ func TestPad(t *testing.T) {
 			op := mkOp("stablehlo.pad", []ir.Type{ir.Tensor(ir.F32, c.shape...), ir.Tensor(ir.F32)},
 				[]ir.Type{ir.Tensor(ir.F32, c.out...)},
 				ir.Attrs{"edge_padding_low": i64a(c.lo...), "edge_padding_high": i64a(c.hi...), "interior_padding": i64a(c.in...)})
-			got := runOp(t, testCtxs[1], op, seqF32(int(numel(c.shape))), f32s(-1))
+			got := runOp(t, testCtxs[1], op, seqF32(int(lowerutil.Numel(c.shape))), f32s(-1))
 			require.Equal(t, f32s(c.want...), got[0])
 		})
 	}

@@ -2,6 +2,7 @@ package shape
 
 import (
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -86,36 +87,36 @@ func lowerScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if n == 0 || len(op.Operands) != 2*n+1 || len(op.Regions) != 1 {
 		return nil, op.Errorf("expected N inputs, indices, N updates, N results and an update computation")
 	}
-	in0, err := tensorOperand(op, 0)
+	in0, err := lowerutil.TensorOperand(op, 0)
 	if err != nil {
 		return nil, err
 	}
-	idx, err := tensorOperand(op, n)
+	idx, err := lowerutil.TensorOperand(op, n)
 	if err != nil {
 		return nil, err
 	}
-	upd0, err := tensorOperand(op, n+1)
+	upd0, err := lowerutil.TensorOperand(op, n+1)
 	if err != nil {
 		return nil, err
 	}
-	if !isIndexType(idx.Elem) {
+	if !lowerutil.IsIndexType(idx.Elem) {
 		return nil, op.Errorf("scatter indices %s are not integers", idx)
 	}
 	elems := make([]ir.ElemType, n)
 	for i := range n {
-		in, err := tensorOperand(op, i)
+		in, err := lowerutil.TensorOperand(op, i)
 		if err != nil {
 			return nil, err
 		}
-		upd, err := tensorOperand(op, n+1+i)
+		upd, err := lowerutil.TensorOperand(op, n+1+i)
 		if err != nil {
 			return nil, err
 		}
-		out, err := tensorResult(op, i)
+		out, err := lowerutil.TensorResult(op, i)
 		if err != nil {
 			return nil, err
 		}
-		if !sameShape(in.Shape, in0.Shape) || !sameShape(upd.Shape, upd0.Shape) || !in.Equal(out) || upd.Elem != in.Elem {
+		if !lowerutil.SameShape(in.Shape, in0.Shape) || !lowerutil.SameShape(upd.Shape, upd0.Shape) || !in.Equal(out) || upd.Elem != in.Elem {
 			return nil, op.Errorf("input %d %s, update %s and result %s do not agree", i, in, upd, out)
 		}
 		elems[i] = in.Elem
@@ -125,7 +126,7 @@ func lowerScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	unique, err := optBool(op, "unique_indices")
+	unique, err := lowerutil.OptBool(op, "unique_indices")
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +172,7 @@ func lowerScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	start := func(ix []byte, b int64) (so, uo int64, ok bool) {
 		io, uo, so := ib.offsets(b)
 		for k := range ib.vecLen {
-			s := readIndex(ix, ib.idxElem, int(io+int64(k)*ib.vecSt))
+			s := lowerutil.ReadIndex(ix, ib.idxElem, int(io+int64(k)*ib.vecSt))
 			if s < 0 || s > maxStart[k] {
 				return 0, 0, false
 			}

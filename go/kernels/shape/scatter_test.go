@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -40,7 +41,7 @@ func refScatter(c scatterCase, operand, updates []float32, indices []int32, f fu
 			wi++
 		}
 	}
-	for u := range numel(c.upd) {
+	for u := range lowerutil.Numel(c.upd) {
 		ui := unravel(u, c.upd)
 		usi := make([]int64, len(scatterDims))
 		for i, d := range scatterDims {
@@ -158,7 +159,7 @@ func TestScatterMatchesSpec(t *testing.T) {
 	}
 	rng := rand.New(rand.NewSource(3))
 	for _, c := range cases {
-		indices := make([]int32, numel(c.idx))
+		indices := make([]int32, lowerutil.Numel(c.idx))
 		for i := range indices {
 			indices[i] = int32(rng.Intn(9) - 2)
 		}
@@ -168,11 +169,11 @@ func TestScatterMatchesSpec(t *testing.T) {
 				indices[i] = int32(perm[i])
 			}
 		}
-		operand := make([]float32, numel(c.operand))
+		operand := make([]float32, lowerutil.Numel(c.operand))
 		for i := range operand {
 			operand[i] = float32(i%13) - 3
 		}
-		updates := make([]float32, numel(c.upd))
+		updates := make([]float32, lowerutil.Numel(c.upd))
 		for i := range updates {
 			updates[i] = float32(i%7) - 2
 		}

@@ -2,6 +2,7 @@ package shape
 
 import (
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -15,19 +16,19 @@ func init() {
 }
 
 func lowerSlice(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
-	in, out, err := unary(op)
+	in, out, err := lowerutil.Unary(op)
 	if err != nil {
 		return nil, err
 	}
-	start, err := i64s(op, "start_indices")
+	start, err := lowerutil.I64s(op, "start_indices")
 	if err != nil {
 		return nil, err
 	}
-	limit, err := i64s(op, "limit_indices")
+	limit, err := lowerutil.I64s(op, "limit_indices")
 	if err != nil {
 		return nil, err
 	}
-	strides, err := i64s(op, "strides")
+	strides, err := lowerutil.I64s(op, "strides")
 	if err != nil {
 		return nil, err
 	}
@@ -62,11 +63,11 @@ func startIndices(op *ir.Op, first, n int) ([]ir.ElemType, error) {
 	}
 	types := make([]ir.ElemType, n)
 	for i := range n {
-		t, err := tensorOperand(op, first+i)
+		t, err := lowerutil.TensorOperand(op, first+i)
 		if err != nil {
 			return nil, err
 		}
-		if t.Rank() != 0 || !isIndexType(t.Elem) {
+		if t.Rank() != 0 || !lowerutil.IsIndexType(t.Elem) {
 			return nil, op.Errorf("start index %d has type %s, want an integer scalar", i, t)
 		}
 		types[i] = t.Elem
@@ -79,7 +80,7 @@ func startIndices(op *ir.Op, first, n int) ([]ir.ElemType, error) {
 func clampedBase(ins [][]byte, first int, types []ir.ElemType, dims, sizes, strides []int64) int {
 	base := int64(0)
 	for i, et := range types {
-		s := clamp(readIndex(ins[first+i], et, 0), 0, dims[i]-sizes[i])
+		s := lowerutil.Clamp(lowerutil.ReadIndex(ins[first+i], et, 0), 0, dims[i]-sizes[i])
 		base += s * strides[i]
 	}
 	return int(base)
@@ -89,15 +90,15 @@ func lowerDynamicSlice(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if len(op.Operands) < 1 || len(op.Results) != 1 {
 		return nil, op.Errorf("expected an operand and 1 result")
 	}
-	in, err := tensorOperand(op, 0)
+	in, err := lowerutil.TensorOperand(op, 0)
 	if err != nil {
 		return nil, err
 	}
-	out, err := tensorResult(op, 0)
+	out, err := lowerutil.TensorResult(op, 0)
 	if err != nil {
 		return nil, err
 	}
-	sizes, err := i64s(op, "slice_sizes")
+	sizes, err := lowerutil.I64s(op, "slice_sizes")
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +106,7 @@ func lowerDynamicSlice(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !sameShape(sizes, out.Shape) || in.Elem != out.Elem {
+	if !lowerutil.SameShape(sizes, out.Shape) || in.Elem != out.Elem {
 		return nil, op.Errorf("slice_sizes %v do not match result %s", sizes, out)
 	}
 	for d := range sizes {
@@ -125,15 +126,15 @@ func lowerDynamicUpdateSlice(ctx kernel.Context, op *ir.Op) (kernel.Step, error)
 	if len(op.Operands) < 2 || len(op.Results) != 1 {
 		return nil, op.Errorf("expected operand, update, start indices and 1 result")
 	}
-	in, err := tensorOperand(op, 0)
+	in, err := lowerutil.TensorOperand(op, 0)
 	if err != nil {
 		return nil, err
 	}
-	upd, err := tensorOperand(op, 1)
+	upd, err := lowerutil.TensorOperand(op, 1)
 	if err != nil {
 		return nil, err
 	}
-	out, err := tensorResult(op, 0)
+	out, err := lowerutil.TensorResult(op, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -163,11 +164,11 @@ func lowerDynamicUpdateSlice(ctx kernel.Context, op *ir.Op) (kernel.Step, error)
 }
 
 func lowerReverse(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
-	in, out, err := unary(op)
+	in, out, err := lowerutil.Unary(op)
 	if err != nil {
 		return nil, err
 	}
-	dims, err := i64s(op, "dimensions")
+	dims, err := lowerutil.I64s(op, "dimensions")
 	if err != nil {
 		return nil, err
 	}
@@ -196,11 +197,11 @@ func lowerReverse(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 }
 
 func lowerConcatenate(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
-	out, err := tensorResult(op, 0)
+	out, err := lowerutil.TensorResult(op, 0)
 	if err != nil {
 		return nil, err
 	}
-	dim, err := intAttr(op, "dimension")
+	dim, err := lowerutil.IntAttr(op, "dimension")
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +213,7 @@ func lowerConcatenate(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	bases := make([]int, len(op.Operands))
 	off := int64(0)
 	for i := range op.Operands {
-		in, err := tensorOperand(op, i)
+		in, err := lowerutil.TensorOperand(op, i)
 		if err != nil {
 			return nil, err
 		}
@@ -243,27 +244,27 @@ func lowerPad(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if len(op.Operands) != 2 || len(op.Results) != 1 {
 		return nil, op.Errorf("expected operand, padding value and 1 result")
 	}
-	in, err := tensorOperand(op, 0)
+	in, err := lowerutil.TensorOperand(op, 0)
 	if err != nil {
 		return nil, err
 	}
-	pv, err := tensorOperand(op, 1)
+	pv, err := lowerutil.TensorOperand(op, 1)
 	if err != nil {
 		return nil, err
 	}
-	out, err := tensorResult(op, 0)
+	out, err := lowerutil.TensorResult(op, 0)
 	if err != nil {
 		return nil, err
 	}
-	lo, err := i64s(op, "edge_padding_low")
+	lo, err := lowerutil.I64s(op, "edge_padding_low")
 	if err != nil {
 		return nil, err
 	}
-	hi, err := i64s(op, "edge_padding_high")
+	hi, err := lowerutil.I64s(op, "edge_padding_high")
 	if err != nil {
 		return nil, err
 	}
-	interior, err := i64s(op, "interior_padding")
+	interior, err := lowerutil.I64s(op, "interior_padding")
 	if err != nil {
 		return nil, err
 	}

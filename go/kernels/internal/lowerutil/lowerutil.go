@@ -1,11 +1,13 @@
-package reduce
+// Package lowerutil holds the attribute and index helpers that the shape and
+// reduce kernel families share when lowering ops.
+package lowerutil
 
 import (
 	"github.com/gojax/gojax/go/ir"
 )
 
 // tensorOperand returns operand i as a tensor type or an error naming the op.
-func tensorOperand(op *ir.Op, i int) (*ir.TensorType, error) {
+func TensorOperand(op *ir.Op, i int) (*ir.TensorType, error) {
 	if i >= len(op.Operands) {
 		return nil, op.Errorf("expected at least %d operands, got %d", i+1, len(op.Operands))
 	}
@@ -17,7 +19,7 @@ func tensorOperand(op *ir.Op, i int) (*ir.TensorType, error) {
 }
 
 // tensorResult returns result i as a tensor type.
-func tensorResult(op *ir.Op, i int) (*ir.TensorType, error) {
+func TensorResult(op *ir.Op, i int) (*ir.TensorType, error) {
 	if i >= len(op.Results) {
 		return nil, op.Errorf("expected at least %d results, got %d", i+1, len(op.Results))
 	}
@@ -29,21 +31,21 @@ func tensorResult(op *ir.Op, i int) (*ir.TensorType, error) {
 }
 
 // unary checks a one-operand one-result op and returns both types.
-func unary(op *ir.Op) (in, out *ir.TensorType, err error) {
+func Unary(op *ir.Op) (in, out *ir.TensorType, err error) {
 	if len(op.Operands) != 1 || len(op.Results) != 1 {
 		return nil, nil, op.Errorf("expected 1 operand and 1 result, got %d and %d", len(op.Operands), len(op.Results))
 	}
-	if in, err = tensorOperand(op, 0); err != nil {
+	if in, err = TensorOperand(op, 0); err != nil {
 		return nil, nil, err
 	}
-	if out, err = tensorResult(op, 0); err != nil {
+	if out, err = TensorResult(op, 0); err != nil {
 		return nil, nil, err
 	}
 	return in, out, nil
 }
 
 // i64s reads a required integer-list attribute.
-func i64s(op *ir.Op, name string) ([]int64, error) {
+func I64s(op *ir.Op, name string) ([]int64, error) {
 	v, ok := op.Attrs.I64s(name)
 	if !ok {
 		if _, present := op.Attrs[name]; present {
@@ -55,15 +57,15 @@ func i64s(op *ir.Op, name string) ([]int64, error) {
 }
 
 // optI64s reads an optional integer-list attribute (nil when absent).
-func optI64s(op *ir.Op, name string) ([]int64, error) {
+func OptI64s(op *ir.Op, name string) ([]int64, error) {
 	if _, present := op.Attrs[name]; !present {
 		return nil, nil
 	}
-	return i64s(op, name)
+	return I64s(op, name)
 }
 
 // optBool reads an optional boolean attribute, accepting BoolAttr or an i1 IntAttr.
-func optBool(op *ir.Op, name string) (bool, error) {
+func OptBool(op *ir.Op, name string) (bool, error) {
 	a, present := op.Attrs[name]
 	if !present {
 		return false, nil
@@ -80,7 +82,7 @@ func optBool(op *ir.Op, name string) (bool, error) {
 }
 
 // ints converts dims to int.
-func ints(v []int64) []int {
+func Ints(v []int64) []int {
 	out := make([]int, len(v))
 	for i, x := range v {
 		out[i] = int(x)
@@ -89,7 +91,7 @@ func ints(v []int64) []int {
 }
 
 // isPerm reports whether p is a permutation of [0,n).
-func isPerm(p []int64, n int) bool {
+func IsPerm(p []int64, n int) bool {
 	if len(p) != n {
 		return false
 	}
@@ -104,7 +106,7 @@ func isPerm(p []int64, n int) bool {
 }
 
 // sameShape compares two shapes.
-func sameShape(a, b []int64) bool {
+func SameShape(a, b []int64) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -118,12 +120,12 @@ func sameShape(a, b []int64) bool {
 
 // readIndex reads element i of an integer tensor of type et as int64.
 // Unsigned 64-bit values above MaxInt64 saturate, which is enough for clamping.
-func readIndex(b []byte, et ir.ElemType, i int) int64 {
+func ReadIndex(b []byte, et ir.ElemType, i int) int64 {
 	switch et.ByteSize() {
 	case 1:
 		v := b[i]
 		if et.IsSigned() {
-			return signExtend(uint64(v), et.Bits())
+			return SignExtend(uint64(v), et.Bits())
 		}
 		if et.IsUnsigned() {
 			return int64(v) & (1<<et.Bits() - 1)
@@ -154,15 +156,15 @@ func readIndex(b []byte, et ir.ElemType, i int) int64 {
 }
 
 // signExtend interprets the low bits of v as a two's-complement number.
-func signExtend(v uint64, bits int) int64 {
+func SignExtend(v uint64, bits int) int64 {
 	s := 64 - uint(bits)
 	return int64(v<<s) >> s
 }
 
 // isIndexType reports element types usable as indices.
-func isIndexType(et ir.ElemType) bool { return et.IsInteger() }
+func IsIndexType(et ir.ElemType) bool { return et.IsInteger() }
 
-func clamp(v, lo, hi int64) int64 {
+func Clamp(v, lo, hi int64) int64 {
 	if v < lo {
 		return lo
 	}
@@ -173,7 +175,7 @@ func clamp(v, lo, hi int64) int64 {
 }
 
 // intAttr reads a required integer attribute.
-func intAttr(op *ir.Op, name string) (int64, error) {
+func IntAttr(op *ir.Op, name string) (int64, error) {
 	v, ok := op.Attrs.Int(name)
 	if !ok {
 		if a, present := op.Attrs[name]; present {
@@ -184,7 +186,7 @@ func intAttr(op *ir.Op, name string) (int64, error) {
 	return v, nil
 }
 
-func numel(shape []int64) int64 {
+func Numel(shape []int64) int64 {
 	n := int64(1)
 	for _, d := range shape {
 		n *= d
