@@ -101,6 +101,14 @@ type File struct {
 	AttrTypes  *AttrTypes
 	Resources  []Resource
 	properties *properties
+	slabs      *arena
+}
+
+func (f *File) arena() *arena {
+	if f.slabs == nil {
+		f.slabs = arenas.Get().(*arena)
+	}
+	return f.slabs
 }
 
 // IsBytecode reports whether data starts with the MLIR bytecode magic.

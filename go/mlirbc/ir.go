@@ -16,8 +16,12 @@ type Op struct {
 	// PropsReader; an unregistered op stores an attribute index, PropsAttr.
 	HasProps  bool
 	PropsAttr uint64
-	props     []byte
-	propsOff  int
+	// PropsIndex is the properties entry (blob index of a registered op,
+	// attribute index otherwise). The writer uniques property encodings, so
+	// equal indices mean equal properties.
+	PropsIndex uint64
+	props      []byte
+	propsOff   int
 
 	Results    []*Value
 	Operands   []*Value
@@ -85,7 +89,7 @@ const MaxNesting = 512
 // Load is called on the op.
 func (f *File) TopLevel(lazy bool) ([]*Op, error) {
 	s := f.sections[SectionIR]
-	p := &irParser{f: f, lazy: lazy}
+	p := &irParser{f: f, lazy: lazy, arena: f.arena()}
 	r := s.reader()
 	p.pushScope()
 	// The section is encoded as a block header then its ops, in a region of
@@ -115,7 +119,7 @@ func (o *Op) Load() error {
 		return nil
 	}
 	lz := o.lazy
-	p := &irParser{f: lz.f, lazy: true}
+	p := &irParser{f: lz.f, lazy: true, arena: lz.f.arena()}
 	r := lz.sec.reader()
 	p.pushScope()
 	if err := p.regions(r, o, 0); err != nil {
@@ -173,6 +177,8 @@ type irParser struct {
 	// distinct value needing at least one byte of input, so it can never
 	// exceed the file size; the check bounds allocation on hostile input.
 	open int
+
+	*arena // the File's
 }
 
 type regionState struct {
@@ -230,7 +236,8 @@ func (p *irParser) operand(r *Reader) (*Value, error) {
 	}
 	v := s.values[idx]
 	if v == nil {
-		v = &Value{forward: true}
+		v = p.vals.One()
+		v.forward = true
 		s.values[idx] = v
 		s.forward++
 	}
@@ -373,7 +380,8 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 		return nil, r.Errorf("op name index %d out of range (%d names)", nameIdx, len(p.f.OpNames))
 	}
 	on := p.f.OpNames[nameIdx]
-	op := &Op{Name: on.FullName, Dialect: p.f.Dialects[on.Dialect].Name, Registered: on.Registered}
+	op := p.ops.One()
+	*op = Op{Name: on.FullName, Dialect: p.f.Dialects[on.Dialect].Name, Registered: on.Registered}
 	wrap := func(err error) error { return fmt.Errorf("op %s at byte %d: %w", op.Name, start, err) }
 	mask, err := r.Byte()
 	if err != nil {
@@ -400,6 +408,7 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 		if err != nil {
 			return nil, wrap(err)
 		}
+		op.PropsIndex = idx
 		if op.Registered {
 			if idx >= uint64(len(p.f.properties.blobs)) {
 				return nil, wrap(r.Errorf("properties index %d out of range (%d blobs)", idx, len(p.f.properties.blobs)))
@@ -414,8 +423,8 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 		if err != nil {
 			return nil, wrap(err)
 		}
-		op.Results = make([]*Value, n)
-		vals := make([]Value, n) // one allocation for all results
+		op.Results = p.refs.Take(n)
+		vals := p.vals.Take(n)
 		for i := range op.Results {
 			t, err := r.VarInt()
 			if err != nil {
@@ -433,7 +442,7 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 		if err != nil {
 			return nil, wrap(err)
 		}
-		op.Operands = make([]*Value, n)
+		op.Operands = p.refs.Take(n)
 		for i := range op.Operands {
 			if op.Operands[i], err = p.operand(r); err != nil {
 				return nil, wrap(err)

@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/gojax/gojax/go/ir"
@@ -38,12 +37,12 @@ func tensorOf(op *ir.Op, role string, x *ir.Value) (*ir.TensorType, error) {
 }
 
 // operandTensors returns the tensor types of all operands.
-func operandTensors(op *ir.Op) ([]*ir.TensorType, error) {
-	out := make([]*ir.TensorType, len(op.Operands))
+func (v *verifier) operandTensors(op *ir.Op) ([]*ir.TensorType, error) {
+	out := v.tensors.Take(len(op.Operands))
 	for i, x := range op.Operands {
-		t, err := tensorOf(op, fmt.Sprintf("operand %d", i), x)
-		if err != nil {
-			return nil, err
+		t, ok := x.Type.(*ir.TensorType)
+		if !ok || t == nil { // the role is formatted only on failure: this runs per op
+			return nil, op.Errorf("operand %d must be a tensor, is %s", i, x.Type)
 		}
 		out[i] = t
 	}
@@ -51,12 +50,12 @@ func operandTensors(op *ir.Op) ([]*ir.TensorType, error) {
 }
 
 // resultTensors returns the tensor types of all results.
-func resultTensors(op *ir.Op) ([]*ir.TensorType, error) {
-	out := make([]*ir.TensorType, len(op.Results))
+func (v *verifier) resultTensors(op *ir.Op) ([]*ir.TensorType, error) {
+	out := v.tensors.Take(len(op.Results))
 	for i, x := range op.Results {
-		t, err := tensorOf(op, fmt.Sprintf("result %d", i), x)
-		if err != nil {
-			return nil, err
+		t, ok := x.Type.(*ir.TensorType)
+		if !ok || t == nil {
+			return nil, op.Errorf("result %d must be a tensor, is %s", i, x.Type)
 		}
 		out[i] = t
 	}
@@ -64,18 +63,18 @@ func resultTensors(op *ir.Op) ([]*ir.TensorType, error) {
 }
 
 // sig returns operand and result tensor types after checking counts.
-func sig(op *ir.Op, operands, results int) ([]*ir.TensorType, []*ir.TensorType, error) {
+func (v *verifier) sig(op *ir.Op, operands, results int) ([]*ir.TensorType, []*ir.TensorType, error) {
 	if err := counts(op, operands, results); err != nil {
 		return nil, nil, err
 	}
 	if err := regions(op, 0); err != nil {
 		return nil, nil, err
 	}
-	ins, err := operandTensors(op)
+	ins, err := v.operandTensors(op)
 	if err != nil {
 		return nil, nil, err
 	}
-	outs, err := resultTensors(op)
+	outs, err := v.resultTensors(op)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -66,7 +66,7 @@ func checkAllReduce(v *verifier, op *ir.Op) error {
 	if err := sameTypesInOut(v, op); err != nil {
 		return err
 	}
-	ins, err := operandTensors(op)
+	ins, err := v.operandTensors(op)
 	if err != nil {
 		return err
 	}
@@ -80,18 +80,18 @@ func checkAllReduce(v *verifier, op *ir.Op) error {
 
 // checkGatherLike checks operand/result pairs that differ only along dim,
 // where the result is a multiple (mul) or fraction (div) of the operand.
-func checkGatherLike(op *ir.Op, dimAttr string, grow bool) error {
+func checkGatherLike(v *verifier, op *ir.Op, dimAttr string, grow bool) error {
 	if len(op.Operands) == 0 {
 		return op.Errorf("expects at least one operand")
 	}
 	if err := counts(op, -1, len(op.Operands)); err != nil {
 		return err
 	}
-	ins, err := operandTensors(op)
+	ins, err := v.operandTensors(op)
 	if err != nil {
 		return err
 	}
-	outs, err := resultTensors(op)
+	outs, err := v.resultTensors(op)
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func checkAllGather(v *verifier, op *ir.Op) error {
 	if err := regions(op, 0); err != nil {
 		return err
 	}
-	if err := checkGatherLike(op, "all_gather_dim", true); err != nil {
+	if err := checkGatherLike(v, op, "all_gather_dim", true); err != nil {
 		return err
 	}
 	return replicaGroups(op, true)
@@ -143,7 +143,7 @@ func checkReduceScatter(v *verifier, op *ir.Op) error {
 	if err := regions(op, 1); err != nil {
 		return err
 	}
-	if err := checkGatherLike(op, "scatter_dimension", false); err != nil {
+	if err := checkGatherLike(v, op, "scatter_dimension", false); err != nil {
 		return err
 	}
 	if err := replicaGroups(op, true); err != nil {
@@ -163,11 +163,11 @@ func checkAllToAll(v *verifier, op *ir.Op) error {
 	if err := counts(op, -1, len(op.Operands)); err != nil {
 		return err
 	}
-	ins, err := operandTensors(op)
+	ins, err := v.operandTensors(op)
 	if err != nil {
 		return err
 	}
-	outs, err := resultTensors(op)
+	outs, err := v.resultTensors(op)
 	if err != nil {
 		return err
 	}
@@ -257,7 +257,7 @@ func checkCrossReplicaSum(v *verifier, op *ir.Op) error {
 }
 
 func checkProcessID(v *verifier, op *ir.Op) error {
-	_, outs, err := sig(op, 0, 1)
+	_, outs, err := v.sig(op, 0, 1)
 	if err != nil {
 		return err
 	}

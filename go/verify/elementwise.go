@@ -63,7 +63,7 @@ func init() {
 // unary: one operand, one result of the same type, element type in class.
 func unary(c elemClass) checkFunc {
 	return func(v *verifier, op *ir.Op) error {
-		ins, outs, err := sig(op, 1, 1)
+		ins, outs, err := v.sig(op, 1, 1)
 		if err != nil {
 			return err
 		}
@@ -77,7 +77,7 @@ func unary(c elemClass) checkFunc {
 // binary: two operands and a result all of one type, element type in class.
 func binary(c elemClass) checkFunc {
 	return func(v *verifier, op *ir.Op) error {
-		ins, outs, err := sig(op, 2, 1)
+		ins, outs, err := v.sig(op, 2, 1)
 		if err != nil {
 			return err
 		}
@@ -93,7 +93,7 @@ func binary(c elemClass) checkFunc {
 
 // checkAbs: complex operands give their real part type.
 func checkAbs(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 1, 1)
+	ins, outs, err := v.sig(op, 1, 1)
 	if err != nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func checkAbs(v *verifier, op *ir.Op) error {
 }
 
 func checkIsFinite(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 1, 1)
+	ins, outs, err := v.sig(op, 1, 1)
 	if err != nil {
 		return err
 	}
@@ -126,7 +126,7 @@ func checkIsFinite(v *verifier, op *ir.Op) error {
 
 // realImag: complex → its part type; float → same type.
 func realImag(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 1, 1)
+	ins, outs, err := v.sig(op, 1, 1)
 	if err != nil {
 		return err
 	}
@@ -144,7 +144,7 @@ func realImag(v *verifier, op *ir.Op) error {
 }
 
 func checkConvert(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 1, 1)
+	ins, outs, err := v.sig(op, 1, 1)
 	if err != nil {
 		return err
 	}
@@ -154,7 +154,7 @@ func checkConvert(v *verifier, op *ir.Op) error {
 // checkBitcastConvert: equal widths keep the shape; a wider operand gains a
 // trailing dim of the width ratio; a narrower one loses it.
 func checkBitcastConvert(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 1, 1)
+	ins, outs, err := v.sig(op, 1, 1)
 	if err != nil {
 		return err
 	}
@@ -180,7 +180,7 @@ func checkBitcastConvert(v *verifier, op *ir.Op) error {
 }
 
 func checkReducePrecision(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 1, 1)
+	ins, outs, err := v.sig(op, 1, 1)
 	if err != nil {
 		return err
 	}
@@ -205,7 +205,7 @@ func checkReducePrecision(v *verifier, op *ir.Op) error {
 }
 
 func checkComplex(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 2, 1)
+	ins, outs, err := v.sig(op, 2, 1)
 	if err != nil {
 		return err
 	}
@@ -226,7 +226,7 @@ func checkComplex(v *verifier, op *ir.Op) error {
 }
 
 func checkCompare(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 2, 1)
+	ins, outs, err := v.sig(op, 2, 1)
 	if err != nil {
 		return err
 	}
@@ -266,7 +266,7 @@ func checkCompare(v *verifier, op *ir.Op) error {
 
 // checkSelect: pred is i1, either 0-d or of the operands' shape.
 func checkSelect(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 3, 1)
+	ins, outs, err := v.sig(op, 3, 1)
 	if err != nil {
 		return err
 	}
@@ -287,7 +287,7 @@ func checkSelect(v *verifier, op *ir.Op) error {
 
 // checkClamp: min and max are 0-d or of the operand's shape.
 func checkClamp(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 3, 1)
+	ins, outs, err := v.sig(op, 3, 1)
 	if err != nil {
 		return err
 	}

@@ -107,7 +107,7 @@ func checkGatherCommon(op *ir.Op, g gatherDims, operand, indices *ir.TensorType)
 }
 
 func checkGather(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 2, 1)
+	ins, outs, err := v.sig(op, 2, 1)
 	if err != nil {
 		return err
 	}
@@ -166,7 +166,7 @@ func checkGather(v *verifier, op *ir.Op) error {
 }
 
 func checkDynamicGather(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 3, 1)
+	ins, outs, err := v.sig(op, 3, 1)
 	if err != nil {
 		return err
 	}
@@ -199,11 +199,11 @@ func checkScatter(v *verifier, op *ir.Op) error {
 	if err := counts(op, -1, n); err != nil {
 		return err
 	}
-	ins, err := operandTensors(op)
+	ins, err := v.operandTensors(op)
 	if err != nil {
 		return err
 	}
-	outs, err := resultTensors(op)
+	outs, err := v.resultTensors(op)
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ func init() {
 }
 
 func checkDot(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 2, 1)
+	ins, outs, err := v.sig(op, 2, 1)
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func checkDot(v *verifier, op *ir.Op) error {
 }
 
 func checkDotGeneral(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 2, 1)
+	ins, outs, err := v.sig(op, 2, 1)
 	if err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func checkConvGroups(op *ir.Op, c convDims, lhs, rhs *ir.TensorType) error {
 }
 
 func checkConvolution(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 2, 1)
+	ins, outs, err := v.sig(op, 2, 1)
 	if err != nil {
 		return err
 	}
@@ -282,7 +282,7 @@ func checkConvolution(v *verifier, op *ir.Op) error {
 }
 
 func checkDynamicConv(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 3, 1)
+	ins, outs, err := v.sig(op, 3, 1)
 	if err != nil {
 		return err
 	}
@@ -303,7 +303,7 @@ func checkDynamicConv(v *verifier, op *ir.Op) error {
 
 func checkEinsum(n int) checkFunc {
 	return func(v *verifier, op *ir.Op) error {
-		if _, _, err := sig(op, n, 1); err != nil {
+		if _, _, err := v.sig(op, n, 1); err != nil {
 			return err
 		}
 		_, err := stringAttr(op, "einsum_config", true)
@@ -321,7 +321,7 @@ func squareBatch(op *ir.Op, role string, t *ir.TensorType) error {
 }
 
 func checkCholesky(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 1, 1)
+	ins, outs, err := v.sig(op, 1, 1)
 	if err != nil {
 		return err
 	}
@@ -338,7 +338,7 @@ func checkCholesky(v *verifier, op *ir.Op) error {
 }
 
 func checkTriangularSolve(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 2, 1)
+	ins, outs, err := v.sig(op, 2, 1)
 	if err != nil {
 		return err
 	}
@@ -379,7 +379,7 @@ func checkTriangularSolve(v *verifier, op *ir.Op) error {
 }
 
 func checkFFT(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 1, 1)
+	ins, outs, err := v.sig(op, 1, 1)
 	if err != nil {
 		return err
 	}
@@ -464,7 +464,7 @@ func batchNormAttrs(op *ir.Op, operand *ir.TensorType, perFeature []*ir.TensorTy
 }
 
 func checkBatchNormInference(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 5, 1)
+	ins, outs, err := v.sig(op, 5, 1)
 	if err != nil {
 		return err
 	}
@@ -475,7 +475,7 @@ func checkBatchNormInference(v *verifier, op *ir.Op) error {
 }
 
 func checkBatchNormTraining(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 3, 3)
+	ins, outs, err := v.sig(op, 3, 3)
 	if err != nil {
 		return err
 	}
@@ -486,7 +486,7 @@ func checkBatchNormTraining(v *verifier, op *ir.Op) error {
 }
 
 func checkBatchNormGrad(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 5, 3)
+	ins, outs, err := v.sig(op, 5, 3)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ func init() {
 }
 
 func checkConstant(v *verifier, op *ir.Op) error {
-	_, outs, err := sig(op, 0, 1)
+	_, outs, err := v.sig(op, 0, 1)
 	if err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func checkConstant(v *verifier, op *ir.Op) error {
 }
 
 func checkRng(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 3, 1)
+	ins, outs, err := v.sig(op, 3, 1)
 	if err != nil {
 		return err
 	}
@@ -61,7 +61,7 @@ func checkRng(v *verifier, op *ir.Op) error {
 }
 
 func checkRngBitGenerator(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 1, 2)
+	ins, outs, err := v.sig(op, 1, 2)
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func checkRngBitGenerator(v *verifier, op *ir.Op) error {
 // checkQuantize: gojax IR has no quantized element types, so only the
 // structure is checked here; the reader rejects quantized types.
 func checkQuantize(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 1, 1)
+	ins, outs, err := v.sig(op, 1, 1)
 	if err != nil {
 		return err
 	}

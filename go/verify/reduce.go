@@ -21,11 +21,11 @@ func init() {
 }
 
 // splitInputsInits splits reduce-style operands into N inputs and N init values.
-func splitInputsInits(op *ir.Op) ([]*ir.TensorType, []*ir.TensorType, error) {
+func splitInputsInits(v *verifier, op *ir.Op) ([]*ir.TensorType, []*ir.TensorType, error) {
 	if len(op.Operands) == 0 || len(op.Operands)%2 != 0 {
 		return nil, nil, op.Errorf("expects N inputs then N init values; has %d operands", len(op.Operands))
 	}
-	ins, err := operandTensors(op)
+	ins, err := v.operandTensors(op)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -63,14 +63,14 @@ func checkReduce(v *verifier, op *ir.Op) error {
 	if err := regions(op, 1); err != nil {
 		return err
 	}
-	inputs, inits, err := splitInputsInits(op)
+	inputs, inits, err := splitInputsInits(v, op)
 	if err != nil {
 		return err
 	}
 	if err := counts(op, -1, len(inputs)); err != nil {
 		return err
 	}
-	outs, err := resultTensors(op)
+	outs, err := v.resultTensors(op)
 	if err != nil {
 		return err
 	}
@@ -197,14 +197,14 @@ func checkReduceWindow(v *verifier, op *ir.Op) error {
 	if err := regions(op, 1); err != nil {
 		return err
 	}
-	inputs, inits, err := splitInputsInits(op)
+	inputs, inits, err := splitInputsInits(v, op)
 	if err != nil {
 		return err
 	}
 	if err := counts(op, -1, len(inputs)); err != nil {
 		return err
 	}
-	outs, err := resultTensors(op)
+	outs, err := v.resultTensors(op)
 	if err != nil {
 		return err
 	}
@@ -233,11 +233,11 @@ func checkSelectAndScatter(v *verifier, op *ir.Op) error {
 	if err := counts(op, 3, 1); err != nil {
 		return err
 	}
-	ins, err := operandTensors(op)
+	ins, err := v.operandTensors(op)
 	if err != nil {
 		return err
 	}
-	outs, err := resultTensors(op)
+	outs, err := v.resultTensors(op)
 	if err != nil {
 		return err
 	}
@@ -273,11 +273,11 @@ func checkSort(v *verifier, op *ir.Op) error {
 	if err := counts(op, -1, len(op.Operands)); err != nil {
 		return err
 	}
-	ins, err := operandTensors(op)
+	ins, err := v.operandTensors(op)
 	if err != nil {
 		return err
 	}
-	outs, err := resultTensors(op)
+	outs, err := v.resultTensors(op)
 	if err != nil {
 		return err
 	}
@@ -315,11 +315,11 @@ func checkMap(v *verifier, op *ir.Op) error {
 	if err := counts(op, -1, 1); err != nil {
 		return err
 	}
-	ins, err := operandTensors(op)
+	ins, err := v.operandTensors(op)
 	if err != nil {
 		return err
 	}
-	outs, err := resultTensors(op)
+	outs, err := v.resultTensors(op)
 	if err != nil {
 		return err
 	}

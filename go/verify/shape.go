@@ -35,7 +35,7 @@ func init() {
 }
 
 func checkBroadcast(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 1, 1)
+	ins, outs, err := v.sig(op, 1, 1)
 	if err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func checkBroadcast(v *verifier, op *ir.Op) error {
 }
 
 func checkBroadcastInDim(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 1, 1)
+	ins, outs, err := v.sig(op, 1, 1)
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func checkBroadcastInDim(v *verifier, op *ir.Op) error {
 }
 
 func checkReshape(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 1, 1)
+	ins, outs, err := v.sig(op, 1, 1)
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func checkReshape(v *verifier, op *ir.Op) error {
 }
 
 func checkTranspose(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 1, 1)
+	ins, outs, err := v.sig(op, 1, 1)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func checkTranspose(v *verifier, op *ir.Op) error {
 }
 
 func checkSlice(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 1, 1)
+	ins, outs, err := v.sig(op, 1, 1)
 	if err != nil {
 		return err
 	}
@@ -170,7 +170,7 @@ func checkDynamicSlice(v *verifier, op *ir.Op) error {
 	if len(op.Operands) < 1 {
 		return op.Errorf("expects an operand")
 	}
-	ins, outs, err := sig(op, -1, 1)
+	ins, outs, err := v.sig(op, -1, 1)
 	if err != nil {
 		return err
 	}
@@ -200,7 +200,7 @@ func checkDynamicUpdateSlice(v *verifier, op *ir.Op) error {
 	if len(op.Operands) < 2 {
 		return op.Errorf("expects operand and update")
 	}
-	ins, outs, err := sig(op, -1, 1)
+	ins, outs, err := v.sig(op, -1, 1)
 	if err != nil {
 		return err
 	}
@@ -223,7 +223,7 @@ func checkConcatenate(v *verifier, op *ir.Op) error {
 	if len(op.Operands) < 1 {
 		return op.Errorf("expects at least one input")
 	}
-	ins, outs, err := sig(op, -1, 1)
+	ins, outs, err := v.sig(op, -1, 1)
 	if err != nil {
 		return err
 	}
@@ -255,7 +255,7 @@ func checkConcatenate(v *verifier, op *ir.Op) error {
 }
 
 func checkPad(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 2, 1)
+	ins, outs, err := v.sig(op, 2, 1)
 	if err != nil {
 		return err
 	}
@@ -297,7 +297,7 @@ func checkPad(v *verifier, op *ir.Op) error {
 }
 
 func checkReverse(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 1, 1)
+	ins, outs, err := v.sig(op, 1, 1)
 	if err != nil {
 		return err
 	}
@@ -315,7 +315,7 @@ func checkReverse(v *verifier, op *ir.Op) error {
 }
 
 func checkIota(v *verifier, op *ir.Op) error {
-	_, outs, err := sig(op, 0, 1)
+	_, outs, err := v.sig(op, 0, 1)
 	if err != nil {
 		return err
 	}
@@ -330,7 +330,7 @@ func checkIota(v *verifier, op *ir.Op) error {
 }
 
 func checkGetDimensionSize(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 1, 1)
+	ins, outs, err := v.sig(op, 1, 1)
 	if err != nil {
 		return err
 	}
@@ -348,7 +348,7 @@ func checkGetDimensionSize(v *verifier, op *ir.Op) error {
 }
 
 func checkSetDimensionSize(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 2, 1)
+	ins, outs, err := v.sig(op, 2, 1)
 	if err != nil {
 		return err
 	}
@@ -380,7 +380,7 @@ func shapeOperand(op *ir.Op, role string, t *ir.TensorType, n int) error {
 }
 
 func checkDynamicBroadcastInDim(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 2, 1)
+	ins, outs, err := v.sig(op, 2, 1)
 	if err != nil {
 		return err
 	}
@@ -411,7 +411,7 @@ func checkDynamicBroadcastInDim(v *verifier, op *ir.Op) error {
 }
 
 func checkDynamicIota(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 1, 1)
+	ins, outs, err := v.sig(op, 1, 1)
 	if err != nil {
 		return err
 	}
@@ -429,7 +429,7 @@ func checkDynamicIota(v *verifier, op *ir.Op) error {
 }
 
 func checkDynamicPad(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 5, 1)
+	ins, outs, err := v.sig(op, 5, 1)
 	if err != nil {
 		return err
 	}
@@ -449,7 +449,7 @@ func checkDynamicPad(v *verifier, op *ir.Op) error {
 }
 
 func checkDynamicReshape(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 2, 1)
+	ins, outs, err := v.sig(op, 2, 1)
 	if err != nil {
 		return err
 	}
@@ -466,7 +466,7 @@ func checkDynamicReshape(v *verifier, op *ir.Op) error {
 }
 
 func checkRealDynamicSlice(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 4, 1)
+	ins, outs, err := v.sig(op, 4, 1)
 	if err != nil {
 		return err
 	}
@@ -483,7 +483,7 @@ func checkRealDynamicSlice(v *verifier, op *ir.Op) error {
 }
 
 func checkTorchIndexSelect(v *verifier, op *ir.Op) error {
-	ins, outs, err := sig(op, 2, 1)
+	ins, outs, err := v.sig(op, 2, 1)
 	if err != nil {
 		return err
 	}

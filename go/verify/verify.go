@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gojax/gojax/go/internal/slab"
 	"github.com/gojax/gojax/go/ir"
 )
 
@@ -52,6 +53,9 @@ type verifier struct {
 	// arguments, block arguments of enclosing regions and results of earlier
 	// ops (StableHLO regions are not isolated from above).
 	defined map[*ir.Value]bool
+	// tensors backs the type lists a check builds (operandTensors and
+	// friends); it is reset before each check, which keeps none of them.
+	tensors slab.Slab[*ir.TensorType]
 }
 
 // Module verifies every function and op of m; the error names the op and its
@@ -228,6 +232,7 @@ func (v *verifier) op(op *ir.Op) error {
 		}
 	}
 	if known { // foreign ops are not type-checked
+		v.tensors.Reset()
 		if err := fn(v, op); err != nil {
 			return err
 		}

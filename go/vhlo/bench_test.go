@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/gojax/gojax/go/verify"
 )
 
 // BenchmarkReadConformance decodes the 1.20.0 conformance artifact (about
@@ -38,10 +40,10 @@ func BenchmarkReadJAXExport(b *testing.B) {
 	}
 }
 
-// BenchmarkReadTrainStep reads a real JAX artifact of about 25 KB: an MLP
-// training step with Adam (testdata/jax_programs.py, program train_step),
-// exported at benchmark start with the venv's jax.
-func BenchmarkReadTrainStep(b *testing.B) {
+// trainStepArtifact is a real JAX artifact of about 25 KB: an MLP training
+// step with Adam (testdata/jax_programs.py, program train_step), exported at
+// benchmark start with the venv's jax.
+func trainStepArtifact(b *testing.B) []byte {
 	python := venvPython(b)
 	dir := b.TempDir()
 	if out, err := exec.Command(python, "testdata/jax_programs.py", dir, "train_step").CombinedOutput(); err != nil {
@@ -54,8 +56,43 @@ func BenchmarkReadTrainStep(b *testing.B) {
 	b.Logf("artifact: %d bytes", len(data))
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	return data
+}
+
+// BenchmarkReadTrainStep decodes the train-step artifact (what
+// PJRT_Client_Compile does before verifying).
+func BenchmarkReadTrainStep(b *testing.B) {
+	data := trainStepArtifact(b)
 	for b.Loop() {
 		if _, err := Read(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReadVerifyTrainStep is the whole frontend: decode, then verify.
+func BenchmarkReadVerifyTrainStep(b *testing.B) {
+	data := trainStepArtifact(b)
+	for b.Loop() {
+		m, err := Read(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := verify.Module(m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkVerifyTrainStep verifies an already decoded module.
+func BenchmarkVerifyTrainStep(b *testing.B) {
+	data := trainStepArtifact(b)
+	m, err := Read(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := verify.Module(m); err != nil {
 			b.Fatal(err)
 		}
 	}

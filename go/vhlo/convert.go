@@ -128,6 +128,7 @@ func (d *decoder) region(gr *mlirbc.Region, parent *ir.Op, inFunc bool) (*ir.Reg
 	}
 	region := ir.NewRegion(blocks...)
 	for i, gb := range gr.Blocks {
+		blocks[i].Ops = make([]*ir.Op, 0, len(gb.Ops))
 		for _, gop := range gb.Ops {
 			op, err := d.op(gop, parent, inFunc)
 			if err != nil {
@@ -145,18 +146,26 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 	if err != nil {
 		return nil, err
 	}
-	name, err := d.canonicalName(gop.Name, inFunc)
-	if err != nil {
-		return nil, fmt.Errorf("%s at %s: %w", gop.Name, loc, err)
+	op := d.ops.One()
+	op.Loc = loc
+	key := opKey{name: gop.Name, inFunc: inFunc, hasAttrs: gop.HasAttrs, hasProps: gop.HasProps, attrs: gop.Attrs, props: gop.PropsIndex}
+	if c, ok := d.opCache[key]; ok {
+		op.Name, op.Attrs = c.name, c.attrs
+	} else {
+		name, err := canonicalOpName(gop.Name, inFunc)
+		if err != nil {
+			return nil, fmt.Errorf("%s at %s: %w", gop.Name, loc, err)
+		}
+		op.Name = name
+		if op.Attrs, err = d.opAttrs(gop); err != nil {
+			return nil, op.Errorf("%v", err)
+		}
+		if err := normalizeAttrs(op); err != nil {
+			return nil, op.Errorf("%v", err)
+		}
+		d.opCache[key] = decodedOp{name: op.Name, attrs: op.Attrs}
 	}
-	op := &ir.Op{Name: name, Loc: loc}
-	if op.Attrs, err = d.opAttrs(gop); err != nil {
-		return nil, op.Errorf("%v", err)
-	}
-	if err := normalizeAttrs(op); err != nil {
-		return nil, op.Errorf("%v", err)
-	}
-	op.Operands = make([]*ir.Value, len(gop.Operands))
+	op.Operands = d.refs.Take(len(gop.Operands))
 	for i, gv := range gop.Operands {
 		v, ok := gv.User.(*ir.Value)
 		if !ok {
@@ -164,8 +173,8 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 		}
 		op.Operands[i] = v
 	}
-	op.Results = make([]*ir.Value, len(gop.Results))
-	vals := make([]ir.Value, len(gop.Results)) // one allocation for all results
+	op.Results = d.refs.Take(len(gop.Results))
+	vals := d.vals.Take(len(gop.Results))
 	for i, gv := range gop.Results {
 		t, err := d.typeAt(gv.Type)
 		if err != nil {
@@ -195,22 +204,20 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 	return op, nil
 }
 
-type nameKey struct {
-	name   string
-	inFunc bool
+// opKey identifies what an op's name and attributes are decoded from. The
+// bytecode uniques attribute dictionaries and property encodings, so ops with
+// equal keys have equal attributes: they share one decoded, normalized map
+// (ir.Attrs of decoded ops are read-only; passes replace, never mutate them).
+type opKey struct {
+	name               string
+	inFunc             bool
+	hasAttrs, hasProps bool
+	attrs, props       uint64
 }
 
-// canonicalName is canonicalOpName, memoized per artifact.
-func (d *decoder) canonicalName(name string, inFunc bool) (string, error) {
-	k := nameKey{name, inFunc}
-	if n, ok := d.names[k]; ok {
-		return n, nil
-	}
-	n, err := canonicalOpName(name, inFunc)
-	if err == nil {
-		d.names[k] = n
-	}
-	return n, err
+type decodedOp struct {
+	name  string
+	attrs ir.Attrs
 }
 
 // canonicalOpName maps vhlo.<op>_vN to stablehlo.<op>, the func ops to the

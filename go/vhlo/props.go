@@ -11,16 +11,21 @@ import (
 // opAttrs collects an op's attributes: the discardable dictionary, then the
 // inherent attributes from its properties (format >= 5).
 func (d *decoder) opAttrs(op *mlirbc.Op) (ir.Attrs, error) {
-	attrs := ir.Attrs{}
+	var dict ir.DictAttr
 	if op.HasAttrs {
 		a, err := d.irAttrAt(op.Attrs)
 		if err != nil {
 			return nil, err
 		}
-		dict, ok := a.(ir.DictAttr)
-		if !ok {
+		var ok bool
+		if dict, ok = a.(ir.DictAttr); !ok {
 			return nil, fmt.Errorf("attribute dictionary is %s", a)
 		}
+	}
+	props, known := propertyLayout(op.Name)
+	// Sized once: growing a map is most of what building attributes costs.
+	attrs := make(ir.Attrs, len(dict.Entries)+len(props))
+	if op.HasAttrs {
 		for k, v := range dict.Entries {
 			attrs[k] = v
 		}
@@ -42,7 +47,6 @@ func (d *decoder) opAttrs(op *mlirbc.Op) (ir.Attrs, error) {
 		}
 		return attrs, nil
 	}
-	props, known := propertyLayout(op.Name)
 	r := op.PropsReader()
 	if !known {
 		// An op gojax has no property layout for: keep the raw blob visible.

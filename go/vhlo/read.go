@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gojax/gojax/go/internal/slab"
+
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/mlirbc"
 )
@@ -15,7 +17,11 @@ type decoder struct {
 	funcTypes map[string]*vtype
 	opts      readOptions
 	funcErrs  map[string]error
-	names     map[nameKey]string
+	opCache   map[opKey]decodedOp
+
+	ops  slab.Slab[ir.Op]
+	vals slab.Slab[ir.Value]
+	refs slab.Slab[*ir.Value]
 }
 
 // Read decodes a portable artifact into a module. Only the entry function
@@ -43,7 +49,9 @@ func read(code []byte, opts readOptions) (*ir.Module, map[string]error, error) {
 	if err := checkProducer(f.Producer); err != nil {
 		return nil, nil, err
 	}
-	d := &decoder{f: f, funcTypes: map[string]*vtype{}, opts: opts, funcErrs: map[string]error{}, names: map[nameKey]string{}}
+	// The generic ops are garbage once converted; nothing of them escapes.
+	defer f.Release()
+	d := &decoder{f: f, funcTypes: map[string]*vtype{}, opts: opts, funcErrs: map[string]error{}, opCache: map[opKey]decodedOp{}}
 	top, err := f.TopLevel(true)
 	if err != nil {
 		return nil, nil, fmt.Errorf("vhlo: %w", err)

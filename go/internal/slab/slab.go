@@ -1,0 +1,68 @@
+// Package slab hands out small slices carved from larger chunks, so a reader
+// that builds thousands of ops costs a few dozen allocations instead of one or
+// more per op.
+//
+// Pieces are capped (three-index slices): appending to one never writes into
+// its neighbour. A chunk stays alive while any piece of it does, which suits
+// IR that is built, used and dropped as a whole. Chunks grow geometrically, so
+// a tiny module pays for a tiny chunk. A Slab is not safe for concurrent use.
+package slab
+
+const (
+	first = 16
+	limit = 1024
+)
+
+// Slab is the zero-value-ready allocator for one element type.
+type Slab[T any] struct {
+	buf  []T
+	next int
+	// chunks holds every chunk handed out since the last Reset; spare the
+	// chunks a Reset made available again.
+	chunks, spare [][]T
+}
+
+// Take returns n zeroed elements (nil for n == 0).
+func (s *Slab[T]) Take(n int) []T {
+	if n <= 0 {
+		return nil
+	}
+	if n > cap(s.buf)-len(s.buf) {
+		if s.next == 0 {
+			s.next = first
+		}
+		if n >= s.next {
+			return make([]T, n)
+		}
+		s.buf = s.chunk()
+	}
+	lo := len(s.buf)
+	s.buf = s.buf[:lo+n]
+	return s.buf[lo : lo+n : lo+n]
+}
+
+// One returns a pointer to one zeroed element.
+func (s *Slab[T]) One() *T { return &s.Take(1)[0] }
+
+func (s *Slab[T]) chunk() []T {
+	var c []T
+	if k := len(s.spare); k > 0 {
+		c = s.spare[k-1][:0]
+		s.spare = s.spare[:k-1]
+		clear(c[:cap(c)])
+	} else {
+		c = make([]T, 0, s.next)
+		s.next = min(2*s.next, limit)
+	}
+	s.chunks = append(s.chunks, c)
+	return c
+}
+
+// Reset makes every chunk reusable. The caller promises that nothing taken
+// before the call is used after it: reused memory is zeroed and handed out
+// again.
+func (s *Slab[T]) Reset() {
+	s.spare = append(s.spare, s.chunks...)
+	s.chunks = s.chunks[:0]
+	s.buf = nil
+}

@@ -1,0 +1,39 @@
+package mlirbc
+
+import (
+	"sync"
+
+	"github.com/gojax/gojax/go/internal/slab"
+)
+
+// arena holds the slabs of one File; lazily loaded regions share it, which is
+// why Load is not safe for concurrent use (it never was: it mutates the op).
+type arena struct {
+	ops  slab.Slab[Op]
+	vals slab.Slab[Value]
+	refs slab.Slab[*Value]
+}
+
+// arenas recycles the memory of released files: a reader that converts the
+// generic ops and drops them (go/vhlo) would otherwise leave most of what it
+// allocated to the garbage collector.
+var arenas = sync.Pool{New: func() any { return &arena{} }}
+
+func (a *arena) reset() {
+	a.ops.Reset()
+	a.vals.Reset()
+	a.refs.Reset()
+}
+
+// Release recycles the memory of f's ops and values. After it, no Op, Value,
+// Region or Block obtained from f may be used (their memory is reused by the
+// next file); attribute and type entries stay valid.
+func (f *File) Release() {
+	if f.slabs == nil {
+		return
+	}
+	a := f.slabs
+	f.slabs = nil
+	a.reset()
+	arenas.Put(a)
+}
