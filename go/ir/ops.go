@@ -25,7 +25,7 @@ type Op struct {
 	Name     string
 	Operands []*Value
 	Results  []*Value
-	Attrs    Attrs
+	Attrs    Attrs // may be shared by ops with equal attributes: replace it, never mutate it
 	Regions  []*Region
 	Loc      Location
 	Block    *Block // the block that holds this op

@@ -11,6 +11,7 @@ package verify
 import (
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/gojax/gojax/go/internal/slab"
 	"github.com/gojax/gojax/go/ir"
@@ -52,11 +53,18 @@ type verifier struct {
 	// defined holds the values visible at the current point: function
 	// arguments, block arguments of enclosing regions and results of earlier
 	// ops (StableHLO regions are not isolated from above).
-	defined map[*ir.Value]bool
+	defined map[valueKey]bool
 	// tensors backs the type lists a check builds (operandTensors and
 	// friends); it is reset before each check, which keeps none of them.
 	tensors slab.Slab[*ir.TensorType]
 }
+
+// valueKey is a value's address as an integer: the module keeps every value
+// alive (and Go's collector does not move objects), and integer keys spare
+// the map the write barriers and scanning that pointer keys cost.
+type valueKey uintptr
+
+func key(x *ir.Value) valueKey { return valueKey(uintptr(unsafe.Pointer(x))) }
 
 // Module verifies every function and op of m; the error names the op and its
 // source location.
@@ -64,7 +72,7 @@ func Module(m *ir.Module) error {
 	if m == nil {
 		return fmt.Errorf("verify: nil module")
 	}
-	v := &verifier{m: m, defined: map[*ir.Value]bool{}}
+	v := &verifier{m: m, defined: make(map[valueKey]bool, maxValues(m))}
 	seen := map[string]bool{}
 	for i, f := range m.Funcs {
 		if f == nil {
@@ -84,6 +92,43 @@ func Module(m *ir.Module) error {
 		}
 	}
 	return nil
+}
+
+// maxValues counts the values of the largest function, so the defined-set
+// map is sized once instead of growing while the walk fills it.
+func maxValues(m *ir.Module) int {
+	most := 0
+	for _, f := range m.Funcs {
+		if f != nil {
+			most = max(most, regionValues(f.Body))
+		}
+	}
+	return most
+}
+
+// regionValues counts block arguments and op results, nested regions
+// included; it tolerates the nil pieces the walk itself reports.
+func regionValues(r *ir.Region) int {
+	if r == nil {
+		return 0
+	}
+	n := 0
+	for _, b := range r.Blocks {
+		if b == nil {
+			continue
+		}
+		n += len(b.Args)
+		for _, op := range b.Ops {
+			if op == nil {
+				continue
+			}
+			n += len(op.Results)
+			for _, sub := range op.Regions {
+				n += regionValues(sub)
+			}
+		}
+	}
+	return n
 }
 
 // function checks a function's signature against its body and walks the body.
@@ -145,12 +190,12 @@ func (v *verifier) region(r *ir.Region, parent *ir.Op) error {
 				continue
 			}
 			for _, a := range b.Args {
-				delete(v.defined, a)
+				delete(v.defined, key(a))
 			}
 			for _, op := range b.Ops {
 				if op != nil {
 					for _, res := range op.Results {
-						delete(v.defined, res)
+						delete(v.defined, key(res))
 					}
 				}
 			}
@@ -167,7 +212,7 @@ func (v *verifier) region(r *ir.Region, parent *ir.Op) error {
 				}
 				return fmt.Errorf("verify: block argument has invalid type %s", typeName(a))
 			}
-			v.defined[a] = true
+			v.defined[key(a)] = true
 		}
 		for i, op := range b.Ops {
 			if op == nil {
@@ -200,7 +245,7 @@ func (v *verifier) op(op *ir.Op) error {
 		if x == nil {
 			return op.Errorf("operand %d is nil", i)
 		}
-		if !v.defined[x] {
+		if !v.defined[key(x)] {
 			return op.Errorf("operand %d is not defined before its use", i)
 		}
 		if !validType(x.Type) {
@@ -238,7 +283,7 @@ func (v *verifier) op(op *ir.Op) error {
 		}
 	}
 	for _, r := range op.Results {
-		v.defined[r] = true
+		v.defined[key(r)] = true
 	}
 	return nil
 }

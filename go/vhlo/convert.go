@@ -149,9 +149,8 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 	op := d.ops.One()
 	op.Loc = loc
 	key := opKey{name: gop.Name, inFunc: inFunc, hasAttrs: gop.HasAttrs, hasProps: gop.HasProps, attrs: gop.Attrs, props: gop.PropsIndex}
-	if c, ok := d.opCache[key]; ok {
-		op.Name, op.Attrs = c.name, c.attrs
-	} else {
+	c, ok := d.opCache[key]
+	if !ok {
 		name, err := canonicalOpName(gop.Name, inFunc)
 		if err != nil {
 			return nil, fmt.Errorf("%s at %s: %w", gop.Name, loc, err)
@@ -163,8 +162,11 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 		if err := normalizeAttrs(op); err != nil {
 			return nil, op.Errorf("%v", err)
 		}
-		d.opCache[key] = decodedOp{name: op.Name, attrs: op.Attrs}
+		c = decodedOp{name: op.Name, attrs: op.Attrs, refs: symbolRefs(op.Attrs, nil)}
+		d.opCache[key] = c
 	}
+	op.Name, op.Attrs = c.name, c.attrs
+	d.symRefs = append(d.symRefs, c.refs...)
 	op.Operands = d.refs.Take(len(gop.Operands))
 	for i, gv := range gop.Operands {
 		v, ok := gv.User.(*ir.Value)
@@ -218,6 +220,7 @@ type opKey struct {
 type decodedOp struct {
 	name  string
 	attrs ir.Attrs
+	refs  []string // symbols the attributes refer to
 }
 
 // canonicalOpName maps vhlo.<op>_vN to stablehlo.<op>, the func ops to the

@@ -79,6 +79,7 @@ func (d *decoder) module(op *mlirbc.Op) (*ir.Module, error) {
 	for len(queue) > 0 {
 		e := queue[0]
 		queue = queue[1:]
+		d.symRefs = d.symRefs[:0]
 		fn, err := d.function(e.gop, e.attrs)
 		if err != nil {
 			if d.opts.lenient {
@@ -88,7 +89,7 @@ func (d *decoder) module(op *mlirbc.Op) (*ir.Module, error) {
 			return nil, err
 		}
 		e.fn = fn
-		for _, ref := range symbolRefs(fn) {
+		for _, ref := range d.symRefs { // gathered by d.op while decoding fn
 			// Undefined symbols are left for the verifier to report: a
 			// custom_call may name computations gojax never needs.
 			t := byName[ref]
@@ -106,10 +107,9 @@ func (d *decoder) module(op *mlirbc.Op) (*ir.Module, error) {
 	return m, nil
 }
 
-// symbolRefs lists the functions a function refers to (calls, composite
-// decompositions, custom_call called_computations, …).
-func symbolRefs(fn *ir.Func) []string {
-	var refs []string
+// symbolRefs appends the functions that attributes refer to (calls,
+// composite decompositions, custom_call called_computations, …).
+func symbolRefs(attrs ir.Attrs, refs []string) []string {
 	var visit func(a ir.Attr)
 	visit = func(a ir.Attr) {
 		switch a := a.(type) {
@@ -121,11 +121,8 @@ func symbolRefs(fn *ir.Func) []string {
 			}
 		}
 	}
-	fn.Body.Walk(func(op *ir.Op) bool {
-		for _, a := range op.Attrs {
-			visit(a)
-		}
-		return true
-	})
+	for _, a := range attrs {
+		visit(a)
+	}
 	return refs
 }

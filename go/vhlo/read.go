@@ -18,6 +18,9 @@ type decoder struct {
 	opts      readOptions
 	funcErrs  map[string]error
 	opCache   map[opKey]decodedOp
+	// refs collects the symbols referred to by the ops decoded since the
+	// module walk last reset it (one function's worth).
+	symRefs []string
 
 	ops  slab.Slab[ir.Op]
 	vals slab.Slab[ir.Value]

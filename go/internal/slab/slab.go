@@ -45,11 +45,13 @@ func (s *Slab[T]) Take(n int) []T {
 func (s *Slab[T]) One() *T { return &s.Take(1)[0] }
 
 func (s *Slab[T]) chunk() []T {
+	if len(s.chunks) > 0 {
+		s.chunks[len(s.chunks)-1] = s.buf // remember how much of it was used
+	}
 	var c []T
 	if k := len(s.spare); k > 0 {
-		c = s.spare[k-1][:0]
+		c = s.spare[k-1]
 		s.spare = s.spare[:k-1]
-		clear(c[:cap(c)])
 	} else {
 		c = make([]T, 0, s.next)
 		s.next = min(2*s.next, limit)
@@ -59,10 +61,16 @@ func (s *Slab[T]) chunk() []T {
 }
 
 // Reset makes every chunk reusable. The caller promises that nothing taken
-// before the call is used after it: reused memory is zeroed and handed out
-// again.
+// before the call is used after it: the used parts are zeroed (only those, so
+// a Reset after little work costs little) and handed out again.
 func (s *Slab[T]) Reset() {
-	s.spare = append(s.spare, s.chunks...)
+	if len(s.chunks) > 0 {
+		s.chunks[len(s.chunks)-1] = s.buf
+	}
+	for _, c := range s.chunks {
+		clear(c)
+		s.spare = append(s.spare, c[:0])
+	}
 	s.chunks = s.chunks[:0]
 	s.buf = nil
 }
