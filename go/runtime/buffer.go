@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"fmt"
 	"sync"
 	"unsafe"
 
@@ -189,10 +190,18 @@ func (b *Buffer) fail(err error) {
 }
 
 // hold registers an in-flight reader; it fails on a deleted buffer.
-func (b *Buffer) hold(what string) error {
+func (b *Buffer) hold(what string) error { return b.holdArg(what, -1) }
+
+// holdArg is hold for argument arg of an execution (arg < 0: none); the
+// message is formatted only on failure, as this runs for every argument of
+// every call.
+func (b *Buffer) holdArg(what string, arg int) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.deleted {
+		if arg >= 0 {
+			what = fmt.Sprintf("%s %d", what, arg)
+		}
 		return Errorf(CodeInvalidArgument, "%s: buffer has been deleted or donated", what)
 	}
 	b.holds++

@@ -29,6 +29,9 @@ type Executable struct {
 	donors      []bool    // parameters the program may alias to an output
 	spmd        *spmdPlan // set for programs with several partitions
 	deleted     atomic.Bool
+	// inline marks programs small enough to run on the calling thread
+	// (see inlinePolicy).
+	inline bool
 }
 
 // Program is what the runtime needs from a compiled program
@@ -101,6 +104,7 @@ func NewExecutable(client *Client, prog Program, code, options []byte) (*Executa
 	if err := e.planPartitions(); err != nil {
 		return nil, err
 	}
+	e.inline = inlinePolicy(prog, e.inTypes, e.outTypes)
 	return e, nil
 }
 
@@ -299,9 +303,12 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 	if len(args) != len(devices) {
 		return nil, nil, Errorf(CodeInvalidArgument, "Execute: %d argument lists for %d devices", len(args), len(devices))
 	}
-	nonDon := map[int64]bool{}
-	for _, i := range opts.NonDonatable {
-		nonDon[i] = true
+	var nonDon map[int64]bool
+	if len(opts.NonDonatable) > 0 {
+		nonDon = make(map[int64]bool, len(opts.NonDonatable))
+		for _, i := range opts.NonDonatable {
+			nonDon[i] = true
+		}
 	}
 	// Validate everything before touching any buffer.
 	for d, list := range args {
@@ -324,11 +331,12 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 	outs := make([][]*Buffer, len(args))
 	events := make([]*Event, len(args))
 	type job struct {
-		dev     *Device
-		in      []*Buffer
-		donated []bool
-		out     []*Buffer
-		done    *Event
+		dev        *Device
+		in         []*Buffer
+		donated    []bool
+		anyDonated bool
+		out        []*Buffer
+		done       *Event
 	}
 	var jobs []*job
 	var held, created []*Buffer
@@ -342,18 +350,15 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 	}
 	for d, list := range args {
 		j := &job{dev: devices[d], in: list, donated: make([]bool, len(list)), done: NewEvent()}
-		count := map[*Buffer]int{}
-		for _, b := range list {
-			count[b]++
-		}
 		for i, b := range list {
-			if err := b.hold(fmt.Sprintf("Execute argument %d", i)); err != nil {
+			if err := b.holdArg("Execute argument", i); err != nil {
 				undo()
 				return nil, nil, err
 			}
 			held = append(held, b)
-			if e.donors[i] && !nonDon[int64(i)] && count[b] == 1 {
+			if e.donors[i] && !nonDon[int64(i)] && occurrences(list, b) == 1 {
 				j.donated[i] = b.donate()
+				j.anyDonated = j.anyDonated || j.donated[i]
 			}
 		}
 		for _, t := range e.outTypes {
@@ -377,10 +382,37 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		jobs = append(jobs, j)
 	}
 	counters.executions.Add(int64(len(jobs)))
+	if len(jobs) == 1 && e.inline && !jobs[0].anyDonated && allReady(jobs[0].in) {
+		// A goroutine start and a cross-thread wake-up cost more than such a
+		// program; its event is set before Execute returns.
+		j := jobs[0]
+		e.run(j.in, j.donated, j.out, j.done)
+		return outs, events, nil
+	}
 	for _, j := range jobs {
 		go e.run(j.in, j.donated, j.out, j.done)
 	}
 	return outs, events, nil
+}
+
+// occurrences counts b in list (argument lists are short).
+func occurrences(list []*Buffer, b *Buffer) int {
+	n := 0
+	for _, x := range list {
+		if x == b {
+			n++
+		}
+	}
+	return n
+}
+
+func allReady(list []*Buffer) bool {
+	for _, b := range list {
+		if !b.ready.IsReady() {
+			return false
+		}
+	}
+	return true
 }
 
 // donate marks a held buffer as donated: deleted for everyone else, as XLA

@@ -343,7 +343,7 @@ func (e *Executable) executeSPMD(args [][]*Buffer) ([][]*Buffer, []*Event, error
 	}
 	for d, list := range args {
 		for i, b := range list {
-			if err := b.hold(fmt.Sprintf("Execute argument %d", i)); err != nil {
+			if err := b.holdArg("Execute argument", i); err != nil {
 				undo()
 				return nil, nil, err
 			}

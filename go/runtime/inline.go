@@ -1,0 +1,62 @@
+package runtime
+
+import (
+	"os"
+	"strconv"
+
+	"github.com/gojax/gojax/go/compiler"
+	"github.com/gojax/gojax/go/ir"
+)
+
+// inlineBytes bounds the memory a program may touch (arguments, results and
+// internal buffers) to run on the thread that calls Execute instead of on a
+// goroutine of its own. GOJAX_INLINE_BYTES overrides it; 0 turns inline
+// execution off.
+var inlineBytes = envInt64("GOJAX_INLINE_BYTES", 256<<10)
+
+// inlineSteps bounds the kernel steps of an inline program: the byte bound
+// says little about loops, so programs with a while loop never run inline.
+const inlineSteps = 64
+
+// inlinePolicy decides whether a single-device execution of prog runs
+// synchronously. For a tiny program, starting a goroutine and waking the
+// caller's thread costs more than the program; a big one runs asynchronously
+// so the caller can go on dispatching while it computes.
+func inlinePolicy(prog Program, in, out []ir.Type) bool {
+	if inlineBytes <= 0 {
+		return false
+	}
+	sp, ok := prog.(interface{ Stats() compiler.PlanStats })
+	if !ok {
+		return false
+	}
+	st := sp.Stats()
+	if st.KernelSteps > inlineSteps {
+		return false
+	}
+	total := st.ScratchBytes
+	for _, t := range in {
+		total += TypeBytes(t)
+	}
+	for _, t := range out {
+		total += TypeBytes(t)
+	}
+	if total > inlineBytes {
+		return false
+	}
+	if m := prog.Module(); m != nil {
+		for _, f := range m.Funcs {
+			if f.Body != nil && !f.Body.Walk(func(op *ir.Op) bool { return op.Name != "stablehlo.while" }) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func envInt64(name string, def int64) int64 {
+	if v, err := strconv.ParseInt(os.Getenv(name), 10, 64); err == nil {
+		return v
+	}
+	return def
+}
