@@ -113,12 +113,12 @@ def test_compile_without_running(gojax_device):
 
 
 def test_failed_compile_is_counted(gojax_device):
-    # gojax has no host callbacks: the compile fails with a clear error.
+    # A custom call gojax has no kernel for: the compile fails with a clear error.
     x = jax.device_put(_unaligned(4), gojax_device)
-    f = jax.jit(lambda a: jax.pure_callback(
-        lambda v: np.asarray(v) * 2, jax.ShapeDtypeStruct((4,), np.float32), a))
+    f = jax.jit(lambda a: jax.ffi.ffi_call(
+        "gojax_test_no_such_target", jax.ShapeDtypeStruct((4,), np.float32))(a))
     before = _settle()
-    with pytest.raises(Exception, match="custom call"):
+    with pytest.raises(Exception, match="gojax_test_no_such_target"):
         f(x)
     s = gojax.stats()
     assert s.failed_compiles == before.failed_compiles + 1

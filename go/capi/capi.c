@@ -273,10 +273,21 @@ void gojax_free_serialized_shape(const char* p) { free((void*)p); }
 static PJRT_Api api;
 static pthread_once_t api_once = PTHREAD_ONCE_INIT;
 
+static gojax_FFIExtension ffi_extension = {
+    .base = {.struct_size = sizeof(gojax_FFIExtension),
+             .type = PJRT_Extension_Type_FFI,
+             .next = NULL},
+    .type_register = gojax_FFI_TypeRegister,
+    .user_data_add = gojax_FFI_UserDataAdd,
+    .register_handler = gojax_FFI_RegisterHandler,
+};
+
+void gojax_call_deleter(void (*deleter)(void*), void* data) { deleter(data); }
+
 static gojax_ShardingsExtension shardings_extension = {
     .base = {.struct_size = sizeof(gojax_ShardingsExtension),
              .type = PJRT_Extension_Type_Shardings,
-             .next = NULL},
+             .next = &ffi_extension.base},
     .parameter_shardings = gojax_Shardings_ParameterShardings,
     .output_shardings = gojax_Shardings_OutputShardings,
 };

@@ -4,6 +4,7 @@
 #ifndef GOJAX_CAPI_H_
 #define GOJAX_CAPI_H_
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include "pjrt_c_api.h"
@@ -67,6 +68,39 @@ typedef struct gojax_ShardingsExtension {
   PJRT_Error* (*parameter_shardings)(gojax_Shardings_Args* args);
   PJRT_Error* (*output_shardings)(gojax_Shardings_Args* args);
 } gojax_ShardingsExtension;
+
+/* The FFI extension (PJRT_Extension_Type_FFI), as jaxlib 0.11-0.12 read it:
+ * the framework attaches FFI user data to an execute context; JAX hands host
+ * callbacks to executions this way. Only user_data_add matters to gojax; its
+ * user data is (type_id, data), followed in FFI extension version 2 headers
+ * by an optional deleter, present when struct_size covers it. */
+typedef struct gojax_FFI_TypeRegister_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  const char* type_name;
+  size_t type_name_size;
+  int64_t type_id; /* in-out: 0 asks for a new id */
+  void* type_info;
+} gojax_FFI_TypeRegister_Args;
+
+typedef struct gojax_FFI_UserDataAdd_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_ExecuteContext* context;
+  int64_t type_id;
+  void* data;
+  void (*deleter)(void* data); /* only inside struct_size >= 48 */
+} gojax_FFI_UserDataAdd_Args;
+#define gojax_FFI_UserDataAdd_Args_MIN_SIZE offsetof(gojax_FFI_UserDataAdd_Args, deleter)
+
+typedef struct gojax_FFIExtension {
+  PJRT_Extension_Base base;
+  PJRT_Error* (*type_register)(gojax_FFI_TypeRegister_Args* args);
+  PJRT_Error* (*user_data_add)(gojax_FFI_UserDataAdd_Args* args);
+  PJRT_Error* (*register_handler)(void* args);
+} gojax_FFIExtension;
+
+void gojax_call_deleter(void (*deleter)(void*), void* data);
 
 extern const PJRT_Error_FunctionTable gojax_error_vtable;
 extern const PJRT_Memory_FunctionTable gojax_memory_vtable;

@@ -31,6 +31,7 @@ import (
 
 	"github.com/gojax/gojax/go/ir"
 	_ "github.com/gojax/gojax/go/kernels/all" // production binaries get every kernel family
+	"github.com/gojax/gojax/go/kernels/kernel"
 	"github.com/gojax/gojax/go/verify"
 	"github.com/gojax/gojax/go/vhlo"
 )
@@ -60,6 +61,8 @@ type Executable struct {
 	// aliasArg[k] is the argument whose buffer output k may reuse when that
 	// argument is donated, or -1.
 	aliasArg []int
+	// callbacks are the host callables the plan's callback kernels call.
+	callbacks *kernel.HostCallbacks
 }
 
 // RunResult holds the outputs of one execution.
@@ -126,6 +129,7 @@ func CompileModule(m *ir.Module, opts Options) (*Executable, error) {
 		return nil, err
 	}
 	e.plan = p
+	e.callbacks = st.ctx.callbacks
 	for _, t := range entry.Type.Inputs {
 		n, err := byteSize(t)
 		if err != nil {
@@ -185,6 +189,10 @@ type PlanStats struct {
 	KernelSteps   int   // kernel instructions, nested plans included
 	ConstantBytes int64
 }
+
+// HostCallbacks is the table the runtime fills with JAX's host callables
+// before a run; Used reports whether the program calls any.
+func (e *Executable) HostCallbacks() *kernel.HostCallbacks { return e.callbacks }
 
 // Stats returns the plan statistics.
 func (e *Executable) Stats() PlanStats { return e.plan.stats }

@@ -14,9 +14,17 @@ import (
 // and call Parallel at run time, so it must stay valid after compilation.
 type compileCtx struct {
 	pool *workerPool
+	// callbacks is shared by every plan of one executable, nested ones too.
+	callbacks *kernel.HostCallbacks
 }
 
-func newCompileCtx() *compileCtx { return &compileCtx{pool: sharedPool()} }
+func newCompileCtx() *compileCtx {
+	return &compileCtx{pool: sharedPool(), callbacks: &kernel.HostCallbacks{}}
+}
+
+// HostCallbacks is the executable's table of host callables
+// (kernel.HostCallbackContext).
+func (c *compileCtx) HostCallbacks() *kernel.HostCallbacks { return c.callbacks }
 
 // CompileRegion compiles a kernel op's region (a reduce body, a comparator)
 // into a callable plan whose arguments are the block arguments and whose

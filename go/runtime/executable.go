@@ -279,6 +279,9 @@ func Deserialize(client *Client, data, options []byte, dumpDir string) (*Executa
 type ExecuteOptions struct {
 	// NonDonatable lists argument indices that must not be donated.
 	NonDonatable []int64
+	// UserData is the FFI user data of the PJRT execute context; JAX passes
+	// its host callbacks this way.
+	UserData []UserData
 }
 
 // Execute runs the program once per argument list: args[i] runs on
@@ -319,7 +322,7 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 			if b == nil {
 				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d of device %d is NULL", i, d)
 			}
-			if !ir.TypesEqual(b.Type(), e.inTypes[i]) {
+			if !argTypeMatches(b.Type(), e.inTypes[i]) {
 				hint := ""
 				if e.NumPartitions() > 1 {
 					hint = fmt.Sprintf(" (the program has %d partitions; gojax runs it unpartitioned on every device, so SPMD-sharded arguments are not supported yet)", e.NumPartitions())
@@ -327,6 +330,13 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d has type %v, program %q expects %v%s", i, b.Type(), e.Name(), e.inTypes[i], hint)
 			}
 		}
+	}
+	callbacks := false
+	if hp, ok := e.prog.(hostCallbackProgram); ok && hp.HostCallbacks() != nil && hp.HostCallbacks().Used() {
+		if err := installHostCallbacks(hp.HostCallbacks(), opts.UserData); err != nil {
+			return nil, nil, err
+		}
+		callbacks = true
 	}
 	outs := make([][]*Buffer, len(args))
 	events := make([]*Event, len(args))
@@ -382,6 +392,15 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		jobs = append(jobs, j)
 	}
 	counters.executions.Add(int64(len(jobs)))
+	if callbacks {
+		// As XLA:CPU does, programs with host callbacks run synchronously on
+		// the caller's thread: a callback takes the GIL, which the caller
+		// may be waiting to get back, and its effects stay in call order.
+		for _, j := range jobs {
+			e.run(j.in, j.donated, j.out, j.done)
+		}
+		return outs, events, nil
+	}
 	if len(jobs) == 1 && e.inline && !jobs[0].anyDonated && allReady(jobs[0].in) {
 		// A goroutine start and a cross-thread wake-up cost more than such a
 		// program; its event is set before Execute returns.
@@ -560,4 +579,17 @@ func freeUnaliased(res *compiler.RunResult) {
 		}
 		res.Outputs[i] = nil
 	}
+}
+
+// argTypeMatches checks an argument buffer against a parameter type. JAX
+// passes a bool[0] array for a token parameter (ordered effects thread a
+// runtime token through the entry function); a token carries no data, so
+// that stands for one.
+func argTypeMatches(got, want ir.Type) bool {
+	if _, tok := want.(*ir.TokenType); tok {
+		if t, ok := got.(*ir.TensorType); ok && t.Elem == ir.Pred && t.NumElements() == 0 {
+			return true
+		}
+	}
+	return ir.TypesEqual(got, want)
 }

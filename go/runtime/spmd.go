@@ -325,7 +325,7 @@ func (e *Executable) executeSPMD(args [][]*Buffer) ([][]*Buffer, []*Event, error
 			if err != nil {
 				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d: %v", i, err)
 			}
-			if !ir.TypesEqual(b.Type(), want) {
+			if !argTypeMatches(b.Type(), want) {
 				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d of device %d has type %v, partition %d of %q expects %v", i, d, b.Type(), p, e.Name(), want)
 			}
 		}

@@ -1,0 +1,48 @@
+package runtime
+
+import (
+	"unsafe"
+
+	"github.com/gojax/gojax/go/kernels/kernel"
+)
+
+// UserData is one piece of FFI user data the framework attached to an
+// execution (PJRT execute context): an XLA FFI type id and a pointer.
+type UserData struct {
+	TypeID int64
+	Data   unsafe.Pointer
+}
+
+// hostCallbackProgram is implemented by compiled programs that may call host
+// callbacks (*compiler.Executable).
+type hostCallbackProgram interface {
+	HostCallbacks() *kernel.HostCallbacks
+}
+
+// maxHostCallbacks bounds the callable count read from JAX's user data.
+const maxHostCallbacks = 1 << 16
+
+// installHostCallbacks finds JAX's callables among the execution's user data
+// and installs them for the run. JAX attaches an FfiLoadedHostCallbacks
+// struct, {void** callbacks; uint32 num_callbacks}, whose type id is private
+// to jaxlib; it is the only user data JAX attaches to executions, so the
+// first entry that has that shape is taken.
+func installHostCallbacks(table *kernel.HostCallbacks, data []UserData) error {
+	for _, d := range data {
+		if d.Data == nil {
+			continue
+		}
+		// The struct lives in jaxlib's memory for the whole execution.
+		hdr := (*struct {
+			callbacks *uintptr
+			num       uint32
+		})(d.Data)
+		if hdr.callbacks == nil || hdr.num == 0 || hdr.num > maxHostCallbacks {
+			continue
+		}
+		table.Set(unsafe.Slice(hdr.callbacks, hdr.num))
+		return nil
+	}
+	return Errorf(CodeFailedPrecondition, "the program calls host callbacks (jax.pure_callback, io_callback, debug.print), "+
+		"but the framework attached none to this execution")
+}
