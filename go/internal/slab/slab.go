@@ -34,7 +34,7 @@ func (s *Slab[T]) Take(n int) []T {
 		if n >= s.next {
 			return make([]T, n)
 		}
-		s.buf = s.chunk()
+		s.buf = s.chunk(n)
 	}
 	lo := len(s.buf)
 	s.buf = s.buf[:lo+n]
@@ -44,12 +44,15 @@ func (s *Slab[T]) Take(n int) []T {
 // One returns a pointer to one zeroed element.
 func (s *Slab[T]) One() *T { return &s.Take(1)[0] }
 
-func (s *Slab[T]) chunk() []T {
+// chunk starts a chunk with room for n < s.next elements: a spare one when
+// the last spare is big enough (spares come in every size the slab grew
+// through), else a new one.
+func (s *Slab[T]) chunk(n int) []T {
 	if len(s.chunks) > 0 {
 		s.chunks[len(s.chunks)-1] = s.buf // remember how much of it was used
 	}
 	var c []T
-	if k := len(s.spare); k > 0 {
+	if k := len(s.spare); k > 0 && cap(s.spare[k-1]) >= n {
 		c = s.spare[k-1]
 		s.spare = s.spare[:k-1]
 	} else {

@@ -62,3 +62,21 @@ func TestResetReusesZeroedChunks(t *testing.T) {
 	})
 	require.Zero(t, allocs, "after a Reset the same amount of work reuses the chunks")
 }
+
+// After a Reset the spares come in every size the slab grew through; a
+// request bigger than the next spare must not get that spare (found by
+// fuzzing the bytecode reader).
+func TestResetThenLargerRequest(t *testing.T) {
+	var s Slab[int]
+	for i := 0; i < 200; i++ {
+		s.Take(3)
+	}
+	s.Reset()
+	for k := 0; k < 100; k++ { // uses up the big spares, then meets the 16-element one
+		p := s.Take(24)
+		require.Len(t, p, 24)
+		for i := range p {
+			p[i] = k
+		}
+	}
+}
