@@ -183,7 +183,7 @@ def test_config_view():
     c = gojax.config
     assert isinstance(c, gojax.Config)
     d = c.as_dict()
-    assert set(d) == {"worker_threads", "dump_dir", "num_devices"}
+    assert set(d) == {"worker_threads", "dump_dir", "debug_nans", "num_devices"}
     assert d["worker_threads"] == gojax.worker_threads()
     assert isinstance(c.num_devices, int) and c.num_devices >= 1
     assert "worker_threads=" in repr(c)

@@ -894,7 +894,7 @@ func (b *builder) emitKernel(op *ir.Op) (instr, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &kernelInstr{op: op, step: step, scratch: b.scratch}
+	k := &kernelInstr{op: op, step: step, scratch: b.scratch, observed: !b.regionMode}
 	for _, v := range op.Operands {
 		k.ins = append(k.ins, b.ref(v))
 	}

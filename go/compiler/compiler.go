@@ -114,6 +114,9 @@ func CompileModule(m *ir.Module, opts Options) (*Executable, error) {
 		}
 	}
 
+	if unfusedForDebug.Load() {
+		opts.NoFuse = true
+	}
 	work := cloneModule(m)
 	st := &passState{module: work, entry: work.Main(), opts: opts, ctx: newCompileCtx()}
 	if err := runPasses(st); err != nil {

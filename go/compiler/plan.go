@@ -66,6 +66,7 @@ func roundUp(n int) int { return (n + alignment - 1) &^ (alignment - 1) }
 type frame struct {
 	bufs    [][]byte
 	scratch [][]byte
+	run     uint64 // execution number, for step observers
 }
 
 // framePool keeps idle frames across runs. Unlike sync.Pool it is not
@@ -155,6 +156,9 @@ func (p *plan) putFrame(f *frame) {
 func (p *plan) exec(ins, outs [][]byte) error {
 	f := p.getFrame()
 	defer p.putFrame(f)
+	if !p.region {
+		f.run = runIDs.Add(1)
+	}
 	for i, s := range p.paramSlots {
 		f.bufs[s] = ins[i]
 	}
@@ -191,6 +195,9 @@ type kernelInstr struct {
 	outs    []ref
 	scratch int        // offset of this step's ins then outs in frame.scratch
 	pre     []copyPair // custom-call output_operand_aliases: operand copied into the output first
+	// observed: not inside a kernel region, so a StepObserver sees it.
+	observed bool
+	info     stepInfoOnce
 }
 
 func (k *kernelInstr) run(f *frame) error {
@@ -205,6 +212,11 @@ func (k *kernelInstr) run(f *frame) error {
 	}
 	for i, r := range k.outs {
 		outs[i] = f.bufs[r.slot][:r.size]
+	}
+	if k.observed {
+		if obs := observers.Load(); obs != nil {
+			return k.runObserved(*obs, f, ins, outs)
+		}
 	}
 	if err := k.step(ins, outs); err != nil {
 		return opError(k.op, err)

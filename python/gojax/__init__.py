@@ -3,8 +3,9 @@
 Importing gojax loads its single shared library, which is both this Python
 extension and the PJRT plugin (one Go runtime per process). JAX finds the
 plugin through the ``jax_plugins`` entry point (module ``gojax_plugin``); the
-functions here report versions and statistics (``stats()``), and
-``config`` takes configuration.
+functions here report versions and statistics (``stats()``), ``config``
+takes configuration (``config.debug_nans``), and ``profile()`` records per-op
+timings and Chrome traces.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from ._library import (
     worker_threads,
 )
 from .interop import ArrowTensor, from_arrow, from_dlpack, to_arrow
+from .profiler import OpRecord, Profile, profile
 
 __version__: Final[str] = version()
 
@@ -37,6 +39,8 @@ __all__ = [
     "ArrowTensor",
     "BuildInfo",
     "Config",
+    "OpRecord",
+    "Profile",
     "Stats",
     "__version__",
     "api_pointer",
@@ -46,6 +50,7 @@ __all__ = [
     "from_dlpack",
     "library_path",
     "pjrt_api_capsule",
+    "profile",
     "reset_peak_memory",
     "set_worker_threads",
     "stats",

@@ -177,6 +177,24 @@ class Config:
         _pyapi.SetDumpDir(os.path.abspath(p))
 
     @property
+    def debug_nans(self) -> bool:
+        """NaN detection inside compiled programs (GOJAX_DEBUG_NANS=1 at
+        load). While on, every floating-point result of every step is
+        checked, and an execution fails at the first step that turns NaN-free
+        inputs into a NaN, with a JaxRuntimeError naming the op and the
+        Python line JAX recorded for it. Unlike jax_debug_nans, nothing is
+        re-run un-jitted: the check happens inside the gojax plan, so it also
+        covers ops fused together, and NaNs passed in as arguments are not
+        blamed on any op. It costs a scan of every result while on."""
+        return bool(_pyapi.DebugNans())
+
+    @debug_nans.setter
+    def debug_nans(self, on: bool) -> None:
+        if not isinstance(on, bool):
+            raise TypeError(f"debug_nans must be a bool, not {type(on).__name__}")
+        _pyapi.SetDebugNans(on)
+
+    @property
     def num_devices(self) -> int:
         """Devices a new gojax client gets (GOJAX_NUM_DEVICES, else 1).
         Read-only: JAX creates its client once."""
@@ -190,6 +208,7 @@ class Config:
         return {
             "worker_threads": self.worker_threads,
             "dump_dir": self.dump_dir,
+            "debug_nans": self.debug_nans,
             "num_devices": self.num_devices,
         }
 
