@@ -2,7 +2,7 @@ package elementwise
 
 import "math"
 
-// Fast float32 exp, tanh and logistic: evaluated in float64 with short
+// Fast float32 exp and logistic (tanh: tanh32.go): evaluated in float64 with short
 // polynomials whose error (< 1e-12 relative) is far below half an f32 ulp,
 // so results are faithfully (almost always correctly) rounded, at a few ns
 // per element instead of a call into math.Exp.
@@ -62,24 +62,6 @@ func expm1Small(y float64) float64 {
 	return (p*y + 1) * y
 }
 
-func tanh32(x float32) float32 {
-	xd := float64(x)
-	a := math.Abs(xd)
-	var r float64
-	switch {
-	case xd != xd:
-		return x
-	case a < 0.17:
-		e := expm1Small(2 * a)
-		r = e / (e + 2)
-	case a > 10:
-		r = 1 // tanh(10) rounds to 1 in float32
-	default:
-		r = 1 - 2/(expF64(2*a)+1)
-	}
-	return float32(math.Copysign(r, xd))
-}
-
 func logistic32(x float32) float32 {
 	xd := float64(x)
 	switch {
@@ -97,13 +79,6 @@ func fexp32(d, a []float32) {
 	a = a[:len(d)]
 	for i := range d {
 		d[i] = exp32(a[i])
-	}
-}
-
-func ftanh32(d, a []float32) {
-	a = a[:len(d)]
-	for i := range d {
-		d[i] = tanh32(a[i])
 	}
 }
 

@@ -2,6 +2,8 @@
 
 package linalg
 
+import "github.com/gojax/gojax/go/internal/cpufeat"
+
 // AVX2+FMA micro-kernels in Go assembly (microkernel_amd64.s): 4×16 for f32
 // and 4×8 for f64, eight YMM accumulators plus two B vectors and a broadcast
 // A element, selected at init when the CPU and OS support AVX2, FMA and the
@@ -15,11 +17,8 @@ func kern4x16F32Asm(kc int, a, b, c []float32, ldc int, acc bool)
 //go:noescape
 func kern4x8F64Asm(kc int, a, b, c []float64, ldc int, acc bool)
 
-// hasAVX2FMA reports CPUID AVX2 and FMA support with OS-enabled YMM state.
-func hasAVX2FMA() bool
-
 func init() {
-	if hasAVX2FMA() {
+	if cpufeat.AVX2FMA {
 		ukF32 = microKernel[float32]{mr: 4, nr: 16, fn: kern4x16F32Checked}
 		ukF64 = microKernel[float64]{mr: 4, nr: 8, fn: kern4x8F64Checked}
 	}
