@@ -259,7 +259,7 @@ var opByName = map[string]opKind{
 func floatOps[A floatT](op opKind) (opFuncs[A], bool) {
 	switch op {
 	case opAdd:
-		return opFuncs[A]{sumSlice[A], sumAcc[A], add[A], sumAt[A]}, true
+		return opFuncs[A]{sumSlice[A], floatSumAcc[A](), add[A], sumAt[A]}, true
 	case opMul:
 		return opFuncs[A]{prodSlice[A], prodAcc[A], mul[A], prodAt[A]}, true
 	case opMax:

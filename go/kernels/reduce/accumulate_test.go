@@ -1,0 +1,42 @@
+package reduce
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestVectorAccumulateMatchesLoop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 7, 31, 32, 33, 100, 1000, 4099} {
+		d32, s32 := make([]float32, n), make([]float32, n)
+		d64, s64 := make([]float64, n), make([]float64, n)
+		for i := range n {
+			d32[i], s32[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64()*1e3)
+			d64[i], s64[i] = rng.NormFloat64(), rng.NormFloat64()*1e9
+		}
+		if n > 3 {
+			s32[3], s64[3] = float32(math.NaN()), math.Inf(-1)
+		}
+		w32, w64 := append([]float32(nil), d32...), append([]float64(nil), d64...)
+		sumAcc(w32, s32)
+		sumAcc(w64, s64)
+		floatSumAcc[float32]()(d32, s32)
+		floatSumAcc[float64]()(d64, s64)
+		for i := range n {
+			require.Equal(t, math.Float32bits(w32[i]), math.Float32bits(d32[i]), "f32 n=%d i=%d", n, i)
+			require.Equal(t, math.Float64bits(w64[i]), math.Float64bits(d64[i]), "f64 n=%d i=%d", n, i)
+		}
+	}
+}
+
+func BenchmarkAccumulateF32(b *testing.B) {
+	d, s := make([]float32, 4096), make([]float32, 4096)
+	acc := floatSumAcc[float32]()
+	b.SetBytes(3 * 4 * 4096)
+	for b.Loop() {
+		acc(d, s)
+	}
+}
