@@ -2,7 +2,7 @@ package elementwise
 
 import "math"
 
-// Fast float32 exp and logistic (tanh: tanh32.go): evaluated in float64 with short
+// Fast float32 logistic (exp: exp32.go, tanh: tanh32.go): evaluated in float64 with short
 // polynomials whose error (< 1e-12 relative) is far below half an f32 ulp,
 // so results are faithfully (almost always correctly) rounded, at a few ns
 // per element instead of a call into math.Exp.
@@ -34,34 +34,6 @@ func expF64(x float64) float64 {
 	return exp2Table[ni&31] * p * scale
 }
 
-func exp32(x float32) float32 {
-	xd := float64(x)
-	switch {
-	case xd != xd:
-		return x
-	case xd > 89:
-		return float32(math.Inf(1))
-	case xd < -105:
-		return 0
-	}
-	return float32(expF64(xd))
-}
-
-// expm1Small is e^y - 1 for |y| ≤ 0.35 (Taylor to y^11: error < 1e-13 relative).
-func expm1Small(y float64) float64 {
-	p := 1.0 / 39916800
-	p = p*y + 1.0/3628800
-	p = p*y + 1.0/362880
-	p = p*y + 1.0/40320
-	p = p*y + 1.0/5040
-	p = p*y + 1.0/720
-	p = p*y + 1.0/120
-	p = p*y + 1.0/24
-	p = p*y + 1.0/6
-	p = p*y + 0.5
-	return (p*y + 1) * y
-}
-
 func logistic32(x float32) float32 {
 	xd := float64(x)
 	switch {
@@ -73,13 +45,6 @@ func logistic32(x float32) float32 {
 		return 1 // 1 - e^-20 rounds to 1 in float32
 	}
 	return float32(1 / (1 + expF64(-xd)))
-}
-
-func fexp32(d, a []float32) {
-	a = a[:len(d)]
-	for i := range d {
-		d[i] = exp32(a[i])
-	}
 }
 
 func flogistic32(d, a []float32) {

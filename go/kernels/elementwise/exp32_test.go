@@ -1,0 +1,64 @@
+package elementwise
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestExpPolyAccuracy(t *testing.T) {
+	worst := int64(0)
+	for b := uint32(0); b < 0xff800000; b += 997 {
+		x := math.Float32frombits(b)
+		if x > 89 || x < -104 { // +Inf / 0 there, checked below
+			continue
+		}
+		got, want := expPoly(x), float32(math.Exp(float64(x)))
+		u := f32ULPs(got, want)
+		if want != 0 && math.Abs(float64(want)) < 1.1754944e-38 {
+			u = min(u, 1) // subnormal results: one rounding of the scaled value
+		}
+		require.LessOrEqualf(t, u, int64(2), "exp(%v) = %v, want %v", x, got, want)
+		worst = max(worst, u)
+	}
+	t.Logf("worst %d ULP", worst)
+	for _, c := range []struct{ x, want float32 }{
+		{0, 1}, {negz32, 1}, {inf32, inf32}, {-inf32, 0}, {88.8, inf32}, {-104, 0}, {1e30, inf32}, {-1e30, 0},
+	} {
+		require.Equalf(t, c.want, expPoly(c.x), "exp(%v)", c.x)
+	}
+	require.True(t, expPoly(nan32) != expPoly(nan32))
+	require.InEpsilon(t, math.Exp(float64(float32(88.72))), float64(expPoly(88.72)), 1e-6, "just below overflow")
+	require.Greater(t, expPoly(-103), float32(0), "subnormal, not flushed")
+}
+
+func TestExpVectorMatchesScalar(t *testing.T) {
+	var src []float32
+	for b := uint32(0); b < 0xffffffff-8191; b += 8191 {
+		src = append(src, math.Float32frombits(b))
+	}
+	src = append(src, 0, negz32, inf32, -inf32, nan32, 88.72, 88.73, -87.3, -103.9, -110, 100)
+	for len(src)%8 != 5 {
+		src = append(src, 1.5)
+	}
+	got := make([]float32, len(src))
+	fexp32(got, src)
+	for i, x := range src {
+		want := expPoly(x)
+		require.Truef(t, math.Float32bits(got[i]) == math.Float32bits(want) || (got[i] != got[i] && want != want),
+			"exp(%v): vector %v, scalar %v", x, got[i], want)
+	}
+}
+
+func BenchmarkExp32(b *testing.B) {
+	src := make([]float32, 1<<16)
+	for i := range src {
+		src[i] = float32(i-1<<15) / 1024
+	}
+	dst := make([]float32, len(src))
+	b.SetBytes(int64(4 * len(src)))
+	for b.Loop() {
+		fexp32(dst, src)
+	}
+}
