@@ -156,7 +156,9 @@ PROGRAMS = [
     ("switch_0", switch_branches, (I32(0), _x()), True, "transc"),
     ("switch_2", switch_branches, (I32(2), _x()), True, "transc"),
     ("switch_clamped", switch_branches, (I32(9), _x()), True, "transc"),
-    ("nested_jits", nested_jits, (_x((4, 3)), _x((3, 3), seed="w")), True, "transc"),
+    # Three chained tanh layers and their gradient: gojax's and XLA's float32
+    # tanh are different few-ulp approximations, and the chain compounds them.
+    ("nested_jits", nested_jits, (_x((4, 3)), _x((3, 3), seed="w")), True, "compose"),
     ("custom_jvp_vjp", custom_fns, (_x(),), True, "transc"),
     ("remat", remat_chain, (_x(),), True, "transc"),
     ("lax_map", lax_map, (_x(),), True, "default"),
@@ -190,7 +192,9 @@ def test_grad(name, fn, args, diff, cls):
     if diff == "fwd":  # while loops with data-dependent trip counts: forward mode only
         check(jax.jacfwd(_loss(fn, len(args), argnum), argnums=argnum), *args, cls="transc")
         return
-    check(jax.grad(_loss(fn, len(args), argnum), argnums=argnum), *args, cls="transc")
+    # Gradients use "transc" tolerances, or the program's own when looser.
+    check(jax.grad(_loss(fn, len(args), argnum), argnums=argnum), *args,
+          cls="compose" if cls == "compose" else "transc")
 
 
 @pytest.mark.parametrize("name,fn,args,diff,cls", PROGRAMS, ids=[p[0] for p in PROGRAMS])
