@@ -11,6 +11,7 @@ package verify
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/gojax/gojax/go/internal/slab"
@@ -59,6 +60,10 @@ type verifier struct {
 	tensors slab.Slab[*ir.TensorType]
 }
 
+// definedSets recycles the verifier's defined-value sets: building a set
+// sized for a few thousand values is a large part of verifying a module.
+var definedSets = sync.Pool{New: func() any { return map[valueKey]bool{} }}
+
 // valueKey is a value's address as an integer: the module keeps every value
 // alive (and Go's collector does not move objects), and integer keys spare
 // the map the write barriers and scanning that pointer keys cost.
@@ -72,7 +77,11 @@ func Module(m *ir.Module) error {
 	if m == nil {
 		return fmt.Errorf("verify: nil module")
 	}
-	v := &verifier{m: m, defined: make(map[valueKey]bool, maxValues(m))}
+	v := &verifier{m: m, defined: definedSets.Get().(map[valueKey]bool)}
+	defer func() {
+		clear(v.defined) // keeps the table's size for the next module
+		definedSets.Put(v.defined)
+	}()
 	seen := map[string]bool{}
 	for i, f := range m.Funcs {
 		if f == nil {
@@ -92,43 +101,6 @@ func Module(m *ir.Module) error {
 		}
 	}
 	return nil
-}
-
-// maxValues counts the values of the largest function, so the defined-set
-// map is sized once instead of growing while the walk fills it.
-func maxValues(m *ir.Module) int {
-	most := 0
-	for _, f := range m.Funcs {
-		if f != nil {
-			most = max(most, regionValues(f.Body))
-		}
-	}
-	return most
-}
-
-// regionValues counts block arguments and op results, nested regions
-// included; it tolerates the nil pieces the walk itself reports.
-func regionValues(r *ir.Region) int {
-	if r == nil {
-		return 0
-	}
-	n := 0
-	for _, b := range r.Blocks {
-		if b == nil {
-			continue
-		}
-		n += len(b.Args)
-		for _, op := range b.Ops {
-			if op == nil {
-				continue
-			}
-			n += len(op.Results)
-			for _, sub := range op.Regions {
-				n += regionValues(sub)
-			}
-		}
-	}
-	return n
 }
 
 // function checks a function's signature against its body and walks the body.
