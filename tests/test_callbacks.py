@@ -76,6 +76,43 @@ def test_pure_callback_under_vmap_and_grad_free_math(gojax_device, cpu_device):
     np.testing.assert_allclose(on(gojax_device, f, x), on(cpu_device, f, x), rtol=1e-6)
 
 
+@pytest.mark.parametrize("vmap_method", ["sequential", "expand_dims", "broadcast_all"])
+def test_pure_callback_vmap_methods_with_two_operands(gojax_device, cpu_device, vmap_method):
+    calls = []
+
+    def host(a, b):
+        calls.append(a.shape)
+        return (a * b + 1).astype(a.dtype)
+
+    def f(x, y):
+        return jax.vmap(lambda r, s: jax.pure_callback(host, jax.ShapeDtypeStruct(r.shape, r.dtype), r, s,
+                                                       vmap_method=vmap_method), in_axes=(0, None))(x, y)
+
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    y = np.array([2.0, -1.0, 0.5], np.float32)
+    want = on(cpu_device, f, x, y)
+    want_calls, calls[:] = list(calls), []
+    np.testing.assert_array_equal(on(gojax_device, f, x, y), want)
+    assert calls == want_calls  # same batching: one call per row, or one for all
+
+
+def test_ordered_io_callback_in_scan_and_across_calls(gojax_device):
+    seen = []
+
+    def record(i):
+        seen.append(int(i))
+
+    def body(c, i):
+        io_callback(record, None, i, ordered=True)
+        return c + i, None
+
+    f = jax.jit(lambda n: jax.lax.scan(body, n, jnp.arange(4, dtype=jnp.int32) + n)[0])
+    for n in (0, 10):
+        f(jax.device_put(np.int32(n), gojax_device))
+    jax.effects_barrier()
+    assert seen == [0, 1, 2, 3, 10, 11, 12, 13]
+
+
 def test_callback_inside_scan_and_while(gojax_device, cpu_device):
     def host(c):
         return (c * 2 + 1).astype(c.dtype)
@@ -167,6 +204,34 @@ def test_callback_wrong_result_shape_is_an_error(gojax_device):
 
     with pytest.raises(Exception, match="shape"):
         np.asarray(f(jax.device_put(np.ones(2, np.float32), gojax_device)))
+
+
+def test_failed_callback_is_reported_by_the_call_not_again_at_exit():
+    """As on XLA:CPU, a failing callback fails the call itself: JAX keeps no
+    failed runtime token that its exit handler (effects_barrier) raises again."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent("""
+        import jax, numpy as np
+        from jax.experimental import io_callback
+        dev = jax.devices("gojax")[0]
+        def bad(a):
+            raise ValueError("exploded")
+        for fn in (lambda x: jax.pure_callback(bad, jax.ShapeDtypeStruct(x.shape, x.dtype), x),
+                   lambda x: io_callback(bad, jax.ShapeDtypeStruct(x.shape, x.dtype), x, ordered=True)):
+            try:
+                np.asarray(jax.jit(fn)(jax.device_put(np.ones(2, np.float32), dev)))
+            except Exception as e:
+                assert "exploded" in str(e), e
+            else:
+                raise SystemExit("no error")
+        print("OK")
+    """)
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr
+    assert "Exception ignored" not in r.stderr, r.stderr
 
 
 def test_callback_program_runs_again_and_concurrently(gojax_device):

@@ -399,6 +399,9 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		for _, j := range jobs {
 			e.run(j.in, j.donated, j.out, j.done)
 		}
+		if err := syncRunError(outs, events); err != nil {
+			return nil, nil, err
+		}
 		return outs, events, nil
 	}
 	if len(jobs) == 1 && e.inline && !jobs[0].anyDonated && allReady(jobs[0].in) {

@@ -46,3 +46,22 @@ func installHostCallbacks(table *kernel.HostCallbacks, data []UserData) error {
 	return Errorf(CodeFailedPrecondition, "the program calls host callbacks (jax.pure_callback, io_callback, debug.print), "+
 		"but the framework attached none to this execution")
 }
+
+// syncRunError is the first error of executions that already ran
+// synchronously (programs with host callbacks), with their outputs deleted.
+// XLA:CPU reports such a failure (a callback's exception, a wrong result
+// shape) from Execute itself; returned through the events instead, JAX would
+// keep the failed execution's token and raise the error again at exit.
+func syncRunError(outs [][]*Buffer, events []*Event) error {
+	for _, ev := range events {
+		if err := ev.Err(); err != nil {
+			for _, o := range outs {
+				for _, b := range o {
+					b.Delete()
+				}
+			}
+			return err
+		}
+	}
+	return nil
+}
