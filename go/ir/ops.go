@@ -74,8 +74,15 @@ func (o *Op) Result() *Value {
 // NewBlock creates a block with arguments of the given types.
 func NewBlock(argTypes ...Type) *Block {
 	b := &Block{}
+	if len(argTypes) == 0 {
+		return b
+	}
+	// One allocation for the values and one for the pointers, however many.
+	vals := make([]Value, len(argTypes))
+	b.Args = make([]*Value, len(argTypes))
 	for i, t := range argTypes {
-		b.Args = append(b.Args, &Value{Type: t, Index: i, Block: b})
+		vals[i] = Value{Type: t, Index: i, Block: b}
+		b.Args[i] = &vals[i]
 	}
 	return b
 }

@@ -14,7 +14,7 @@ type Entry struct {
 
 // Reader returns a reader over the entry payload.
 func (e Entry) Reader(kind string) *Reader {
-	return NewReader(e.Data, e.Offset, kind+" entry ("+e.Dialect+")")
+	return &Reader{data: e.Data, base: e.Offset, section: kind, dialect: e.Dialect}
 }
 
 // AttrTypes is the attribute and type table. Entries are decoded on demand

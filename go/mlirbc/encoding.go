@@ -14,6 +14,9 @@ type Reader struct {
 	pos     int
 	base    int    // absolute offset of data[0] in the input file
 	section string // for error messages
+	// dialect, when set, qualifies section as "<section> entry (<dialect>)";
+	// the label is only built when an error needs it.
+	dialect string
 }
 
 // NewReader reads data, which starts at absolute offset base of a file, and
@@ -32,11 +35,16 @@ func (r *Reader) Len() int { return len(r.data) - r.pos }
 func (r *Reader) Empty() bool { return r.pos >= len(r.data) }
 
 // Section is the label used in errors.
-func (r *Reader) Section() string { return r.section }
+func (r *Reader) Section() string {
+	if r.dialect == "" {
+		return r.section
+	}
+	return r.section + " entry (" + r.dialect + ")"
+}
 
 // Errorf builds an error naming the section and the current offset.
 func (r *Reader) Errorf(format string, args ...any) error {
-	return &Error{Section: r.section, Offset: r.Offset(), Msg: fmt.Sprintf(format, args...)}
+	return &Error{Section: r.Section(), Offset: r.Offset(), Msg: fmt.Sprintf(format, args...)}
 }
 
 // Error is a decoding failure at a known place.

@@ -5,6 +5,7 @@ import "fmt"
 // Op is one operation in generic form.
 type Op struct {
 	Name       string // "dialect.op"
+	NameIndex  int    // index of Name in the file's op-name table (cheap to key on)
 	Dialect    string
 	Registered bool
 	Loc        uint64 // attribute index of the location
@@ -299,9 +300,11 @@ func (p *irParser) blockHeaderInto(r *Reader, b *Block) (*Block, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		b.Args = make([]*Value, n)
+		b.Args = p.refs.Take(n)
+		vals := p.vals.Take(n)
 		for i := range b.Args {
-			v := &Value{Block: b, Index: i}
+			v := &vals[i]
+			*v = Value{Block: b, Index: i}
 			if p.f.Version >= VersionElideUnknownBlockArgLoc {
 				t, hasLoc, err := r.VarIntWithFlag()
 				if err != nil {
@@ -381,7 +384,7 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 	}
 	on := p.f.OpNames[nameIdx]
 	op := p.ops.One()
-	*op = Op{Name: on.FullName, Dialect: p.f.Dialects[on.Dialect].Name, Registered: on.Registered}
+	*op = Op{Name: on.FullName, NameIndex: int(nameIdx), Dialect: p.f.Dialects[on.Dialect].Name, Registered: on.Registered}
 	wrap := func(err error) error { return fmt.Errorf("op %s at byte %d: %w", op.Name, start, err) }
 	mask, err := r.Byte()
 	if err != nil {

@@ -16,6 +16,9 @@ func (f *File) readStrings() error {
 		}
 	}
 	f.Strings = make([]string, n)
+	// One copy of the whole section; each string is a slice of it.
+	all := string(r.data[r.pos:])
+	start := r.pos
 	for i := 0; i < n; i++ {
 		if sizes[i] == 0 {
 			return r.Errorf("string %d has size 0 (no room for its NUL)", i)
@@ -27,7 +30,8 @@ func (f *File) readStrings() error {
 		if b[len(b)-1] != 0 {
 			return r.Errorf("string %d is not NUL-terminated", i)
 		}
-		f.Strings[i] = string(b[:len(b)-1])
+		lo := r.pos - len(b) - start
+		f.Strings[i] = all[lo : lo+len(b)-1]
 	}
 	if !r.Empty() {
 		return r.Errorf("%d trailing bytes after the strings", r.Len())

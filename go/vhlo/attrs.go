@@ -91,7 +91,12 @@ func (d *decoder) decodeAttrEntry(e mlirbc.Entry) (any, error) {
 	case "builtin":
 		a, err = d.builtinAttr(r)
 	case "sdy":
-		a, err = d.sdyAttr(r, e)
+		// The sdy decoder keeps its reader; give it a copy so that the
+		// common reader above can stay on the stack.
+		sr := new(mlirbc.Reader)
+		*sr = *r
+		a, err = d.sdyAttr(sr, e)
+		*r = *sr
 	default:
 		// Foreign dialects pass through mixed serialization unchanged; keep
 		// them visible but uninterpreted.

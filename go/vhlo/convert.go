@@ -148,7 +148,7 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 	}
 	op := d.ops.One()
 	op.Loc = loc
-	key := opKey{name: gop.Name, inFunc: inFunc, hasAttrs: gop.HasAttrs, hasProps: gop.HasProps, attrs: gop.Attrs, props: gop.PropsIndex}
+	key := opKey{name: gop.NameIndex, inFunc: inFunc, hasAttrs: gop.HasAttrs, hasProps: gop.HasProps, attrs: gop.Attrs, props: gop.PropsIndex}
 	c, ok := d.opCache[key]
 	if !ok {
 		name, err := canonicalOpName(gop.Name, inFunc)
@@ -211,7 +211,7 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 // equal keys have equal attributes: they share one decoded, normalized map
 // (ir.Attrs of decoded ops are read-only; passes replace, never mutate them).
 type opKey struct {
-	name               string
+	name               int // index in the file's op-name table
 	inFunc             bool
 	hasAttrs, hasProps bool
 	attrs, props       uint64
