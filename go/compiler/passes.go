@@ -30,6 +30,7 @@ var passes = []pass{
 	{"inline", inlineCalls},              // func.call → callee body; drop functions other than the entry
 	{"passthrough", removePassThrough},   // sdy.*, unrealized casts, optimization_barrier, tuples
 	{"fold", foldConstants},              // ops whose operands are all constants → constants
+	{"powers", rewritePowers},            // x**1, x**2, x**3, x**-1 → multiplies/divide, as XLA does
 	{"dce", eliminateDeadCode},           // ops whose results are unused and that have no effects
 	{"fuse", fuseElementwise},            // elementwise trees → gojax.fusion ops (pass_fuse.go)
 	{"schedule", scheduleForDonation},    // read donated arguments before outputs overwrite them

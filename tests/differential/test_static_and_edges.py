@@ -177,7 +177,11 @@ def test_complex_branch_cuts_and_specials(dt):
            "arcsin": jnp.arcsin, "arccos": jnp.arccos, "arctan": jnp.arctan, "arcsinh": jnp.arcsinh,
            "arccosh": jnp.arccosh, "arctanh": jnp.arctanh, "abs": jnp.abs, "sign": jnp.sign,
            "reciprocal": jnp.reciprocal, "square": jnp.square, "log1p": jnp.log1p, "expm1": jnp.expm1,
-           "power_half": lambda v: v ** 0.5, "div_by": lambda v: (1 + 2j) / v}
+           "power_half": lambda v: v ** 0.5,
+           # constant exponents XLA rewrites into multiplies / a divide
+           "power_one": lambda v: v ** 1.0, "power_two": lambda v: v ** 2.0,
+           "power_three": lambda v: v ** 3.0, "power_neg_one": lambda v: v ** -1.0,
+           "div_by": lambda v: (1 + 2j) / v}
     with x64_for(dt):
         got, want = run_both(lambda v: {k: f(v) for k, f in fns.items()}, x)
         bad = []
@@ -192,6 +196,32 @@ def test_complex_branch_cuts_and_specials(dt):
                 if wrong.any():
                     bad.append(f"{name}: at {x[wrong.reshape(-1)][:4]} got {gp[wrong][:4]} want {wp[wrong][:4]}")
         assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128], ids=dname)
+def test_complex_power_specials_with_runtime_exponent(dt):
+    """lax.pow on every pair of special complex values, the exponent a
+    runtime argument (a constant exponent lets XLA rewrite pow(x, 2) as x*x)."""
+    parts = np.array([0.0, -0.0, 1.0, -2.0, 0.5, np.inf, -np.inf, np.nan])
+    vals = np.empty((len(parts), len(parts)), dt)
+    vals.real, vals.imag = parts[:, None], parts[None, :]
+    vals = vals.reshape(-1)
+    x, y = (a.reshape(-1) for a in np.meshgrid(vals, vals))
+    with x64_for(dt):
+        got, want = run_both(lambda u, v: jax.lax.pow(u, v), x, y)
+    g, w = np.asarray(got), np.asarray(want)
+    bad = []
+    for gp, wp in [(g.real, w.real), (g.imag, w.imag)]:
+        cls_ok = (np.isnan(gp) == np.isnan(wp)) & (np.isinf(gp) == np.isinf(wp))
+        finite = np.isfinite(wp) & np.isfinite(gp)
+        # Each part is compared relative to |w|: a part that is ~0 from
+        # cancellation (cos(pi/2)) carries the rounding error of the whole.
+        with np.errstate(invalid="ignore"):
+            close = np.abs(gp - wp) <= 1e-5 * np.abs(w) + 1e-6
+        wrong = ~cls_ok | (finite & ~close) | (np.isinf(wp) & (gp != wp))
+        if wrong.any():
+            bad.append(f"at x={x[wrong][:4]} y={y[wrong][:4]}: got {gp[wrong][:4]} want {wp[wrong][:4]}")
+    assert not bad, "\n".join(bad)
 
 
 def test_float_narrowing_rounding():

@@ -175,7 +175,7 @@ func cplxBinary[T cplx](name string) kern {
 	case "divide":
 		return k2(fdiv[T])
 	case "power":
-		return cscalar2[T](cmplx.Pow)
+		return cscalar2[T](cpow)
 	case "maximum":
 		return k2(cmax[T])
 	case "minimum":
@@ -184,4 +184,29 @@ func cplxBinary[T cplx](name string) kern {
 		return cscalar2[T](catan2)
 	}
 	return nil
+}
+
+// cpow is x**y computed the way XLA:CPU expands complex power, so results at
+// zeros, ones and infinities match it: |x|^c·e^(−d·arg x)·(cos q + i sin q)
+// with q = c·arg x + d·ln|x|, then Kahan's cut-offs (x^0 = 1, 1^y = 1,
+// 0^c = 0 for real c > 0, ∞^c = ∞ or 0 for real c). Other infinite inputs give
+// NaN where C99's cpow would give infinities; XLA does the same.
+func cpow(x, y complex128) complex128 {
+	a, b, c, d := real(x), imag(x), real(y), imag(y)
+	switch {
+	case c == 0 && d == 0, a == 1 && b == 0:
+		return 1
+	case math.IsInf(a, 1) && b == 0 && d == 0 && c > 0:
+		return complex(math.Inf(1), 0)
+	case math.IsInf(a, 1) && b == 0 && d == 0 && c < 0:
+		return 0
+	}
+	abs := math.Hypot(a, b)
+	if abs == 0 && d == 0 && c > 0 {
+		return 0
+	}
+	arg := math.Atan2(b, a)
+	coeff := math.Pow(abs, c) * math.Exp(-d*arg)
+	q := c*arg + d*math.Log(abs)
+	return complex(coeff*math.Cos(q), coeff*math.Sin(q))
 }
