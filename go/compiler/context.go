@@ -16,6 +16,9 @@ type compileCtx struct {
 	pool *workerPool
 	// callbacks is shared by every plan of one executable, nested ones too.
 	callbacks *kernel.HostCallbacks
+	// part is set while compiling the body of a manual computation for one
+	// SPMD partition (kernel.PartitionContext).
+	part *kernel.Partition
 }
 
 func newCompileCtx() *compileCtx {
@@ -31,6 +34,18 @@ func (c *compileCtx) HostCallbacks() *kernel.HostCallbacks { return c.callbacks 
 // results are the terminator's operands.
 func (c *compileCtx) CompileRegion(r *ir.Region) (kernel.Callable, error) {
 	return buildRegionCallable(c, r)
+}
+
+// Partition is the SPMD partition being compiled for, nil outside a manual
+// computation.
+func (c *compileCtx) Partition() *kernel.Partition { return c.part }
+
+// CompileRegionAs compiles a region for one partition of a manual
+// computation; regions nested in it inherit the partition.
+func (c *compileCtx) CompileRegionAs(r *ir.Region, p *kernel.Partition) (kernel.Callable, error) {
+	child := *c
+	child.part = p
+	return buildRegionCallable(&child, r)
 }
 
 // Parallel runs fn over [0,n) in chunks on the shared worker pool.

@@ -42,6 +42,9 @@ var effectOps = map[string]bool{
 	"stablehlo.collective_broadcast": true,
 	"stablehlo.rng":                  true,
 	"stablehlo.rng_bit_generator":    true,
+	// Their value depends on the partition running the code, not on operands.
+	"stablehlo.partition_id": true,
+	"stablehlo.replica_id":   true,
 }
 
 // hasEffects reports whether removing or folding op could lose an effect.

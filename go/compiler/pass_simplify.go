@@ -12,6 +12,7 @@ import (
 // inlined), and tuple/get_tuple_element pairs.
 func removePassThrough(st *passState) error {
 	repl := map[*ir.Value]*ir.Value{}
+	sp := &spmdInfo{module: st.module}
 	var walk func(r *ir.Region) error
 	walk = func(r *ir.Region) error {
 		for _, b := range r.Blocks {
@@ -22,7 +23,17 @@ func removePassThrough(st *passState) error {
 						return err
 					}
 				}
-				keep, spliced, err := passThrough(op, repl)
+				if err := sp.explicitReplicaGroups(op); err != nil {
+					return err
+				}
+				var keep bool
+				var spliced []*ir.Op
+				var err error
+				if op.Name == "sdy.manual_computation" {
+					keep, spliced, err = sp.manualComputation(op, repl)
+				} else {
+					keep, spliced, err = passThrough(op, repl)
+				}
 				if err != nil {
 					return err
 				}

@@ -50,7 +50,8 @@ func TestShardyManualComputationInlined(t *testing.T) {
 	mb := newMod()
 	mb.fn("main", "public", []ir.Type{f32t(2)}, []ir.Type{f32t(2)}, func(b *blkB, a []*ir.Value) []*ir.Value {
 		mc := b.op("sdy.manual_computation", []*ir.Value{a[0]}, []ir.Type{f32t(2)}, ir.Attrs{
-			"in_shardings": ir.OpaqueAttr{Dialect: "sdy", Text: "<[<@mesh, [{}]>]>"},
+			"in_shardings": ir.OpaqueAttr{Dialect: "sdy", Text: `#sdy.sharding_per_value<[<@mesh, [{"a"}]>]>`},
+			"manual_axes":  ir.OpaqueAttr{Dialect: "sdy", Text: `#sdy<manual_axes{"a"}>`},
 		})
 		blk := ir.NewBlock(f32t(2))
 		rb := &blkB{b: blk, file: "main.py", line: b.line}
@@ -61,6 +62,10 @@ func TestShardyManualComputationInlined(t *testing.T) {
 		k := b.v("sdy.constant", f32t(2), ir.Attrs{"value": &ir.ElementsAttr{Type: f32t(2), Data: f32s(10, 20)}})
 		return []*ir.Value{b.add(b.cc("xla.sdy.FuncResultSharding", f32t(2), y), k)}
 	})
+	mb.m.Globals = append(mb.m.Globals, ir.NewOp("sdy.mesh", nil, nil, ir.Attrs{
+		"sym_name": ir.StringAttr{Value: "mesh"},
+		"mesh":     ir.OpaqueAttr{Dialect: "sdy", Text: `#sdy.mesh<["a"=1, "b"=1]>`},
+	}))
 	e := compile(t, mb.m)
 	require.Equal(t, 2, e.Stats().KernelSteps)
 	require.Equal(t, []float32{12, 24}, toF32(run(t, e, f32s(1, 2))[0]))

@@ -122,9 +122,9 @@ func runJAXExport(dir, name, artifact string) (skip string, err error) {
 	if e == nil {
 		return "", fmt.Errorf("no index entry %q", name)
 	}
-	if e.NrDevices > 1 {
-		return multiDeviceSkip(dir, e), nil
-	}
+	// A vector for several devices (Shardy SPMD) is run in its global form,
+	// as go/runtime runs SPMD programs: the inputs are the global arrays and
+	// manual computations run once per partition of their mesh.
 	if e.ShapePolymorphic && artifact == "" {
 		return "", fmt.Errorf("shape-polymorphic vector was not refined to static shapes")
 	}
@@ -340,25 +340,3 @@ func describeShapes(as []*Array) string {
 	return strings.Join(parts, ", ")
 }
 
-// multiDeviceSkip says why a vector for several devices is skipped. Such a
-// program (Shardy SPMD) would run through go/runtime's SPMD path on a
-// client with e.NrDevices devices; that path runs the program once on the
-// global arrays, so it needs the compiler to accept the program in global
-// form, which it does not for per-device (manual) computations yet. The
-// reason carries the compiler's own error, so it changes when that does.
-func multiDeviceSkip(dir string, e *ExportEntry) string {
-	code, err := os.ReadFile(filepath.Join(dir, e.Name+".bc"))
-	if err == nil {
-		_, err = compiler.Compile(code, compiler.Options{})
-	}
-	if err != nil {
-		msg := err.Error()
-		if i := strings.Index(msg, ": "); i >= 0 && strings.HasPrefix(msg, "sdy.") {
-			// Drop the source location (a path inside JAX's tests).
-			op, _, _ := strings.Cut(msg, " ")
-			msg = op + ": " + msg[strings.LastIndex(msg, "): ")+3:]
-		}
-		return fmt.Sprintf("needs %d devices: gojax does not compile this SPMD program yet (%s)", e.NrDevices, msg)
-	}
-	return fmt.Sprintf("needs %d devices: compiles, but this runner has no multi-device execution path yet (go/runtime SPMD)", e.NrDevices)
-}

@@ -3,13 +3,11 @@ package runtime
 import (
 	"encoding/binary"
 	"fmt"
-	"regexp"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gojax/gojax/go/devmem"
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/shardy"
 )
 
 // SPMD programs (num_partitions > 1) are written in global shapes with Shardy
@@ -20,145 +18,11 @@ import (
 // sharding are replicated, which is what JAX assumes when the executable
 // reports no output shardings).
 
-// sharding says, per dimension, how many shards the dimension is cut into and
-// which shard partition p holds.
-type sharding struct {
-	parts [][]meshAxis // per dimension: mesh axes, major to minor
-}
-
-type meshAxis struct {
-	name string
-	size int
-}
-
-// mesh is a named device mesh; partition p has row-major coordinates.
-type mesh struct {
-	axes []meshAxis
-}
-
-func (m *mesh) size() int {
-	n := 1
-	for _, a := range m.axes {
-		n *= a.size
-	}
-	return n
-}
-
-// coord returns partition p's coordinate along axis name.
-func (m *mesh) coord(p int, name string) int {
-	stride := 1
-	for i := len(m.axes) - 1; i >= 0; i-- {
-		if m.axes[i].name == name {
-			return (p / stride) % m.axes[i].size
-		}
-		stride *= m.axes[i].size
-	}
-	return 0
-}
-
-var (
-	meshAxisRE = regexp.MustCompile(`^"([^"]+)"\s*=\s*(\d+)$`)
-	meshRE     = regexp.MustCompile(`^#sdy\.mesh<\[(.*)\]>$`)
-	shardRE    = regexp.MustCompile(`^#sdy\.sharding<\s*@([A-Za-z0-9_.$-]+)\s*,\s*\[(.*)\]\s*(,.*)?>$`)
-)
-
-func parseMesh(text string) (*mesh, error) {
-	m := meshRE.FindStringSubmatch(strings.TrimSpace(text))
-	if m == nil {
-		return nil, fmt.Errorf("unsupported mesh %s (device_ids and other mesh forms are not supported yet)", text)
-	}
-	out := &mesh{}
-	if strings.TrimSpace(m[1]) == "" {
-		return out, nil
-	}
-	for _, part := range strings.Split(m[1], ",") {
-		a := meshAxisRE.FindStringSubmatch(strings.TrimSpace(part))
-		if a == nil {
-			return nil, fmt.Errorf("unsupported mesh axis %q in %s", part, text)
-		}
-		n, _ := strconv.Atoi(a[2])
-		out.axes = append(out.axes, meshAxis{a[1], n})
-	}
-	return out, nil
-}
-
-// parseSharding reads #sdy.sharding<@mesh, [{"a"}, {}]> against the meshes.
-func parseSharding(text string, meshes map[string]*mesh, rank int) (*sharding, *mesh, error) {
-	m := shardRE.FindStringSubmatch(strings.TrimSpace(text))
-	if m == nil {
-		return nil, nil, fmt.Errorf("unsupported sharding %s", text)
-	}
-	ms, ok := meshes[m[1]]
-	if !ok {
-		return nil, nil, fmt.Errorf("sharding %s names unknown mesh @%s", text, m[1])
-	}
-	s := &sharding{}
-	body := strings.TrimSpace(m[2])
-	for body != "" {
-		if body[0] != '{' {
-			return nil, nil, fmt.Errorf("unsupported sharding %s", text)
-		}
-		end := strings.IndexByte(body, '}')
-		if end < 0 {
-			return nil, nil, fmt.Errorf("unsupported sharding %s", text)
-		}
-		var axes []meshAxis
-		for _, name := range strings.Split(body[1:end], ",") {
-			name = strings.TrimSpace(name)
-			if name == "" || name == "?" {
-				continue
-			}
-			if !strings.HasPrefix(name, `"`) || !strings.HasSuffix(name, `"`) || strings.Contains(name, ":") {
-				return nil, nil, fmt.Errorf("unsupported dimension sharding {%s} in %s", body[1:end], text)
-			}
-			name = strings.Trim(name, `"`)
-			found := false
-			for _, a := range ms.axes {
-				if a.name == name {
-					axes = append(axes, a)
-					found = true
-				}
-			}
-			if !found {
-				return nil, nil, fmt.Errorf("sharding %s uses unknown mesh axis %q", text, name)
-			}
-		}
-		s.parts = append(s.parts, axes)
-		body = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(body[end+1:]), ","))
-	}
-	if len(s.parts) != rank {
-		return nil, nil, fmt.Errorf("sharding %s has %d dimensions for a rank-%d value", text, len(s.parts), rank)
-	}
-	return s, ms, nil
-}
-
-// shardOf returns the shard shape and offset partition p holds of global dims.
-func (s *sharding) shardOf(m *mesh, global []int64, p int) (shape, offset []int64, err error) {
-	shape = append([]int64(nil), global...)
-	offset = make([]int64, len(global))
-	if s == nil {
-		return shape, offset, nil
-	}
-	for d, axes := range s.parts {
-		n, idx := 1, 0
-		for _, a := range axes {
-			idx = idx*a.size + m.coord(p, a.name)
-			n *= a.size
-		}
-		if global[d]%int64(n) != 0 {
-			return nil, nil, fmt.Errorf("dimension %d of size %d does not split into %d shards", d, global[d], n)
-		}
-		shape[d] = global[d] / int64(n)
-		offset[d] = int64(idx) * shape[d]
-	}
-	return shape, offset, nil
-}
-
 // spmdPlan is how an SPMD program's values map to partitions.
 type spmdPlan struct {
-	mesh *mesh
-	args []*sharding // nil entries are replicated
-	outs []*sharding
+	mesh *shardy.Mesh
+	args []*shardy.Sharding // nil entries are replicated
+	outs []*shardy.Sharding
 }
 
 // planSPMD builds the plan from the entry function's Shardy annotations.
@@ -166,28 +30,16 @@ func planSPMD(m *ir.Module, partitions int, in, out []ir.Type) (*spmdPlan, error
 	if m == nil {
 		return nil, fmt.Errorf("program has %d partitions but no module to read shardings from", partitions)
 	}
-	meshes := map[string]*mesh{}
-	for _, g := range m.Globals {
-		if g.Name != "sdy.mesh" {
-			continue
-		}
-		name, _ := g.Attrs.Str("sym_name")
-		text, ok := g.Attrs["mesh"].(ir.OpaqueAttr)
-		if !ok {
-			return nil, fmt.Errorf("sdy.mesh @%s has no mesh attribute", name)
-		}
-		ms, err := parseMesh(text.Text)
-		if err != nil {
-			return nil, err
-		}
-		meshes[name] = ms
+	meshes, err := shardy.Meshes(m)
+	if err != nil {
+		return nil, err
 	}
 	f := m.Main()
 	if f == nil {
 		return nil, fmt.Errorf("program has no entry function")
 	}
-	plan := &spmdPlan{args: make([]*sharding, len(in)), outs: make([]*sharding, len(out))}
-	read := func(attrs []ir.Attrs, i int, t ir.Type) (*sharding, error) {
+	plan := &spmdPlan{args: make([]*shardy.Sharding, len(in)), outs: make([]*shardy.Sharding, len(out))}
+	read := func(attrs []ir.Attrs, i int, t ir.Type) (*shardy.Sharding, error) {
 		if i >= len(attrs) || attrs[i] == nil {
 			return nil, nil
 		}
@@ -206,7 +58,7 @@ func planSPMD(m *ir.Module, partitions int, in, out []ir.Type) (*spmdPlan, error
 		if !ok {
 			return nil, nil
 		}
-		s, ms, err := parseSharding(op.Text, meshes, tt.Rank())
+		s, ms, err := shardy.ParseSharding(op.Text, meshes, tt.Rank())
 		if err != nil {
 			return nil, err
 		}
@@ -216,7 +68,6 @@ func planSPMD(m *ir.Module, partitions int, in, out []ir.Type) (*spmdPlan, error
 		plan.mesh = ms
 		return s, nil
 	}
-	var err error
 	for i, t := range in {
 		if plan.args[i], err = read(f.ArgAttrs, i, t); err != nil {
 			return nil, fmt.Errorf("argument %d: %w", i, err)
@@ -228,72 +79,25 @@ func planSPMD(m *ir.Module, partitions int, in, out []ir.Type) (*spmdPlan, error
 		}
 	}
 	if plan.mesh == nil {
-		plan.mesh = &mesh{axes: []meshAxis{{"", partitions}}}
+		plan.mesh = &shardy.Mesh{Axes: []shardy.Axis{{Name: "", Size: partitions}}}
 	}
-	if plan.mesh.size() != partitions {
-		return nil, fmt.Errorf("mesh has %d devices but the program has %d partitions", plan.mesh.size(), partitions)
+	if plan.mesh.Size() != partitions {
+		return nil, fmt.Errorf("mesh has %d devices but the program has %d partitions", plan.mesh.Size(), partitions)
 	}
 	return plan, nil
 }
 
 // shardType is partition p's type for a value of global type t.
-func shardType(s *sharding, m *mesh, t ir.Type, p int) (ir.Type, error) {
+func shardType(s *shardy.Sharding, m *shardy.Mesh, t ir.Type, p int) (ir.Type, error) {
 	tt, ok := t.(*ir.TensorType)
 	if !ok || s == nil {
 		return t, nil
 	}
-	shape, _, err := s.shardOf(m, tt.Shape, p)
+	shape, _, err := s.ShardOf(m, tt.Shape, p)
 	if err != nil {
 		return nil, err
 	}
 	return ir.Tensor(tt.Elem, shape...), nil
-}
-
-// copyBlock copies between a dense shard and its block of a dense global array.
-func copyBlock(global, shard []byte, gdims, sdims, offset []int64, es int64, toGlobal bool) {
-	n := int64(1)
-	for _, d := range sdims {
-		n *= d
-	}
-	if n == 0 {
-		return
-	}
-	rank := len(gdims)
-	gstride := make([]int64, rank)
-	acc := es
-	for i := rank - 1; i >= 0; i-- {
-		gstride[i] = acc
-		acc *= gdims[i]
-	}
-	if rank == 0 {
-		if toGlobal {
-			copy(global, shard)
-		} else {
-			copy(shard, global)
-		}
-		return
-	}
-	row := sdims[rank-1] * es // contiguous run along the last dimension
-	idx := make([]int64, rank)
-	for s := int64(0); s < n; s += sdims[rank-1] {
-		g := int64(0)
-		for i := 0; i < rank; i++ {
-			g += (idx[i] + offset[i]) * gstride[i]
-		}
-		so := s * es
-		if toGlobal {
-			copy(global[g:g+row], shard[so:so+row])
-		} else {
-			copy(shard[so:so+row], global[g:g+row])
-		}
-		for k := rank - 2; k >= 0; k-- {
-			idx[k]++
-			if idx[k] < sdims[k] {
-				break
-			}
-			idx[k] = 0
-		}
-	}
 }
 
 // allocFor allocates a dense buffer for type t (tokens get no memory).
@@ -439,7 +243,7 @@ func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, running *time.D
 		}
 		temps = append(temps, g)
 		for d, list := range args {
-			shape, off, serr := s.shardOf(plan.mesh, tt.Shape, e.logical[d][1])
+			shape, off, serr := s.ShardOf(plan.mesh, tt.Shape, e.logical[d][1])
 			if serr != nil {
 				return WithCode(CodeInvalidArgument, serr)
 			}
@@ -447,7 +251,7 @@ func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, running *time.D
 			if berr != nil {
 				return WithCode(CodeFailedPrecondition, berr)
 			}
-			copyBlock(g, data, tt.Shape, shape, off, int64(tt.Elem.ByteSize()), true)
+			shardy.CopyBlock(g, data, tt.Shape, shape, off, int64(tt.Elem.ByteSize()), true)
 		}
 		global[i] = g
 	}
@@ -476,12 +280,12 @@ func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, running *time.D
 				return aerr
 			}
 			if isTensor && plan.outs[i] != nil {
-				shape, off, serr := plan.outs[i].shardOf(plan.mesh, tt.Shape, e.logical[d][1])
+				shape, off, serr := plan.outs[i].ShardOf(plan.mesh, tt.Shape, e.logical[d][1])
 				if serr != nil {
 					devmem.Free(buf)
 					return WithCode(CodeInvalidArgument, serr)
 				}
-				copyBlock(res.Outputs[i], buf, tt.Shape, shape, off, int64(tt.Elem.ByteSize()), false)
+				shardy.CopyBlock(res.Outputs[i], buf, tt.Shape, shape, off, int64(tt.Elem.ByteSize()), false)
 			} else {
 				copy(buf, res.Outputs[i])
 			}
@@ -494,39 +298,39 @@ func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, running *time.D
 // opSharding encodes a sharding as a serialized xla.OpSharding: REPLICATED
 // (the empty message) or OTHER with a tile assignment over logical device
 // ids (= partition numbers), replicated over unused mesh axes.
-func opSharding(s *sharding, m *mesh) []byte {
+func opSharding(s *shardy.Sharding, m *shardy.Mesh) []byte {
 	if s == nil {
 		return []byte{}
 	}
-	counts := make([]int, len(s.parts))
+	counts := make([]int, len(s.Dims))
 	total := 1
 	used := map[string]bool{}
-	for d, axes := range s.parts {
+	for d, axes := range s.Dims {
 		counts[d] = 1
 		for _, a := range axes {
-			counts[d] *= a.size
-			used[a.name] = true
+			counts[d] *= a.Size
+			used[a.Name] = true
 		}
 		total *= counts[d]
 	}
 	if total == 1 {
 		return []byte{}
 	}
-	rep := m.size() / total
-	devices := make([]int64, m.size())
-	for p := 0; p < m.size(); p++ {
+	rep := m.Size() / total
+	devices := make([]int64, m.Size())
+	for p := 0; p < m.Size(); p++ {
 		flat := 0
-		for d, axes := range s.parts {
+		for d, axes := range s.Dims {
 			idx := 0
 			for _, a := range axes {
-				idx = idx*a.size + m.coord(p, a.name)
+				idx = idx*a.Size + m.Coord(p, a.Name)
 			}
 			flat = flat*counts[d] + idx
 		}
 		r := 0
-		for _, a := range m.axes {
-			if !used[a.name] {
-				r = r*a.size + m.coord(p, a.name)
+		for _, a := range m.Axes {
+			if !used[a.Name] {
+				r = r*a.Size + m.Coord(p, a.Name)
 			}
 		}
 		devices[flat*rep+r] = int64(p)

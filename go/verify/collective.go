@@ -32,6 +32,18 @@ func init() {
 
 // replicaGroups checks the replica_groups attribute (required unless optional).
 func replicaGroups(op *ir.Op, required bool) error {
+	if d, ok := op.Attrs["replica_groups"].(ir.DictAttr); ok {
+		// #stablehlo.replica_group_mesh_axes: groups named by mesh axes,
+		// made explicit by the compiler once the meshes are known.
+		if _, ok := d.Entries["mesh"]; !ok {
+			return op.Errorf("replica_groups %s names no mesh", d)
+		}
+		if _, ok := d.Entries["axes"].(ir.ArrayAttr); !ok {
+			return op.Errorf("replica_groups %s has no axis list", d)
+		}
+		_, err := boolAttr(op, "use_global_device_ids", false)
+		return err
+	}
 	groups, _, err := i64s(op, "replica_groups", required)
 	if err != nil {
 		return err

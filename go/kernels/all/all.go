@@ -3,6 +3,7 @@ package all
 
 import (
 	_ "github.com/gojax/gojax/go/kernels/callback"
+	_ "github.com/gojax/gojax/go/kernels/collective"
 	_ "github.com/gojax/gojax/go/kernels/elementwise"
 	_ "github.com/gojax/gojax/go/kernels/linalg"
 	_ "github.com/gojax/gojax/go/kernels/reduce"

@@ -14,35 +14,6 @@ func lowerErr(op *ir.Op) error {
 	return err
 }
 
-func TestCollectivesSingleProcess(t *testing.T) {
-	groups := &ir.ElementsAttr{Type: ir.Tensor(ir.S64, 1, 1), Data: i64s_(0)}
-	for _, name := range []string{"stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.reduce_scatter",
-		"stablehlo.all_to_all", "stablehlo.collective_broadcast", "stablehlo.collective_reduce", "stablehlo.cross-replica-sum"} {
-		op := mkOp(name, []ir.Type{ir.Tensor(ir.F32, 3)}, []ir.Type{ir.Tensor(ir.F32, 3)},
-			ir.Attrs{"replica_groups": groups, "split_count": ir.IntAttr{Value: 1}})
-		require.Equal(t, []float32{1, 2, 3}, toF32(runOp(t, testCtxs[0], op, f32s(1, 2, 3))[0]), name)
-		bad := mkOp(name, []ir.Type{ir.Tensor(ir.F32, 3)}, []ir.Type{ir.Tensor(ir.F32, 3)},
-			ir.Attrs{"replica_groups": &ir.ElementsAttr{Type: ir.Tensor(ir.S64, 1, 2), Data: i64s_(0, 1)}})
-		require.ErrorContains(t, lowerErr(bad), "single process", name)
-	}
-	// all_gather that would grow the result needs several processes.
-	op := mkOp("stablehlo.all_gather", []ir.Type{ir.Tensor(ir.F32, 3)}, []ir.Type{ir.Tensor(ir.F32, 6)},
-		ir.Attrs{"all_gather_dim": ir.IntAttr{Value: 0}})
-	require.Error(t, lowerErr(op))
-	// collective_permute: 0->0 copies, no pairs gives zeros, 0->1 is an error.
-	op = mkOp("stablehlo.collective_permute", []ir.Type{ir.Tensor(ir.F32, 2)}, []ir.Type{ir.Tensor(ir.F32, 2)},
-		ir.Attrs{"source_target_pairs": &ir.ElementsAttr{Type: ir.Tensor(ir.S64, 1, 2), Data: i64s_(0, 0)}})
-	require.Equal(t, []float32{4, 5}, toF32(runOp(t, testCtxs[0], op, f32s(4, 5))[0]))
-	op.Attrs["source_target_pairs"] = &ir.ElementsAttr{Type: ir.Tensor(ir.S64, 0, 2)}
-	require.Equal(t, []float32{0, 0}, toF32(runOp(t, testCtxs[0], op, f32s(4, 5))[0]))
-	op.Attrs["source_target_pairs"] = &ir.ElementsAttr{Type: ir.Tensor(ir.S64, 1, 2), Data: i64s_(0, 1)}
-	require.Error(t, lowerErr(op))
-	for _, name := range []string{"stablehlo.replica_id", "stablehlo.partition_id"} {
-		op := mkOp(name, nil, []ir.Type{ir.Tensor(ir.U32)}, nil)
-		require.Equal(t, []byte{0, 0, 0, 0}, runOp(t, testCtxs[0], op)[0])
-	}
-}
-
 func TestDynamicOpsWithStaticShapes(t *testing.T) {
 	op := mkOp("stablehlo.dynamic_reshape", []ir.Type{ir.Tensor(ir.F32, 2, 3), ir.Tensor(ir.S32, 2)},
 		[]ir.Type{ir.Tensor(ir.F32, 3, 2)}, nil)

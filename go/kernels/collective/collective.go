@@ -1,0 +1,533 @@
+// Package collective holds the kernels of StableHLO's cross-device ops
+// (all_reduce, all_gather, reduce_scatter, all_to_all, collective_permute,
+// collective_broadcast, partition_id, replica_id) and of Shardy's
+// manual_computation, which runs its body once per SPMD partition.
+//
+// Outside a manual computation gojax runs one process: every group holds only
+// that process, collectives reduce to copies, and an attribute naming another
+// process is a compile error. Inside one, each partition's copy of the body
+// meets its peers through a kernel.Rendezvous.
+package collective
+
+import (
+	"encoding/binary"
+
+	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
+	"github.com/gojax/gojax/go/kernels/kernel"
+	"github.com/gojax/gojax/go/shardy"
+)
+
+func init() {
+	kernel.Register("stablehlo.all_reduce", lowerAllReduce)
+	kernel.Register("stablehlo.collective_reduce", lowerAllReduce)
+	kernel.Register("stablehlo.cross-replica-sum", lowerAllReduce)
+	kernel.Register("stablehlo.all_gather", lowerAllGather)
+	kernel.Register("stablehlo.reduce_scatter", lowerReduceScatter)
+	kernel.Register("stablehlo.all_to_all", lowerAllToAll)
+	kernel.Register("stablehlo.collective_broadcast", lowerCollectiveBroadcast)
+	kernel.Register("stablehlo.collective_permute", lowerCollectivePermute)
+	kernel.Register("stablehlo.replica_id", lowerReplicaID)
+	kernel.Register("stablehlo.partition_id", lowerPartitionID)
+	kernel.Register("sdy.manual_computation", lowerManualComputation)
+}
+
+// comm is where one collective op runs: the partition (nil: the single
+// process) and this partition's group, in group order.
+type comm struct {
+	part  *kernel.Partition
+	group []int
+	pos   int // index of this partition in group
+}
+
+func partitionOf(ctx kernel.Context) *kernel.Partition {
+	if pc, ok := ctx.(kernel.PartitionContext); ok {
+		return pc.Partition()
+	}
+	return nil
+}
+
+// intList flattens an integer-list or integer-tensor attribute; dims is the
+// tensor shape (nil for a list).
+func intList(a ir.Attr) (vals, dims []int64, ok bool) {
+	switch v := a.(type) {
+	case ir.DenseI64Attr:
+		return v.Values, nil, true
+	case *ir.ElementsAttr:
+		if v.Type == nil || !v.Type.Elem.IsInteger() {
+			return nil, nil, false
+		}
+		out := make([]int64, v.Type.NumElements())
+		for i := range out {
+			out[i] = lowerutil.ReadIndex(v.Data, v.Type.Elem, i)
+		}
+		return out, v.Type.Shape, true
+	}
+	return nil, nil, false
+}
+
+// crossPartition reports whether the op's ids name partitions: it has a
+// channel (channel_id > 0) or uses global device ids. Otherwise ids name
+// replicas, and gojax has one replica.
+func crossPartition(op *ir.Op) bool {
+	if g, ok := op.Attrs.Bool("use_global_device_ids"); ok && g {
+		return true
+	}
+	if _, unit := op.Attrs["use_global_device_ids"].(ir.UnitAttr); unit {
+		return true
+	}
+	id, ok := op.Attrs.Int("channel_id")
+	return ok && id > 0
+}
+
+// groupOf resolves replica_groups for this partition.
+func groupOf(ctx kernel.Context, op *ir.Op) (*comm, error) {
+	part := partitionOf(ctx)
+	c := &comm{part: part, group: []int{0}}
+	var vals, dims []int64
+	if a, ok := op.Attrs["replica_groups"]; ok {
+		var okList bool
+		if vals, dims, okList = intList(a); !okList {
+			return nil, op.Errorf("replica_groups %s has an unexpected form", a)
+		}
+	}
+	if part == nil || !crossPartition(op) {
+		for _, id := range vals {
+			if id != 0 && id != -1 {
+				return nil, op.Errorf("replica group names process %d, but gojax runs a single process here (num_replicas = 1; partitions only inside a manual computation)", id)
+			}
+		}
+		if part != nil {
+			c.group = []int{part.Self} // one replica: each partition alone
+		}
+		return c, nil
+	}
+	size := len(vals)
+	if len(dims) == 2 {
+		size = int(dims[1])
+	}
+	if len(vals) == 0 { // no groups: all partitions together
+		c.group = make([]int, part.Count)
+		for i := range c.group {
+			c.group[i] = i
+		}
+		c.pos = part.Self
+		return c, nil
+	}
+	for g := 0; g+size <= len(vals); g += size {
+		var members []int
+		for _, id := range vals[g : g+size] {
+			if id == -1 {
+				continue
+			}
+			if id < 0 || id >= int64(part.Count) {
+				return nil, op.Errorf("replica group names partition %d of %d", id, part.Count)
+			}
+			members = append(members, int(id))
+		}
+		for i, m := range members {
+			if m == part.Self {
+				c.group, c.pos = members, i
+				return c, nil
+			}
+		}
+	}
+	return nil, op.Errorf("partition %d is in no replica group", part.Self)
+}
+
+// exchange shares data with every partition (see kernel.Rendezvous) and
+// calls read with the contributions of this partition's group, in order.
+func (c *comm) exchange(data []byte, read func(group [][]byte)) error {
+	if c.part == nil {
+		read([][]byte{data})
+		return nil
+	}
+	mine := make([][]byte, len(c.group))
+	return c.part.Meet.Exchange(c.part.Self, data, func(all [][]byte) {
+		for i, p := range c.group {
+			mine[i] = all[p]
+		}
+		read(mine)
+	})
+}
+
+// reducer folds group contributions elementwise with the op's region.
+type reducer struct {
+	fn kernel.Callable
+	es int
+}
+
+func newReducer(ctx kernel.Context, op *ir.Op, et ir.ElemType) (*reducer, error) {
+	if len(op.Regions) != 1 {
+		if op.Name == "stablehlo.cross-replica-sum" {
+			return nil, nil // sums; only ever one contribution (cross-replica)
+		}
+		return nil, op.Errorf("expected a reduction region")
+	}
+	fn, err := ctx.CompileRegion(op.Regions[0])
+	if err != nil {
+		return nil, err
+	}
+	return &reducer{fn: fn, es: et.ByteSize()}, nil
+}
+
+// reduce writes fold(parts) into out, in group order (the same order on
+// every partition, so all get bit-identical results).
+func (r *reducer) reduce(out []byte, parts [][]byte) error {
+	copy(out, parts[0])
+	if len(parts) == 1 {
+		return nil
+	}
+	acc := make([]byte, r.es)
+	ins, outs := make([][]byte, 2), make([][]byte, 1)
+	for e := 0; e < len(out); e += r.es {
+		for _, p := range parts[1:] {
+			ins[0], ins[1], outs[0] = out[e:e+r.es], p[e:e+r.es], acc
+			if err := r.fn.Call(ins, outs); err != nil {
+				return err
+			}
+			copy(out[e:e+r.es], acc)
+		}
+	}
+	return nil
+}
+
+func tensors(op *ir.Op) (ins, outs []*ir.TensorType, err error) {
+	for i := range op.Operands {
+		t, err := lowerutil.TensorOperand(op, i)
+		if err != nil {
+			return nil, nil, err
+		}
+		ins = append(ins, t)
+	}
+	for i := range op.Results {
+		t, err := lowerutil.TensorResult(op, i)
+		if err != nil {
+			return nil, nil, err
+		}
+		outs = append(outs, t)
+	}
+	if len(ins) != len(outs) || len(ins) == 0 {
+		return nil, nil, op.Errorf("expected as many results as operands, got %d and %d", len(outs), len(ins))
+	}
+	return ins, outs, nil
+}
+
+func lowerAllReduce(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+	c, err := groupOf(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	ins, outs, err := tensors(op)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ins {
+		if !ins[i].Equal(outs[i]) {
+			return nil, op.Errorf("result %s differs from operand %s", outs[i], ins[i])
+		}
+	}
+	var reducers []*reducer
+	if len(c.group) > 1 {
+		for _, t := range ins {
+			r, err := newReducer(ctx, op, t.Elem)
+			if err != nil {
+				return nil, err
+			}
+			reducers = append(reducers, r)
+		}
+	}
+	return func(in, out [][]byte) error {
+		for i := range in {
+			var rerr error
+			if err := c.exchange(in[i], func(parts [][]byte) {
+				if reducers == nil {
+					copy(out[i], parts[0])
+					return
+				}
+				rerr = reducers[i].reduce(out[i], parts)
+			}); err != nil {
+				return err
+			}
+			if rerr != nil {
+				return rerr
+			}
+		}
+		return nil
+	}, nil
+}
+
+// dimAttr reads an integer attribute naming a dimension of rank.
+func dimAttr(op *ir.Op, name string, rank int) (int, error) {
+	d, err := lowerutil.IntAttr(op, name)
+	if err != nil {
+		return 0, err
+	}
+	if d < 0 || int(d) >= rank {
+		return 0, op.Errorf("%s %d is out of range for rank %d", name, d, rank)
+	}
+	return int(d), nil
+}
+
+func lowerAllGather(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+	c, err := groupOf(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	ins, outs, err := tensors(op)
+	if err != nil {
+		return nil, err
+	}
+	dim, err := dimAttr(op, "all_gather_dim", ins[0].Rank())
+	if err != nil {
+		return nil, err
+	}
+	n := int64(len(c.group))
+	for i := range ins {
+		want := append([]int64(nil), ins[i].Shape...)
+		want[dim] *= n
+		if !lowerutil.SameShape(want, outs[i].Shape) || ins[i].Elem != outs[i].Elem {
+			return nil, op.Errorf("result %s is not %d operands %s joined along dimension %d", outs[i], n, ins[i], dim)
+		}
+	}
+	return func(in, out [][]byte) error {
+		for i := range in {
+			t := ins[i]
+			off := make([]int64, t.Rank())
+			if err := c.exchange(in[i], func(parts [][]byte) {
+				for k, p := range parts {
+					off[dim] = int64(k) * t.Shape[dim]
+					shardy.CopyBlock(out[i], p, outs[i].Shape, t.Shape, off, int64(t.Elem.ByteSize()), true)
+				}
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
+}
+
+func lowerReduceScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+	c, err := groupOf(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	ins, outs, err := tensors(op)
+	if err != nil {
+		return nil, err
+	}
+	in, out := ins[0], outs[0]
+	if len(ins) != 1 {
+		return nil, op.Errorf("expected one operand")
+	}
+	dim, err := dimAttr(op, "scatter_dimension", in.Rank())
+	if err != nil {
+		return nil, err
+	}
+	n := int64(len(c.group))
+	want := append([]int64(nil), in.Shape...)
+	if want[dim]%n != 0 {
+		return nil, op.Errorf("dimension %d of %s does not split into %d", dim, in, n)
+	}
+	want[dim] /= n
+	if !lowerutil.SameShape(want, out.Shape) || in.Elem != out.Elem {
+		return nil, op.Errorf("result %s is not a 1/%d block of %s along dimension %d", out, n, in, dim)
+	}
+	var red *reducer
+	if n > 1 {
+		if red, err = newReducer(ctx, op, in.Elem); err != nil {
+			return nil, err
+		}
+	}
+	full := make([]byte, in.ByteSize())
+	off := make([]int64, in.Rank())
+	off[dim] = int64(c.pos) * out.Shape[dim]
+	return func(ins, outs [][]byte) error {
+		var rerr error
+		if err := c.exchange(ins[0], func(parts [][]byte) {
+			if red == nil {
+				copy(full, parts[0])
+			} else {
+				rerr = red.reduce(full, parts)
+			}
+		}); err != nil {
+			return err
+		}
+		if rerr != nil {
+			return rerr
+		}
+		shardy.CopyBlock(full, outs[0], in.Shape, out.Shape, off, int64(in.Elem.ByteSize()), false)
+		return nil
+	}, nil
+}
+
+func lowerAllToAll(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+	c, err := groupOf(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	ins, outs, err := tensors(op)
+	if err != nil {
+		return nil, err
+	}
+	sd, err := dimAttr(op, "split_dimension", ins[0].Rank())
+	if err != nil {
+		return nil, err
+	}
+	cd, err := dimAttr(op, "concat_dimension", ins[0].Rank())
+	if err != nil {
+		return nil, err
+	}
+	count, err := lowerutil.IntAttr(op, "split_count")
+	if err != nil {
+		return nil, err
+	}
+	n := int64(len(c.group))
+	if count != n {
+		return nil, op.Errorf("split_count %d differs from the group size %d", count, n)
+	}
+	chunks := make([][]int64, len(ins))
+	temps := make([][]byte, len(ins))
+	for i, t := range ins {
+		if t.Shape[sd]%n != 0 {
+			return nil, op.Errorf("dimension %d of %s does not split into %d", sd, t, n)
+		}
+		ch := append([]int64(nil), t.Shape...)
+		ch[sd] /= n
+		want := append([]int64(nil), ch...)
+		want[cd] *= n
+		if !lowerutil.SameShape(want, outs[i].Shape) || t.Elem != outs[i].Elem {
+			return nil, op.Errorf("result %s does not match all_to_all of %s", outs[i], t)
+		}
+		chunks[i] = ch
+		temps[i] = make([]byte, lowerutil.Numel(ch)*int64(t.Elem.ByteSize()))
+	}
+	return func(in, out [][]byte) error {
+		for i := range in {
+			t, ch, es := ins[i], chunks[i], int64(ins[i].Elem.ByteSize())
+			src := make([]int64, t.Rank())
+			dst := make([]int64, t.Rank())
+			src[sd] = int64(c.pos) * ch[sd]
+			if err := c.exchange(in[i], func(parts [][]byte) {
+				for k, p := range parts {
+					shardy.CopyBlock(p, temps[i], t.Shape, ch, src, es, false)
+					dst[cd] = int64(k) * ch[cd]
+					shardy.CopyBlock(out[i], temps[i], outs[i].Shape, ch, dst, es, true)
+				}
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
+}
+
+func lowerCollectiveBroadcast(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+	c, err := groupOf(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	ins, outs, err := tensors(op)
+	if err != nil {
+		return nil, err
+	}
+	if !ins[0].Equal(outs[0]) || len(ins) != 1 {
+		return nil, op.Errorf("result %s differs from operand %s", outs[0], ins[0])
+	}
+	return func(in, out [][]byte) error {
+		return c.exchange(in[0], func(parts [][]byte) { copy(out[0], parts[0]) })
+	}, nil
+}
+
+func lowerCollectivePermute(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+	in, out, err := lowerutil.Unary(op)
+	if err != nil {
+		return nil, err
+	}
+	if !in.Equal(out) {
+		return nil, op.Errorf("result %s differs from operand %s", out, in)
+	}
+	pairs, _, ok := intList(op.Attrs["source_target_pairs"])
+	if !ok && op.Attrs["source_target_pairs"] != nil {
+		return nil, op.Errorf("source_target_pairs %s has an unexpected form", op.Attrs["source_target_pairs"])
+	}
+	part := partitionOf(ctx)
+	self, count := 0, 1
+	if part != nil && crossPartition(op) {
+		self, count = part.Self, part.Count
+	}
+	source := -1
+	targets := map[int64]bool{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		s, t := pairs[i], pairs[i+1]
+		if s < 0 || t < 0 || s >= int64(count) || t >= int64(count) {
+			if count == 1 {
+				return nil, op.Errorf("source_target_pairs name process %d -> %d, but gojax runs a single process here", s, t)
+			}
+			return nil, op.Errorf("source_target_pairs name %d -> %d of %d partitions", s, t, count)
+		}
+		if targets[t] {
+			return nil, op.Errorf("partition %d is the target of two pairs", t)
+		}
+		targets[t] = true
+		if t == int64(self) {
+			source = int(s)
+		}
+	}
+	c := &comm{part: part}
+	if part != nil {
+		if count > 1 {
+			c.group = make([]int, part.Count)
+			for i := range c.group {
+				c.group[i] = i
+			}
+		} else {
+			c.group = []int{part.Self}
+			if source == 0 {
+				source = part.Self // cross-replica 0 -> 0 on every partition
+			}
+		}
+	} else {
+		c.group = []int{0}
+	}
+	return func(ins, outs [][]byte) error {
+		return c.exchange(ins[0], func(all [][]byte) {
+			if source < 0 {
+				clear(outs[0]) // nothing is sent here: zeros, per spec
+				return
+			}
+			if len(c.group) == 1 {
+				copy(outs[0], all[0])
+				return
+			}
+			copy(outs[0], all[source])
+		})
+	}, nil
+}
+
+func idStep(op *ir.Op, id int) (kernel.Step, error) {
+	if len(op.Operands) != 0 || len(op.Results) != 1 {
+		return nil, op.Errorf("expected no operands and 1 result")
+	}
+	out, err := lowerutil.TensorResult(op, 0)
+	if err != nil {
+		return nil, err
+	}
+	if out.Rank() != 0 || out.Elem != ir.U32 {
+		return nil, op.Errorf("result %s is not a ui32 scalar", out)
+	}
+	return func(ins, outs [][]byte) error {
+		binary.LittleEndian.PutUint32(outs[0], uint32(id))
+		return nil
+	}, nil
+}
+
+func lowerReplicaID(ctx kernel.Context, op *ir.Op) (kernel.Step, error) { return idStep(op, 0) }
+
+func lowerPartitionID(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+	id := 0
+	if p := partitionOf(ctx); p != nil {
+		id = p.Self
+	}
+	return idStep(op, id)
+}

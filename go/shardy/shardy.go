@@ -1,0 +1,350 @@
+// Package shardy reads the Shardy (sdy) annotations gojax needs to run SPMD
+// programs: device meshes, per-dimension shardings and manual axes, and maps
+// a partition number to the block of a global array it holds.
+package shardy
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/gojax/gojax/go/ir"
+)
+
+// Axis is one named mesh axis.
+type Axis struct {
+	Name string
+	Size int
+}
+
+// Mesh is a named device mesh; partition p has row-major coordinates over
+// its axes (Shardy's default device order; explicit device_ids are refused).
+type Mesh struct {
+	Axes []Axis
+}
+
+// Size is the number of devices of the mesh.
+func (m *Mesh) Size() int {
+	n := 1
+	for _, a := range m.Axes {
+		n *= a.Size
+	}
+	return n
+}
+
+// Coord returns partition p's coordinate along the named axis (0 for an axis
+// the mesh does not have).
+func (m *Mesh) Coord(p int, name string) int {
+	stride := 1
+	for i := len(m.Axes) - 1; i >= 0; i-- {
+		if m.Axes[i].Name == name {
+			return (p / stride) % m.Axes[i].Size
+		}
+		stride *= m.Axes[i].Size
+	}
+	return 0
+}
+
+// Axis finds an axis by name.
+func (m *Mesh) Axis(name string) (Axis, bool) {
+	for _, a := range m.Axes {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return Axis{}, false
+}
+
+// Sharding says, per dimension, which mesh axes (major to minor) cut it.
+type Sharding struct {
+	Dims [][]Axis
+}
+
+var (
+	meshAxisRE = regexp.MustCompile(`^"([^"]+)"\s*=\s*(\d+)$`)
+	meshRE     = regexp.MustCompile(`^#sdy\.mesh<\[(.*)\]>$`)
+	shardRE    = regexp.MustCompile(`^(?:#sdy\.sharding)?<\s*@([A-Za-z0-9_.$-]+)\s*,\s*\[(.*)\]\s*(,.*)?>$`)
+	manualRE   = regexp.MustCompile(`^#sdy<manual_axes\{(.*)\}>$`)
+)
+
+// ParseMesh reads #sdy.mesh<["a"=2, "b"=4]>.
+func ParseMesh(text string) (*Mesh, error) {
+	m := meshRE.FindStringSubmatch(strings.TrimSpace(text))
+	if m == nil {
+		return nil, fmt.Errorf("unsupported mesh %s (device_ids and other mesh forms are not supported yet)", text)
+	}
+	out := &Mesh{}
+	if strings.TrimSpace(m[1]) == "" {
+		return out, nil
+	}
+	for _, part := range strings.Split(m[1], ",") {
+		a := meshAxisRE.FindStringSubmatch(strings.TrimSpace(part))
+		if a == nil {
+			return nil, fmt.Errorf("unsupported mesh axis %q in %s", part, text)
+		}
+		n, err := strconv.Atoi(a[2])
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("mesh axis %q has an invalid size in %s", part, text)
+		}
+		out.Axes = append(out.Axes, Axis{a[1], n})
+	}
+	return out, nil
+}
+
+// Meshes collects a module's sdy.mesh declarations by symbol name.
+func Meshes(m *ir.Module) (map[string]*Mesh, error) {
+	meshes := map[string]*Mesh{}
+	for _, g := range m.Globals {
+		if g.Name != "sdy.mesh" {
+			continue
+		}
+		name, _ := g.Attrs.Str("sym_name")
+		text, ok := g.Attrs["mesh"].(ir.OpaqueAttr)
+		if !ok {
+			return nil, fmt.Errorf("sdy.mesh @%s has no mesh attribute", name)
+		}
+		ms, err := ParseMesh(text.Text)
+		if err != nil {
+			return nil, err
+		}
+		meshes[name] = ms
+	}
+	return meshes, nil
+}
+
+// ParseSharding reads #sdy.sharding<@mesh, [{"a"}, {}]> (or the bare
+// <@mesh, [...]> of a per-value list) against the meshes.
+func ParseSharding(text string, meshes map[string]*Mesh, rank int) (*Sharding, *Mesh, error) {
+	m := shardRE.FindStringSubmatch(strings.TrimSpace(text))
+	if m == nil {
+		return nil, nil, fmt.Errorf("unsupported sharding %s", text)
+	}
+	ms, ok := meshes[m[1]]
+	if !ok {
+		return nil, nil, fmt.Errorf("sharding %s names unknown mesh @%s", text, m[1])
+	}
+	s := &Sharding{}
+	body := strings.TrimSpace(m[2])
+	for body != "" {
+		if body[0] != '{' {
+			return nil, nil, fmt.Errorf("unsupported sharding %s", text)
+		}
+		end := strings.IndexByte(body, '}')
+		if end < 0 {
+			return nil, nil, fmt.Errorf("unsupported sharding %s", text)
+		}
+		var axes []Axis
+		for _, name := range strings.Split(body[1:end], ",") {
+			name = strings.TrimSpace(name)
+			if name == "" || name == "?" {
+				continue
+			}
+			if !strings.HasPrefix(name, `"`) || !strings.HasSuffix(name, `"`) || strings.Contains(name, ":") {
+				return nil, nil, fmt.Errorf("unsupported dimension sharding {%s} in %s", body[1:end], text)
+			}
+			a, found := ms.Axis(strings.Trim(name, `"`))
+			if !found {
+				return nil, nil, fmt.Errorf("sharding %s uses unknown mesh axis %s", text, name)
+			}
+			axes = append(axes, a)
+		}
+		s.Dims = append(s.Dims, axes)
+		body = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(body[end+1:]), ","))
+	}
+	if len(s.Dims) != rank {
+		return nil, nil, fmt.Errorf("sharding %s has %d dimensions for a rank-%d value", text, len(s.Dims), rank)
+	}
+	return s, ms, nil
+}
+
+// SplitPerValue splits #sdy.sharding_per_value<[<@m, [...]>, <@m, [...]>]>
+// into the text of each value's sharding.
+func SplitPerValue(text string) ([]string, error) {
+	t := strings.TrimSpace(text)
+	const pre, suf = "#sdy.sharding_per_value<[", "]>"
+	if !strings.HasPrefix(t, pre) || !strings.HasSuffix(t, suf) {
+		return nil, fmt.Errorf("unsupported sharding list %s", text)
+	}
+	t = t[len(pre) : len(t)-len(suf)]
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(t); i++ {
+		switch t[i] {
+		case '<', '[', '{':
+			depth++
+		case '>', ']', '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(t[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	if rest := strings.TrimSpace(t[start:]); rest != "" {
+		out = append(out, rest)
+	}
+	return out, nil
+}
+
+// ParseManualAxes reads #sdy<manual_axes{"a", "b"}>.
+func ParseManualAxes(text string) ([]string, error) {
+	m := manualRE.FindStringSubmatch(strings.TrimSpace(text))
+	if m == nil {
+		return nil, fmt.Errorf("unsupported manual axes %s", text)
+	}
+	var out []string
+	for _, name := range strings.Split(m[1], ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			out = append(out, strings.Trim(name, `"`))
+		}
+	}
+	return out, nil
+}
+
+// ShardOf returns the shard shape and offset partition p holds of an array
+// with dimensions global (a nil sharding is replicated).
+func (s *Sharding) ShardOf(m *Mesh, global []int64, p int) (shape, offset []int64, err error) {
+	return s.BlockOf(m, global, p, nil)
+}
+
+// BlockOf is ShardOf counting only the mesh axes for which only(axis) is
+// true (nil: all of them): a manual computation splits its operands over its
+// manual axes alone.
+func (s *Sharding) BlockOf(m *Mesh, global []int64, p int, only func(string) bool) (shape, offset []int64, err error) {
+	shape = append([]int64(nil), global...)
+	offset = make([]int64, len(global))
+	if s == nil {
+		return shape, offset, nil
+	}
+	for d, axes := range s.Dims {
+		n, idx := 1, 0
+		for _, a := range axes {
+			if only != nil && !only(a.Name) {
+				continue
+			}
+			idx = idx*a.Size + m.Coord(p, a.Name)
+			n *= a.Size
+		}
+		if global[d]%int64(n) != 0 {
+			return nil, nil, fmt.Errorf("dimension %d of size %d does not split into %d shards", d, global[d], n)
+		}
+		shape[d] = global[d] / int64(n)
+		offset[d] = int64(idx) * shape[d]
+	}
+	return shape, offset, nil
+}
+
+// Uses reports whether the sharding cuts any dimension along the named axis.
+func (s *Sharding) Uses(name string) bool {
+	if s == nil {
+		return false
+	}
+	for _, axes := range s.Dims {
+		for _, a := range axes {
+			if a.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// CopyBlock copies between a dense shard of dimensions sdims and its block at
+// offset of a dense global array of dimensions gdims (es bytes an element).
+func CopyBlock(global, shard []byte, gdims, sdims, offset []int64, es int64, toGlobal bool) {
+	n := int64(1)
+	for _, d := range sdims {
+		n *= d
+	}
+	if n == 0 {
+		return
+	}
+	rank := len(gdims)
+	if rank == 0 {
+		if toGlobal {
+			copy(global, shard)
+		} else {
+			copy(shard, global)
+		}
+		return
+	}
+	gstride := make([]int64, rank)
+	acc := es
+	for i := rank - 1; i >= 0; i-- {
+		gstride[i] = acc
+		acc *= gdims[i]
+	}
+	row := sdims[rank-1] * es // contiguous run along the last dimension
+	idx := make([]int64, rank)
+	for s := int64(0); s < n; s += sdims[rank-1] {
+		g := int64(0)
+		for i := 0; i < rank; i++ {
+			g += (idx[i] + offset[i]) * gstride[i]
+		}
+		so := s * es
+		if toGlobal {
+			copy(global[g:g+row], shard[so:so+row])
+		} else {
+			copy(shard[so:so+row], global[g:g+row])
+		}
+		for k := rank - 2; k >= 0; k-- {
+			idx[k]++
+			if idx[k] < sdims[k] {
+				break
+			}
+			idx[k] = 0
+		}
+	}
+}
+
+// String is the mesh in Shardy's attribute syntax.
+func (m *Mesh) String() string {
+	parts := make([]string, len(m.Axes))
+	for i, a := range m.Axes {
+		parts[i] = fmt.Sprintf("%q=%d", a.Name, a.Size)
+	}
+	return "#sdy.mesh<[" + strings.Join(parts, ", ") + "]>"
+}
+
+// Groups lists the device groups a collective over the named axes forms:
+// one group per coordinate of the other axes, members ordered by their
+// coordinates along axes (in the given order, major to minor).
+func (m *Mesh) Groups(axes []string) ([][]int64, error) {
+	size := 1
+	for _, name := range axes {
+		a, ok := m.Axis(name)
+		if !ok {
+			return nil, fmt.Errorf("mesh %s has no axis %q", m, name)
+		}
+		size *= a.Size
+	}
+	byKey := map[string]int{}
+	var groups [][]int64
+	for p := 0; p < m.Size(); p++ {
+		var key strings.Builder
+		for _, a := range m.Axes {
+			listed := false
+			for _, n := range axes {
+				listed = listed || n == a.Name
+			}
+			if !listed {
+				fmt.Fprintf(&key, "%d,", m.Coord(p, a.Name))
+			}
+		}
+		g, ok := byKey[key.String()]
+		if !ok {
+			g = len(groups)
+			byKey[key.String()] = g
+			groups = append(groups, make([]int64, size))
+		}
+		pos := 0
+		for _, n := range axes {
+			a, _ := m.Axis(n)
+			pos = pos*a.Size + m.Coord(p, n)
+		}
+		groups[g][pos] = int64(p)
+	}
+	return groups, nil
+}

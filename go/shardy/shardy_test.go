@@ -1,0 +1,103 @@
+package shardy
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseMeshAndSharding(t *testing.T) {
+	m, err := ParseMesh(`#sdy.mesh<["a"=2, "b"=3]>`)
+	require.NoError(t, err)
+	require.Equal(t, 6, m.Size())
+	require.Equal(t, 1, m.Coord(4, "a"))
+	require.Equal(t, 1, m.Coord(4, "b"))
+	_, err = ParseMesh(`#sdy.mesh<["a"=2], device_ids=[1, 0]>`)
+	require.ErrorContains(t, err, "unsupported mesh")
+
+	meshes := map[string]*Mesh{"mesh": m}
+	tests := []struct {
+		text    string
+		rank    int
+		global  []int64
+		p       int
+		shape   []int64
+		offset  []int64
+		wantErr string
+	}{
+		{`#sdy.sharding<@mesh, [{"a"}, {}]>`, 2, []int64{4, 6}, 4, []int64{2, 6}, []int64{2, 0}, ""},
+		{`#sdy.sharding<@mesh, [{}, {"b"}]>`, 2, []int64{4, 6}, 4, []int64{4, 2}, []int64{0, 2}, ""},
+		{`#sdy.sharding<@mesh, [{"a", "b"}]>`, 1, []int64{12}, 4, []int64{2}, []int64{8}, ""},
+		{`#sdy.sharding<@mesh, [{"b"}, {?}], replicated={"a"}>`, 2, []int64{3, 1}, 5, []int64{1, 1}, []int64{2, 0}, ""},
+		{`#sdy.sharding<@mesh, [{"a"}]>`, 1, []int64{3}, 0, nil, nil, "does not split"},
+		{`#sdy.sharding<@mesh, [{"a"}]>`, 2, nil, 0, nil, nil, "rank-2"},
+		{`#sdy.sharding<@other, [{}]>`, 1, nil, 0, nil, nil, "unknown mesh"},
+		{`#sdy.sharding<@mesh, [{"c"}]>`, 1, nil, 0, nil, nil, "unknown mesh axis"},
+		{`#sdy.sharding<@mesh, [{"a":(1)2}]>`, 1, nil, 0, nil, nil, "unsupported dimension sharding"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			s, _, err := ParseSharding(tt.text, meshes, tt.rank)
+			if err == nil && tt.global != nil {
+				var shape, off []int64
+				shape, off, err = s.ShardOf(m, tt.global, tt.p)
+				if err == nil {
+					require.Equal(t, tt.shape, shape)
+					require.Equal(t, tt.offset, off)
+				}
+			}
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+			} else {
+				require.NoError(t, err)
+			}
+		})
+	}
+}
+
+func TestCopyBlock(t *testing.T) {
+	global := []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11} // 3x4
+	shard := make([]byte, 4)                               // 2x2 at (1, 2)
+	CopyBlock(global, shard, []int64{3, 4}, []int64{2, 2}, []int64{1, 2}, 1, false)
+	require.Equal(t, []byte{6, 7, 10, 11}, shard)
+	CopyBlock(global, []byte{90, 91, 92, 93}, []int64{3, 4}, []int64{2, 2}, []int64{0, 0}, 1, true)
+	require.Equal(t, []byte{90, 91, 2, 3, 92, 93, 6, 7, 8, 9, 10, 11}, global)
+}
+
+func TestSplitPerValueAndManualAxes(t *testing.T) {
+	parts, err := SplitPerValue(`#sdy.sharding_per_value<[<@mesh, [{"a"}, {}]>, <@mesh, [{}, {"b", "a"}]>]>`)
+	require.NoError(t, err)
+	require.Equal(t, []string{`<@mesh, [{"a"}, {}]>`, `<@mesh, [{}, {"b", "a"}]>`}, parts)
+	m, err := ParseMesh(`#sdy.mesh<["a"=2, "b"=3]>`)
+	require.NoError(t, err)
+	s, _, err := ParseSharding(parts[1], map[string]*Mesh{"mesh": m}, 2)
+	require.NoError(t, err)
+	require.True(t, s.Uses("a"))
+	// Partition 4 is (a=1, b=1); counting only "b", dimension 1 splits in 3.
+	shape, off, err := s.BlockOf(m, []int64{2, 12}, 4, func(n string) bool { return n == "b" })
+	require.NoError(t, err)
+	require.Equal(t, []int64{2, 4}, shape)
+	require.Equal(t, []int64{0, 4}, off)
+	axes, err := ParseManualAxes(`#sdy<manual_axes{"a", "b"}>`)
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "b"}, axes)
+	_, err = SplitPerValue(`#sdy.sharding<@mesh, []>`)
+	require.Error(t, err)
+}
+
+func TestMeshGroups(t *testing.T) {
+	m, err := ParseMesh(`#sdy.mesh<["a"=2, "b"=3]>`)
+	require.NoError(t, err)
+	require.Equal(t, `#sdy.mesh<["a"=2, "b"=3]>`, m.String())
+	g, err := m.Groups([]string{"a"})
+	require.NoError(t, err)
+	require.Equal(t, [][]int64{{0, 3}, {1, 4}, {2, 5}}, g)
+	g, err = m.Groups([]string{"b"})
+	require.NoError(t, err)
+	require.Equal(t, [][]int64{{0, 1, 2}, {3, 4, 5}}, g)
+	g, err = m.Groups([]string{"b", "a"})
+	require.NoError(t, err)
+	require.Equal(t, [][]int64{{0, 3, 1, 4, 2, 5}}, g)
+	_, err = m.Groups([]string{"c"})
+	require.ErrorContains(t, err, "no axis")
+}
