@@ -183,7 +183,7 @@ def test_config_view():
     c = gojax.config
     assert isinstance(c, gojax.Config)
     d = c.as_dict()
-    assert set(d) == {"worker_threads", "dump_dir", "debug_nans", "num_devices"}
+    assert set(d) == {"worker_threads", "dump_dir", "debug_nans", "flush_denormals", "num_devices"}
     assert d["worker_threads"] == gojax.worker_threads()
     assert isinstance(c.num_devices, int) and c.num_devices >= 1
     assert "worker_threads=" in repr(c)
@@ -191,6 +191,27 @@ def test_config_view():
         c.num_devices = 3  # type: ignore[misc]
     with pytest.raises(AttributeError):
         c.no_such_setting = 1  # type: ignore[attr-defined]
+
+
+def test_flush_denormals_switch(gojax_device):
+    """Default: subnormal results flush to zero as on XLA:CPU; off: IEEE
+    subnormals. Python's own arithmetic is never affected."""
+    import jax
+
+    tiny = np.float32(np.finfo(np.float32).tiny)
+    x = jax.device_put(np.array([tiny, 1.0], np.float32), gojax_device)
+    half = jax.jit(lambda v: v * np.float32(0.5))
+    assert gojax.config.flush_denormals is True
+    try:
+        assert np.asarray(half(x))[0] == 0
+        gojax.config.flush_denormals = False
+        assert np.asarray(half(x))[0] == tiny / 2
+        assert np.float32(tiny) / 2 != 0  # numpy in this thread keeps subnormals
+        with pytest.raises(TypeError):
+            gojax.config.flush_denormals = 1  # type: ignore[assignment]
+    finally:
+        gojax.config.flush_denormals = True
+    assert np.asarray(half(x))[0] == 0
 
 
 def test_dump_dir_takes_effect(tmp_path, gojax_device):

@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"github.com/gojax/gojax/go/internal/fpmode"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -68,6 +69,7 @@ type task struct {
 	fn     func(lo, hi int)
 	lo, hi int
 	job    *job
+	csr    uint32 // the floating-point mode of the run the chunk belongs to
 }
 
 // job tracks the chunks of one parallel call. Jobs are pooled (a parallel
@@ -122,9 +124,29 @@ func (p *workerPool) workers() int {
 }
 
 func (p *workerPool) loop() {
+	// A worker owns its thread, so it can keep the floating-point mode of
+	// the last chunk it ran and change it only when a chunk differs.
+	runtime.LockOSThread()
+	cur := fpmode.Current()
 	for t := range p.tasks {
+		if t.csr != cur {
+			fpmode.Adopt(t.csr)
+			cur = t.csr
+		}
 		t.run()
 	}
+}
+
+// runForeign runs a chunk of another parallel call on the calling
+// goroutine in that chunk's floating-point mode.
+func (t task) runForeign(mine uint32) {
+	if t.csr == mine {
+		t.run()
+		return
+	}
+	prev := fpmode.EnterAs(t.csr)
+	defer fpmode.Exit(prev)
+	t.run()
 }
 
 func (t task) run() {
@@ -153,15 +175,16 @@ func (p *workerPool) parallel(n, grain int, fn func(lo, hi int)) {
 	chunks = (n + size - 1) / size
 	j := jobs.Get().(*job)
 	j.pending, j.panicV = chunks, nil
+	csr := fpmode.Current()
 	for lo := size; lo < n; lo += size {
-		t := task{fn: fn, lo: lo, hi: min(lo+size, n), job: j}
+		t := task{fn: fn, lo: lo, hi: min(lo+size, n), job: j, csr: csr}
 		select {
 		case p.tasks <- t:
 		default:
 			t.run() // queue full: do it here rather than block
 		}
 	}
-	task{fn: fn, lo: 0, hi: min(size, n), job: j}.run()
+	task{fn: fn, lo: 0, hi: min(size, n), job: j, csr: csr}.run()
 	for {
 		select {
 		case <-j.done:
@@ -173,7 +196,7 @@ func (p *workerPool) parallel(n, grain int, fn func(lo, hi int)) {
 			}
 			return
 		case t := <-p.tasks:
-			t.run()
+			t.runForeign(csr)
 		}
 	}
 }

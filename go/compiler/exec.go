@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"github.com/gojax/gojax/go/internal/fpmode"
 	"runtime/debug"
 	"slices"
 
@@ -133,6 +134,10 @@ func (e *Executable) RunInto(args [][]byte, donatable []bool, res *RunResult) (e
 		res.AliasOf = make([]int, nOut)
 	}
 	res.Outputs, res.AliasOf = res.Outputs[:nOut], res.AliasOf[:nOut]
+	// Kernels run in XLA:CPU's floating-point mode (subnormals flushed, see
+	// go/internal/fpmode); the caller's thread gets its own mode back.
+	csr := fpmode.Enter()
+	defer fpmode.Exit(csr)
 	clear(res.Outputs)
 	for k := range res.AliasOf {
 		res.AliasOf[k] = -1

@@ -2,6 +2,7 @@ package pyapi
 
 import (
 	"fmt"
+	"github.com/gojax/gojax/go/internal/fpmode"
 	"os"
 	"runtime"
 
@@ -47,3 +48,11 @@ func DumpDir() string { return os.Getenv(envDumpDir) }
 // DefaultNumDevices is the device count a new gojax client gets
 // (GOJAX_NUM_DEVICES as Go sees it, else 1).
 func DefaultNumDevices() (int, error) { return gjruntime.DefaultNumDevices() }
+
+// SetFlushDenormals chooses whether programs run with subnormal floats
+// flushed to zero, as XLA:CPU runs them (the default), or keep IEEE
+// subnormals (GOJAX_FLUSH_DENORMALS=0 at load). Applies from the next run.
+func SetFlushDenormals(on bool) { fpmode.SetFlushDenormals(on) }
+
+// FlushDenormals reports the current mode.
+func FlushDenormals() bool { return fpmode.FlushDenormals() }

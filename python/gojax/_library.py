@@ -195,6 +195,21 @@ class Config:
         _pyapi.SetDebugNans(on)
 
     @property
+    def flush_denormals(self) -> bool:
+        """Whether programs run with subnormal floats flushed to zero
+        (FTZ/DAZ), as XLA:CPU runs them: the default, so both backends give
+        the same bits. False keeps IEEE subnormals (GOJAX_FLUSH_DENORMALS=0
+        at load). Only gojax's own threads change mode, and only while a
+        program runs. Applies from the next run."""
+        return bool(_pyapi.FlushDenormals())
+
+    @flush_denormals.setter
+    def flush_denormals(self, on: bool) -> None:
+        if not isinstance(on, bool):
+            raise TypeError(f"flush_denormals must be a bool, not {type(on).__name__}")
+        _pyapi.SetFlushDenormals(on)
+
+    @property
     def num_devices(self) -> int:
         """Devices a new gojax client gets (GOJAX_NUM_DEVICES, else 1).
         Read-only: JAX creates its client once."""
@@ -209,6 +224,7 @@ class Config:
             "worker_threads": self.worker_threads,
             "dump_dir": self.dump_dir,
             "debug_nans": self.debug_nans,
+            "flush_denormals": self.flush_denormals,
             "num_devices": self.num_devices,
         }
 

@@ -268,10 +268,26 @@ def test_denormals(dt):
     with x64_for(dt):
         tiny = float(np.finfo(dt).tiny)
         x = np.array([tiny / 3, -tiny / 7, tiny * 2, tiny / 2 ** 20, 1.0], dt)
-        got, want = run_both(lambda v: (v + v, v * 0.5, v * 3, v / 4, v - v * 0.25, jnp.sqrt(jnp.abs(v)),
+        got, want = run_both(lambda v: (v + v, v * 0.5, v * 3, v / 4, jnp.sqrt(jnp.abs(v)),
                                         (v * 2 ** 30).astype(jnp.float32)), x)
-        # Bit-exact: any tolerance's atol would swallow subnormal values.
-        for i, (g, w) in enumerate(zip(got, want)):
-            bits = {4: np.uint32, 8: np.uint64}[w.dtype.itemsize]
-            wrong = g.view(bits) != w.view(bits)
-            assert not wrong.any(), f"out[{i}]: inputs {x[wrong]} got {g[wrong]} want {w[wrong]}"
+        _same_bits(x, got, want)
+
+
+def _same_bits(x, got, want):
+    # Bit-exact: any tolerance's atol would swallow subnormal values.
+    for i, (g, w) in enumerate(zip(got, want)):
+        bits = {4: np.uint32, 8: np.uint64}[w.dtype.itemsize]
+        wrong = g.view(bits) != w.view(bits)
+        assert not wrong.any(), f"out[{i}]: inputs {x[wrong]} got {g[wrong]} want {w[wrong]}"
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=dname)
+def test_multiply_add_contraction(dt):
+    """XLA:CPU contracts a*b+c into one fused multiply-add: the product is
+    neither rounded nor flushed on its own, so (2*tiny) - (2*tiny)*0.25 is
+    1.5*tiny, not 2*tiny."""
+    with x64_for(dt):
+        tiny = float(np.finfo(dt).tiny)
+        x = np.array([tiny * 2, tiny * 3, 1.0], dt)
+        got, want = run_both(lambda v: (v - v * 0.25, v * 0.3 + v), x)
+        _same_bits(x, got, want)

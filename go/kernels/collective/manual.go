@@ -3,6 +3,7 @@ package collective
 import (
 	"errors"
 	"fmt"
+	"github.com/gojax/gojax/go/internal/fpmode"
 	"sync"
 
 	"github.com/gojax/gojax/go/ir"
@@ -104,11 +105,14 @@ func lowerManualComputation(ctx kernel.Context, op *ir.Op) (kernel.Step, error) 
 		mu.Lock()
 		defer mu.Unlock()
 		meet.Reset()
+		csr := fpmode.Current() // partitions run in the run's floating-point mode
 		var wg sync.WaitGroup
 		for p := 0; p < n; p++ {
 			wg.Add(1)
 			go func(p int) {
 				defer wg.Done()
+				prev := fpmode.EnterAs(csr)
+				defer fpmode.Exit(prev)
 				defer func() {
 					if r := recover(); r != nil {
 						errs[p] = op.Errorf("partition %d panicked: %v", p, r)
