@@ -339,4 +339,3 @@ func describeShapes(as []*Array) string {
 	}
 	return strings.Join(parts, ", ")
 }
-

@@ -7,5 +7,5 @@ package fpmode
 const ftzDAZ = 0
 
 func withMode(csr uint32, flush bool) uint32 { return csr }
-func getCSR() uint32                        { return 0 }
-func setCSR(uint32)                         {}
+func getCSR() uint32                         { return 0 }
+func setCSR(uint32)                          {}
