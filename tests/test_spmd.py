@@ -138,3 +138,17 @@ except Exception as e:
     # The error names the op, the user's source line and the axis left automatic.
     assert "ERR" in proc.stdout and "not manual" in proc.stdout, proc.stdout
     assert "sdy.manual_computation" in proc.stdout and "<string>" in proc.stdout, proc.stdout
+
+
+def test_pmap_with_collectives_matches_xla():
+    out = check_python(PRELUDE + """
+x = np.arange(24, dtype=np.float32).reshape(4, 6) / 7
+res = []
+for devs in (GJ, XL):
+    f = jax.pmap(lambda v: (jax.lax.psum(v, "i") * jax.lax.axis_index("i"), jax.lax.all_gather(v, "i"),
+                            jax.lax.pmean(jnp.sin(v), "i")), axis_name="i", devices=devs)
+    res.append(jax.tree.map(np.asarray, f(x)))
+same(res[0], res[1])
+print("ok")
+""", env=ENV)
+    assert "ok" in out
