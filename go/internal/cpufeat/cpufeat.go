@@ -6,3 +6,11 @@ package cpufeat
 // registers. It is false under the purego build tag and on other
 // architectures, where kernels use their plain-Go code.
 var AVX2FMA = detectAVX2FMA()
+
+// AVX512 is true when AVX2FMA holds, the CPU has AVX-512 F, BW, DQ and VL,
+// and the OS saves the opmask and all 32 ZMM registers (XCR0 bits 5-7).
+var AVX512 = AVX2FMA && detectAVX512()
+
+// AVX512BF16 is true when AVX512 holds and the CPU has the AVX512_BF16
+// dot-product and conversion instructions (VDPBF16PS, VCVTNE2PS2BF16).
+var AVX512BF16 = AVX512 && detectAVX512BF16()

@@ -2,4 +2,6 @@
 
 package cpufeat
 
-func detectAVX2FMA() bool { return false }
+func detectAVX2FMA() bool    { return false }
+func detectAVX512() bool     { return false }
+func detectAVX512BF16() bool { return false }

@@ -14,6 +14,8 @@ func TestAgreesWithProcCpuinfo(t *testing.T) {
 	data, err := os.ReadFile("/proc/cpuinfo")
 	if runtime.GOARCH != "amd64" || err != nil {
 		require.False(t, AVX2FMA)
+		require.False(t, AVX512)
+		require.False(t, AVX512BF16)
 		return
 	}
 	flags := ""
@@ -25,4 +27,11 @@ func TestAgreesWithProcCpuinfo(t *testing.T) {
 	}
 	want := strings.Contains(flags, " avx2 ") && strings.Contains(flags, " fma ")
 	require.Equal(t, want, AVX2FMA)
+	has := func(f string) bool { return strings.Contains(flags, " "+f+" ") }
+	// /proc/cpuinfo lists only features the kernel enabled (XSAVE state
+	// included), so it agrees with the CPUID and XCR0 checks.
+	want512 := want && has("avx512f") && has("avx512bw") && has("avx512dq") && has("avx512vl")
+	require.Equal(t, want512, AVX512)
+	require.Equal(t, want512 && has("avx512_bf16"), AVX512BF16)
+	t.Logf("AVX2FMA=%v AVX512=%v AVX512BF16=%v", AVX2FMA, AVX512, AVX512BF16)
 }

@@ -31,37 +31,45 @@ func processCPU() time.Duration {
 // BenchmarkDotGeneral reports wall-clock GFLOP/s and GFLOP per CPU-second
 // (per core) for square matmuls.
 func BenchmarkDotGeneral(b *testing.B) {
-	for _, et := range []ir.ElemType{ir.F32, ir.F64} {
-		for _, n := range []int64{256, 1024} {
-			b.Run(fmt.Sprintf("%s/%d", et, n), func(b *testing.B) {
-				r := rand.New(rand.NewSource(1))
-				op := mkOp("stablehlo.dot_general", []*ir.TensorType{ir.Tensor(et, n, n), ir.Tensor(et, n, n)},
-					[]*ir.TensorType{ir.Tensor(et, n, n)}, dotAttrs(nil, nil, []int64{1}, []int64{0}))
-				var x, y []byte
-				if et == ir.F32 {
-					x, y = f32Bytes(randF32(r, int(n*n))), f32Bytes(randF32(r, int(n*n)))
-				} else {
-					x, y = f64Bytes(randF64(r, int(n*n))), f64Bytes(randF64(r, int(n*n)))
-				}
-				l, _ := lookupForBench(op)
-				step, err := l(benchCtx(), op)
-				if err != nil {
+	cases := []struct {
+		et ir.ElemType
+		n  int64
+	}{{ir.F32, 256}, {ir.F32, 1024}, {ir.F32, 2048}, {ir.F64, 256}, {ir.F64, 1024}, {ir.BF16, 256}, {ir.BF16, 1024}}
+	for _, tc := range cases {
+		et, n := tc.et, tc.n
+		b.Run(fmt.Sprintf("%s/%d", et, n), func(b *testing.B) {
+			r := rand.New(rand.NewSource(1))
+			op := mkOp("stablehlo.dot_general", []*ir.TensorType{ir.Tensor(et, n, n), ir.Tensor(et, n, n)},
+				[]*ir.TensorType{ir.Tensor(et, n, n)}, dotAttrs(nil, nil, []int64{1}, []int64{0}))
+			var x, y []byte
+			switch et {
+			case ir.F32:
+				x, y = f32Bytes(randF32(r, int(n*n))), f32Bytes(randF32(r, int(n*n)))
+			case ir.F64:
+				x, y = f64Bytes(randF64(r, int(n*n))), f64Bytes(randF64(r, int(n*n)))
+			default:
+				x, y = make([]byte, 2*n*n), make([]byte, 2*n*n)
+				fromF32(x, randF32(r, int(n*n)), et)
+				fromF32(y, randF32(r, int(n*n)), et)
+			}
+			l, _ := lookupForBench(op)
+			step, err := l(benchCtx(), op)
+			if err != nil {
+				b.Fatal(err)
+			}
+			out := [][]byte{make([]byte, n*n*int64(et.ByteSize()))}
+			b.ResetTimer()
+			cpu0 := processCPU()
+			for i := 0; i < b.N; i++ {
+				if err := step([][]byte{x, y}, out); err != nil {
 					b.Fatal(err)
 				}
-				out := [][]byte{make([]byte, n*n*int64(et.ByteSize()))}
-				b.ResetTimer()
-				cpu0 := processCPU()
-				for i := 0; i < b.N; i++ {
-					if err := step([][]byte{x, y}, out); err != nil {
-						b.Fatal(err)
-					}
-				}
-				cpu := processCPU() - cpu0
-				flops := 2 * float64(n*n*n) * float64(b.N)
-				b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-				b.ReportMetric(flops/cpu.Seconds()/1e9, "GFLOP/cpu-s")
-			})
-		}
+			}
+			cpu := processCPU() - cpu0
+			flops := 2 * float64(n*n*n) * float64(b.N)
+			b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			b.ReportMetric(flops/cpu.Seconds()/1e9, "GFLOP/cpu-s")
+		})
 	}
 }
 
