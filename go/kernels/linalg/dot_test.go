@@ -400,8 +400,8 @@ func TestDotGeneralNarrowFloats(t *testing.T) {
 // init selected the assembly ones.
 func TestPlainMicroKernels(t *testing.T) {
 	old32, old64 := ukF32, ukF64
-	ukF32 = microKernel[float32]{mr: 4, nr: 4, fn: kern4x4F32}
-	ukF64 = microKernel[float64]{mr: 4, nr: 4, fn: kern4x4F64}
+	ukF32 = ukF32Plain
+	ukF64 = ukF64Plain
 	defer func() { ukF32, ukF64 = old32, old64 }()
 	r := rand.New(rand.NewSource(7))
 	for _, tc := range dotShapeCases {

@@ -1,5 +1,7 @@
 package linalg
 
+import "runtime"
+
 // Packed, cache-blocked GEMM for f32 and f64 (the dot_general hot path).
 //
 // Operands are addressed through offset tables rather than strides: for each
@@ -14,10 +16,11 @@ package linalg
 // however many workers run.
 
 const (
-	kcBlock  = 256 // contracting depth per packed panel (B micro-panel stays in L1)
-	mcBlock  = 128 // rows of A packed at once (L2-sized)
-	ncBlock  = 512 // columns of B packed at once
-	minTiles = 32  // output tiles wanted before shrinking them further
+	kcBlock        = 256 // contracting depth per packed panel (B micro-panel stays in L1)
+	mcBlock        = 128 // rows of A packed at once (L2-sized), rounded down to whole micro-tiles
+	ncBlock        = 512 // columns of B packed at once
+	tilesPerWorker = 1   // output tiles wanted per worker
+	minTileRows    = 64  // rows per tile below which column blocks shrink instead
 )
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
@@ -57,19 +60,37 @@ func (p *gemmPlan) flops() float64 {
 // Keeping this a value (not a direct call) lets a SIMD kernel with other mr/nr
 // replace the plain-Go one without touching the blocking code.
 type microKernel[T float32 | float64] struct {
+	name   string
 	mr, nr int
 	fn     func(kc int, a, b, c []T, ldc int, acc bool)
 }
 
 var (
-	ukF32 = microKernel[float32]{mr: 4, nr: 4, fn: kern4x4F32}
-	ukF64 = microKernel[float64]{mr: 4, nr: 4, fn: kern4x4F64}
+	ukF32Plain = microKernel[float32]{name: "go-4x4", mr: 4, nr: 4, fn: kern4x4F32}
+	ukF64Plain = microKernel[float64]{name: "go-4x4", mr: 4, nr: 4, fn: kern4x4F64}
+
+	// kernelsF32/kernelsF64 list every micro-kernel this machine can run,
+	// slowest first (architecture files append at init); tests run them
+	// all. ukF32/ukF64 are the ones in use, the last of each list.
+	kernelsF32 = []microKernel[float32]{ukF32Plain}
+	kernelsF64 = []microKernel[float64]{ukF64Plain}
+	ukF32      = ukF32Plain
+	ukF64      = ukF64Plain
 )
 
 // parallelFn is kernel.Context.Parallel.
 type parallelFn func(n, grain int, fn func(lo, hi int))
 
 // gemm runs the plan on typed operand views. c must hold batch*m*n elements.
+//
+// Loop order (GotoBLAS): the output is split into tiles of (batch index,
+// up to ncBlock columns, a range of rows), one worker each. For each kcBlock
+// slice of K a tile packs its B block (k × columns) once, then walks its
+// rows mcBlock at a time, packing that A block and running the micro-kernel
+// over it, B micro-panel by B micro-panel. Tiles only decide who computes an
+// element, never how: every element is the kernel's sequential sum over each
+// K block, the blocks added to c in ascending order, so results do not
+// depend on the tiling or the worker count.
 func gemm[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b, c []T, par parallelFn, pool func(n int) *buf[T]) {
 	if p.batch == 0 || p.m == 0 || p.n == 0 {
 		return
@@ -83,19 +104,23 @@ func gemm[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b, c []T, par 
 		thinGemm(p, a, b, c, par)
 		return
 	}
-	// Smaller tiles for small problems, so that enough of them exist to
-	// keep the workers busy. Tile sizes never change an element's
-	// reduction order (that is fixed by kcBlock alone).
-	mcb, ncb := mcBlock, ncBlock
-	for p.batch*ceilDiv(p.m, mcb)*ceilDiv(p.n, ncb) < minTiles && (mcb > 32 || ncb > 64) {
-		if ncb > 64 && (ncb >= 2*mcb || mcb <= 32) {
-			ncb /= 2
-		} else {
-			mcb /= 2
-		}
-	}
-	tilesM := ceilDiv(p.m, mcb)
+	mr, nr := uk.mr, uk.nr
+	kc := min(kcBlock, p.k)
+	mcb := max(mr, mcBlock/mr*mr)
+	// Columns: whole ncBlock-wide blocks. Rows: split so that there are
+	// about tilesPerWorker tiles per worker, in whole micro-tiles, but no
+	// thinner than minTileRows while a column block can still shrink.
+	ncb := min(ncBlock, roundUp(p.n, nr))
+	want := tilesPerWorker * max(1, runtime.GOMAXPROCS(0))
 	tilesN := ceilDiv(p.n, ncb)
+	rowTiles := func() int { return min(ceilDiv(p.m, mr), max(1, ceilDiv(want, p.batch*tilesN))) }
+	for ncb > 4*nr && ceilDiv(p.m, rowTiles()) < minTileRows && p.batch*tilesN < want {
+		ncb = roundUp(ncb/2, nr)
+		tilesN = ceilDiv(p.n, ncb)
+	}
+	tilesM := rowTiles()
+	mtile := roundUp(ceilDiv(p.m, tilesM), mr)
+	tilesM = ceilDiv(p.m, mtile)
 	total := p.batch * tilesM * tilesN
 	// Grain: enough tiles per goroutine to be worth ~1 MFLOP.
 	perTile := p.flops() / float64(total)
@@ -103,54 +128,37 @@ func gemm[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b, c []T, par 
 	if perTile < 1e6 {
 		grain = int(1e6/perTile) + 1
 	}
-	mr, nr := uk.mr, uk.nr
 	// Packed panels are padded to whole micro-tiles.
-	kc := min(kcBlock, p.k)
-	mc := roundUp(min(mcb, p.m), mr)
-	nc := roundUp(min(ncb, p.n), nr)
+	mc := roundUp(min(mcb, mtile), mr)
+	nc := roundUp(ncb, nr)
+	oneK := p.k <= kcBlock
 	work := func(lo, hi int) {
 		abuf := pool(mc*kc + nc*kc + mr*nr)
 		defer abuf.release()
 		ap := abuf.s[:mc*kc]
 		bp := abuf.s[mc*kc : mc*kc+nc*kc]
 		tmp := abuf.s[mc*kc+nc*kc:]
+		packed := -1 // (batch, column block) whose whole-K B block is in bp
 		for t := lo; t < hi; t++ {
 			bi := t / (tilesM * tilesN)
 			r := t % (tilesM * tilesN)
-			i0 := (r / tilesN) * mcb
-			j0 := (r % tilesN) * ncb
-			m := min(mcb, p.m-i0)
+			jt := r / tilesM
+			i0 := (r % tilesM) * mtile
+			j0 := jt * ncb
+			m := min(mtile, p.m-i0)
 			n := min(ncb, p.n-j0)
 			cb := c[bi*p.m*p.n:]
 			for p0 := 0; p0 < p.k; p0 += kcBlock {
 				k := min(kcBlock, p.k-p0)
-				packA(ap, a[p.lhsBatch[bi]:], p.lhsRow[i0:i0+m], p.lhsK[p0:p0+k], mr, p.lhsKUnit)
-				packB(bp, b[p.rhsBatch[bi]:], p.rhsK[p0:p0+k], p.rhsCol[j0:j0+n], nr, p.rhsColUnit)
+				if key := bi*tilesN + jt; !oneK || packed != key {
+					packB(bp, b[p.rhsBatch[bi]:], p.rhsK[p0:p0+k], p.rhsCol[j0:j0+n], nr, p.rhsColUnit)
+					packed = key
+				}
 				acc := p0 > 0
-				for jr := 0; jr < n; jr += nr {
-					bpan := bp[(jr/nr)*nr*k:]
-					nn := min(nr, n-jr)
-					for ir := 0; ir < m; ir += mr {
-						apan := ap[(ir/mr)*mr*k:]
-						mm := min(mr, m-ir)
-						off := (i0+ir)*p.n + j0 + jr
-						if mm == mr && nn == nr {
-							uk.fn(k, apan, bpan, cb[off:], p.n, acc)
-							continue
-						}
-						uk.fn(k, apan, bpan, tmp, nr, false)
-						for i := 0; i < mm; i++ {
-							row := cb[off+i*p.n : off+i*p.n+nn]
-							src := tmp[i*nr : i*nr+nn]
-							if acc {
-								for j := range row {
-									row[j] += src[j]
-								}
-							} else {
-								copy(row, src)
-							}
-						}
-					}
+				for ic := 0; ic < m; ic += mcb {
+					mm := min(mcb, m-ic)
+					packA(ap, a[p.lhsBatch[bi]:], p.lhsRow[i0+ic:i0+ic+mm], p.lhsK[p0:p0+k], mr, p.lhsKUnit)
+					macroKernel(uk, k, ap, bp, cb[(i0+ic)*p.n+j0:], p.n, mm, n, acc, tmp)
 				}
 			}
 		}
@@ -160,6 +168,38 @@ func gemm[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b, c []T, par 
 		return
 	}
 	par(total, grain, work)
+}
+
+// macroKernel multiplies a packed m×k A block by a packed k×n B block into
+// c (row stride ldc), accumulating when acc. Edge micro-tiles go through
+// tmp (mr×nr) so the kernel never writes outside c.
+func macroKernel[T float32 | float64](uk microKernel[T], k int, ap, bp, c []T, ldc, m, n int, acc bool, tmp []T) {
+	mr, nr := uk.mr, uk.nr
+	for jr := 0; jr < n; jr += nr {
+		bpan := bp[(jr/nr)*nr*k:]
+		nn := min(nr, n-jr)
+		for ir := 0; ir < m; ir += mr {
+			apan := ap[(ir/mr)*mr*k:]
+			mm := min(mr, m-ir)
+			off := ir*ldc + jr
+			if mm == mr && nn == nr {
+				uk.fn(k, apan, bpan, c[off:], ldc, acc)
+				continue
+			}
+			uk.fn(k, apan, bpan, tmp, nr, false)
+			for i := 0; i < mm; i++ {
+				row := c[off+i*ldc : off+i*ldc+nn]
+				src := tmp[i*nr : i*nr+nn]
+				if acc {
+					for j := range row {
+						row[j] += src[j]
+					}
+				} else {
+					copy(row, src)
+				}
+			}
+		}
+	}
 }
 
 func roundUp(x, m int) int { return (x + m - 1) / m * m }
@@ -178,8 +218,9 @@ func packA[T float32 | float64](dst, a []T, rows, ks []int, mr int, unit bool) {
 			ro := rows[i0+i]
 			if unit && k > 0 {
 				src := a[ro+ks[0] : ro+ks[0]+k]
+				d := pan[i:]
 				for p, v := range src {
-					pan[p*mr+i] = v
+					d[p*mr] = v
 				}
 				continue
 			}
@@ -191,16 +232,42 @@ func packA[T float32 | float64](dst, a []T, rows, ks []int, mr int, unit bool) {
 }
 
 // packB packs ks×cols of B into nr-column panels, k-major within a panel,
-// zero-padding the last panel. unit says cols is a unit-stride run.
+// zero-padding the last panel. unit says cols is a unit-stride run: then
+// each k row of a full panel is one fixed-size block copy.
 func packB[T float32 | float64](dst, b []T, ks, cols []int, nr int, unit bool) {
 	k := len(ks)
 	for j0 := 0; j0 < len(cols); j0 += nr {
 		pan := dst[(j0/nr)*nr*k : (j0/nr+1)*nr*k]
 		nn := min(nr, len(cols)-j0)
+		cs := cols[j0 : j0+nn]
+		if unit && nn == nr {
+			c0 := cs[0]
+			switch nr {
+			case 32:
+				for p, ko := range ks {
+					*(*[32]T)(pan[p*32:]) = *(*[32]T)(b[ko+c0:])
+				}
+				continue
+			case 16:
+				for p, ko := range ks {
+					*(*[16]T)(pan[p*16:]) = *(*[16]T)(b[ko+c0:])
+				}
+				continue
+			case 8:
+				for p, ko := range ks {
+					*(*[8]T)(pan[p*8:]) = *(*[8]T)(b[ko+c0:])
+				}
+				continue
+			case 4:
+				for p, ko := range ks {
+					*(*[4]T)(pan[p*4:]) = *(*[4]T)(b[ko+c0:])
+				}
+				continue
+			}
+		}
 		if nn < nr {
 			clear(pan)
 		}
-		cs := cols[j0 : j0+nn]
 		for p, ko := range ks {
 			row := pan[p*nr : p*nr+nn]
 			if unit {

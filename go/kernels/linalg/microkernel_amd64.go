@@ -4,12 +4,17 @@ package linalg
 
 import "github.com/gojax/gojax/go/internal/cpufeat"
 
-// AVX2+FMA micro-kernels in Go assembly (microkernel_amd64.s): 4×16 for f32
-// and 4×8 for f64, eight YMM accumulators plus two B vectors and a broadcast
-// A element, selected at init when the CPU and OS support AVX2, FMA and the
-// YMM state (build tag purego keeps the plain-Go kernels). Products are
-// fused (FMA), so results differ from the plain kernels in the last bits;
-// they are still independent of the thread count.
+// Go-assembly micro-kernels, picked at init from what the CPU and OS
+// support (build tag purego keeps the plain-Go kernels):
+//
+//   - AVX-512 (microkernel512_amd64.s): 14×32 f32 and 14×16 f64, 28 ZMM
+//     accumulators;
+//   - AVX2+FMA (microkernel_amd64.s): 4×16 f32 and 4×8 f64, eight YMM
+//     accumulators plus two B vectors and a broadcast A element.
+//
+// Products are fused (FMA), so results differ from the plain kernels in the
+// last bits; every accumulator is still a sequential sum over k, so results
+// do not depend on the thread count.
 
 //go:noescape
 func kern4x16F32Asm(kc int, a, b, c []float32, ldc int, acc bool)
@@ -17,16 +22,35 @@ func kern4x16F32Asm(kc int, a, b, c []float32, ldc int, acc bool)
 //go:noescape
 func kern4x8F64Asm(kc int, a, b, c []float64, ldc int, acc bool)
 
+//go:noescape
+func kern14x32F32Asm(kc int, a, b, c []float32, ldc int, acc bool)
+
+//go:noescape
+func kern14x16F64Asm(kc int, a, b, c []float64, ldc int, acc bool)
+
+var (
+	ukF32AVX2   = microKernel[float32]{name: "avx2-4x16", mr: 4, nr: 16, fn: kern4x16F32Checked}
+	ukF64AVX2   = microKernel[float64]{name: "avx2-4x8", mr: 4, nr: 8, fn: kern4x8F64Checked}
+	ukF32AVX512 = microKernel[float32]{name: "avx512-14x32", mr: 14, nr: 32, fn: kern14x32F32Checked}
+	ukF64AVX512 = microKernel[float64]{name: "avx512-14x16", mr: 14, nr: 16, fn: kern14x16F64Checked}
+)
+
 func init() {
 	if cpufeat.AVX2FMA {
-		ukF32 = microKernel[float32]{mr: 4, nr: 16, fn: kern4x16F32Checked}
-		ukF64 = microKernel[float64]{mr: 4, nr: 8, fn: kern4x8F64Checked}
+		kernelsF32 = append(kernelsF32, ukF32AVX2)
+		kernelsF64 = append(kernelsF64, ukF64AVX2)
 	}
+	if cpufeat.AVX512 {
+		kernelsF32 = append(kernelsF32, ukF32AVX512)
+		kernelsF64 = append(kernelsF64, ukF64AVX512)
+	}
+	ukF32 = kernelsF32[len(kernelsF32)-1]
+	ukF64 = kernelsF64[len(kernelsF64)-1]
 }
 
-// The assembly reads 4·kc elements of a, 16·kc (8·kc) of b and four rows
-// of c; the bounds are checked here so a bad call panics in Go rather than
-// touching foreign memory.
+// The assembly reads mr·kc elements of a, nr·kc of b and mr rows of c; the
+// bounds are checked here so a bad call panics in Go rather than touching
+// foreign memory.
 func kern4x16F32Checked(kc int, a, b, c []float32, ldc int, acc bool) {
 	_ = a[4*kc-1]
 	_ = b[16*kc-1]
@@ -39,4 +63,18 @@ func kern4x8F64Checked(kc int, a, b, c []float64, ldc int, acc bool) {
 	_ = b[8*kc-1]
 	_ = c[3*ldc+7]
 	kern4x8F64Asm(kc, a, b, c, ldc, acc)
+}
+
+func kern14x32F32Checked(kc int, a, b, c []float32, ldc int, acc bool) {
+	_ = a[14*kc-1]
+	_ = b[32*kc-1]
+	_ = c[13*ldc+31]
+	kern14x32F32Asm(kc, a, b, c, ldc, acc)
+}
+
+func kern14x16F64Checked(kc int, a, b, c []float64, ldc int, acc bool) {
+	_ = a[14*kc-1]
+	_ = b[16*kc-1]
+	_ = c[13*ldc+15]
+	kern14x16F64Asm(kc, a, b, c, ldc, acc)
 }
