@@ -142,11 +142,13 @@ func dotOutShape(ls, rs []int64, d dotDims) []int64 {
 	return out
 }
 
-var dotShapeCases = []struct {
+type dotShapeCase struct {
 	name   string
 	ls, rs []int64
 	d      dotDims
-}{
+}
+
+var dotShapeCases = []dotShapeCase{
 	{"matmul", []int64{5, 7}, []int64{7, 3}, dotDims{lhsContract: []int64{1}, rhsContract: []int64{0}}},
 	{"lhsT", []int64{7, 5}, []int64{7, 3}, dotDims{lhsContract: []int64{0}, rhsContract: []int64{0}}},
 	{"rhsT", []int64{5, 7}, []int64{3, 7}, dotDims{lhsContract: []int64{1}, rhsContract: []int64{1}}},
@@ -393,54 +395,5 @@ func TestDotGeneralNarrowFloats(t *testing.T) {
 			smallFloatConv(tc.et, ir.F32)(f32AsBytes(got), out)
 			require.Equal(t, tc.want, got[0])
 		})
-	}
-}
-
-// TestPlainMicroKernels keeps the portable kernels tested on machines where
-// init selected the assembly ones.
-func TestPlainMicroKernels(t *testing.T) {
-	old32, old64 := ukF32, ukF64
-	ukF32 = ukF32Plain
-	ukF64 = ukF64Plain
-	defer func() { ukF32, ukF64 = old32, old64 }()
-	r := rand.New(rand.NewSource(7))
-	for _, tc := range dotShapeCases {
-		os := dotOutShape(tc.ls, tc.rs, tc.d)
-		attrs := dotAttrs(tc.d.lhsBatch, tc.d.rhsBatch, tc.d.lhsContract, tc.d.rhsContract)
-		nl, nr := 1, 1
-		for _, x := range tc.ls {
-			nl *= int(x)
-		}
-		for _, x := range tc.rs {
-			nr *= int(x)
-		}
-		a, b := randF64(r, nl), randF64(r, nr)
-		ac, bc := make([]complex128, nl), make([]complex128, nr)
-		for i := range a {
-			ac[i] = complex(a[i], 0)
-		}
-		for i := range b {
-			bc[i] = complex(b[i], 0)
-		}
-		want := refDot(tc.ls, tc.rs, os, tc.d, ac, bc)
-		op := mkOp("stablehlo.dot_general", []*ir.TensorType{ir.Tensor(ir.F64, tc.ls...), ir.Tensor(ir.F64, tc.rs...)},
-			[]*ir.TensorType{ir.Tensor(ir.F64, os...)}, attrs)
-		got := bytesF64(runOp(t, fakeCtx{3}, op, f64Bytes(a), f64Bytes(b))[0])
-		for i := range got {
-			require.InDelta(t, real(want[i]), got[i], 1e-10, "%s element %d", tc.name, i)
-		}
-		a32, b32 := make([]float32, nl), make([]float32, nr)
-		for i := range a {
-			a32[i] = float32(a[i])
-		}
-		for i := range b {
-			b32[i] = float32(b[i])
-		}
-		op = mkOp("stablehlo.dot_general", []*ir.TensorType{ir.Tensor(ir.F32, tc.ls...), ir.Tensor(ir.F32, tc.rs...)},
-			[]*ir.TensorType{ir.Tensor(ir.F32, os...)}, attrs)
-		got32 := bytesF32(runOp(t, fakeCtx{3}, op, f32Bytes(a32), f32Bytes(b32))[0])
-		for i := range got32 {
-			require.InDelta(t, real(want[i]), float64(got32[i]), 1e-3, "%s element %d", tc.name, i)
-		}
 	}
 }

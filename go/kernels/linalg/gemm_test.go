@@ -1,0 +1,177 @@
+package linalg
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"runtime"
+	"testing"
+
+	"github.com/gojax/gojax/go/ir"
+	"github.com/stretchr/testify/require"
+)
+
+// Every micro-kernel this machine can run (plain Go, AVX2, AVX-512) is
+// checked on its own against a float64 reference, and then inside the
+// whole dot_general path, so the fallbacks stay tested where init picked a
+// faster one.
+
+func refMicro(kc, mr, nr int, a, b []float64, c []float64, ldc int, acc bool) []float64 {
+	out := append([]float64(nil), c...)
+	for i := 0; i < mr; i++ {
+		for j := 0; j < nr; j++ {
+			var s float64
+			for p := 0; p < kc; p++ {
+				s += a[p*mr+i] * b[p*nr+j]
+			}
+			if acc {
+				s += c[i*ldc+j]
+			}
+			out[i*ldc+j] = s
+		}
+	}
+	return out
+}
+
+func TestMicroKernelsAgainstReference(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	for _, kc := range []int{1, 2, 7, 64, 256} {
+		for _, acc := range []bool{false, true} {
+			for _, uk := range kernelsF32 {
+				t.Run(fmt.Sprintf("f32/%s/kc%d/acc%v", uk.name, kc, acc), func(t *testing.T) {
+					mr, nr, ldc := uk.mr, uk.nr, uk.nr+3
+					a, b := randF32(r, mr*kc), randF32(r, nr*kc)
+					c := randF32(r, (mr-1)*ldc+nr+2) // extra tail must stay untouched
+					a64, b64, c64 := f64of(a), f64of(b), f64of(c)
+					want := refMicro(kc, mr, nr, a64, b64, c64, ldc, acc)
+					uk.fn(kc, a, b, c, ldc, acc)
+					for i := range c {
+						if i%ldc >= nr || i >= (mr-1)*ldc+nr {
+							require.Equal(t, float32(c64[i]), c[i], "element %d outside the tile changed", i)
+							continue
+						}
+						require.InDelta(t, want[i], float64(c[i]), 1e-5*math.Sqrt(float64(kc))*4, "element %d", i)
+					}
+				})
+			}
+			for _, uk := range kernelsF64 {
+				t.Run(fmt.Sprintf("f64/%s/kc%d/acc%v", uk.name, kc, acc), func(t *testing.T) {
+					mr, nr, ldc := uk.mr, uk.nr, uk.nr+3
+					a, b := randF64(r, mr*kc), randF64(r, nr*kc)
+					c := randF64(r, (mr-1)*ldc+nr+2)
+					want := refMicro(kc, mr, nr, a, b, c, ldc, acc)
+					c0 := append([]float64(nil), c...)
+					uk.fn(kc, a, b, c, ldc, acc)
+					for i := range c {
+						if i%ldc >= nr || i >= (mr-1)*ldc+nr {
+							require.Equal(t, c0[i], c[i], "element %d outside the tile changed", i)
+							continue
+						}
+						require.InDelta(t, want[i], c[i], 1e-12*float64(kc), "element %d", i)
+					}
+				})
+			}
+		}
+	}
+}
+
+func f64of(v []float32) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x)
+	}
+	return out
+}
+
+// withKernels runs fn once per pair of available f32/f64 kernels (paired by
+// position, the last of the shorter list repeated).
+func withKernels(t *testing.T, fn func(t *testing.T)) {
+	old32, old64 := ukF32, ukF64
+	defer func() { ukF32, ukF64 = old32, old64 }()
+	for i := range max(len(kernelsF32), len(kernelsF64)) {
+		ukF32 = kernelsF32[min(i, len(kernelsF32)-1)]
+		ukF64 = kernelsF64[min(i, len(kernelsF64)-1)]
+		t.Run(ukF32.name+"+"+ukF64.name, fn)
+	}
+}
+
+func TestDotGeneralEveryKernel(t *testing.T) {
+	withKernels(t, func(t *testing.T) {
+		r := rand.New(rand.NewSource(7))
+		cases := append(append([]dotShapeCase(nil), dotShapeCases...),
+			dotShapeCase{"edges", []int64{45, 530}, []int64{530, 77}, dotDims{lhsContract: []int64{1}, rhsContract: []int64{0}}},
+			dotShapeCase{"wide", []int64{33, 70}, []int64{70, 1100}, dotDims{lhsContract: []int64{1}, rhsContract: []int64{0}}},
+			dotShapeCase{"tall", []int64{700, 20}, []int64{20, 40}, dotDims{lhsContract: []int64{1}, rhsContract: []int64{0}}},
+		)
+		for _, tc := range cases {
+			os := dotOutShape(tc.ls, tc.rs, tc.d)
+			attrs := dotAttrs(tc.d.lhsBatch, tc.d.rhsBatch, tc.d.lhsContract, tc.d.rhsContract)
+			nl, nr := 1, 1
+			for _, x := range tc.ls {
+				nl *= int(x)
+			}
+			for _, x := range tc.rs {
+				nr *= int(x)
+			}
+			k := 1
+			for _, x := range tc.d.lhsContract {
+				k *= int(tc.ls[x])
+			}
+			a, b := randF64(r, nl), randF64(r, nr)
+			ac, bc := make([]complex128, nl), make([]complex128, nr)
+			for i := range a {
+				ac[i] = complex(a[i], 0)
+			}
+			for i := range b {
+				bc[i] = complex(b[i], 0)
+			}
+			want := refDot(tc.ls, tc.rs, os, tc.d, ac, bc)
+			op := mkOp("stablehlo.dot_general", []*ir.TensorType{ir.Tensor(ir.F64, tc.ls...), ir.Tensor(ir.F64, tc.rs...)},
+				[]*ir.TensorType{ir.Tensor(ir.F64, os...)}, attrs)
+			got := bytesF64(runOp(t, fakeCtx{3}, op, f64Bytes(a), f64Bytes(b))[0])
+			for i := range got {
+				require.InDelta(t, real(want[i]), got[i], 1e-12*float64(k), "%s element %d", tc.name, i)
+			}
+			a32, b32 := make([]float32, nl), make([]float32, nr)
+			for i := range a {
+				a32[i] = float32(a[i])
+			}
+			for i := range b {
+				b32[i] = float32(b[i])
+			}
+			op = mkOp("stablehlo.dot_general", []*ir.TensorType{ir.Tensor(ir.F32, tc.ls...), ir.Tensor(ir.F32, tc.rs...)},
+				[]*ir.TensorType{ir.Tensor(ir.F32, os...)}, attrs)
+			got32 := bytesF32(runOp(t, fakeCtx{3}, op, f32Bytes(a32), f32Bytes(b32))[0])
+			for i := range got32 {
+				require.InDelta(t, real(want[i]), float64(got32[i]), 1e-5*math.Sqrt(float64(k))*4, "%s element %d", tc.name, i)
+			}
+		}
+	})
+}
+
+// Results must be bit-identical whatever the worker count (and so whatever
+// the tiling), for every kernel.
+func TestDotGeneralEveryKernelDeterministic(t *testing.T) {
+	withKernels(t, func(t *testing.T) {
+		r := rand.New(rand.NewSource(2))
+		ls, rs := []int64{2, 300, 600}, []int64{2, 600, 530}
+		d := dotDims{[]int64{0}, []int64{0}, []int64{2}, []int64{1}}
+		a, b := randF32(r, 2*300*600), randF32(r, 2*600*530)
+		for _, et := range []ir.ElemType{ir.F32, ir.F64} {
+			x, y := f32Bytes(a), f32Bytes(b)
+			if et == ir.F64 {
+				x, y = f64Bytes(f64of(a)), f64Bytes(f64of(b))
+			}
+			op := mkOp("stablehlo.dot_general", []*ir.TensorType{ir.Tensor(et, ls...), ir.Tensor(et, rs...)},
+				[]*ir.TensorType{ir.Tensor(et, dotOutShape(ls, rs, d)...)}, dotAttrs(d.lhsBatch, d.rhsBatch, d.lhsContract, d.rhsContract))
+			// GOMAXPROCS changes the tiling as well as the worker count.
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+			ref := runOp(t, fakeCtx{1}, op, x, y)[0]
+			for _, w := range []int{2, 3, 8} {
+				runtime.GOMAXPROCS(w)
+				got := runOp(t, fakeCtx{w}, op, x, y)[0]
+				require.Equal(t, ref, got, "%s workers=%d", et, w)
+			}
+		}
+	})
+}
