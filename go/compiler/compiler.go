@@ -45,6 +45,11 @@ type Options struct {
 	// NoFuse disables elementwise fusion (tests and benchmarks compare fused
 	// and unfused runs).
 	NoFuse bool
+	// Partition, when set, compiles the whole program as one process of a
+	// multi-process run (the conformance runner's interpreter.run_parallel):
+	// its collectives meet their peers through Partition.Meet, as the body
+	// of a manual computation does. Nil: a single process.
+	Partition *kernel.Partition
 }
 
 // Executable is a compiled program; safe to Run from several goroutines at once.
@@ -118,7 +123,9 @@ func CompileModule(m *ir.Module, opts Options) (*Executable, error) {
 		opts.NoFuse = true
 	}
 	work := cloneModule(m)
-	st := &passState{module: work, entry: work.Main(), opts: opts, ctx: newCompileCtx()}
+	ctx := newCompileCtx()
+	ctx.part = opts.Partition
+	st := &passState{module: work, entry: work.Main(), opts: opts, ctx: ctx}
 	if err := runPasses(st); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
@@ -47,6 +48,8 @@ func init() {
 	for _, t := range checkTargets {
 		kernel.RegisterCustomCall(t, lowerCheck(t))
 	}
+	kernel.RegisterCustomCall("interpreter.probe", lowerProbe)
+	kernel.RegisterCustomCall("check.expect_serialized_eq", lowerSerializedEq)
 }
 
 // verdict is the outcome of one executed check.
@@ -56,10 +59,17 @@ type verdict struct {
 	err    error // nil when the check passed
 }
 
-// recorder collects the verdicts of one program run.
+// recorder collects the verdicts of one program run, and the values each
+// interpreter.probe saw (per probe id, one per execution).
 type recorder struct {
 	mu       sync.Mutex
 	verdicts []verdict
+	probes   map[string][]probed
+}
+
+type probed struct {
+	t    *ir.TensorType
+	data []byte
 }
 
 var (
@@ -83,12 +93,20 @@ func stopRecording() {
 	activeMu.Unlock()
 }
 
-func record(v verdict) error {
+func activeRecorder(what, loc string) (*recorder, error) {
 	activeMu.Lock()
 	r := active
 	activeMu.Unlock()
 	if r == nil {
-		return fmt.Errorf("%s at %s executed outside the conformance runner", v.target, v.loc)
+		return nil, fmt.Errorf("%s at %s executed outside the conformance runner", what, loc)
+	}
+	return r, nil
+}
+
+func record(v verdict) error {
+	r, err := activeRecorder(v.target, v.loc)
+	if err != nil {
+		return err
 	}
 	r.mu.Lock()
 	r.verdicts = append(r.verdicts, v)
@@ -323,4 +341,83 @@ func ulpDistance(e ir.ElemType, a, b uint64) uint64 {
 		d = -d
 	}
 	return uint64(d)
+}
+
+// The reference interpreter's instrumentation (stablehlo/reference/Ops.cpp,
+// InterpreterOps.cpp): interpreter.probe returns its operand and records it
+// under probe_id, once per execution (so a probe in a loop body records every
+// iteration); check.expect_serialized_eq compares a value with what probe_id
+// recorded at execution iter (default 0), exactly. serialize.py passes the
+// probe id as backend_config ("iter=N,probe_id=ID" for the check).
+
+func lowerProbe(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+	if len(op.Operands) != 1 || len(op.Results) != 1 {
+		return nil, op.Errorf("interpreter.probe takes 1 operand and has 1 result")
+	}
+	t, rt := op.Operands[0].Tensor(), op.Results[0].Tensor()
+	if t == nil || rt == nil || !t.Equal(rt) {
+		return nil, op.Errorf("interpreter.probe returns its operand's tensor type")
+	}
+	id, _ := op.Attrs.Str("backend_config")
+	if id == "" {
+		return nil, op.Errorf("interpreter.probe without a probe_id")
+	}
+	loc := op.Loc.String()
+	return func(ins, outs [][]byte) error {
+		r, err := activeRecorder("interpreter.probe", loc)
+		if err != nil {
+			return err
+		}
+		data := append([]byte(nil), ins[0]...)
+		copy(outs[0], ins[0])
+		r.mu.Lock()
+		if r.probes == nil {
+			r.probes = map[string][]probed{}
+		}
+		r.probes[id] = append(r.probes[id], probed{t: t, data: data})
+		r.mu.Unlock()
+		return nil
+	}, nil
+}
+
+func lowerSerializedEq(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+	const target = "check.expect_serialized_eq"
+	if len(op.Operands) != 1 || len(op.Results) != 0 {
+		return nil, op.Errorf("%s takes 1 operand and has no results", target)
+	}
+	t := op.Operands[0].Tensor()
+	if t == nil {
+		return nil, op.Errorf("%s checks a tensor", target)
+	}
+	config, _ := op.Attrs.Str("backend_config")
+	iterText, rest, ok1 := strings.Cut(config, ",")
+	itv, ok2 := strings.CutPrefix(iterText, "iter=")
+	id, ok3 := strings.CutPrefix(rest, "probe_id=")
+	iter, err := strconv.Atoi(itv)
+	if !ok1 || !ok2 || !ok3 || err != nil || iter < 0 || id == "" {
+		return nil, op.Errorf("%s: backend_config %q is not iter=N,probe_id=ID", target, config)
+	}
+	loc := op.Loc.String()
+	return func(ins, outs [][]byte) error {
+		r, err := activeRecorder(target, loc)
+		if err != nil {
+			return err
+		}
+		r.mu.Lock()
+		seen := r.probes[id]
+		r.mu.Unlock()
+		var cmpErr error
+		switch {
+		case iter >= len(seen):
+			cmpErr = fmt.Errorf("probe %q recorded %d values, none at iteration %d", id, len(seen), iter)
+		case !seen[iter].t.Equal(t):
+			cmpErr = fmt.Errorf("probe %q recorded a %s, the check expects a %s", id, seen[iter].t, t)
+		case !bytes.Equal(seen[iter].data, ins[0][:t.ByteSize()]):
+			cmpErr = compareTensors("check.expect_eq", t, seen[iter].data, ins[0], checkParams{})
+			if cmpErr == nil {
+				cmpErr = fmt.Errorf("probe %q: same values, different bytes", id)
+			}
+		}
+		return record(verdict{target: target, loc: loc, err: cmpErr})
+	}, nil
 }

@@ -20,14 +20,17 @@ var (
 	verbose        = flag.Bool("cases-verbose", false, "log every case result")
 )
 
-// Pass-rate floors (passed / (passed + failed), skips excluded). testdata
-// and interpret sit at their targets (98 %, 95 %); jax-export's target is
-// every vector (shape-polymorphic ones are refined first, see refine.go).
-// New failures fail the test whatever the rate (see judge).
-var floors = map[string]float64{
-	"testdata":   0.98,
-	"interpret":  0.95,
-	"jax-export": 1.0,
+// Pass-rate floors over every case (a skipped case counts as not passed),
+// and over the cases that ran. interpret's target is 95 % of every case
+// (issue 4); testdata's 98 % of the cases that ran, and 95 % of every case
+// (126 of its skips are quantized programs the serializer cannot express);
+// jax-export's target is every vector (shape-polymorphic ones are refined
+// first, see refine.go). New failures fail the test whatever the rate (see
+// judge).
+var floors = map[string]struct{ all, run float64 }{
+	"testdata":   {all: 0.95, run: 0.98},
+	"interpret":  {all: 0.95, run: 0.95},
+	"jax-export": {all: 1.0, run: 1.0},
 }
 
 // TestMain turns the test binary into a conformance worker when the runner
@@ -140,8 +143,11 @@ func judge(t *testing.T, corpus, regenerate string, rs []Result) {
 			t.Errorf("new failure %s: %s", r.Name, oneLine(r.Reason))
 		}
 	}
-	if !partial && s.PassRate() < floors[corpus] {
-		t.Errorf("%s pass rate %.2f%% is below the floor %.0f%%", corpus, 100*s.PassRate(), 100*floors[corpus])
+	if f := floors[corpus]; !partial && s.PassRate() < f.all {
+		t.Errorf("%s pass rate %.2f%% of every case is below the floor %.0f%%", corpus, 100*s.PassRate(), 100*f.all)
+	}
+	if f := floors[corpus]; !partial && s.RunPassRate() < f.run {
+		t.Errorf("%s pass rate %.2f%% of the cases that ran is below the floor %.0f%%", corpus, 100*s.RunPassRate(), 100*f.run)
 	}
 }
 

@@ -95,6 +95,20 @@ type ManifestCase struct {
 	Error    string `json:"error"`  // why it could not be serialized
 	Checks   int    `json:"checks"` // check.* custom calls in the program
 	Note     string `json:"note"`   // e.g. upstream disabled it for the reference interpreter
+	// Parallel describes an interpreter.run_parallel test: Artifact is then
+	// its checks, taking the programs' results as arguments.
+	Parallel *ParallelSpec `json:"parallel"`
+}
+
+// ParallelSpec is an interpreter.run_parallel test as serialize.py splits it.
+type ParallelSpec struct {
+	// Grid[r][p] names the function process (replica r, partition p) runs.
+	Grid [][]string `json:"grid"`
+	// Inputs computes run_parallel's operands: each process takes as many
+	// as its function has parameters, in process order (replica-major).
+	Inputs string `json:"inputs"`
+	// Programs holds each function's artifact (it is their entry).
+	Programs map[string]string `json:"programs"`
 }
 
 // Serialize runs serialize.py for a corpus ("testdata" or "interpret") and

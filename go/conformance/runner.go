@@ -2,7 +2,7 @@
 // style of wazero's spectest runner: one runner per corpus kind, each case
 // compiled with compiler.Compile and executed, verdicts collected into a
 // summary ("N passed, N failed, N skipped of N cases"; the pass rate is
-// passed/(passed+failed)) and compared with a checked-in list of known
+// passed/cases, a skipped case counting as not passed) and compared with a checked-in list of known
 // failures (testdata/<corpus>_failures.txt): a failure not in the list fails
 // the test, as does a pass rate under the corpus floor.
 //
@@ -13,7 +13,9 @@
 //     refined to static shapes as JAX would and checked against XLA:CPU
 //     (roundtrip.py);
 //   - stablehlo/interpret: reference-interpreter tests whose check dialect
-//     serialize.py rewrites into the same custom calls;
+//     serialize.py rewrites into the same custom calls (and probes, see
+//     checks.go); interpreter.run_parallel tests run their programs as a
+//     grid of processes meeting in gojax's collectives (parallel.go);
 //   - jax-export: artifacts serialized by jax.export with .npz inputs and
 //     expected outputs (jaxexport.go); shape-polymorphic ones are refined to
 //     the inputs' shapes first (refine.go).
@@ -85,17 +87,29 @@ func Summarize(rs []Result) Summary {
 	return s
 }
 
-// PassRate is passed / (passed + failed); skipped cases do not count.
+// PassRate is passed / every case: a skipped case (one the runner or gojax
+// cannot run) counts as not passed, like a failure.
 func (s Summary) PassRate() float64 {
+	if s.Total() == 0 {
+		return 0
+	}
+	return float64(s.Passed) / float64(s.Total())
+}
+
+// RunPassRate is passed / (passed + failed): the rate among cases that ran.
+func (s Summary) RunPassRate() float64 {
 	if s.Passed+s.Failed == 0 {
 		return 0
 	}
 	return float64(s.Passed) / float64(s.Passed+s.Failed)
 }
 
+// Total counts every case.
+func (s Summary) Total() int { return s.Passed + s.Failed + s.Skipped }
+
 func (s Summary) String() string {
-	return fmt.Sprintf("%d passed, %d failed, %d skipped of %d cases (pass rate %.2f%% = %d/%d run; skipped excluded)",
-		s.Passed, s.Failed, s.Skipped, s.Passed+s.Failed+s.Skipped, 100*s.PassRate(), s.Passed, s.Passed+s.Failed)
+	return fmt.Sprintf("%d passed, %d failed, %d skipped of %d cases (pass rate %.2f%% = %d/%d, skipped cases count as not passed; %.2f%% of the %d that ran)",
+		s.Passed, s.Failed, s.Skipped, s.Total(), 100*s.PassRate(), s.Passed, s.Total(), 100*s.RunPassRate(), s.Passed+s.Failed)
 }
 
 // CaseTimeout bounds one case (compile and run) in the worker.
@@ -121,7 +135,11 @@ func RunStableHLO(m *Manifest, filter func(name string) bool, progress func(Resu
 		case c.Error != "":
 			r = Result{Name: c.Name, Status: Fail, Reason: "not serialized: " + c.Error}
 		default:
-			r = pool.Run(Job{Kind: "stablehlo", Name: c.Name, Path: m.ArtifactPath(c), Checks: c.Checks})
+			j := Job{Kind: "stablehlo", Name: c.Name, Path: m.ArtifactPath(c), Checks: c.Checks}
+			if c.Parallel != nil {
+				j.Parallel = m.resolve(c.Parallel)
+			}
+			r = pool.Run(j)
 			if r.Status == Fail && c.Note != "" {
 				r.Reason = "[" + c.Note + "] " + r.Reason
 			}

@@ -11,7 +11,13 @@ Corpora:
              checks its result with custom_call @check.* targets.
   interpret  104 files of small tests split by `// -----`. Their `check.*` ops
              are not StableHLO; they are rewritten textually into
-             `stablehlo.custom_call @check.*` calls the runner implements.
+             `stablehlo.custom_call @check.*` calls the runner implements,
+             as are `interpreter.probe` and `check.expect_serialized_eq`
+             (custom calls @interpreter.probe / @check.expect_serialized_eq).
+             A test whose @main runs `interpreter.run_parallel` becomes
+             several artifacts (parallel_parts): one per program it runs,
+             one computing the programs' operands and one checking their
+             results, which it takes as arguments.
 
 Output: <out>/<corpus>/<sha256>.bc per case (cached by content hash, target
 version and this script's version) and <out>/<corpus>-manifest.json listing
@@ -73,6 +79,14 @@ class Translator:
       rf'(?:tolerance\s*=\s*([^\s:,]+)\s*(?::\s*f64)?\s*,\s*)?value\s*=\s*(dense<.*>)\s*:\s*(tensor<[^}}]*?>)'
       rf'(?:\s*,\s*tolerance\s*=\s*([^\s:}}]+)[^}}]*)?\s*\}}>?\s*:\s*\(.*\)\s*->\s*\(\)\s*$')
 
+  # %y = interpreter.probe %x, probe_id = "id" : tensor<...>
+  PROBE_RE = re.compile(
+      rf'^(\s*)({VALUE})\s*=\s*interpreter\.probe\s+({VALUE})\s*,\s*probe_id\s*=\s*"([^"]*)"\s*:\s*(\S.*?)\s*$')
+  # check.expect_serialized_eq %x, probe_id = "id"[, iter = N] : tensor<...>
+  SERIALIZED_RE = re.compile(
+      rf'^(\s*)check\.expect_serialized_eq\s+({VALUE})\s*,\s*probe_id\s*=\s*"([^"]*)"'
+      rf'(?:\s*,\s*iter\s*=\s*(\d+))?\s*:\s*(\S.*?)\s*$')
+
   def __init__(self):
     self.counter = 0
 
@@ -83,8 +97,22 @@ class Translator:
 
   def line(self, ln):
     """Returns the translated line(s), or raises ValueError for an unknown check op."""
+    m = self.PROBE_RE.match(ln)
+    if m:
+      # The reference interpreter's probe records its operand (per
+      # execution) and returns it; the runner's kernel does the same.
+      indent, res, x, pid, ty = m.groups()
+      return (f'{indent}{res} = stablehlo.custom_call @interpreter.probe({x}) '
+              f'{{has_side_effect = true, backend_config = "{pid}"}} : ({ty}) -> {ty}')
     if "check." not in ln or ln.lstrip().startswith("//") or "@check." in ln:
       return ln
+    ln = re.sub(r'\s+//[^"]*$', '', ln)  # a trailing comment
+    m = self.SERIALIZED_RE.match(ln)
+    if m:
+      # Compares a value with what probe_id recorded at execution `iter`.
+      indent, x, pid, it, ty = m.groups()
+      return (f'{indent}stablehlo.custom_call @check.expect_serialized_eq({x}) '
+              f'{{has_side_effect = true, backend_config = "iter={it or 0},probe_id={pid}"}} : ({ty}) -> ()')
     m = self.GEN_CONST_RE.match(ln)
     if m:
       indent, kind, x, tol1, dense, ty, tol2 = m.groups()
@@ -147,14 +175,18 @@ def split_types(s):
 FUNC_RE = re.compile(r"^(\s*)func\.func\s+(?:(public|private|nested)\s+)?@([\w.$-]+)\s*\(([^)]*)\)", re.M)
 
 
-def choose_entry(text):
-  """Makes exactly one function public: @main if present, else the last
-  function without arguments (the interpreter test). Returns (text, entry)."""
+def choose_entry(text, entry=None):
+  """Makes exactly one function public: `entry` if given, else @main if
+  present, else the last function without arguments (the interpreter test).
+  Returns (text, entry)."""
   funcs = FUNC_RE.findall(text)
   if not funcs:
     raise ValueError("no func.func in test")
   names = [f[2] for f in funcs]
-  if "main" in names:
+  if entry is not None:
+    if entry not in names:
+      raise ValueError(f"no function @{entry}")
+  elif "main" in names:
     entry = "main"
   else:
     noargs = [f[2] for f in funcs if not f[3].strip()]
@@ -170,14 +202,127 @@ def choose_entry(text):
   return FUNC_RE.sub(fix, text), entry
 
 
+def func_spans(text):
+  """[(name, start, body_start, body_end, end)] of each func.func: body_start
+  is just past its opening brace, body_end at its closing brace, end past it."""
+  out = []
+  for m in FUNC_RE.finditer(text):
+    ob = re.compile(r"\{[ \t]*\n").search(text, m.end())
+    if not ob:
+      raise ValueError(f"cannot find the body of @{m.group(3)}")
+    depth, quoted, i = 0, False, ob.start()
+    while i < len(text):
+      ch = text[i]
+      if ch == '"':
+        quoted = not quoted
+      elif not quoted and ch == "{":
+        depth += 1
+      elif not quoted and ch == "}":
+        depth -= 1
+        if depth == 0:
+          break
+      i += 1
+    else:
+      raise ValueError(f"unbalanced braces in @{m.group(3)}")
+    out.append((m.group(3), m.start(), ob.end(), i, i + 1))
+  return out
+
+
+def replace_funcs(text, spans, repl):
+  """Rebuilds text with each function's span replaced by repl[name] (missing:
+  dropped; the value None keeps it)."""
+  out, pos = "", 0
+  for name, start, _bs, _be, end in spans:
+    out += text[pos:start]
+    r = repl.get(name, "")
+    out += text[start:end] if r is None else r
+    pos = end
+  return out + text[pos:]
+
+
+RUN_PARALLEL_RE = re.compile(r'^([ \t]*)(?:(%[\w.$-]+)(?::(\d+))?\s*=\s*)?"interpreter\.run_parallel"\(', re.M)
+
+
+def parallel_parts(chunk):
+  """Splits a test whose @main runs interpreter.run_parallel into modules
+  the runner executes: {"inputs": a @main returning run_parallel's operands,
+  "check": @main taking its results as arguments and running the checks,
+  "programs": {name: module with @name as entry}, "grid": rows of program
+  names (replicas x partitions)}."""
+  spans = func_spans(chunk)
+  main = [sp for sp in spans if sp[0] == "main"]
+  if not main:
+    raise ValueError("run_parallel outside @main")
+  _, mstart, bstart, bend, _ = main[0]
+  body = chunk[bstart:bend]
+  # @main's results, if any (the checks module keeps returning them).
+  results_sig = FUNC_RE.match(chunk, mstart)
+  results_sig = chunk[results_sig.end():bstart].rstrip().rstrip("{").rstrip()
+  m = RUN_PARALLEL_RE.search(body)
+  if not m:
+    raise ValueError("cannot parse interpreter.run_parallel")
+  if len(RUN_PARALLEL_RE.findall(body)) > 1:
+    raise ValueError("more than one interpreter.run_parallel")
+  acc = ""
+  for ln in body[m.start():].split("\n"):
+    acc += ln + "\n"
+    if "->" in acc:
+      tail = acc[acc.rindex("->") + 2:].strip()
+      if tail and balanced(tail) and tail.count("(") == tail.count(")") and not tail.endswith(","):
+        break
+  op = acc
+  pre, post = body[:m.start()], body[m.start() + len(op):]
+  sig = re.search(r"\}\s*:\s*\((.*?)\)\s*->\s*(.*?)\s*$", op, re.S)
+  if not sig:
+    raise ValueError("cannot parse the run_parallel signature")
+  in_types = [t.strip() for t in split_types(sig.group(1))] if sig.group(1).strip() else []
+  res = sig.group(2).strip()
+  if res.startswith("(") and res.endswith(")"):
+    res = res[1:-1].strip()
+  out_types = [t.strip() for t in split_types(res)] if res else []
+  args_text = op[m.end() - m.start():op.index(")")]
+  operands = re.findall(VALUE, args_text)
+  if len(operands) != len(in_types):
+    raise ValueError(f"run_parallel has {len(operands)} operands but {len(in_types)} operand types")
+  progs = re.search(r"programs\s*=\s*\[(.*?)\]\s*\]", op, re.S)
+  if not progs:
+    raise ValueError("run_parallel without programs")
+  grid = [re.findall(r"@([\w.$-]+)", row) for row in re.findall(r"\[([^\[\]]*)", progs.group(1) + "]")]
+  grid = [row for row in grid if row]
+  if not grid or any(len(row) != len(grid[0]) for row in grid):
+    raise ValueError("programs is not a rectangular grid")
+
+  name, count = m.group(2), m.group(3)
+  if name and count:
+    post = re.sub(re.escape(name) + r"#(\d+)\b", lambda g: f"%__rp{g.group(1)}", post)
+  elif name:
+    post = re.sub(re.escape(name) + r"(?![\w.$#-])", "%__rp0", post)
+  ret = ", ".join(operands)
+  if operands:
+    inputs_main = (f"func.func @main() -> ({', '.join(in_types)}) {{\n{pre}"
+                   f"    func.return {ret} : {', '.join(in_types)}\n  }}")
+  else:
+    inputs_main = f"func.func @main() {{\n{pre}    func.return\n  }}"
+  params = ", ".join(f"%__rp{i}: {t}" for i, t in enumerate(out_types))
+  check_main = f"func.func @main({params}){(' ' + results_sig) if results_sig else ''} {{\n{pre}{post}}}"
+  programs = {}
+  for row in grid:
+    for f in row:
+      if f not in programs:
+        text = replace_funcs(chunk, spans, {n: None for n, *_ in spans if n != "main"})
+        programs[f] = choose_entry(text, f)[0]
+  return {
+      "inputs": replace_funcs(chunk, spans, {"main": inputs_main}),
+      "check": replace_funcs(chunk, spans, {"main": check_main}),
+      "programs": programs,
+      "grid": grid,
+  }
+
+
 def skip_reason(text, header):
   if "!quant." in text:
     return ("quantized types: gojax IR has none, and jaxlib's Python MLIR context has no quant "
             "dialect to serialize them")
-  if "interpreter.run_parallel" in text:
-    return "needs interpreter.run_parallel (multi-process collective test of the reference interpreter)"
-  if "interpreter.probe" in text or "check.expect_serialized_eq" in text:
-    return "needs interpreter.probe / expect_serialized_eq (reference-interpreter instrumentation)"
   if "interpreter.print" in text or "--interpreter-print-dense" in header:
     return "needs interpreter.print (output compared by FileCheck)"
   if "--args=" in header:
@@ -335,6 +480,44 @@ def main():
         case["artifact"] = rel
         manifest["cases"].append(case)
         continue
+      if "interpreter.run_parallel" in text:
+        # Multi-process test: its programs, the inputs they get and the
+        # checks on their results become separate artifacts (runner.go).
+        def artifact(t):
+          key = hashlib.sha256(f"{SCRIPT_VERSION}\0{target}\0{t}".encode()).hexdigest()
+          rel = os.path.join(vdir, key + ".bc")
+          dst = os.path.join(args.out, rel)
+          if os.path.exists(dst):
+            stats["cached"] += 1
+          else:
+            write_artifact(outdir, dst, serialize(t, target, jax_mlir.make_ir_context, ir, _jax))
+            stats["serialized"] += 1
+          return rel
+        try:
+          parts = parallel_parts(text)
+          check_text, entry = translate(args.corpus, parts["check"])
+          par = {"grid": parts["grid"], "inputs": artifact(translate(args.corpus, parts["inputs"])[0]), "programs": {}}
+          for fn, t in parts["programs"].items():
+            tr = Translator()
+            t = "\n".join(tr.line(l) for l in join_checks(t.splitlines())) + "\n"
+            par["programs"][fn] = artifact(t)
+          case["artifact"] = artifact(check_text)
+        except ValueError as e:
+          case["error"] = f"translate: {e}"
+          stats["failed"] += 1
+          manifest["cases"].append(case)
+          continue
+        except Exception as e:  # MLIR parse/serialize errors: record and go on.
+          msg = " ".join(str(e).split())
+          case["error"] = f"serialize: {msg[:600]}"
+          stats["failed"] += 1
+          manifest["cases"].append(case)
+          continue
+        case["entry"] = entry
+        case["checks"] = check_text.count("@check.")
+        case["parallel"] = par
+        manifest["cases"].append(case)
+        continue
       try:
         translated, entry = translate(args.corpus, text)
       except ValueError as e:
@@ -371,6 +554,11 @@ def main():
     # (and the flat layout of versions before 5) only once a day old, since
     # another checkout may be using them.
     live = {os.path.basename(c["artifact"]) for c in manifest["cases"] if "artifact" in c}
+    for c in manifest["cases"]:
+      par = c.get("parallel")
+      if par:
+        live.add(os.path.basename(par["inputs"]))
+        live.update(os.path.basename(a) for a in par["programs"].values())
     for f in os.listdir(outdir):
       if f.endswith(".bc") and f not in live:
         os.remove(os.path.join(outdir, f))

@@ -65,6 +65,66 @@ class TranslateTest(unittest.TestCase):
     self.assertEqual(self.translate_line(line), line)
 
 
+class ProbeTest(unittest.TestCase):
+
+  def test_probe_and_serialized_eq(self):
+    tr = serialize.Translator()
+    self.assertEqual(
+        tr.line('    %3 = interpreter.probe %2, probe_id = "p/0" : tensor<3xi64>'),
+        '    %3 = stablehlo.custom_call @interpreter.probe(%2) {has_side_effect = true, '
+        'backend_config = "p/0"} : (tensor<3xi64>) -> tensor<3xi64>')
+    self.assertEqual(
+        tr.line('  check.expect_serialized_eq %one, probe_id = "it", iter = 1 : tensor<i64>'),
+        '  stablehlo.custom_call @check.expect_serialized_eq(%one) {has_side_effect = true, '
+        'backend_config = "iter=1,probe_id=it"} : (tensor<i64>) -> ()')
+    self.assertIn('"iter=0,probe_id=x"', tr.line('check.expect_serialized_eq %v, probe_id = "x" : tensor<i1>'))
+
+  def test_trailing_comment_on_a_check(self):
+    out = serialize.Translator().line("  check.expect_eq_const %r#0, dense<1> : tensor<2xi64> // process0")
+    self.assertIn(": (tensor<2xi64>, tensor<2xi64>) -> ()", out)
+
+
+class ParallelTest(unittest.TestCase):
+
+  TEXT = """module @m {
+  func.func @f(%x : tensor<2xi64>) -> tensor<2xi64> {
+    %r = stablehlo.add %x, %x : tensor<2xi64>
+    return %r : tensor<2xi64>
+  }
+  func.func @g() -> tensor<2xi64> {
+    %c = stablehlo.constant dense<1> : tensor<2xi64>
+    return %c : tensor<2xi64>
+  }
+  func.func @main() {
+    %a = stablehlo.constant dense<[1, 2]> : tensor<2xi64>
+    %res:3 = "interpreter.run_parallel"(%a, %a) {
+      programs=[[@f, @g, @f]]
+    } : (tensor<2xi64>, tensor<2xi64>) ->
+        (tensor<2xi64>, tensor<2xi64>,
+         tensor<2xi64>)
+    check.expect_eq_const %res#2, dense<[2, 4]> : tensor<2xi64>
+    func.return
+  }
+}
+"""
+
+  def test_split_into_inputs_programs_and_checks(self):
+    parts = serialize.parallel_parts(self.TEXT)
+    self.assertEqual(parts["grid"], [["f", "g", "f"]])
+    self.assertIn("func.func @main() -> (tensor<2xi64>, tensor<2xi64>) {", parts["inputs"])
+    self.assertIn("func.return %a, %a : tensor<2xi64>, tensor<2xi64>", parts["inputs"])
+    self.assertNotIn("@f", parts["inputs"])
+    check = parts["check"]
+    self.assertIn("func.func @main(%__rp0: tensor<2xi64>, %__rp1: tensor<2xi64>, %__rp2: tensor<2xi64>) {", check)
+    self.assertIn("check.expect_eq_const %__rp2,", check)
+    self.assertNotIn("run_parallel", check)
+    self.assertEqual(sorted(parts["programs"]), ["f", "g"])
+    f = parts["programs"]["f"]
+    self.assertIn("func.func @f(", f)
+    self.assertIn("func.func private @g(", f)
+    self.assertNotIn("@main", f)
+
+
 class EntryTest(unittest.TestCase):
 
   def test_main_wins_and_others_become_private(self):
@@ -94,12 +154,12 @@ class CasesTest(unittest.TestCase):
     path = self.write(
         "// RUN: stablehlo-translate --interpret -split-input-file %s\n\n"
         "func.func @a() {\n  func.return\n}\n\n// -----\n\n"
-        "func.func @b() {\n  %0 = \"interpreter.run_parallel\"() {programs=[[@b]]} : () -> ()\n  func.return\n}\n")
+        "func.func @b() {\n  interpreter.print %x : tensor<i32>\n  func.return\n}\n")
     cases = list(serialize.cases_for_file("interpret", path))
     self.assertEqual([c[0].split("#")[1] for c in cases], ["0:a", "1:b"])
     self.assertIsNone(cases[0][3])
     self.assertIsNone(cases[0][4])
-    self.assertIn("run_parallel", cases[1][3])
+    self.assertIn("interpreter.print", cases[1][3])
 
   def test_upstream_disabled_is_run_with_a_note(self):
     path = self.write("// RUN-DISABLED(inaccurate) stablehlo-opt -inline %s | stablehlo-translate --interpret\n"

@@ -113,7 +113,7 @@ func TestFailuresFile(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{"b": "boom with newline", "d": "bad"}, known)
 	text, _ := os.ReadFile(path)
-	require.Contains(t, string(text), "# 1 passed, 2 failed, 1 skipped of 4 cases (pass rate 33.33% = 1/3 run; skipped excluded)")
+	require.Contains(t, string(text), "# 1 passed, 2 failed, 1 skipped of 4 cases (pass rate 25.00% = 1/4, skipped cases count as not passed; 33.33% of the 3 that ran)")
 	require.Contains(t, string(text), "#   1: n/a")
 
 	// A verdict note on a known failure survives regeneration (once).
@@ -140,8 +140,10 @@ func TestFailuresFile(t *testing.T) {
 func TestSummary(t *testing.T) {
 	s := Summarize([]Result{{Status: Pass}, {Status: Pass}, {Status: Fail}, {Status: Skip}})
 	require.Equal(t, Summary{Passed: 2, Failed: 1, Skipped: 1}, s)
-	require.InDelta(t, 2.0/3, s.PassRate(), 1e-12)
+	require.InDelta(t, 2.0/4, s.PassRate(), 1e-12)
+	require.InDelta(t, 2.0/3, s.RunPassRate(), 1e-12)
 	require.Equal(t, 0.0, Summary{Skipped: 3}.PassRate())
+	require.Equal(t, 0.0, Summary{Skipped: 3}.RunPassRate())
 }
 
 // c128Array packs a row-major complex matrix batch as complex128.

@@ -29,6 +29,9 @@ type Job struct {
 	// Artifact is a jax-export vector's refined program (shape-polymorphic
 	// vectors), replacing <Path>/<Name>.bc.
 	Artifact string `json:"artifact,omitempty"`
+	// Parallel is a stablehlo case run by several processes (artifact
+	// paths resolved); Path is then its checks.
+	Parallel *ParallelSpec `json:"parallel,omitempty"`
 }
 
 type jobResult struct {
@@ -73,7 +76,11 @@ func runJob(j Job) (r Result) {
 	var err error
 	switch j.Kind {
 	case "stablehlo":
-		err = runChecked(j.Path, j.Checks > 0)
+		if j.Parallel != nil {
+			err = runParallel(j.Path, j.Parallel, j.Checks > 0)
+		} else {
+			err = runChecked(j.Path, j.Checks > 0)
+		}
 	case "jax-export":
 		var skip string
 		skip, err = runJAXExport(j.Path, j.Name, j.Artifact)

@@ -6,7 +6,9 @@
 // Outside a manual computation gojax runs one process: every group holds only
 // that process, collectives reduce to copies, and an attribute naming another
 // process is a compile error. Inside one, each partition's copy of the body
-// meets its peers through a kernel.Rendezvous.
+// meets its peers through a kernel.Rendezvous. A grid of replicas x
+// partitions running whole programs (RegisterGrid) meets the same way; how
+// ids name processes is in grid.go.
 package collective
 
 import (
@@ -20,7 +22,7 @@ import (
 
 func init() {
 	kernel.Register("stablehlo.all_reduce", lowerAllReduce)
-	kernel.Register("stablehlo.collective_reduce", lowerAllReduce)
+	kernel.Register("stablehlo.collective_reduce", lowerCollectiveReduce)
 	kernel.Register("stablehlo.cross-replica-sum", lowerAllReduce)
 	kernel.Register("stablehlo.all_gather", lowerAllGather)
 	kernel.Register("stablehlo.reduce_scatter", lowerReduceScatter)
@@ -33,11 +35,13 @@ func init() {
 }
 
 // comm is where one collective op runs: the partition (nil: the single
-// process) and this partition's group, in group order.
+// process) and this process's group as flat process ids (see grid.go), in
+// group order; group is nil when the process is in no group (it still takes
+// part in every exchange, so the rendezvous stays in step).
 type comm struct {
 	part  *kernel.Partition
 	group []int
-	pos   int // index of this partition in group
+	pos   int // index of this process in group
 }
 
 func partitionOf(ctx kernel.Context) *kernel.Partition {
@@ -66,24 +70,32 @@ func intList(a ir.Attr) (vals, dims []int64, ok bool) {
 	return nil, nil, false
 }
 
-// crossPartition reports whether the op's ids name partitions: it has a
-// channel (channel_id > 0) or uses global device ids. Otherwise ids name
-// replicas, and gojax has one replica.
-func crossPartition(op *ir.Op) bool {
-	if g, ok := op.Attrs.Bool("use_global_device_ids"); ok && g {
+// channelOnly ops name partitions exactly when they have a channel.
+func channelOnly(name string) bool {
+	switch name {
+	case "stablehlo.all_to_all", "stablehlo.collective_permute", "stablehlo.collective_broadcast":
 		return true
 	}
-	if _, unit := op.Attrs["use_global_device_ids"].(ir.UnitAttr); unit {
-		return true
-	}
-	id, ok := op.Attrs.Int("channel_id")
-	return ok && id > 0
+	return false
 }
 
-// groupOf resolves replica_groups for this partition.
+// groupOf resolves replica_groups for this process; a process in no group is
+// an error.
 func groupOf(ctx kernel.Context, op *ir.Op) (*comm, error) {
-	part := partitionOf(ctx)
-	c := &comm{part: part, group: []int{0}}
+	c, err := groupIn(ctx, op, false)
+	if err == nil && c.group == nil {
+		pr := procOf(ctx)
+		return nil, op.Errorf("process (replica %d, partition %d) is in no replica group", pr.replica, pr.partition)
+	}
+	return c, err
+}
+
+// groupIn resolves replica_groups (mode per grid.go); with allowNone a
+// process outside every group gets a nil group.
+func groupIn(ctx kernel.Context, op *ir.Op, allowNone bool) (*comm, error) {
+	pr := procOf(ctx)
+	m := modeOf(op, channelOnly(op.Name))
+	c := &comm{part: pr.part}
 	var vals, dims []int64
 	if a, ok := op.Attrs["replica_groups"]; ok {
 		var okList bool
@@ -91,48 +103,54 @@ func groupOf(ctx kernel.Context, op *ir.Op) (*comm, error) {
 			return nil, op.Errorf("replica_groups %s has an unexpected form", a)
 		}
 	}
-	if part == nil || !crossPartition(op) {
-		for _, id := range vals {
-			if id != 0 && id != -1 {
-				return nil, op.Errorf("replica group names process %d, but gojax runs a single process here (num_replicas = 1; partitions only inside a manual computation)", id)
-			}
+	limit, self := pr.limit(m), pr.mine(m)
+	flat := 0
+	if pr.part != nil {
+		flat = pr.part.Self
+	}
+	var groups [][]int
+	if len(vals) == 0 { // no groups: every id together
+		all := make([]int, limit)
+		for i := range all {
+			all[i] = i
 		}
-		if part != nil {
-			c.group = []int{part.Self} // one replica: each partition alone
-		}
-		return c, nil
+		groups = [][]int{all}
 	}
 	size := len(vals)
 	if len(dims) == 2 {
 		size = int(dims[1])
 	}
-	if len(vals) == 0 { // no groups: all partitions together
-		c.group = make([]int, part.Count)
-		for i := range c.group {
-			c.group[i] = i
-		}
-		c.pos = part.Self
-		return c, nil
-	}
-	for g := 0; g+size <= len(vals); g += size {
+	for g := 0; size > 0 && g+size <= len(vals); g += size {
 		var members []int
 		for _, id := range vals[g : g+size] {
 			if id == -1 {
 				continue
 			}
-			if id < 0 || id >= int64(part.Count) {
-				return nil, op.Errorf("replica group names partition %d of %d", id, part.Count)
+			if id < 0 || id >= int64(limit) {
+				return nil, op.Errorf("replica group names process %d of %d, but %s", id, limit, pr.describe(m))
 			}
 			members = append(members, int(id))
 		}
-		for i, m := range members {
-			if m == part.Self {
-				c.group, c.pos = members, i
-				return c, nil
+		groups = append(groups, members)
+	}
+	for _, g := range groups {
+		for _, id := range g {
+			if id != self {
+				continue
 			}
+			c.group = pr.members(m, g)
+			for i, f := range c.group {
+				if f == flat {
+					c.pos = i
+				}
+			}
+			return c, nil
 		}
 	}
-	return nil, op.Errorf("partition %d is in no replica group", part.Self)
+	if !allowNone {
+		return nil, op.Errorf("process (replica %d, partition %d) is in no replica group (%s)", pr.replica, pr.partition, m)
+	}
+	return c, nil
 }
 
 // exchange shares data with every partition (see kernel.Rendezvous) and
@@ -144,6 +162,10 @@ func (c *comm) exchange(data []byte, read func(group [][]byte)) error {
 	}
 	mine := make([][]byte, len(c.group))
 	return c.part.Meet.Exchange(c.part.Self, data, func(all [][]byte) {
+		if c.group == nil {
+			read(nil)
+			return
+		}
 		for i, p := range c.group {
 			mine[i] = all[p]
 		}
@@ -214,6 +236,19 @@ func tensors(op *ir.Op) (ins, outs []*ir.TensorType, err error) {
 }
 
 func lowerAllReduce(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+	return lowerReduce(ctx, op, false)
+}
+
+// lowerCollectiveReduce: like all_reduce, but only the first process of each
+// group (its root) gets the reduction; the others get zeros.
+func lowerCollectiveReduce(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+	if r, ok := op.Attrs.Bool("has_dynamic_root"); ok && r {
+		return nil, op.Errorf("has_dynamic_root is not supported")
+	}
+	return lowerReduce(ctx, op, true)
+}
+
+func lowerReduce(ctx kernel.Context, op *ir.Op, rootOnly bool) (kernel.Step, error) {
 	c, err := groupOf(ctx, op)
 	if err != nil {
 		return nil, err
@@ -237,10 +272,15 @@ func lowerAllReduce(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 			reducers = append(reducers, r)
 		}
 	}
+	zeros := rootOnly && c.pos != 0
 	return func(in, out [][]byte) error {
 		for i := range in {
 			var rerr error
 			if err := c.exchange(in[i], func(parts [][]byte) {
+				if zeros {
+					clear(out[i])
+					return
+				}
 				if reducers == nil {
 					copy(out[i], parts[0])
 					return
@@ -423,7 +463,7 @@ func lowerAllToAll(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 }
 
 func lowerCollectiveBroadcast(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
-	c, err := groupOf(ctx, op)
+	c, err := groupIn(ctx, op, true)
 	if err != nil {
 		return nil, err
 	}
@@ -435,7 +475,13 @@ func lowerCollectiveBroadcast(ctx kernel.Context, op *ir.Op) (kernel.Step, error
 		return nil, op.Errorf("result %s differs from operand %s", outs[0], ins[0])
 	}
 	return func(in, out [][]byte) error {
-		return c.exchange(in[0], func(parts [][]byte) { copy(out[0], parts[0]) })
+		return c.exchange(in[0], func(parts [][]byte) {
+			if len(parts) == 0 {
+				clear(out[0]) // in no group: zeros, per spec
+				return
+			}
+			copy(out[0], parts[0])
+		})
 	}, nil
 }
 
@@ -451,53 +497,42 @@ func lowerCollectivePermute(ctx kernel.Context, op *ir.Op) (kernel.Step, error) 
 	if !ok && op.Attrs["source_target_pairs"] != nil {
 		return nil, op.Errorf("source_target_pairs %s has an unexpected form", op.Attrs["source_target_pairs"])
 	}
-	part := partitionOf(ctx)
-	self, count := 0, 1
-	if part != nil && crossPartition(op) {
-		self, count = part.Self, part.Count
-	}
+	pr := procOf(ctx)
+	m := modeOf(op, true)
+	limit, self := pr.limit(m), pr.mine(m)
 	source := -1
 	targets := map[int64]bool{}
 	for i := 0; i+1 < len(pairs); i += 2 {
 		s, t := pairs[i], pairs[i+1]
-		if s < 0 || t < 0 || s >= int64(count) || t >= int64(count) {
-			if count == 1 {
+		if s < 0 || t < 0 || s >= int64(limit) || t >= int64(limit) {
+			if pr.part == nil {
 				return nil, op.Errorf("source_target_pairs name process %d -> %d, but gojax runs a single process here", s, t)
 			}
-			return nil, op.Errorf("source_target_pairs name %d -> %d of %d partitions", s, t, count)
+			return nil, op.Errorf("source_target_pairs name %d -> %d of %d, but %s", s, t, limit, pr.describe(m))
 		}
 		if targets[t] {
-			return nil, op.Errorf("partition %d is the target of two pairs", t)
+			return nil, op.Errorf("process %d is the target of two pairs", t)
 		}
 		targets[t] = true
 		if t == int64(self) {
 			source = int(s)
 		}
 	}
-	c := &comm{part: part}
-	if part != nil {
-		if count > 1 {
-			c.group = make([]int, part.Count)
-			for i := range c.group {
-				c.group[i] = i
-			}
-		} else {
-			c.group = []int{part.Self}
-			if source == 0 {
-				source = part.Self // cross-replica 0 -> 0 on every partition
-			}
+	// Every process takes part in the exchange; the source is a flat id.
+	c := &comm{part: pr.part, group: []int{0}}
+	if pr.part != nil {
+		c.group = make([]int, pr.part.Count)
+		for i := range c.group {
+			c.group[i] = i
 		}
-	} else {
-		c.group = []int{0}
+	}
+	if source >= 0 {
+		source = pr.members(m, []int{source})[0]
 	}
 	return func(ins, outs [][]byte) error {
 		return c.exchange(ins[0], func(all [][]byte) {
 			if source < 0 {
 				clear(outs[0]) // nothing is sent here: zeros, per spec
-				return
-			}
-			if len(c.group) == 1 {
-				copy(outs[0], all[0])
 				return
 			}
 			copy(outs[0], all[source])
@@ -522,12 +557,10 @@ func idStep(op *ir.Op, id int) (kernel.Step, error) {
 	}, nil
 }
 
-func lowerReplicaID(ctx kernel.Context, op *ir.Op) (kernel.Step, error) { return idStep(op, 0) }
+func lowerReplicaID(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+	return idStep(op, procOf(ctx).replica)
+}
 
 func lowerPartitionID(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
-	id := 0
-	if p := partitionOf(ctx); p != nil {
-		id = p.Self
-	}
-	return idStep(op, id)
+	return idStep(op, procOf(ctx).partition)
 }
