@@ -2,7 +2,8 @@
 //
 // Pipeline: vhlo.Read → verify.Module → clone → the pass table in passes.go
 // (composites → calls, called computations → regions, inlining,
-// pass-through removal, constant folding, dead-code elimination,
+// pass-through removal, legacy-op rewrites (einsum, torch_index_select),
+// constant folding, dead-code elimination,
 // elementwise fusion, donation scheduling), with structural invariants
 // checked after every pass → build.go lowers the entry function into a plan.
 // Fusion (pass_fuse.go, fusion.go) turns trees of elementwise ops, with the

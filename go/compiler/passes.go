@@ -29,6 +29,7 @@ var passes = []pass{
 	{"called", attachCalledComputations}, // custom_call called_computations → regions of the op
 	{"inline", inlineCalls},              // func.call → callee body; drop functions other than the entry
 	{"passthrough", removePassThrough},   // sdy.*, unrealized casts, optimization_barrier, tuples
+	{"legacy", rewriteLegacyOps},         // einsum, unary_einsum, torch_index_select → reduce/dot_general/transpose, gather
 	{"fold", foldConstants},              // ops whose operands are all constants → constants
 	{"powers", rewritePowers},            // x**1, x**2, x**3, x**-1 → multiplies/divide, as XLA does
 	{"dce", eliminateDeadCode},           // ops whose results are unused and that have no effects
