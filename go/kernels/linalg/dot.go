@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
@@ -269,6 +270,31 @@ func dotStep(kind computeKind, p *gemmPlan, le, re, oe ir.ElemType, par parallel
 	switch kind {
 	case computeF32:
 		return func(ins, outs [][]byte) error {
+			if (le == ir.BF16 || re == ir.BF16) && p.packedOnly() {
+				// bf16 operands are widened while packing, in parallel,
+				// instead of in whole-array passes first.
+				a, ar := srcF32(ins[0], le)
+				b, br := srcF32(ins[1], re)
+				c, cr := viewF32Out(outs[0], oe)
+				var fin func(off, rows, cols, ldc int)
+				if cr != nil {
+					// Narrow each output tile as its worker finishes it.
+					out := outs[0]
+					es := oe.ByteSize()
+					fin = func(off, rows, cols, ldc int) {
+						for i := 0; i < rows; i++ {
+							o := off + i*ldc
+							fromF32(out[o*es:(o+cols)*es], c[o:o+cols], oe)
+						}
+					}
+				}
+				gemmSrc(p, ukF32, a, b, c, par, f32scratch, fin)
+				if cr != nil {
+					cr.release()
+				}
+				releaseAll(ar, br)
+				return nil
+			}
 			a, ar := viewF32(ins[0], le)
 			b, br := viewF32(ins[1], re)
 			c, cr := viewF32Out(outs[0], oe)
@@ -370,6 +396,18 @@ func viewF32(b []byte, t ir.ElemType) ([]float32, *buf[float32]) {
 	s := f32scratch(len(b) / t.ByteSize())
 	toF32(s.s, b, t)
 	return s.s, s
+}
+
+// srcF32 is viewF32 for gemmSrc: bf16 operands are read as they are.
+func srcF32(b []byte, t ir.ElemType) (operand[float32], *buf[float32]) {
+	if t == ir.BF16 {
+		if len(b) < 2 {
+			return operand[float32]{bf16: []uint16{}}, nil
+		}
+		return operand[float32]{bf16: unsafe.Slice((*uint16)(unsafe.Pointer(&b[0])), len(b)/2)}, nil
+	}
+	v, r := viewF32(b, t)
+	return operand[float32]{v: v}, r
 }
 
 func viewF32Out(b []byte, t ir.ElemType) ([]float32, *buf[float32]) {

@@ -1,6 +1,10 @@
 package linalg
 
-import "runtime"
+import (
+	"math"
+	"runtime"
+	"unsafe"
+)
 
 // Packed, cache-blocked GEMM for f32 and f64 (the dot_general hot path).
 //
@@ -92,6 +96,29 @@ type parallelFn func(n, grain int, fn func(lo, hi int))
 // K block, the blocks added to c in ascending order, so results do not
 // depend on the tiling or the worker count.
 func gemm[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b, c []T, par parallelFn, pool func(n int) *buf[T]) {
+	gemmSrc(p, uk, operand[T]{v: a}, operand[T]{v: b}, c, par, pool, nil)
+}
+
+// operand is one GEMM input: its elements as T, or, for float32 compute
+// only, bfloat16 bits widened while packing (exact, so the result is the
+// same as converting the whole operand first).
+type operand[T float32 | float64] struct {
+	v    []T
+	bf16 []uint16
+}
+
+// packedOnly reports whether gemmSrc would run this plan through the
+// packed path (not the thin one), which is the only path that reads bf16
+// operands directly.
+func (p *gemmPlan) packedOnly() bool {
+	return p.batch > 0 && p.m > 2 && p.n > 2 && p.k > 0
+}
+
+// gemmSrc is gemm on operands that may be bf16. When fin is not nil, the
+// packed path calls it from the worker for each finished output tile:
+// rows×cols elements of c starting at off, row stride ldc (so a narrow
+// result can be written while the tile is still in cache).
+func gemmSrc[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b operand[T], c []T, par parallelFn, pool func(n int) *buf[T], fin func(off, rows, cols, ldc int)) {
 	if p.batch == 0 || p.m == 0 || p.n == 0 {
 		return
 	}
@@ -101,7 +128,8 @@ func gemm[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b, c []T, par 
 	}
 	if p.n <= 2 || p.m <= 2 {
 		// Matrix-vector shapes: packing into micro-tiles would mostly pad.
-		thinGemm(p, a, b, c, par)
+		// (Callers pass bf16 operands only when packedOnly.)
+		thinGemm(p, a.v, b.v, c, par)
 		return
 	}
 	mr, nr := uk.mr, uk.nr
@@ -152,15 +180,26 @@ func gemm[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b, c []T, par 
 			for p0 := 0; p0 < p.k; p0 += kcb {
 				k := min(kcb, p.k-p0)
 				if key := bi*tilesN + jt; !oneK || packed != key {
-					packB(bp, b[p.rhsBatch[bi]:], p.rhsK[p0:p0+k], p.rhsCol[j0:j0+n], nr, p.rhsColUnit)
+					if b.bf16 != nil {
+						packBBF16(asF32(bp), b.bf16[p.rhsBatch[bi]:], p.rhsK[p0:p0+k], p.rhsCol[j0:j0+n], nr, p.rhsColUnit)
+					} else {
+						packB(bp, b.v[p.rhsBatch[bi]:], p.rhsK[p0:p0+k], p.rhsCol[j0:j0+n], nr, p.rhsColUnit)
+					}
 					packed = key
 				}
 				acc := p0 > 0
 				for ic := 0; ic < m; ic += mcb {
 					mm := min(mcb, m-ic)
-					packA(ap, a[p.lhsBatch[bi]:], p.lhsRow[i0+ic:i0+ic+mm], p.lhsK[p0:p0+k], mr, p.lhsKUnit)
+					if a.bf16 != nil {
+						packABF16(asF32(ap), a.bf16[p.lhsBatch[bi]:], p.lhsRow[i0+ic:i0+ic+mm], p.lhsK[p0:p0+k], mr, p.lhsKUnit)
+					} else {
+						packA(ap, a.v[p.lhsBatch[bi]:], p.lhsRow[i0+ic:i0+ic+mm], p.lhsK[p0:p0+k], mr, p.lhsKUnit)
+					}
 					macroKernel(uk, k, ap, bp, cb[(i0+ic)*p.n+j0:], p.n, mm, n, acc, tmp)
 				}
+			}
+			if fin != nil {
+				fin(bi*p.m*p.n+i0*p.n+j0, m, n, p.n)
 			}
 		}
 	}
@@ -301,6 +340,88 @@ func packB[T float32 | float64](dst, b []T, ks, cols []int, nr int, unit bool) {
 				row[j] = b[ko+co]
 			}
 		}
+	}
+}
+
+// asF32 reinterprets a packing buffer as float32; bf16 operands exist only
+// for float32 compute, so T is float32 whenever it is called.
+func asF32[T float32 | float64](s []T) []float32 {
+	var z T
+	if unsafe.Sizeof(z) != 4 {
+		panic("linalg: bf16 operand in a float64 GEMM")
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
+}
+
+func widenBF16(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
+
+// packABF16 is packA reading bfloat16 bits.
+func packABF16(dst []float32, a []uint16, rows, ks []int, mr int, unit bool) {
+	k := len(ks)
+	for i0 := 0; i0 < len(rows); i0 += mr {
+		pan := dst[(i0/mr)*mr*k : (i0/mr+1)*mr*k]
+		mm := min(mr, len(rows)-i0)
+		if unit && mm == 14 && k > 0 {
+			packA14BF16(pan, a, rows[i0:i0+14], ks[0], k)
+			continue
+		}
+		if mm < mr {
+			clear(pan)
+		}
+		for i := 0; i < mm; i++ {
+			ro := rows[i0+i]
+			for p, ko := range ks {
+				pan[p*mr+i] = widenBF16(a[ro+ko])
+			}
+		}
+	}
+}
+
+func packA14BF16(pan []float32, a []uint16, rows []int, k0, k int) {
+	_ = rows[13]
+	r0, r1, r2, r3 := a[rows[0]+k0:][:k], a[rows[1]+k0:][:k], a[rows[2]+k0:][:k], a[rows[3]+k0:][:k]
+	r4, r5, r6, r7 := a[rows[4]+k0:][:k], a[rows[5]+k0:][:k], a[rows[6]+k0:][:k], a[rows[7]+k0:][:k]
+	r8, r9, r10, r11 := a[rows[8]+k0:][:k], a[rows[9]+k0:][:k], a[rows[10]+k0:][:k], a[rows[11]+k0:][:k]
+	r12, r13 := a[rows[12]+k0:][:k], a[rows[13]+k0:][:k]
+	pan = pan[:14*k]
+	for p := range r0 {
+		d := (*[14]float32)(pan[14*p:])
+		d[0], d[1], d[2], d[3] = widenBF16(r0[p]), widenBF16(r1[p]), widenBF16(r2[p]), widenBF16(r3[p])
+		d[4], d[5], d[6], d[7] = widenBF16(r4[p]), widenBF16(r5[p]), widenBF16(r6[p]), widenBF16(r7[p])
+		d[8], d[9], d[10], d[11] = widenBF16(r8[p]), widenBF16(r9[p]), widenBF16(r10[p]), widenBF16(r11[p])
+		d[12], d[13] = widenBF16(r12[p]), widenBF16(r13[p])
+	}
+}
+
+// packBBF16 is packB reading bfloat16 bits.
+func packBBF16(dst []float32, b []uint16, ks, cols []int, nr int, unit bool) {
+	k := len(ks)
+	for j0 := 0; j0 < len(cols); j0 += nr {
+		pan := dst[(j0/nr)*nr*k : (j0/nr+1)*nr*k]
+		nn := min(nr, len(cols)-j0)
+		cs := cols[j0 : j0+nn]
+		if nn < nr {
+			clear(pan)
+		}
+		for p, ko := range ks {
+			row := pan[p*nr : p*nr+nn]
+			if unit {
+				widenRowBF16(row, b[ko+cs[0]:][:len(row)])
+				continue
+			}
+			for j, co := range cs {
+				row[j] = widenBF16(b[ko+co])
+			}
+		}
+	}
+}
+
+// widenRowBF16 widens len(dst) bf16 values; widenRowBF16Asm replaces it
+// where the CPU has AVX-512.
+var widenRowBF16 = func(dst []float32, src []uint16) {
+	src = src[:len(dst)]
+	for j, h := range src {
+		dst[j] = widenBF16(h)
 	}
 }
 

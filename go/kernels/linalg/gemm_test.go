@@ -175,3 +175,42 @@ func TestDotGeneralEveryKernelDeterministic(t *testing.T) {
 		}
 	})
 }
+
+// bf16 operands are widened while packing; widening is exact, so the
+// result must be bit-identical to the f32 product of the widened values,
+// for bf16×bf16 and mixed bf16×f32, and a bf16 result its rounding.
+func TestDotGeneralBF16MatchesF32(t *testing.T) {
+	withKernels(t, func(t *testing.T) {
+		r := rand.New(rand.NewSource(9))
+		for _, tc := range append(append([]dotShapeCase(nil), dotShapeCases...),
+			dotShapeCase{"edges", []int64{45, 530}, []int64{530, 77}, dotDims{lhsContract: []int64{1}, rhsContract: []int64{0}}}) {
+			os := dotOutShape(tc.ls, tc.rs, tc.d)
+			attrs := dotAttrs(tc.d.lhsBatch, tc.d.rhsBatch, tc.d.lhsContract, tc.d.rhsContract)
+			nl, nr := 1, 1
+			for _, x := range tc.ls {
+				nl *= int(x)
+			}
+			for _, x := range tc.rs {
+				nr *= int(x)
+			}
+			ah, bh := make([]byte, 2*nl), make([]byte, 2*nr)
+			fromF32(ah, randF32(r, nl), ir.BF16)
+			fromF32(bh, randF32(r, nr), ir.BF16)
+			af, bf := make([]float32, nl), make([]float32, nr)
+			toF32(af, ah, ir.BF16)
+			toF32(bf, bh, ir.BF16)
+			run := func(le, re, oe ir.ElemType, x, y []byte) []byte {
+				op := mkOp("stablehlo.dot_general", []*ir.TensorType{ir.Tensor(le, tc.ls...), ir.Tensor(re, tc.rs...)},
+					[]*ir.TensorType{ir.Tensor(oe, os...)}, attrs)
+				return runOp(t, fakeCtx{3}, op, x, y)[0]
+			}
+			want := run(ir.F32, ir.F32, ir.F32, f32Bytes(af), f32Bytes(bf))
+			require.Equal(t, want, run(ir.BF16, ir.BF16, ir.F32, ah, bh), "%s bf16×bf16", tc.name)
+			require.Equal(t, want, run(ir.BF16, ir.F32, ir.F32, ah, f32Bytes(bf)), "%s bf16×f32", tc.name)
+			require.Equal(t, want, run(ir.F32, ir.BF16, ir.F32, f32Bytes(af), bh), "%s f32×bf16", tc.name)
+			wantH := make([]byte, len(want)/2)
+			fromF32(wantH, bytesF32(want), ir.BF16)
+			require.Equal(t, wantH, run(ir.BF16, ir.BF16, ir.BF16, ah, bh), "%s bf16 result", tc.name)
+		}
+	})
+}
