@@ -11,11 +11,13 @@ other libraries can read it in place:
   ``jax.dlpack.from_dlpack`` maps every kDLCPU tensor to the XLA "cpu"
   backend: without ``device=`` the result is on XLA's CPU device, not gojax,
   and with ``JAX_PLATFORMS=gojax`` it fails ("Unknown backend cpu").
-* :func:`to_arrow` / :func:`from_arrow` cross the Arrow C Data Interface. The
-  exported ArrowArray's values buffer is the gojax buffer itself; its release
-  callback (C, in go/interop/arrowx) drops the owner registered here, a NumPy
-  view that holds JAX's external reference, so the memory outlives ``del x``
-  and even ``x.delete()`` until every Arrow consumer has released it.
+* :func:`to_arrow` / :func:`from_arrow` cross the Arrow C Data Interface
+  through Apache Arrow Go v15's cdata (go/interop/arrowx). The exported
+  ArrowArray's values buffer is the gojax buffer itself; its release callback
+  drops the owner registered here, a NumPy view that holds JAX's external
+  reference, so the memory outlives ``del x`` and even ``x.delete()`` until
+  every Arrow consumer has released it. An import hands gojax the producer's
+  buffer, held (through a NumPy view) until the gojax array is gone.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ __all__ = [
     "from_arrow",
     "from_dlpack",
     "live_arrow_exports",
+    "live_arrow_imports",
     "to_arrow",
 ]
 
@@ -91,6 +94,11 @@ def live_arrow_exports() -> int:
     """How many Arrow exports are still held by a consumer (for tests and leak checks)."""
     with _owners_lock:
         return len(_owners)
+
+
+def live_arrow_imports() -> int:
+    """How many Arrow imports gojax still holds (for tests and leak checks)."""
+    return int(_pyapi.ArrowLiveImports())
 
 
 # ------------------------------------------------------------- devices ---
@@ -161,12 +169,11 @@ def _export_structs(view: np.ndarray, dtype: str) -> tuple[int, int]:
     shape_s = ",".join(str(int(d)) for d in shape)
     schema, array = int(_pyapi.ArrowNewSchema()), int(_pyapi.ArrowNewArray())
     try:
-        _pyapi.ArrowExportSchema(schema, dtype, shape_s)
         handle = _register(view)
         try:
-            _pyapi.ArrowExportArray(array, view.ctypes.data, dtype, shape_s, handle, _RELEASE_HOOK_ADDR)
+            _pyapi.ArrowExportArray(array, schema, view.ctypes.data, dtype, shape_s, handle, _RELEASE_HOOK_ADDR)
         except BaseException:
-            _on_release(handle)
+            _on_release(handle)  # a failed export never calls the hook
             raise
     except BaseException:
         _free_structs(schema, array)
@@ -213,8 +220,8 @@ def to_arrow(x: Any, *, copy: bool | None = None) -> Any:
     pa = _pyarrow()
     view, dtype = _export_source(x)
     _check_arrow_dtype(dtype, copy)
-    if dtype == "bool":
-        return _bool_array(pa, view)
+    if dtype == "bool" or _empty_rows(view.shape):
+        return _pyarrow_tensor(pa, view)
     if copy:
         view = np.array(view, copy=True)
     schema, array = _export_structs(view, dtype)
@@ -224,17 +231,24 @@ def to_arrow(x: Any, *, copy: bool | None = None) -> Any:
         _free_structs(schema, array)
 
 
-def _bool_array(pa: Any, host: np.ndarray) -> Any:
-    # Packing one byte per element into Arrow's bitmap is the copy.
-    flat = pa.array(host.reshape(-1), type=pa.bool_())
+def _empty_rows(shape: tuple[int, ...]) -> bool:
+    # Rows of no elements: Arrow Go v15 has no fixed_size_list of size 0
+    # (arrow.FixedSizeListOf panics), so pyarrow builds these; no data to share.
+    return len(shape) > 1 and 0 in shape[1:]
+
+
+def _pyarrow_tensor(pa: Any, host: np.ndarray) -> Any:
+    """host converted by pyarrow: bool (packing one byte per element into
+    Arrow's bitmap is the copy) and tensors with empty rows."""
+    typ = pa.from_numpy_dtype(host.dtype)
+    flat = pa.array(host.reshape(-1), type=typ)
     if host.ndim <= 1:
         return flat
     inner = int(np.prod(host.shape[1:]))
     storage = pa.FixedSizeListArray.from_arrays(flat, list_size=inner) if inner else pa.array(
-        [[]] * host.shape[0], type=pa.list_(pa.bool_(), 0)
+        [[]] * host.shape[0], type=pa.list_(typ, 0)
     )
-    typ = pa.fixed_shape_tensor(pa.bool_(), list(host.shape[1:]))
-    return pa.ExtensionArray.from_storage(typ, storage)
+    return pa.ExtensionArray.from_storage(pa.fixed_shape_tensor(typ, list(host.shape[1:])), storage)
 
 
 class ArrowTensor:
@@ -249,8 +263,12 @@ class ArrowTensor:
     def __init__(self, x: Any):
         self._view, self._dtype = _export_source(x)
         _check_arrow_dtype(self._dtype, False)
+        # Nothing to share in rows of no elements; pyarrow exports those.
+        self._empty = _pyarrow_tensor(_pyarrow(), self._view) if _empty_rows(self._view.shape) else None
 
     def __arrow_c_schema__(self) -> object:
+        if self._empty is not None:
+            return self._empty.type.__arrow_c_schema__()
         schema = int(_pyapi.ArrowNewSchema())
         shape = self._view.shape if self._view.ndim else (1,)
         try:
@@ -267,6 +285,8 @@ class ArrowTensor:
             have = _pyarrow().DataType._import_from_c_capsule(self.__arrow_c_schema__())
             if want != have:
                 raise ValueError(f"gojax.ArrowTensor: cannot export {have} as {want} without a copy")
+        if self._empty is not None:
+            return self._empty.__arrow_c_array__()
         schema, array = _export_structs(self._view, self._dtype)
         return _capsule(schema, _SCHEMA_NAME, _FREE_SCHEMA), _capsule(array, _ARRAY_NAME, _FREE_ARRAY)
 
@@ -316,57 +336,99 @@ def _as_single_array(pa: Any, a: Any) -> Any:
     )
 
 
-def _values_view(pa: Any, arr: Any, fill_value: Any) -> np.ndarray:
-    """A 1-D NumPy view of a primitive array's values (zero-copy when null-free)."""
-    typ = arr.type
-    if arr.null_count:
-        if fill_value is None:
-            raise ValueError(
-                f"gojax.from_arrow: the array has {arr.null_count} null(s); JAX arrays cannot "
-                "hold nulls: pass fill_value= to replace them (this copies)"
-            )
-        arr = arr.fill_null(pa.scalar(fill_value, type=typ))
-    if pa.types.is_boolean(typ):
-        # Arrow booleans are bit-packed: unpacking to bytes copies.
-        return arr.to_numpy(zero_copy_only=False)
-    if not (pa.types.is_integer(typ) or pa.types.is_floating(typ)):
-        raise TypeError(f"gojax.from_arrow: Arrow type {typ} has no JAX dtype")
-    dtype = np.dtype(typ.to_pandas_dtype())
-    buf = arr.buffers()[1]
-    if len(arr) == 0:
-        return np.empty(0, dtype)
-    # The view holds buf, which holds the Arrow memory.
-    return np.frombuffer(buf, dtype=dtype, count=len(arr), offset=arr.offset * dtype.itemsize)
+def _value_type(pa: Any, typ: Any) -> Any:
+    if isinstance(typ, pa.BaseExtensionType):
+        typ = typ.storage_type
+    return typ.value_type if pa.types.is_fixed_size_list(typ) else typ
 
 
-def _host_view(pa: Any, arr: Any, fill_value: Any) -> np.ndarray:
+def _fill_bits(pa: Any, typ: Any, fill_value: Any) -> tuple[bool, int]:
+    """fill_value as gojax's import wants it: its little-endian bit pattern in
+    the array's dtype."""
+    if fill_value is None:
+        return False, 0
+    value = _value_type(pa, typ)
+    if not (pa.types.is_boolean(value) or pa.types.is_integer(value) or pa.types.is_floating(value)):
+        return True, 0  # the import refuses the type itself
+    dtype = np.dtype(value.to_pandas_dtype())
+    return True, int.from_bytes(np.asarray(fill_value, dtype=dtype).tobytes(), "little")
+
+
+class _ArrowImport:
+    """One array imported by gojax (go/interop/arrowx): NumPy views keep this
+    object as their base, and dropping the last one releases the import (the
+    producer's release callback runs, or gojax's converted copy is freed)."""
+
+    def __init__(self, handle: int):
+        self._handle = handle
+        shape = tuple(int(d) for d in _pyapi.ArrowImportShape(handle).split(","))
+        self.dtype = np.dtype(_pyapi.ArrowImportDType(handle))
+        self.copied = bool(_pyapi.ArrowImportCopied(handle))
+        self.__array_interface__ = {
+            "version": 3,
+            "shape": shape,
+            "typestr": self.dtype.str,
+            "data": (int(_pyapi.ArrowImportData(handle)), True),
+        }
+
+    def release(self) -> None:
+        handle, self._handle = self._handle, 0
+        if handle:
+            _pyapi.ArrowImportRelease(handle)
+
+    def __del__(self) -> None:
+        try:
+            self.release()
+        except Exception:  # pragma: no cover - interpreter teardown
+            pass
+
+
+_IMPORT_ERRORS = (("TypeError: ", TypeError), ("ValueError: ", ValueError))
+
+
+def _import_view(pa: Any, arr: Any, fill_value: Any) -> np.ndarray:
+    """A NumPy view of arr's values imported by gojax through the C Data
+    Interface: the producer's memory when there is nothing to convert."""
+    has_fill, bits = _fill_bits(pa, arr.type, fill_value)
+    schema, array = arr.__arrow_c_array__()
+    try:
+        handle = _pyapi.ArrowImport(
+            _capsule_get_pointer(array, _ARRAY_NAME), _capsule_get_pointer(schema, _SCHEMA_NAME), has_fill, bits
+        )
+    except RuntimeError as e:
+        msg = str(e)
+        for prefix, cls in _IMPORT_ERRORS:
+            if msg.startswith(prefix):
+                raise cls("gojax.from_arrow: " + msg[len(prefix):]) from None
+        raise
+    owner = _ArrowImport(int(handle))
+    shape = owner.__array_interface__["shape"]
+    if 0 in shape:
+        owner.release()
+        return np.empty(shape, owner.dtype)
+    return np.asarray(owner)
+
+
+def _fallback_view(pa: Any, arr: Any, fill_value: Any) -> np.ndarray | None:
+    """What Arrow Go v15 cannot import, converted by pyarrow (one copy):
+    tensors stored transposed (a permutation; gojax does not transpose) and
+    fixed_size_list<T>[0] storage (Arrow Go has no list of size 0). None when
+    gojax imports arr itself."""
     typ = arr.type
     if isinstance(typ, pa.FixedShapeTensorType):
         perm = typ.permutation
         if perm is not None and list(perm) != sorted(perm):
-            return arr.to_numpy_ndarray()  # a transposed layout: one copy
-        shape = (len(arr), *typ.shape)
-        return _tensor_view(pa, arr.storage, shape, fill_value)
-    if pa.types.is_fixed_size_list(typ):
-        return _tensor_view(pa, arr, (len(arr), typ.list_size), fill_value)
-    return _values_view(pa, arr, fill_value)
-
-
-def _tensor_view(pa: Any, storage: Any, shape: tuple[int, ...], fill_value: Any) -> np.ndarray:
-    size = storage.type.list_size
-    # .values ignores the list array's offset; slice the child to this array's rows.
-    values = storage.values.slice(storage.offset * size, len(storage) * size)
-    if storage.null_count:
-        if fill_value is None:
-            raise ValueError(
-                f"gojax.from_arrow: the tensor array has {storage.null_count} null element(s); "
-                "pass fill_value= to replace them (this copies)"
-            )
-        flat = np.array(_values_view(pa, values, fill_value), copy=True)
-        rows = flat.reshape(len(storage), size)
-        rows[storage.is_null().to_numpy(zero_copy_only=False)] = fill_value
-        return rows.reshape(shape)
-    return _values_view(pa, values, fill_value).reshape(shape)
+            return arr.to_numpy_ndarray()
+    storage = arr.storage if isinstance(typ, pa.BaseExtensionType) else arr
+    if not (pa.types.is_fixed_size_list(storage.type) and storage.type.list_size == 0):
+        return None
+    if storage.null_count and fill_value is None:
+        raise ValueError(
+            f"gojax.from_arrow: the tensor array has {storage.null_count} null element(s); "
+            "pass fill_value= to replace them (this copies)"
+        )
+    row = tuple(typ.shape) if isinstance(typ, pa.FixedShapeTensorType) else (0,)
+    return np.empty((len(arr), *row), np.dtype(_value_type(pa, typ).to_pandas_dtype()))
 
 
 def from_arrow(a: Any, device: Any = None, fill_value: Any = None) -> Any:
@@ -385,7 +447,10 @@ def from_arrow(a: Any, device: Any = None, fill_value: Any = None) -> Any:
     pa = _pyarrow()
     dev = _gojax_device(device)
     arr = _as_single_array(pa, a)
-    return jax.device_put(_host_view(pa, arr, fill_value), dev)
+    host = _fallback_view(pa, arr, fill_value)
+    if host is None:
+        host = _import_view(pa, arr, fill_value)
+    return jax.device_put(host, dev)
 
 
 # -------------------------------------------------------------- dlpack ----
