@@ -33,6 +33,8 @@ type owner struct {
 	done    atomic.Bool
 }
 
+var _ memory.Allocator = (*owner)(nil)
+
 func (*owner) Allocate(int) []byte {
 	panic("arrowx: an exported tensor's buffer cannot allocate")
 }

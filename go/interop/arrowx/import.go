@@ -15,14 +15,13 @@ import (
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/cdata"
-	"github.com/apache/arrow/go/v15/arrow/memory"
 )
 
 // Errors Import wraps, so callers can tell a type mismatch (ErrType) and
 // unfilled nulls (ErrNulls) from malformed input.
 var (
 	ErrType  = errors.New("no JAX dtype")
-	ErrNulls = errors.New("nulls")
+	ErrNulls = errors.New("unfilled nulls")
 )
 
 // Alignment of the copies Import makes (gojax's allocator alignment, at which
@@ -66,7 +65,7 @@ func layout(field arrow.Field) (dtype string, row []int64, err error) {
 	value := field.Type
 	if name, ok := field.Metadata.GetValue("ARROW:extension:name"); ok {
 		if name != ExtensionName {
-			return "", nil, fmt.Errorf("%w: Arrow extension type %q", ErrType, name)
+			return "", nil, fmt.Errorf("arrowx: Arrow extension type %q has %w", name, ErrType)
 		}
 		meta, _ := field.Metadata.GetValue("ARROW:extension:metadata")
 		ext, err := (*TensorType)(nil).Deserialize(field.Type, meta)
@@ -80,7 +79,7 @@ func layout(field arrow.Field) (dtype string, row []int64, err error) {
 	}
 	dtype, ok := dtypeOf(value)
 	if !ok {
-		return "", nil, fmt.Errorf("%w: Arrow type %s", ErrType, field.Type)
+		return "", nil, fmt.Errorf("arrowx: Arrow type %s has %w", field.Type, ErrType)
 	}
 	return dtype, row, nil
 }
@@ -125,7 +124,7 @@ func Import(arrayAddr, schemaAddr uintptr, fill *uint64) (*Imported, error) {
 func importField(schemaAddr uintptr) (field arrow.Field, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: Arrow Go cannot import this type (%v)", ErrType, r)
+			err = fmt.Errorf("arrowx: this Arrow type has %w: Arrow Go v15 cannot import it (%v)", ErrType, r)
 		}
 	}()
 	return cdata.ImportCArrowField(cdata.SchemaFromPtr(schemaAddr))
@@ -151,10 +150,10 @@ func fromArray(a arrow.Array, dtype string, row []int64, fill *uint64) (*Importe
 		rowNulls = list.NullN()
 	}
 	if fill == nil && rowNulls > 0 {
-		return nil, fmt.Errorf("%w: the tensor array has %d null element(s); pass fill_value= to replace them (this copies)", ErrNulls, rowNulls)
+		return nil, fmt.Errorf("arrowx: %w: the tensor array has %d null element(s); pass fill_value= to replace them (this copies)", ErrNulls, rowNulls)
 	}
 	if fill == nil && values.NullN() > 0 {
-		return nil, fmt.Errorf("%w: the array has %d null(s); JAX arrays cannot hold nulls: pass fill_value= to replace them (this copies)", ErrNulls, values.NullN())
+		return nil, fmt.Errorf("arrowx: %w: the array has %d null(s); JAX arrays cannot hold nulls: pass fill_value= to replace them (this copies)", ErrNulls, values.NullN())
 	}
 	im := &Imported{DType: dtype, Shape: shape}
 	width := int64(1) // bool: one byte per element
@@ -204,5 +203,3 @@ func fromArray(a arrow.Array, dtype string, row []int64, fill *uint64) (*Importe
 	}
 	return im, nil
 }
-
-var _ memory.Allocator = (*owner)(nil)
