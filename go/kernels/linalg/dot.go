@@ -288,7 +288,11 @@ func dotStep(kind computeKind, p *gemmPlan, le, re, oe ir.ElemType, par parallel
 						}
 					}
 				}
-				gemmSrc(p, ukF32, a, b, c, par, f32scratch, fin)
+				uk := ukF32
+				if le == ir.BF16 && re == ir.BF16 && ukBF16 != nil {
+					uk = *ukBF16
+				}
+				gemmSrc(p, uk, a, b, c, par, f32scratch, fin)
 				if cr != nil {
 					cr.release()
 				}

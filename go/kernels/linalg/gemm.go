@@ -67,6 +67,10 @@ type microKernel[T float32 | float64] struct {
 	name   string
 	mr, nr int
 	fn     func(kc int, a, b, c []T, ldc int, acc bool)
+	// pairs marks a bf16 dot-product kernel: both operands are bf16 and
+	// each packed float32 slot holds two bf16 values adjacent in k (low
+	// half first), so fn's kc counts k pairs.
+	pairs bool
 }
 
 var (
@@ -80,6 +84,11 @@ var (
 	kernelsF64 = []microKernel[float64]{ukF64Plain}
 	ukF32      = ukF32Plain
 	ukF64      = ukF64Plain
+
+	// kernelsBF16 lists the bf16 pair kernels (pairs set) this machine
+	// has; ukBF16, when not nil, runs dots with two bf16 operands.
+	kernelsBF16 []microKernel[float32]
+	ukBF16      *microKernel[float32]
 )
 
 // parallelFn is kernel.Context.Parallel.
@@ -161,6 +170,11 @@ func gemmSrc[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b operand[T
 	mc := roundUp(min(mcb, mtile), mr)
 	nc := roundUp(ncb, nr)
 	oneK := p.k <= kcb
+	if uk.pairs {
+		// Slots hold k pairs: half as many, rounded up (kcBlock is even,
+		// so pairs never straddle K blocks).
+		kc = (kc + 1) / 2
+	}
 	work := func(lo, hi int) {
 		abuf := pool(mc*kc + nc*kc + mr*nr)
 		defer abuf.release()
@@ -179,8 +193,14 @@ func gemmSrc[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b operand[T
 			cb := c[bi*p.m*p.n:]
 			for p0 := 0; p0 < p.k; p0 += kcb {
 				k := min(kcb, p.k-p0)
+				kk := k
+				if uk.pairs {
+					kk = (k + 1) / 2
+				}
 				if key := bi*tilesN + jt; !oneK || packed != key {
-					if b.bf16 != nil {
+					if uk.pairs {
+						packBPairs(asU32(bp), b.bf16[p.rhsBatch[bi]:], p.rhsK[p0:p0+k], p.rhsCol[j0:j0+n], nr)
+					} else if b.bf16 != nil {
 						packBBF16(asF32(bp), b.bf16[p.rhsBatch[bi]:], p.rhsK[p0:p0+k], p.rhsCol[j0:j0+n], nr, p.rhsColUnit)
 					} else {
 						packB(bp, b.v[p.rhsBatch[bi]:], p.rhsK[p0:p0+k], p.rhsCol[j0:j0+n], nr, p.rhsColUnit)
@@ -190,12 +210,14 @@ func gemmSrc[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b operand[T
 				acc := p0 > 0
 				for ic := 0; ic < m; ic += mcb {
 					mm := min(mcb, m-ic)
-					if a.bf16 != nil {
+					if uk.pairs {
+						packAPairs(asU32(ap), a.bf16[p.lhsBatch[bi]:], p.lhsRow[i0+ic:i0+ic+mm], p.lhsK[p0:p0+k], mr)
+					} else if a.bf16 != nil {
 						packABF16(asF32(ap), a.bf16[p.lhsBatch[bi]:], p.lhsRow[i0+ic:i0+ic+mm], p.lhsK[p0:p0+k], mr, p.lhsKUnit)
 					} else {
 						packA(ap, a.v[p.lhsBatch[bi]:], p.lhsRow[i0+ic:i0+ic+mm], p.lhsK[p0:p0+k], mr, p.lhsKUnit)
 					}
-					macroKernel(uk, k, ap, bp, cb[(i0+ic)*p.n+j0:], p.n, mm, n, acc, tmp)
+					macroKernel(uk, kk, ap, bp, cb[(i0+ic)*p.n+j0:], p.n, mm, n, acc, tmp)
 				}
 			}
 			if fin != nil {
@@ -351,6 +373,66 @@ func asF32[T float32 | float64](s []T) []float32 {
 		panic("linalg: bf16 operand in a float64 GEMM")
 	}
 	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
+}
+
+func asU32[T float32 | float64](s []T) []uint32 {
+	f := asF32(s)
+	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(f))), len(f))
+}
+
+// packAPairs packs rows×ks of bf16 A into mr-row panels of k pairs: slot
+// q*mr+i holds A[i][2q] (low half) and A[i][2q+1] (high half, 0 past the
+// end). The last panel is zero-padded.
+func packAPairs(dst []uint32, a []uint16, rows, ks []int, mr int) {
+	k := len(ks)
+	kp := (k + 1) / 2
+	for i0 := 0; i0 < len(rows); i0 += mr {
+		pan := dst[(i0/mr)*mr*kp : (i0/mr+1)*mr*kp]
+		mm := min(mr, len(rows)-i0)
+		if mm < mr {
+			clear(pan)
+		}
+		for i := 0; i < mm; i++ {
+			ro := rows[i0+i]
+			d := pan[i:]
+			q := 0
+			for ; 2*q+1 < k; q++ {
+				d[q*mr] = uint32(a[ro+ks[2*q]]) | uint32(a[ro+ks[2*q+1]])<<16
+			}
+			if q < kp {
+				d[q*mr] = uint32(a[ro+ks[2*q]])
+			}
+		}
+	}
+}
+
+// packBPairs packs ks×cols of bf16 B into nr-column panels of k pairs:
+// slot q*nr+j holds B[2q][j] (low half) and B[2q+1][j] (high half).
+func packBPairs(dst []uint32, b []uint16, ks, cols []int, nr int) {
+	k := len(ks)
+	kp := (k + 1) / 2
+	for j0 := 0; j0 < len(cols); j0 += nr {
+		pan := dst[(j0/nr)*nr*kp : (j0/nr+1)*nr*kp]
+		nn := min(nr, len(cols)-j0)
+		cs := cols[j0 : j0+nn]
+		if nn < nr {
+			clear(pan)
+		}
+		for q := 0; q < kp; q++ {
+			row := pan[q*nr : q*nr+nn]
+			lo := b[ks[2*q]:]
+			if 2*q+1 == k {
+				for j, co := range cs {
+					row[j] = uint32(lo[co])
+				}
+				continue
+			}
+			hi := b[ks[2*q+1]:]
+			for j, co := range cs {
+				row[j] = uint32(lo[co]) | uint32(hi[co])<<16
+			}
+		}
+	}
 }
 
 func widenBF16(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }

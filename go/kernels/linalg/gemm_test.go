@@ -180,6 +180,9 @@ func TestDotGeneralEveryKernelDeterministic(t *testing.T) {
 // result must be bit-identical to the f32 product of the widened values,
 // for bf16×bf16 and mixed bf16×f32, and a bf16 result its rounding.
 func TestDotGeneralBF16MatchesF32(t *testing.T) {
+	oldBF := ukBF16
+	ukBF16 = nil // the widening path; the pair kernels are tested below
+	defer func() { ukBF16 = oldBF }()
 	withKernels(t, func(t *testing.T) {
 		r := rand.New(rand.NewSource(9))
 		for _, tc := range append(append([]dotShapeCase(nil), dotShapeCases...),
@@ -213,4 +216,66 @@ func TestDotGeneralBF16MatchesF32(t *testing.T) {
 			require.Equal(t, wantH, run(ir.BF16, ir.BF16, ir.BF16, ah, bh), "%s bf16 result", tc.name)
 		}
 	})
+}
+
+// The bf16 dot-product kernels add each k pair's products high element
+// first and flush subnormals, so they are compared with a tolerance, not
+// bit for bit; results must still not depend on the worker count.
+func TestBF16PairKernels(t *testing.T) {
+	if len(kernelsBF16) == 0 {
+		t.Skip("no bf16 dot-product kernel on this machine")
+	}
+	oldBF := ukBF16
+	defer func() { ukBF16 = oldBF }()
+	for i := range kernelsBF16 {
+		ukBF16 = &kernelsBF16[i]
+		t.Run(ukBF16.name, func(t *testing.T) {
+			r := rand.New(rand.NewSource(13))
+			cases := append(append([]dotShapeCase(nil), dotShapeCases...),
+				dotShapeCase{"edges-oddk", []int64{45, 531}, []int64{531, 77}, dotDims{lhsContract: []int64{1}, rhsContract: []int64{0}}},
+				dotShapeCase{"k1", []int64{20, 1}, []int64{1, 40}, dotDims{lhsContract: []int64{1}, rhsContract: []int64{0}}},
+				dotShapeCase{"k3", []int64{20, 3}, []int64{3, 40}, dotDims{lhsContract: []int64{1}, rhsContract: []int64{0}}},
+				dotShapeCase{"deep", []int64{30, 1100}, []int64{1100, 50}, dotDims{lhsContract: []int64{1}, rhsContract: []int64{0}}})
+			for _, tc := range cases {
+				os := dotOutShape(tc.ls, tc.rs, tc.d)
+				attrs := dotAttrs(tc.d.lhsBatch, tc.d.rhsBatch, tc.d.lhsContract, tc.d.rhsContract)
+				nl, nr := 1, 1
+				for _, x := range tc.ls {
+					nl *= int(x)
+				}
+				for _, x := range tc.rs {
+					nr *= int(x)
+				}
+				k := 1
+				for _, x := range tc.d.lhsContract {
+					k *= int(tc.ls[x])
+				}
+				ah, bh := make([]byte, 2*nl), make([]byte, 2*nr)
+				fromF32(ah, randF32(r, nl), ir.BF16)
+				fromF32(bh, randF32(r, nr), ir.BF16)
+				af, bf := make([]float32, nl), make([]float32, nr)
+				toF32(af, ah, ir.BF16)
+				toF32(bf, bh, ir.BF16)
+				ac, bc := make([]complex128, nl), make([]complex128, nr)
+				for i := range af {
+					ac[i] = complex(float64(af[i]), 0)
+				}
+				for i := range bf {
+					bc[i] = complex(float64(bf[i]), 0)
+				}
+				want := refDot(tc.ls, tc.rs, os, tc.d, ac, bc)
+				op := mkOp("stablehlo.dot_general", []*ir.TensorType{ir.Tensor(ir.BF16, tc.ls...), ir.Tensor(ir.BF16, tc.rs...)},
+					[]*ir.TensorType{ir.Tensor(ir.F32, os...)}, attrs)
+				ref := runOp(t, fakeCtx{1}, op, ah, bh)[0]
+				got := bytesF32(ref)
+				for i := range got {
+					require.InDelta(t, real(want[i]), float64(got[i]), 1e-5*math.Sqrt(float64(k))*4, "%s element %d", tc.name, i)
+				}
+				func() {
+					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
+					require.Equal(t, ref, runOp(t, fakeCtx{3}, op, ah, bh)[0], "%s: workers changed the result", tc.name)
+				}()
+			}
+		})
+	}
 }

@@ -9,6 +9,8 @@ import "github.com/gojax/gojax/go/internal/cpufeat"
 //
 //   - AVX-512 (microkernel512_amd64.s): 14×32 f32 and 14×16 f64, 28 ZMM
 //     accumulators;
+//   - AVX512_BF16 (microkernelbf16_amd64.s): 14×32 bf16 dot products
+//     into f32, for dots whose operands are both bf16;
 //   - AVX2+FMA (microkernel_amd64.s): 4×16 f32 and 4×8 f64, eight YMM
 //     accumulators plus two B vectors and a broadcast A element.
 //
@@ -28,11 +30,15 @@ func kern14x32F32Asm(kc int, a, b, c []float32, ldc int, acc bool)
 //go:noescape
 func kern14x16F64Asm(kc int, a, b, c []float64, ldc int, acc bool)
 
+//go:noescape
+func kern14x32BF16Asm(kp int, a, b, c []float32, ldc int, acc bool)
+
 var (
 	ukF32AVX2   = microKernel[float32]{name: "avx2-4x16", mr: 4, nr: 16, fn: kern4x16F32Checked}
 	ukF64AVX2   = microKernel[float64]{name: "avx2-4x8", mr: 4, nr: 8, fn: kern4x8F64Checked}
 	ukF32AVX512 = microKernel[float32]{name: "avx512-14x32", mr: 14, nr: 32, fn: kern14x32F32Checked}
 	ukF64AVX512 = microKernel[float64]{name: "avx512-14x16", mr: 14, nr: 16, fn: kern14x16F64Checked}
+	ukBF16Dot   = microKernel[float32]{name: "avx512bf16-14x32", mr: 14, nr: 32, fn: kern14x32BF16Checked, pairs: true}
 )
 
 func init() {
@@ -43,6 +49,10 @@ func init() {
 	if cpufeat.AVX512 {
 		kernelsF32 = append(kernelsF32, ukF32AVX512)
 		kernelsF64 = append(kernelsF64, ukF64AVX512)
+	}
+	if cpufeat.AVX512BF16 {
+		kernelsBF16 = append(kernelsBF16, ukBF16Dot)
+		ukBF16 = &kernelsBF16[len(kernelsBF16)-1]
 	}
 	ukF32 = kernelsF32[len(kernelsF32)-1]
 	ukF64 = kernelsF64[len(kernelsF64)-1]
@@ -77,4 +87,12 @@ func kern14x16F64Checked(kc int, a, b, c []float64, ldc int, acc bool) {
 	_ = b[16*kc-1]
 	_ = c[13*ldc+15]
 	kern14x16F64Asm(kc, a, b, c, ldc, acc)
+}
+
+// kern14x32BF16Checked: a and b hold bf16 pairs in float32 slots.
+func kern14x32BF16Checked(kp int, a, b, c []float32, ldc int, acc bool) {
+	_ = a[14*kp-1]
+	_ = b[32*kp-1]
+	_ = c[13*ldc+31]
+	kern14x32BF16Asm(kp, a, b, c, ldc, acc)
 }
