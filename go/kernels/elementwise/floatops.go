@@ -1,6 +1,10 @@
 package elementwise
 
-import "math"
+import (
+	"math"
+
+	"github.com/gojax/gojax/go/ir"
+)
 
 // Float loops. float32 math goes through float64 and rounds once, which is
 // at least as accurate as XLA's CPU approximations.
@@ -191,6 +195,13 @@ func floatUnary[T float](name string) kern {
 
 // floatBinary returns the same-type binary kernels for a native float type.
 func floatBinary[T float](name string) kern {
+	t := ir.F64
+	if isF32[T]() {
+		t = ir.F32
+	}
+	if k := arithKern(name, t); k != nil {
+		return k // vector loops (arith.go)
+	}
 	switch name {
 	case "add":
 		return k2(add[T])
