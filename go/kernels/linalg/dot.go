@@ -284,6 +284,10 @@ func dotStep(kind computeKind, p *gemmPlan, le, re, oe ir.ElemType, par parallel
 					fin = func(off, rows, cols, ldc int) {
 						for i := 0; i < rows; i++ {
 							o := off + i*ldc
+							if oe == ir.BF16 {
+								narrowRowBF16(unsafe.Slice((*uint16)(unsafe.Pointer(&out[2*o])), cols), c[o:o+cols])
+								continue
+							}
 							fromF32(out[o*es:(o+cols)*es], c[o:o+cols], oe)
 						}
 					}
@@ -468,4 +472,12 @@ func naiveDot[T int64 | complex64 | complex128](p *gemmPlan, a, b, c []T, par pa
 		return
 	}
 	par(rows, grain, work)
+}
+
+// narrowRowBF16 is fromF32 to bf16 on a typed row.
+func narrowRowBF16(dst []uint16, src []float32) {
+	src = src[:len(dst)]
+	for i, v := range src {
+		dst[i] = f32ToBF16(v)
+	}
 }

@@ -211,7 +211,7 @@ func gemmSrc[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b operand[T
 				for ic := 0; ic < m; ic += mcb {
 					mm := min(mcb, m-ic)
 					if uk.pairs {
-						packAPairs(asU32(ap), a.bf16[p.lhsBatch[bi]:], p.lhsRow[i0+ic:i0+ic+mm], p.lhsK[p0:p0+k], mr)
+						packAPairs(asU32(ap), a.bf16[p.lhsBatch[bi]:], p.lhsRow[i0+ic:i0+ic+mm], p.lhsK[p0:p0+k], mr, p.lhsKUnit)
 					} else if a.bf16 != nil {
 						packABF16(asF32(ap), a.bf16[p.lhsBatch[bi]:], p.lhsRow[i0+ic:i0+ic+mm], p.lhsK[p0:p0+k], mr, p.lhsKUnit)
 					} else {
@@ -383,7 +383,7 @@ func asU32[T float32 | float64](s []T) []uint32 {
 // packAPairs packs rows×ks of bf16 A into mr-row panels of k pairs: slot
 // q*mr+i holds A[i][2q] (low half) and A[i][2q+1] (high half, 0 past the
 // end). The last panel is zero-padded.
-func packAPairs(dst []uint32, a []uint16, rows, ks []int, mr int) {
+func packAPairs(dst []uint32, a []uint16, rows, ks []int, mr int, unit bool) {
 	k := len(ks)
 	kp := (k + 1) / 2
 	for i0 := 0; i0 < len(rows); i0 += mr {
@@ -391,6 +391,10 @@ func packAPairs(dst []uint32, a []uint16, rows, ks []int, mr int) {
 		mm := min(mr, len(rows)-i0)
 		if mm < mr {
 			clear(pan)
+		}
+		if unit && mm == 14 && k > 1 {
+			packAPairs14(pan, a, rows[i0:i0+14], ks[0], k)
+			continue
 		}
 		for i := 0; i < mm; i++ {
 			ro := rows[i0+i]
@@ -402,6 +406,32 @@ func packAPairs(dst []uint32, a []uint16, rows, ks []int, mr int) {
 			if q < kp {
 				d[q*mr] = uint32(a[ro+ks[2*q]])
 			}
+		}
+	}
+}
+
+// packAPairs14 packs a full 14-row panel of unit-stride bf16 rows: a k pair
+// of a row is one little-endian uint32 there already.
+func packAPairs14(pan []uint32, a []uint16, rows []int, k0, k int) {
+	_ = rows[13]
+	kq := k / 2
+	var rs [14][]uint32
+	for i := range rs {
+		r := a[rows[i]+k0:][:k]
+		rs[i] = unsafe.Slice((*uint32)(unsafe.Pointer(&r[0])), kq)
+	}
+	r0, r1, r2, r3, r4, r5, r6 := rs[0], rs[1][:kq], rs[2][:kq], rs[3][:kq], rs[4][:kq], rs[5][:kq], rs[6][:kq]
+	r7, r8, r9, r10, r11, r12, r13 := rs[7][:kq], rs[8][:kq], rs[9][:kq], rs[10][:kq], rs[11][:kq], rs[12][:kq], rs[13][:kq]
+	pan = pan[:14*((k+1)/2)]
+	for q := range r0 {
+		d := (*[14]uint32)(pan[14*q:])
+		d[0], d[1], d[2], d[3], d[4], d[5], d[6] = r0[q], r1[q], r2[q], r3[q], r4[q], r5[q], r6[q]
+		d[7], d[8], d[9], d[10], d[11], d[12], d[13] = r7[q], r8[q], r9[q], r10[q], r11[q], r12[q], r13[q]
+	}
+	if k%2 == 1 {
+		d := (*[14]uint32)(pan[14*kq:])
+		for i := range d {
+			d[i] = uint32(a[rows[i]+k0+k-1])
 		}
 	}
 }
