@@ -259,15 +259,23 @@ var opByName = map[string]opKind{
 func floatOps[A floatT](op opKind) (opFuncs[A], bool) {
 	switch op {
 	case opAdd:
-		return opFuncs[A]{sumSlice[A], floatSumAcc[A](), add[A], sumAt[A]}, true
+		return opFuncs[A]{floatLeaf(sumSlice[A], sumSliceF32), floatSumAcc[A](), add[A], sumAt[A]}, true
 	case opMul:
 		return opFuncs[A]{prodSlice[A], prodAcc[A], mul[A], prodAt[A]}, true
 	case opMax:
-		return opFuncs[A]{maxSliceF[A], maxAccF[A], maxOfF[A], maxAtF[A]}, true
+		return opFuncs[A]{floatLeaf(maxSliceF[A], maxSliceF32), maxAccF[A], maxOfF[A], maxAtF[A]}, true
 	case opMin:
 		return opFuncs[A]{minSliceF[A], minAccF[A], minOfF[A], minAtF[A]}, true
 	}
 	return opFuncs[A]{}, false
+}
+
+// floatLeaf picks the float32 row kernel (rowvec.go) when A is float32.
+func floatLeaf[A floatT](generic func([]A) A, f32 func([]float32) float32) func([]A) A {
+	if f, ok := any(f32).(func([]A) A); ok {
+		return f
+	}
+	return generic
 }
 
 func intOps[A intT](op opKind) (opFuncs[A], bool) {
