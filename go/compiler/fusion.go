@@ -33,14 +33,24 @@ type fsrc struct {
 	kind srcKind
 	idx  int // input index or buffer index
 	es   int // element size
+	// For a buffer holding a broadcast scalar (fill) or a gathered
+	// broadcast: the fusion input (fill) or the gathers index (gather) plus
+	// one; 0 otherwise. Binary f32/f64 members read such operands as a
+	// scalar (see fnode.f2s).
+	fillIn, gather int
 }
 
 // fnode is one member op.
 type fnode struct {
-	op   *ir.Op
-	f1   func(d, a []byte)
-	f2   func(d, a, b []byte)
-	f3   func(d, a, b, c []byte)
+	op *ir.Op
+	f1 func(d, a []byte)
+	f2 func(d, a, b []byte)
+	f3 func(d, a, b, c []byte)
+	// f2s is the member's loop with operand sArg a one-element scalar
+	// (elementwise.BinaryScalarLoop), used when that operand is a fill or a
+	// gather that is constant over the block.
+	f2s  func(d, v, s []byte)
+	sArg int
 	args []fsrc
 	out  int // buffer index, or -1 when the member is a result of the fusion
 	res  int // result index, or -1
@@ -55,6 +65,10 @@ type fload struct {
 	fill        bool
 	dims        []int // collapsed result dims
 	strides     []int // operand element stride per dim (0: broadcast)
+	// rowConst: the innermost collapsed dim is broadcast, so a block within
+	// one inner run reads one operand element; onlyScalar: every reader
+	// then takes it as a scalar and the block needs no gather.
+	rowConst, onlyScalar bool
 }
 
 type fusion struct {
@@ -73,8 +87,12 @@ type fusion struct {
 	runs     sync.Pool
 }
 
-// fscratch is one worker's buffers.
-type fscratch struct{ bufs [][]byte }
+// fscratch is one worker's buffers; consts[g] is gather g's operand
+// element when it is constant over the current block, else nil.
+type fscratch struct {
+	bufs   [][]byte
+	consts [][]byte
+}
 
 // frun carries one Step's buffers to the parallel chunks (pooled: a Step
 // does not allocate).
@@ -125,7 +143,7 @@ func lowerFusion(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	}
 	f.grain = max(1, 32768/max(1, work)/fuseBlockLen)
 	f.scratch.New = func() any {
-		s := &fscratch{bufs: make([][]byte, f.nbufs)}
+		s := &fscratch{bufs: make([][]byte, f.nbufs), consts: make([][]byte, len(f.gathers))}
 		arena := make([]byte, f.nbufs*f.bufBytes)
 		for i := range s.bufs {
 			s.bufs[i] = arena[i*f.bufBytes : (i+1)*f.bufBytes : (i+1)*f.bufBytes]
@@ -202,7 +220,7 @@ func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 			return f.op.Errorf("fusion input %d is not a static tensor", i)
 		}
 		if int(t.NumElements()) == f.n {
-			src[a] = fsrc{srcInput, i, t.Elem.ByteSize()}
+			src[a] = fsrc{kind: srcInput, idx: i, es: t.Elem.ByteSize()}
 		}
 	}
 	for _, m := range members {
@@ -217,20 +235,22 @@ func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 				return m.Errorf("unsupported broadcast in fusion")
 			}
 			if staticTensor(a).NumElements() == 1 {
-				src[m.Results[0]] = fsrc{srcBuf, fillInput(a.Index, es), es}
+				src[m.Results[0]] = fsrc{kind: srcBuf, idx: fillInput(a.Index, es), es: es, fillIn: a.Index + 1}
 				continue
 			}
 			ld := fload{in: a.Index, buf: alloc(), es: es}
 			ld.dims, ld.strides = collapse(bm)
+			ld.rowConst = ld.strides[len(ld.strides)-1] == 0
+			ld.onlyScalar = ld.rowConst
 			f.gathers = append(f.gathers, ld)
-			src[m.Results[0]] = fsrc{srcBuf, ld.buf, es}
+			src[m.Results[0]] = fsrc{kind: srcBuf, idx: ld.buf, es: es, gather: len(f.gathers)}
 			loaded[m.Results[0]] = true
 			continue
 		}
 		for _, v := range m.Operands {
 			if t := staticTensor(v); v.Block == body && v.Def == nil && t.NumElements() == 1 && f.n != 1 {
 				// A rank-0 select/clamp operand: filled once per chunk.
-				src[v] = fsrc{srcBuf, fillInput(v.Index, t.Elem.ByteSize()), t.Elem.ByteSize()}
+				src[v] = fsrc{kind: srcBuf, idx: fillInput(v.Index, t.Elem.ByteSize()), es: t.Elem.ByteSize(), fillIn: v.Index + 1}
 			}
 		}
 	}
@@ -263,10 +283,10 @@ func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 		if k, ok := resultOf[res]; ok {
 			// Written straight into the result; later members read it there.
 			nd.res = k
-			src[res] = fsrc{srcOut, k, nd.es}
+			src[res] = fsrc{kind: srcOut, idx: k, es: nd.es}
 		} else {
 			nd.out = alloc()
-			src[res] = fsrc{srcBuf, nd.out, nd.es}
+			src[res] = fsrc{kind: srcBuf, idx: nd.out, es: nd.es}
 			loaded[res] = true
 		}
 		// Free operands dying here only after allocating the result, so a
@@ -278,6 +298,14 @@ func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 			}
 		}
 		f.nodes = append(f.nodes, nd)
+	}
+	// A gather is skipped on constant blocks only if no reader needs its buffer.
+	for _, nd := range f.nodes {
+		for j, a := range nd.args {
+			if a.gather > 0 && (nd.f2s == nil || nd.sArg != j) {
+				f.gathers[a.gather-1].onlyScalar = false
+			}
+		}
 	}
 	computed := 0
 	for _, nd := range f.nodes {
@@ -355,6 +383,17 @@ func (nd *fnode) resolve() error {
 	if !ok || len(op.Operands) != arity {
 		return op.Errorf("op cannot be fused")
 	}
+	if arity == 2 {
+		// One operand a broadcast scalar: the loop reads it directly.
+		for j, a := range nd.args {
+			if a.fillIn > 0 || a.gather > 0 {
+				if f, ok := elementwise.BinaryScalarLoop(op.Name, out.Elem, j == 0); ok {
+					nd.f2s, nd.sArg = f, j
+				}
+				break
+			}
+		}
+	}
 	return nil
 }
 
@@ -401,6 +440,13 @@ func (f *fusion) blocks(ins, outs [][]byte, lo, hi int) {
 		m := e - b
 		for i := range f.gathers {
 			ld := &f.gathers[i]
+			s.consts[i] = nil
+			if ld.rowConst {
+				s.consts[i] = gatherConst(ins[ld.in], ld, b, m)
+				if s.consts[i] != nil && ld.onlyScalar {
+					continue
+				}
+			}
 			gather(s.bufs[ld.buf][:m*ld.es], ins[ld.in], ld, b, m)
 		}
 		for i := range f.nodes {
@@ -410,6 +456,12 @@ func (f *fusion) blocks(ins, outs [][]byte, lo, hi int) {
 				d = outs[nd.res][b*nd.es : e*nd.es]
 			} else {
 				d = s.bufs[nd.out][:m*nd.es]
+			}
+			if nd.f2s != nil {
+				if sc := nd.scalarOf(s, ins); sc != nil {
+					nd.f2s(d, s.arg(ins, outs, nd.args[1-nd.sArg], b, e), sc)
+					continue
+				}
 			}
 			switch {
 			case nd.f1 != nil:
@@ -421,6 +473,33 @@ func (f *fusion) blocks(ins, outs [][]byte, lo, hi int) {
 			}
 		}
 	}
+}
+
+// scalarOf is the member's scalar operand over the current block, or nil
+// when it varies (a gather crossing an inner run).
+func (nd *fnode) scalarOf(s *fscratch, ins [][]byte) []byte {
+	a := nd.args[nd.sArg]
+	if a.fillIn > 0 {
+		return ins[a.fillIn-1][:a.es]
+	}
+	return s.consts[a.gather-1]
+}
+
+// gatherConst returns the operand element that result elements
+// [start, start+m) of a row-constant gather all read, or nil when they span
+// more than one inner run.
+func gatherConst(src []byte, ld *fload, start, m int) []byte {
+	r := len(ld.dims)
+	inner := ld.dims[r-1]
+	if start%inner+m > inner {
+		return nil
+	}
+	rem, base := start/inner, 0
+	for k := r - 2; k >= 0; k-- {
+		base += (rem % ld.dims[k]) * ld.strides[k]
+		rem /= ld.dims[k]
+	}
+	return src[base*ld.es : (base+1)*ld.es]
 }
 
 // copyLoop is a fused reshape that must produce its own buffer.
