@@ -83,3 +83,70 @@ loop:
 	VZEROUPPER
 done:
 	RET
+
+
+// func exp32x16Asm(dst, src []float32)
+// AVX-512, 16 lanes: same operations, same order as expPoly; no FMA.
+TEXT ·exp32x16Asm(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), DI
+	MOVQ src_base+24(FP), SI
+	MOVQ src_len+32(FP), CX
+	SHRQ $4, CX
+	JZ done
+	LEAQ expk<>(SB), AX
+	VBROADCASTSS 0(AX), Z15  // lo
+	VBROADCASTSS 4(AX), Z14  // hi
+	VBROADCASTSS 8(AX), Z13  // log2e
+	VBROADCASTSS 44(AX), Z12 // 1
+	VPBROADCASTD 48(AX), Z11 // 127
+loop:
+	VMOVUPS (SI), Z0             // x
+	VMAXPS Z15, Z0, Z1
+	VMINPS Z14, Z1, Z1           // c
+	VMULPS Z13, Z1, Z2           // c*log2e
+	VRNDSCALEPS $0, Z2, Z2          // n, nearest even
+	VBROADCASTSS 12(AX), Z3
+	VMULPS Z3, Z2, Z3            // n*c1
+	VSUBPS Z3, Z1, Z4            // r = c - n*c1
+	VBROADCASTSS 16(AX), Z3
+	VMULPS Z3, Z2, Z3            // n*c2
+	VSUBPS Z3, Z4, Z4            // r -= n*c2
+	VMULPS Z4, Z4, Z5            // z = r*r
+	VBROADCASTSS 20(AX), Z6
+	VMULPS Z4, Z6, Z6            // p0*r
+	VBROADCASTSS 24(AX), Z7
+	VADDPS Z7, Z6, Z6            // + p1
+	VMULPS Z4, Z6, Z6
+	VBROADCASTSS 28(AX), Z7
+	VADDPS Z7, Z6, Z6            // + p2
+	VMULPS Z4, Z6, Z6
+	VBROADCASTSS 32(AX), Z7
+	VADDPS Z7, Z6, Z6            // + p3
+	VMULPS Z4, Z6, Z6
+	VBROADCASTSS 36(AX), Z7
+	VADDPS Z7, Z6, Z6            // + p4
+	VMULPS Z4, Z6, Z6
+	VBROADCASTSS 40(AX), Z7
+	VADDPS Z7, Z6, Z6            // + p5
+	VMULPS Z5, Z6, Z6            // p*z
+	VADDPS Z4, Z6, Z6            // + r
+	VADDPS Z12, Z6, Z6           // y = … + 1
+	VCVTPS2DQ Z2, Z8             // n as int32 (exact)
+	VPSRAD $1, Z8, Z9            // h = n >> 1
+	VPSUBD Z9, Z8, Z10           // k = n - h
+	VPADDD Z11, Z9, Z9
+	VPSLLD $23, Z9, Z9           // s1 = 2^h
+	VPADDD Z11, Z10, Z10
+	VPSLLD $23, Z10, Z10         // s2 = 2^k
+	VMULPS Z9, Z6, Z6
+	VMULPS Z10, Z6, Z6           // y*s1*s2
+	VCMPPS $3, Z0, Z0, K1        // NaN
+	VMOVAPS Z0, K1, Z6
+	VMOVUPS Z6, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ loop
+	VZEROUPPER
+done:
+	RET

@@ -7,3 +7,5 @@ func exp32x8(dst, src []float32) {
 		dst[i] = expPoly(x)
 	}
 }
+
+func exp32x16(dst, src []float32) { exp32x8(dst, src) }

@@ -53,12 +53,18 @@ func tanhRational(x float32) float32 {
 	return p / q
 }
 
-// ftanh32 is tanh over a slice: eight lanes at a time with AVX2, the rest
-// (and everything without AVX2) in Go.
+// ftanh32 is tanh over a slice: sixteen lanes at a time with AVX-512, eight
+// with AVX2, the rest (and everything without AVX2) in Go.
 func ftanh32(d, a []float32) {
 	d = d[:len(a)]
 	n := 0
-	if cpufeat.AVX2FMA {
+	switch {
+	case cpufeat.AVX512:
+		n = len(a) &^ 15
+		if n > 0 {
+			tanh32x16(d[:n], a[:n])
+		}
+	case cpufeat.AVX2FMA:
 		n = len(a) &^ 7
 		if n > 0 {
 			tanh32x8(d[:n], a[:n])

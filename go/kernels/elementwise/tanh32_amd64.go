@@ -14,3 +14,14 @@ func tanh32x8(dst, src []float32) {
 	}
 	tanh32x8Asm(dst, src)
 }
+
+//go:noescape
+func tanh32x16Asm(dst, src []float32)
+
+// tanh32x16 is tanh32x8 with AVX-512; len(src) must be a multiple of 16.
+func tanh32x16(dst, src []float32) {
+	if len(src)%16 != 0 || len(dst) < len(src) {
+		panic("tanh32x16: bad lengths")
+	}
+	tanh32x16Asm(dst, src)
+}

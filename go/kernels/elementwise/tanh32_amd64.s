@@ -82,3 +82,67 @@ loop:
 	VZEROUPPER
 done:
 	RET
+
+
+// func tanh32x16Asm(dst, src []float32)
+// AVX-512, 16 lanes: same operations, same order as tanhRational; no FMA.
+TEXT ·tanh32x16Asm(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), DI
+	MOVQ src_base+24(FP), SI
+	MOVQ src_len+32(FP), CX
+	SHRQ $4, CX
+	JZ done
+	LEAQ tanhk<>(SB), AX
+	VBROADCASTSS 0(AX), Z15  // clamp
+	VBROADCASTSS 4(AX), Z14  // -clamp
+	VBROADCASTSS 52(AX), Z13 // tiny
+	VBROADCASTSS 56(AX), Z12 // abs mask
+loop:
+	VMOVUPS (SI), Z0                // x
+	VMAXPS Z14, Z0, Z1              // max(x, -clamp)
+	VMINPS Z15, Z1, Z1              // c = min(…, clamp)
+	VMULPS Z1, Z1, Z2               // x2
+	VBROADCASTSS 8(AX), Z3
+	VMULPS Z3, Z2, Z3               // x2*a13
+	VBROADCASTSS 12(AX), Z4
+	VADDPS Z4, Z3, Z3               // + a11
+	VMULPS Z3, Z2, Z3
+	VBROADCASTSS 16(AX), Z4
+	VADDPS Z4, Z3, Z3               // + a9
+	VMULPS Z3, Z2, Z3
+	VBROADCASTSS 20(AX), Z4
+	VADDPS Z4, Z3, Z3               // + a7
+	VMULPS Z3, Z2, Z3
+	VBROADCASTSS 24(AX), Z4
+	VADDPS Z4, Z3, Z3               // + a5
+	VMULPS Z3, Z2, Z3
+	VBROADCASTSS 28(AX), Z4
+	VADDPS Z4, Z3, Z3               // + a3
+	VMULPS Z3, Z2, Z3
+	VBROADCASTSS 32(AX), Z4
+	VADDPS Z4, Z3, Z3               // + a1
+	VMULPS Z3, Z1, Z3               // p = c*p
+	VBROADCASTSS 36(AX), Z5
+	VMULPS Z5, Z2, Z5               // x2*b6
+	VBROADCASTSS 40(AX), Z6
+	VADDPS Z6, Z5, Z5               // + b4
+	VMULPS Z5, Z2, Z5
+	VBROADCASTSS 44(AX), Z6
+	VADDPS Z6, Z5, Z5               // + b2
+	VMULPS Z5, Z2, Z5
+	VBROADCASTSS 48(AX), Z6
+	VADDPS Z6, Z5, Z5               // q = … + b0
+	VDIVPS Z5, Z3, Z7               // p/q
+	VANDPS Z12, Z0, Z8              // |x|
+	VCMPPS $1, Z13, Z8, K1          // |x| < tiny
+	VMOVAPS Z0, K1, Z7        // tiny: x
+	VCMPPS $3, Z0, Z0, K1          // x is NaN
+	VMOVAPS Z0, K1, Z7       // NaN: x
+	VMOVUPS Z7, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ loop
+	VZEROUPPER
+done:
+	RET

@@ -7,3 +7,5 @@ func tanh32x8(dst, src []float32) {
 		dst[i] = tanhRational(x)
 	}
 }
+
+func tanh32x16(dst, src []float32) { tanh32x8(dst, src) }

@@ -1,0 +1,70 @@
+package elementwise
+
+import (
+	"math"
+	"testing"
+
+	"github.com/gojax/gojax/go/internal/cpufeat"
+)
+
+// TestExpTanhVectorWidths runs the 8- and 16-lane kernels directly (fexp32
+// and ftanh32 use only the widest) against the scalar code, bit for bit.
+func TestExpTanhVectorWidths(t *testing.T) {
+	var src []float32
+	for b := uint32(0); b < 0xffffffff-4093; b += 4093 {
+		src = append(src, math.Float32frombits(b))
+	}
+	src = append(src, 0, negz32, inf32, -inf32, nan32, 88.72, 88.73, -87.3, -103.9, -110, 100, 1e-5, -1e-5, 9, -9)
+	for len(src)%16 != 0 {
+		src = append(src, 1.5)
+	}
+	type kernel struct {
+		name   string
+		ok     bool
+		f      func(d, s []float32)
+		scalar func(float32) float32
+	}
+	for _, k := range []kernel{
+		{"exp32x8", cpufeat.AVX2FMA, exp32x8, expPoly},
+		{"exp32x16", cpufeat.AVX512, exp32x16, expPoly},
+		{"tanh32x8", cpufeat.AVX2FMA, tanh32x8, tanhRational},
+		{"tanh32x16", cpufeat.AVX512, tanh32x16, tanhRational},
+	} {
+		if !k.ok {
+			t.Logf("%s: not supported here", k.name)
+			continue
+		}
+		got := make([]float32, len(src))
+		k.f(got, src)
+		for i, x := range src {
+			want := k.scalar(x)
+			if math.Float32bits(got[i]) != math.Float32bits(want) && !(got[i] != got[i] && want != want) {
+				t.Fatalf("%s(%v) = %v, scalar %v", k.name, x, got[i], want)
+			}
+		}
+	}
+}
+
+func BenchmarkExpTanhWidths(b *testing.B) {
+	src := make([]float32, 1024)
+	for i := range src {
+		src[i] = float32(i-512) / 64
+	}
+	dst := make([]float32, len(src))
+	for _, k := range []struct {
+		name string
+		ok   bool
+		f    func(d, s []float32)
+	}{
+		{"exp/8", cpufeat.AVX2FMA, exp32x8}, {"exp/16", cpufeat.AVX512, exp32x16},
+		{"tanh/8", cpufeat.AVX2FMA, tanh32x8}, {"tanh/16", cpufeat.AVX512, tanh32x16},
+	} {
+		if k.ok {
+			b.Run(k.name, func(b *testing.B) {
+				for b.Loop() {
+					k.f(dst, src)
+				}
+			})
+		}
+	}
+}
