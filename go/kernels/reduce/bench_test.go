@@ -1,6 +1,7 @@
 package reduce
 
 import (
+	"math"
 	"testing"
 
 	"github.com/gojax/gojax/go/ir"
@@ -69,4 +70,13 @@ func BenchmarkSortF32(b *testing.B) {
 func BenchmarkMaxPool3x3(b *testing.B) {
 	c := rwCase{"pool", []int64{8, 64, 64, 32}, []int64{1, 3, 3, 1}, []int64{1, 2, 2, 1}, []int64{1, 1, 1, 1}, []int64{1, 1, 1, 1}, []int64{0, 0, 1, 1, 1, 1, 0, 0}}
 	benchOp(b, rwOp(c, ir.F32, binRegion("stablehlo.maximum", ir.F32)), make([]byte, 8*64*64*32*4), f32s(0))
+}
+
+func BenchmarkMaxLastAxisF32(b *testing.B) {
+	in := make([]float32, 4096*1024)
+	for i := range in {
+		in[i] = float32(i%1013) * 0.5
+	}
+	benchOp(b, reduceOp(ir.F32, []int64{4096, 1024}, []int64{1}, binRegion("stablehlo.maximum", ir.F32)),
+		f32s(in...), f32s(float32(math.Inf(-1))))
 }
