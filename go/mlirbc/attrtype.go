@@ -1,6 +1,9 @@
 package mlirbc
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Entry is one attribute or type entry: its dialect, whether it uses the
 // dialect's custom encoding (else it is NUL-terminated assembly text), and
@@ -19,20 +22,58 @@ func (e Entry) Reader(kind string) *Reader {
 
 // AttrTypes is the attribute and type table. Entries are decoded on demand
 // by the caller; Decode memoizes results and rejects cyclic references.
+//
+// The table is kept compact and free of pointers (offsets into the payload,
+// dialect indices): a file has an entry per unique attribute and type, and
+// the garbage collector never needs to look inside these tables.
 type AttrTypes struct {
-	Attrs []Entry
-	Types []Entry
+	payload  section
+	dialects []Dialect
+	attrs    []entryRec
+	types    []entryRec
 
-	attrCache []decodeSlot
-	typeCache []decodeSlot
-	depth     int
+	// state[i] is decodeSlot state of entry i (attributes first, then
+	// types); vals and errs hold the memoized results (errs only once an
+	// entry failed).
+	state []uint8
+	vals  []any
+	errs  []error
+	depth int
 }
 
-type decodeSlot struct {
-	state uint8 // 0 not decoded, 1 in progress, 2 done
-	val   any
-	err   error
+// entryRec locates one entry in the attr/type payload.
+type entryRec struct {
+	off, size uint32 // payload-relative
+	dialect   uint32
+	custom    bool
 }
+
+// NumAttrs is the number of attribute entries.
+func (t *AttrTypes) NumAttrs() int { return len(t.attrs) }
+
+// NumTypes is the number of type entries.
+func (t *AttrTypes) NumTypes() int { return len(t.types) }
+
+// Attr returns attribute entry i (0 <= i < NumAttrs).
+func (t *AttrTypes) Attr(i int) Entry { return t.entry(t.attrs[i]) }
+
+// Type returns type entry i (0 <= i < NumTypes).
+func (t *AttrTypes) Type(i int) Entry { return t.entry(t.types[i]) }
+
+func (t *AttrTypes) entry(e entryRec) Entry {
+	return Entry{
+		Dialect: t.dialects[e.dialect].Name,
+		Custom:  e.custom,
+		Data:    t.payload.data[e.off : e.off+e.size : e.off+e.size],
+		Offset:  t.payload.off + int(e.off),
+	}
+}
+
+const (
+	slotNew uint8 = iota
+	slotBusy
+	slotDone
+)
 
 // MaxDecodeDepth bounds nesting of attribute/type references so hostile input
 // cannot exhaust the stack. Real artifacts nest deeply only in locations
@@ -54,14 +95,20 @@ func (f *File) readAttrTypeOffsets() error {
 	if nAttrs > uint64(r.Len()) || nTypes > uint64(r.Len())-nAttrs {
 		return r.Errorf("%d attributes and %d types cannot fit in %d bytes", nAttrs, nTypes, r.Len())
 	}
-	at := &AttrTypes{
-		Attrs: make([]Entry, nAttrs),
-		Types: make([]Entry, nTypes),
+	if uint64(len(payload.data)) > math.MaxUint32 {
+		return r.Errorf("attr/type section of %d bytes is too large", len(payload.data))
 	}
-	at.attrCache = make([]decodeSlot, nAttrs)
-	at.typeCache = make([]decodeSlot, nTypes)
+	n := nAttrs + nTypes
+	at := &AttrTypes{
+		payload:  *payload,
+		dialects: f.Dialects,
+		state:    make([]uint8, n),
+		vals:     make([]any, n),
+	}
+	recs := make([]entryRec, n)
+	at.attrs, at.types = recs[:nAttrs:nAttrs], recs[nAttrs:]
 	cur := uint64(0)
-	fill := func(list []Entry) error {
+	fill := func(list []entryRec) error {
 		i := 0
 		for i < len(list) {
 			d, err := r.VarInt()
@@ -86,22 +133,17 @@ func (f *File) readAttrTypeOffsets() error {
 				if size > uint64(len(payload.data))-cur {
 					return r.Errorf("entry of %d bytes at payload offset %d overruns the attr/type section (%d bytes)", size, cur, len(payload.data))
 				}
-				list[i] = Entry{
-					Dialect: f.Dialects[d].Name,
-					Custom:  custom,
-					Data:    payload.data[cur : cur+size],
-					Offset:  payload.off + int(cur),
-				}
+				list[i] = entryRec{off: uint32(cur), size: uint32(size), dialect: uint32(d), custom: custom}
 				cur += size
 				i++
 			}
 		}
 		return nil
 	}
-	if err := fill(at.Attrs); err != nil {
+	if err := fill(at.attrs); err != nil {
 		return err
 	}
-	if err := fill(at.Types); err != nil {
+	if err := fill(at.types); err != nil {
 		return err
 	}
 	if !r.Empty() {
@@ -114,34 +156,51 @@ func (f *File) readAttrTypeOffsets() error {
 // DecodeAttr decodes attribute idx with fn, once; later calls return the
 // memoized result. A reference cycle or excessive nesting is an error.
 func (t *AttrTypes) DecodeAttr(idx uint64, fn func(Entry) (any, error)) (any, error) {
-	if idx >= uint64(len(t.Attrs)) {
-		return nil, fmt.Errorf("mlirbc: attribute index %d out of range (%d attributes)", idx, len(t.Attrs))
+	if idx >= uint64(len(t.attrs)) {
+		return nil, fmt.Errorf("mlirbc: attribute index %d out of range (%d attributes)", idx, len(t.attrs))
 	}
-	return t.decode(&t.attrCache[idx], t.Attrs[idx], "attribute", idx, fn)
+	if t.state[idx] == slotDone && t.errs == nil {
+		return t.vals[idx], nil
+	}
+	return t.decode(int(idx), t.attrs[idx], "attribute", idx, fn)
 }
 
 // DecodeType is DecodeAttr for types.
 func (t *AttrTypes) DecodeType(idx uint64, fn func(Entry) (any, error)) (any, error) {
-	if idx >= uint64(len(t.Types)) {
-		return nil, fmt.Errorf("mlirbc: type index %d out of range (%d types)", idx, len(t.Types))
+	if idx >= uint64(len(t.types)) {
+		return nil, fmt.Errorf("mlirbc: type index %d out of range (%d types)", idx, len(t.types))
 	}
-	return t.decode(&t.typeCache[idx], t.Types[idx], "type", idx, fn)
+	slot := len(t.attrs) + int(idx)
+	if t.state[slot] == slotDone && t.errs == nil {
+		return t.vals[slot], nil
+	}
+	return t.decode(slot, t.types[idx], "type", idx, fn)
 }
 
-func (t *AttrTypes) decode(s *decodeSlot, e Entry, kind string, idx uint64, fn func(Entry) (any, error)) (any, error) {
-	switch s.state {
-	case 2:
-		return s.val, s.err
-	case 1:
-		return nil, &Error{Section: kind + " entry", Offset: e.Offset, Msg: fmt.Sprintf("%s %d refers to itself", kind, idx)}
+func (t *AttrTypes) decode(slot int, rec entryRec, kind string, idx uint64, fn func(Entry) (any, error)) (any, error) {
+	switch t.state[slot] {
+	case slotDone:
+		var err error
+		if t.errs != nil {
+			err = t.errs[slot]
+		}
+		return t.vals[slot], err
+	case slotBusy:
+		return nil, &Error{Section: kind + " entry", Offset: t.payload.off + int(rec.off), Msg: fmt.Sprintf("%s %d refers to itself", kind, idx)}
 	}
 	if t.depth >= MaxDecodeDepth {
-		return nil, &Error{Section: kind + " entry", Offset: e.Offset, Msg: fmt.Sprintf("%s nesting deeper than %d", kind, MaxDecodeDepth)}
+		return nil, &Error{Section: kind + " entry", Offset: t.payload.off + int(rec.off), Msg: fmt.Sprintf("%s nesting deeper than %d", kind, MaxDecodeDepth)}
 	}
-	s.state = 1
+	t.state[slot] = slotBusy
 	t.depth++
-	v, err := fn(e)
+	v, err := fn(t.entry(rec))
 	t.depth--
-	s.state, s.val, s.err = 2, v, err
+	t.state[slot], t.vals[slot] = slotDone, v
+	if err != nil {
+		if t.errs == nil {
+			t.errs = make([]error, len(t.state))
+		}
+		t.errs[slot] = err
+	}
 	return v, err
 }

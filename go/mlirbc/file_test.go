@@ -197,11 +197,11 @@ func TestAttrTypeEntries(t *testing.T) {
 	b := &builder{version: 6}
 	f, err := Parse(b.file(b.testIR(true)))
 	require.NoError(t, err)
-	require.Len(t, f.AttrTypes.Attrs, 1)
-	require.Equal(t, "test", f.AttrTypes.Attrs[0].Dialect)
-	require.True(t, f.AttrTypes.Attrs[0].Custom)
-	require.Equal(t, []byte{0xAA}, f.AttrTypes.Attrs[0].Data)
-	require.Equal(t, []byte{0xBB}, f.AttrTypes.Types[0].Data)
+	require.Equal(t, 1, f.AttrTypes.NumAttrs())
+	require.Equal(t, "test", f.AttrTypes.Attr(0).Dialect)
+	require.True(t, f.AttrTypes.Attr(0).Custom)
+	require.Equal(t, []byte{0xAA}, f.AttrTypes.Attr(0).Data)
+	require.Equal(t, []byte{0xBB}, f.AttrTypes.Type(0).Data)
 
 	calls := 0
 	decode := func(e Entry) (any, error) { calls++; return e.Data[0], nil }

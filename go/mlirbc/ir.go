@@ -325,7 +325,7 @@ func (p *irParser) blockHeaderInto(r *Reader, b *Block) (*Block, int, error) {
 				}
 				v.HasLoc = true
 			}
-			if v.Type >= uint64(len(p.f.AttrTypes.Types)) {
+			if v.Type >= uint64(p.f.AttrTypes.NumTypes()) {
 				return nil, 0, r.Errorf("block argument type index %d out of range", v.Type)
 			}
 			b.Args[i] = v
@@ -350,7 +350,7 @@ func (p *irParser) blockHeaderInto(r *Reader, b *Block) (*Block, int, error) {
 
 func (p *irParser) blockOps(r *Reader, rs *regionState, b *Block, nOps, depth int) error {
 	if nOps > 0 {
-		b.Ops = make([]*Op, 0, min(nOps, 1024))
+		b.Ops = make([]*Op, 0, nOps) // nOps is bounded by the bytes left
 	}
 	for i := 0; i < nOps; i++ {
 		op, err := p.op(r, rs, depth)
@@ -433,7 +433,7 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 			if err != nil {
 				return nil, wrap(err)
 			}
-			if t >= uint64(len(p.f.AttrTypes.Types)) {
+			if t >= uint64(p.f.AttrTypes.NumTypes()) {
 				return nil, wrap(r.Errorf("result type index %d out of range", t))
 			}
 			vals[i] = Value{Type: t, Def: op, Index: i}

@@ -54,7 +54,7 @@ type verifier struct {
 	// defined holds the values visible at the current point: function
 	// arguments, block arguments of enclosing regions and results of earlier
 	// ops (StableHLO regions are not isolated from above).
-	defined map[valueKey]bool
+	defined *valueSet
 	// tensors backs the type lists a check builds (operandTensors and
 	// friends); it is reset before each check, which keeps none of them.
 	tensors slab.Slab[*ir.TensorType]
@@ -62,7 +62,7 @@ type verifier struct {
 
 // definedSets recycles the verifier's defined-value sets: building a set
 // sized for a few thousand values is a large part of verifying a module.
-var definedSets = sync.Pool{New: func() any { return map[valueKey]bool{} }}
+var definedSets = sync.Pool{New: func() any { return &valueSet{} }}
 
 // valueKey is a value's address as an integer: the module keeps every value
 // alive (and Go's collector does not move objects), and integer keys spare
@@ -77,9 +77,9 @@ func Module(m *ir.Module) error {
 	if m == nil {
 		return fmt.Errorf("verify: nil module")
 	}
-	v := &verifier{m: m, defined: definedSets.Get().(map[valueKey]bool)}
+	v := &verifier{m: m, defined: definedSets.Get().(*valueSet)}
 	defer func() {
-		clear(v.defined) // keeps the table's size for the next module
+		v.defined.reset() // keeps the table's size for the next module
 		definedSets.Put(v.defined)
 	}()
 	seen := map[string]bool{}
@@ -162,12 +162,12 @@ func (v *verifier) region(r *ir.Region, parent *ir.Op) error {
 				continue
 			}
 			for _, a := range b.Args {
-				delete(v.defined, key(a))
+				v.defined.del(key(a))
 			}
 			for _, op := range b.Ops {
 				if op != nil {
 					for _, res := range op.Results {
-						delete(v.defined, key(res))
+						v.defined.del(key(res))
 					}
 				}
 			}
@@ -184,7 +184,7 @@ func (v *verifier) region(r *ir.Region, parent *ir.Op) error {
 				}
 				return fmt.Errorf("verify: block argument has invalid type %s", typeName(a))
 			}
-			v.defined[key(a)] = true
+			v.defined.add(key(a))
 		}
 		for i, op := range b.Ops {
 			if op == nil {
@@ -217,7 +217,7 @@ func (v *verifier) op(op *ir.Op) error {
 		if x == nil {
 			return op.Errorf("operand %d is nil", i)
 		}
-		if !v.defined[key(x)] {
+		if !v.defined.has(key(x)) {
 			return op.Errorf("operand %d is not defined before its use", i)
 		}
 		if !validType(x.Type) {
@@ -255,7 +255,7 @@ func (v *verifier) op(op *ir.Op) error {
 		}
 	}
 	for _, r := range op.Results {
-		v.defined[key(r)] = true
+		v.defined.add(key(r))
 	}
 	return nil
 }

@@ -47,6 +47,9 @@ func (d *decoder) function(gop *mlirbc.Op, attrs ir.Attrs) (*ir.Func, error) {
 	if len(gop.Regions[0].Blocks) != 1 {
 		return nil, fail("body has %d blocks, want 1", len(gop.Regions[0].Blocks))
 	}
+	var n irCounts
+	n.count(gop.Regions[0].Blocks[0].Ops)
+	d.reserve(n)
 	body, err := d.region(gop.Regions[0], nil, true)
 	if err != nil {
 		return nil, err
@@ -146,10 +149,10 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 	if err != nil {
 		return nil, err
 	}
-	op := d.ops.One()
+	op := &d.ops.take(1)[0]
 	op.Loc = loc
 	key := opKey{name: gop.NameIndex, inFunc: inFunc, hasAttrs: gop.HasAttrs, hasProps: gop.HasProps, attrs: gop.Attrs, props: gop.PropsIndex}
-	c, ok := d.opCache[key]
+	c, ok := d.cachedOp(gop, key)
 	if !ok {
 		name, err := canonicalOpName(gop.Name, inFunc)
 		if err != nil {
@@ -163,11 +166,11 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 			return nil, op.Errorf("%v", err)
 		}
 		c = decodedOp{name: op.Name, attrs: op.Attrs, refs: symbolRefs(op.Attrs, nil)}
-		d.opCache[key] = c
+		d.cacheOp(gop, key, c)
 	}
 	op.Name, op.Attrs = c.name, c.attrs
 	d.symRefs = append(d.symRefs, c.refs...)
-	op.Operands = d.refs.Take(len(gop.Operands))
+	op.Operands = d.refs.take(len(gop.Operands))
 	for i, gv := range gop.Operands {
 		v, ok := gv.User.(*ir.Value)
 		if !ok {
@@ -175,8 +178,8 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 		}
 		op.Operands[i] = v
 	}
-	op.Results = d.refs.Take(len(gop.Results))
-	vals := d.vals.Take(len(gop.Results))
+	op.Results = d.refs.take(len(gop.Results))
+	vals := d.vals.take(len(gop.Results))
 	for i, gv := range gop.Results {
 		t, err := d.typeAt(gv.Type)
 		if err != nil {
@@ -215,6 +218,60 @@ type opKey struct {
 	inFunc             bool
 	hasAttrs, hasProps bool
 	attrs, props       uint64
+}
+
+// opSlot is one entry of the dense op cache.
+type opSlot struct {
+	key opKey
+	op  decodedOp
+}
+
+// denseOpIndex is where an op's decoded form is looked up in
+// decoder.opIndex: by property blob for registered ops with properties (the
+// usual case from format 5 on), else by attribute dictionary, else by name.
+// Each table has one slot per entry of the file's own tables, so the index
+// is bounded by the input; ops that share a slot but differ in key (rare:
+// two op kinds with equal property bytes) go to the map.
+func (d *decoder) denseOpIndex(gop *mlirbc.Op) int {
+	if d.opIndex == nil {
+		d.nProps = d.f.NumProperties()
+		d.nAttrs = d.f.AttrTypes.NumAttrs()
+		d.opIndex = make([]int32, d.nProps+d.nAttrs+len(d.f.OpNames))
+	}
+	switch {
+	case gop.HasProps && gop.Registered:
+		return int(gop.PropsIndex)
+	case gop.HasAttrs && !gop.HasProps:
+		if gop.Attrs >= uint64(d.nAttrs) { // an error, reported by the decode
+			return -1
+		}
+		return d.nProps + int(gop.Attrs)
+	case !gop.HasAttrs && !gop.HasProps:
+		return d.nProps + d.nAttrs + gop.NameIndex
+	}
+	return -1
+}
+
+func (d *decoder) cachedOp(gop *mlirbc.Op, key opKey) (decodedOp, bool) {
+	if i := d.denseOpIndex(gop); i >= 0 {
+		if j := d.opIndex[i]; j > 0 && d.opSlots[j-1].key == key {
+			return d.opSlots[j-1].op, true
+		}
+	}
+	c, ok := d.opCache[key]
+	return c, ok
+}
+
+func (d *decoder) cacheOp(gop *mlirbc.Op, key opKey, c decodedOp) {
+	if i := d.denseOpIndex(gop); i >= 0 && d.opIndex[i] == 0 {
+		d.opSlots = append(d.opSlots, opSlot{key: key, op: c})
+		d.opIndex[i] = int32(len(d.opSlots))
+		return
+	}
+	if d.opCache == nil {
+		d.opCache = map[opKey]decodedOp{}
+	}
+	d.opCache[key] = c
 }
 
 type decodedOp struct {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gojax/gojax/go/internal/slab"
-
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/mlirbc"
 )
@@ -17,14 +15,19 @@ type decoder struct {
 	funcTypes map[string]*vtype
 	opts      readOptions
 	funcErrs  map[string]error
-	opCache   map[opKey]decodedOp
+	// opIndex (dense, see denseOpIndex) gives 1 + the position in opSlots
+	// of an op's decoded name and attributes; opCache takes what it cannot.
+	opIndex        []int32
+	opSlots        []opSlot
+	nProps, nAttrs int
+	opCache        map[opKey]decodedOp
 	// refs collects the symbols referred to by the ops decoded since the
 	// module walk last reset it (one function's worth).
 	symRefs []string
 
-	ops  slab.Slab[ir.Op]
-	vals slab.Slab[ir.Value]
-	refs slab.Slab[*ir.Value]
+	ops  pieces[ir.Op]
+	vals pieces[ir.Value]
+	refs pieces[*ir.Value]
 }
 
 // Read decodes a portable artifact into a module. Only the entry function
@@ -54,7 +57,7 @@ func read(code []byte, opts readOptions) (*ir.Module, map[string]error, error) {
 	}
 	// The generic ops are garbage once converted; nothing of them escapes.
 	defer f.Release()
-	d := &decoder{f: f, funcTypes: map[string]*vtype{}, opts: opts, funcErrs: map[string]error{}, opCache: map[opKey]decodedOp{}}
+	d := &decoder{f: f, funcTypes: map[string]*vtype{}, opts: opts, funcErrs: map[string]error{}}
 	top, err := f.TopLevel(true)
 	if err != nil {
 		return nil, nil, fmt.Errorf("vhlo: %w", err)
