@@ -6,6 +6,7 @@ package capi
 import "C"
 
 import (
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/gojax/gojax/go/ir"
@@ -20,18 +21,33 @@ type buffer struct {
 }
 
 // newBufferHandle wraps rb; the framework owns the handle until Buffer_Destroy.
+// The handle caches what the C fast paths (capi.c) answer without Go.
 func newBufferHandle(cl *client, rb *runtime.Buffer) *C.PJRT_Buffer {
 	b := &buffer{rt: rb, cl: cl}
 	dims := rb.Dims()
-	b.c = cAlloc[C.PJRT_Buffer](1)
-	b.c.num_dims = C.size_t(len(dims))
-	b.c.dims = cAlloc[C.int64_t](len(dims))
-	b.c.minor_to_major = cAlloc[C.int64_t](len(dims))
-	d, m2m := cSlice(b.c.dims, len(dims)), cSlice(b.c.minor_to_major, len(dims))
-	for i, v := range dims {
-		d[i] = C.int64_t(v)
-		m2m[i] = C.int64_t(len(dims) - 1 - i) // row-major
+	var dp *C.int64_t
+	if len(dims) > 0 {
+		dp = (*C.int64_t)(unsafe.Pointer(&dims[0]))
 	}
+	b.c = C.gojax_new_buffer(dp, C.size_t(len(dims)))
+	if b.c == nil {
+		panic("out of C memory")
+	}
+	if rb.IsToken() {
+		b.c._type = C.PJRT_Buffer_Type(pjrtToken)
+	} else {
+		b.c._type = C.PJRT_Buffer_Type(elemToPjrt[rb.ElemType()])
+	}
+	if cl != nil && rb.Device() != nil && rb.Device().ID >= 0 && rb.Device().ID < len(cl.devices) {
+		d := cl.devices[rb.Device().ID]
+		b.c.device = d.c
+		b.c.memory = d.mem.ptr()
+	}
+	b.c.on_device_size = C.size_t(rb.ByteSize())
+	if rb.ReadyEvent().FiredOK() {
+		b.c.ready = 1
+	}
+	rb.MirrorDeleted((*int32)(unsafe.Pointer(&b.c.deleted)))
 	b.c.h = newHandle(b)
 	return b.c
 }
@@ -319,11 +335,10 @@ func gojax_PJRT_Buffer_Destroy(args *C.PJRT_Buffer_Destroy_Args) (ret pjrtErr) {
 		return e
 	}
 	b.rt.Delete()
+	b.rt.MirrorDeleted(nil)
 	deleteHandle(b.c.h)
 	b.c.h = 0
-	cFree(b.c.dims)
-	cFree(b.c.minor_to_major)
-	cFree(b.c)
+	cFree(b.c) // dims and minor_to_major live in the same allocation
 	return nil
 }
 
@@ -601,6 +616,8 @@ func gojax_PJRT_Buffer_ReadyEvent(args *C.PJRT_Buffer_ReadyEvent_Args) (ret pjrt
 	if b.rt.IsDeleted() {
 		// The framework aborts on errors here; report the state through the event.
 		ev = runtime.DoneEvent(runtime.Errorf(runtime.CodeFailedPrecondition, "buffer has been deleted or donated"))
+	} else if ev.FiredOK() {
+		atomic.StoreInt32((*int32)(unsafe.Pointer(&b.c.ready)), 1) // later calls are answered in C
 	}
 	args.event = newEvent(ev)
 	return nil

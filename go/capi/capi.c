@@ -1,5 +1,6 @@
-// gojax PJRT C side: the PJRT_Api table, error and memory vtables, and small
-// helpers. Everything with real behaviour lives in Go (exports.go & co.).
+// gojax PJRT C side: the PJRT_Api table, error and memory vtables, small
+// helpers, and C fast paths for the queries made on every execution.
+// Everything with real behaviour lives in Go (exports.go & co.).
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -257,6 +258,189 @@ void gojax_free_device_assignment(PJRT_DeviceAssignmentSerialized* p) { free(p);
 void gojax_free_device_attributes(PJRT_Device_Attributes* p) { (void)p; /* owned by the device */ }
 void gojax_free_serialized_shape(const char* p) { free((void*)p); }
 
+/* ---- fast paths --------------------------------------------------------- */
+
+/* JAX's PJRT wrapper calls about fifteen entry points per execution besides
+ * Execute: buffer metadata (device, memory, element type, dims, layout,
+ * deleted?), the output's ready event and the events' IsReady/OnReady/
+ * Error/Destroy, an execute context, the executable's output count. Each
+ * call into Go is a cgo callback (a thread switch onto a Go stack, ~0.1-1 us
+ * on a loaded machine), more than the work it does. These slots answer in C
+ * from what the handles cache; whenever anything is unusual (NULL or short
+ * args, a destroyed handle, an event that is not gojax_ready_event, a buffer
+ * that is not known to be ready) they call the Go entry point, which checks
+ * the arguments and reports errors exactly as before. */
+
+PJRT_Buffer* gojax_new_buffer(const int64_t* dims, size_t num_dims) {
+  size_t n = num_dims ? num_dims : 1;
+  PJRT_Buffer* b = (PJRT_Buffer*)calloc(1, sizeof(PJRT_Buffer) + 2 * n * sizeof(int64_t));
+  if (b == NULL) return NULL;
+  b->dims = (int64_t*)(b + 1);
+  b->minor_to_major = b->dims + n;
+  b->num_dims = num_dims;
+  for (size_t i = 0; i < num_dims; i++) {
+    b->dims[i] = dims[i];
+    b->minor_to_major[i] = (int64_t)(num_dims - 1 - i); /* row-major */
+  }
+  return b;
+}
+
+PJRT_Event gojax_ready_event = {0};
+
+#define ARGS_OK(args, T) ((args) != NULL && (args)->struct_size >= T##_STRUCT_SIZE)
+#define LIVE_BUFFER(b) ((b) != NULL && (b)->h != 0)
+#define LOAD32(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+
+static PJRT_Error* c_Buffer_IsDeleted(PJRT_Buffer_IsDeleted_Args* args) {
+  if (!ARGS_OK(args, PJRT_Buffer_IsDeleted_Args) || !LIVE_BUFFER(args->buffer))
+    return gojax_PJRT_Buffer_IsDeleted(args);
+  args->is_deleted = LOAD32(&args->buffer->deleted) != 0;
+  return NULL;
+}
+
+static PJRT_Error* c_Buffer_ReadyEvent(PJRT_Buffer_ReadyEvent_Args* args) {
+  if (!ARGS_OK(args, PJRT_Buffer_ReadyEvent_Args) || !LIVE_BUFFER(args->buffer) ||
+      !LOAD32(&args->buffer->ready) || LOAD32(&args->buffer->deleted))
+    return gojax_PJRT_Buffer_ReadyEvent(args);
+  args->event = &gojax_ready_event;
+  return NULL;
+}
+
+static PJRT_Error* c_Buffer_ElementType(PJRT_Buffer_ElementType_Args* args) {
+  if (!ARGS_OK(args, PJRT_Buffer_ElementType_Args) || !LIVE_BUFFER(args->buffer))
+    return gojax_PJRT_Buffer_ElementType(args);
+  args->type = args->buffer->type;
+  return NULL;
+}
+
+static PJRT_Error* c_Buffer_Dimensions(PJRT_Buffer_Dimensions_Args* args) {
+  if (!ARGS_OK(args, PJRT_Buffer_Dimensions_Args) || !LIVE_BUFFER(args->buffer))
+    return gojax_PJRT_Buffer_Dimensions(args);
+  args->dims = args->buffer->dims;
+  args->num_dims = args->buffer->num_dims;
+  return NULL;
+}
+
+static PJRT_Error* c_Buffer_UnpaddedDimensions(PJRT_Buffer_UnpaddedDimensions_Args* args) {
+  if (!ARGS_OK(args, PJRT_Buffer_UnpaddedDimensions_Args) || !LIVE_BUFFER(args->buffer))
+    return gojax_PJRT_Buffer_UnpaddedDimensions(args);
+  args->unpadded_dims = args->buffer->dims;
+  args->num_dims = args->buffer->num_dims;
+  return NULL;
+}
+
+static PJRT_Error* c_Buffer_DynamicDimensionIndices(PJRT_Buffer_DynamicDimensionIndices_Args* args) {
+  if (!ARGS_OK(args, PJRT_Buffer_DynamicDimensionIndices_Args) || !LIVE_BUFFER(args->buffer))
+    return gojax_PJRT_Buffer_DynamicDimensionIndices(args);
+  args->dynamic_dim_indices = NULL; /* all shapes are static */
+  args->num_dynamic_dims = 0;
+  return NULL;
+}
+
+static PJRT_Error* c_Buffer_GetMemoryLayout(PJRT_Buffer_GetMemoryLayout_Args* args) {
+  if (!ARGS_OK(args, PJRT_Buffer_GetMemoryLayout_Args) || !LIVE_BUFFER(args->buffer))
+    return gojax_PJRT_Buffer_GetMemoryLayout(args);
+  gojax_layout_set_tiled(&args->layout, args->buffer->minor_to_major, args->buffer->num_dims);
+  return NULL;
+}
+
+static PJRT_Error* c_Buffer_OnDeviceSizeInBytes(PJRT_Buffer_OnDeviceSizeInBytes_Args* args) {
+  if (!ARGS_OK(args, PJRT_Buffer_OnDeviceSizeInBytes_Args) || !LIVE_BUFFER(args->buffer))
+    return gojax_PJRT_Buffer_OnDeviceSizeInBytes(args);
+  args->on_device_size_in_bytes = args->buffer->on_device_size;
+  return NULL;
+}
+
+static PJRT_Error* c_Buffer_Device(PJRT_Buffer_Device_Args* args) {
+  if (!ARGS_OK(args, PJRT_Buffer_Device_Args) || !LIVE_BUFFER(args->buffer) || args->buffer->device == NULL)
+    return gojax_PJRT_Buffer_Device(args);
+  args->device = args->buffer->device;
+  return NULL;
+}
+
+static PJRT_Error* c_Buffer_Memory(PJRT_Buffer_Memory_Args* args) {
+  if (!ARGS_OK(args, PJRT_Buffer_Memory_Args) || !LIVE_BUFFER(args->buffer) || args->buffer->memory == NULL)
+    return gojax_PJRT_Buffer_Memory(args);
+  args->memory = args->buffer->memory;
+  return NULL;
+}
+
+static PJRT_Error* c_Buffer_IsOnCpu(PJRT_Buffer_IsOnCpu_Args* args) {
+  if (!ARGS_OK(args, PJRT_Buffer_IsOnCpu_Args) || !LIVE_BUFFER(args->buffer))
+    return gojax_PJRT_Buffer_IsOnCpu(args);
+  args->is_on_cpu = true;
+  return NULL;
+}
+
+static PJRT_Error* c_Memory_Kind(PJRT_Memory_Kind_Args* args) {
+  const gojax_Memory* m = args ? (const gojax_Memory*)args->memory : NULL;
+  if (!ARGS_OK(args, PJRT_Memory_Kind_Args) || m == NULL || m->h == 0 || m->kind == NULL)
+    return gojax_PJRT_Memory_Kind(args);
+  args->kind = m->kind;
+  args->kind_size = m->kind_size;
+  return NULL;
+}
+
+static PJRT_Error* c_Executable_NumOutputs(PJRT_Executable_NumOutputs_Args* args) {
+  if (!ARGS_OK(args, PJRT_Executable_NumOutputs_Args) || args->executable == NULL || args->executable->h == 0)
+    return gojax_PJRT_Executable_NumOutputs(args);
+  args->num_outputs = args->executable->num_outputs;
+  return NULL;
+}
+
+static PJRT_Error* c_Event_Destroy(PJRT_Event_Destroy_Args* args) {
+  if (ARGS_OK(args, PJRT_Event_Destroy_Args) && args->event == &gojax_ready_event) return NULL;
+  return gojax_PJRT_Event_Destroy(args);
+}
+
+static PJRT_Error* c_Event_IsReady(PJRT_Event_IsReady_Args* args) {
+  if (!ARGS_OK(args, PJRT_Event_IsReady_Args) || args->event != &gojax_ready_event)
+    return gojax_PJRT_Event_IsReady(args);
+  args->is_ready = true;
+  return NULL;
+}
+
+static PJRT_Error* c_Event_Error(PJRT_Event_Error_Args* args) {
+  if (!ARGS_OK(args, PJRT_Event_Error_Args) || args->event != &gojax_ready_event)
+    return gojax_PJRT_Event_Error(args);
+  return NULL;
+}
+
+static PJRT_Error* c_Event_Await(PJRT_Event_Await_Args* args) {
+  if (!ARGS_OK(args, PJRT_Event_Await_Args) || args->event != &gojax_ready_event)
+    return gojax_PJRT_Event_Await(args);
+  return NULL;
+}
+
+static PJRT_Error* c_Event_OnReady(PJRT_Event_OnReady_Args* args) {
+  if (!ARGS_OK(args, PJRT_Event_OnReady_Args) || args->event != &gojax_ready_event || args->callback == NULL)
+    return gojax_PJRT_Event_OnReady(args);
+  /* Fired already: call back at once, on the caller's thread, as Go does. */
+  PJRT_Event_OnReadyCallback cb = args->callback;
+  cb(NULL, args->user_arg);
+  return NULL;
+}
+
+/* A context gets its Go side (h) only when user data is attached
+ * (gojax_FFI_UserDataAdd); JAX creates one per execution and usually attaches
+ * nothing. */
+static PJRT_Error* c_ExecuteContext_Create(PJRT_ExecuteContext_Create_Args* args) {
+  if (!ARGS_OK(args, PJRT_ExecuteContext_Create_Args)) return gojax_PJRT_ExecuteContext_Create(args);
+  PJRT_ExecuteContext* c = (PJRT_ExecuteContext*)calloc(1, sizeof *c);
+  if (c == NULL) return gojax_PJRT_ExecuteContext_Create(args);
+  args->context = c;
+  return NULL;
+}
+
+static PJRT_Error* c_ExecuteContext_Destroy(PJRT_ExecuteContext_Destroy_Args* args) {
+  if (ARGS_OK(args, PJRT_ExecuteContext_Destroy_Args) && args->context != NULL &&
+      __atomic_load_n(&args->context->h, __ATOMIC_ACQUIRE) == 0) {
+    free(args->context);
+    return NULL;
+  }
+  return gojax_PJRT_ExecuteContext_Destroy(args);
+}
+
 /* ---- the table --------------------------------------------------------- */
 
 /* Go exports follow the gojax_<slot> naming; declaring them with the slot's
@@ -303,6 +487,26 @@ static void api_init(void) {
 #define GOJAX_SLOT(name) api.name = gojax_##name;
 #include "pjrt_slots.h"
 #undef GOJAX_SLOT
+  api.PJRT_Buffer_IsDeleted = c_Buffer_IsDeleted;
+  api.PJRT_Buffer_ReadyEvent = c_Buffer_ReadyEvent;
+  api.PJRT_Buffer_ElementType = c_Buffer_ElementType;
+  api.PJRT_Buffer_Dimensions = c_Buffer_Dimensions;
+  api.PJRT_Buffer_UnpaddedDimensions = c_Buffer_UnpaddedDimensions;
+  api.PJRT_Buffer_DynamicDimensionIndices = c_Buffer_DynamicDimensionIndices;
+  api.PJRT_Buffer_GetMemoryLayout = c_Buffer_GetMemoryLayout;
+  api.PJRT_Buffer_OnDeviceSizeInBytes = c_Buffer_OnDeviceSizeInBytes;
+  api.PJRT_Buffer_Device = c_Buffer_Device;
+  api.PJRT_Buffer_Memory = c_Buffer_Memory;
+  api.PJRT_Buffer_IsOnCpu = c_Buffer_IsOnCpu;
+  api.PJRT_Memory_Kind = c_Memory_Kind;
+  api.PJRT_Executable_NumOutputs = c_Executable_NumOutputs;
+  api.PJRT_Event_Destroy = c_Event_Destroy;
+  api.PJRT_Event_IsReady = c_Event_IsReady;
+  api.PJRT_Event_Error = c_Event_Error;
+  api.PJRT_Event_Await = c_Event_Await;
+  api.PJRT_Event_OnReady = c_Event_OnReady;
+  api.PJRT_ExecuteContext_Create = c_ExecuteContext_Create;
+  api.PJRT_ExecuteContext_Destroy = c_ExecuteContext_Destroy;
 }
 
 const PJRT_Api* gojax_api(void) {

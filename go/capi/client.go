@@ -91,6 +91,7 @@ func newClient(rt *runtime.Client) *client {
 			panic("out of C memory")
 		}
 		m.c.h = newHandle(m)
+		m.c.kind, m.c.kind_size = m.kind.p, m.kind.n
 		d.mem = m
 		d.memArr = cAlloc[*C.PJRT_Memory](1)
 		*d.memArr = m.ptr()

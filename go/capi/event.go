@@ -12,16 +12,30 @@ import (
 )
 
 // newEvent hands a runtime event to C; the caller owns the handle and frees it
-// with PJRT_Event_Destroy.
+// with PJRT_Event_Destroy. An event that has already fired without error
+// becomes the shared static gojax_ready_event, which costs no allocation and
+// whose queries capi.c answers without entering Go.
 func newEvent(ev *runtime.Event) *C.PJRT_Event {
+	if ev.FiredOK() {
+		return readyEvent()
+	}
 	e := cAlloc[C.PJRT_Event](1)
 	e.h = newHandle(ev)
 	return e
 }
 
+func readyEvent() *C.PJRT_Event { return &C.gojax_ready_event }
+
+// firedOK is the Go side of gojax_ready_event, for entry points that take an
+// event as input.
+var firedOK = runtime.DoneEvent(nil)
+
 func getEvent(fn string, e *C.PJRT_Event) (*runtime.Event, pjrtErr) {
 	if e == nil {
 		return nil, errf(runtime.CodeInvalidArgument, fn, "event is NULL")
+	}
+	if e == readyEvent() {
+		return firedOK, nil
 	}
 	return value[*runtime.Event](fn, "event", e.h)
 }
@@ -33,7 +47,7 @@ func gojax_PJRT_Event_Destroy(args *C.PJRT_Event_Destroy_Args) (ret pjrtErr) {
 	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Event_Destroy_Args_STRUCT_SIZE); e != nil {
 		return e
 	}
-	if args.event == nil {
+	if args.event == nil || args.event == readyEvent() {
 		return nil
 	}
 	if _, e := getEvent(fn, args.event); e != nil {

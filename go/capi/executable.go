@@ -163,6 +163,7 @@ func (x *executable) newLoaded() *C.PJRT_LoadedExecutable {
 func (x *executable) newUnloaded() *C.PJRT_Executable {
 	x.acquire()
 	p := cAlloc[C.PJRT_Executable](1)
+	p.num_outputs = C.size_t(len(x.rt.OutputTypes()))
 	p.h = newHandle(x)
 	return p
 }

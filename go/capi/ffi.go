@@ -37,6 +37,23 @@ func lookupContext(ctx *C.PJRT_ExecuteContext) *execContext {
 	return c
 }
 
+// contextMu serializes giving contexts their Go side.
+var contextMu sync.Mutex
+
+// contextFor returns the Go side of a context, creating it for a context made
+// by the C fast path (capi.c creates contexts with h == 0, since JAX makes one
+// per execution and rarely attaches anything).
+func contextFor(ctx *C.PJRT_ExecuteContext) *execContext {
+	contextMu.Lock()
+	defer contextMu.Unlock()
+	if ctx.h == 0 {
+		c := &execContext{}
+		atomic.StoreUintptr((*uintptr)(unsafe.Pointer(&ctx.h)), uintptr(cgo.NewHandle(c)))
+		return c
+	}
+	return lookupContext(ctx)
+}
+
 //export gojax_PJRT_ExecuteContext_Create
 func gojax_PJRT_ExecuteContext_Create(args *C.PJRT_ExecuteContext_Create_Args) (ret pjrtErr) {
 	const fn = "PJRT_ExecuteContext_Create"
@@ -99,7 +116,10 @@ func gojax_FFI_UserDataAdd(args *C.gojax_FFI_UserDataAdd_Args) (ret pjrtErr) {
 	if e := checkArgs(fn, unsafe.Pointer(args), C.gojax_FFI_UserDataAdd_Args_MIN_SIZE); e != nil {
 		return e
 	}
-	c := lookupContext(args.context)
+	if args.context == nil {
+		return errf(runtime.CodeInvalidArgument, fn, "context is NULL or was not created by gojax")
+	}
+	c := contextFor(args.context)
 	if c == nil {
 		return errf(runtime.CodeInvalidArgument, fn, "context is NULL or was not created by gojax")
 	}

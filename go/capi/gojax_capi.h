@@ -14,7 +14,8 @@ struct PJRT_Client { uintptr_t h; };
 struct PJRT_Device { uintptr_t h; };
 struct PJRT_DeviceDescription { uintptr_t h; };
 struct PJRT_Event { uintptr_t h; };
-struct PJRT_Executable { uintptr_t h; };
+/* PJRT_Executable also keeps its output count, answered in C. */
+struct PJRT_Executable { uintptr_t h; size_t num_outputs; };
 struct PJRT_LoadedExecutable { uintptr_t h; };
 struct PJRT_TopologyDescription { uintptr_t h; };
 struct PJRT_ExecuteContext { uintptr_t h; };
@@ -25,13 +26,34 @@ struct PJRT_SerializedTopology { uintptr_t h; };
 struct PJRT_SerializedCompileOptions { uintptr_t h; };
 struct PJRT_DeviceAssignmentSerialized { uintptr_t h; };
 struct PJRT_Device_Attributes { uintptr_t h; };
-/* Buffers also keep their dims and layout arrays, which must outlive calls. */
+/* Buffers also keep their dims and layout arrays, which must outlive calls,
+ * and what the framework asks about a buffer on every execution, so that
+ * those queries are answered in C without entering Go (capi.c, "fast
+ * paths"). One allocation (gojax_new_buffer) holds the struct and both
+ * arrays. */
 struct PJRT_Buffer {
   uintptr_t h;
   int64_t* dims;
   size_t num_dims;
   int64_t* minor_to_major;
+  PJRT_Buffer_Type type;
+  PJRT_Device* device;
+  PJRT_Memory* memory;
+  size_t on_device_size;
+  /* Mirrors of Go state, read and written atomically: deleted is set by the
+   * runtime when the buffer is deleted or donated (runtime.Buffer
+   * MirrorDeleted); ready once its data is known to be ready without error
+   * (it never goes back). */
+  int32_t deleted;
+  int32_t ready;
 };
+
+PJRT_Buffer* gojax_new_buffer(const int64_t* dims, size_t num_dims);
+
+/* An event that has already fired without error. It is shared and static:
+ * Destroy ignores it, the event functions answer for it in C, and Go code
+ * that receives it as an input treats it as a fired event. */
+extern PJRT_Event gojax_ready_event;
 
 /* Errors: the public PJRT_Error (a vtable pointer) followed by our data. */
 typedef struct gojax_Error {
@@ -48,6 +70,8 @@ typedef struct gojax_Memory {
   uintptr_t h;
   void* mu; /* pthread_mutex_t*, kept opaque for cgo */
   gojax_UserData* user_data;
+  const char* kind; /* PJRT_Memory_Kind, answered in C; owned by Go's memory */
+  size_t kind_size;
 } gojax_Memory;
 
 /* The Shardings extension (PJRT_Extension_Type_Shardings): lets the

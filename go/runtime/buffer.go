@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/gojax/gojax/go/devmem"
@@ -51,6 +52,34 @@ type Buffer struct {
 	released bool
 	holds    int // executions/copies in flight that read the memory
 	extRefs  int
+	// mirror, when set, is a word outside Go's heap (the C handle's) kept
+	// equal to deleted, so that the C API answers IsDeleted without calling
+	// into Go (see MirrorDeleted).
+	mirror *int32
+}
+
+// MirrorDeleted makes p (nil: none) follow the deleted flag: it is set to 1,
+// atomically, from the moment the buffer is deleted or donated. p must stay
+// valid until MirrorDeleted(nil) returns.
+func (b *Buffer) MirrorDeleted(p *int32) {
+	b.mu.Lock()
+	b.mirror = p
+	if p != nil {
+		v := int32(0)
+		if b.deleted {
+			v = 1
+		}
+		atomic.StoreInt32(p, v)
+	}
+	b.mu.Unlock()
+}
+
+// setDeletedLocked marks the buffer deleted (b.mu held).
+func (b *Buffer) setDeletedLocked() {
+	b.deleted = true
+	if b.mirror != nil {
+		atomic.StoreInt32(b.mirror, 1)
+	}
 }
 
 func newBuffer(mem *Memory, elem ir.ElemType, token bool, dims []int64) (*Buffer, error) {
@@ -135,7 +164,7 @@ func (b *Buffer) IsDeleted() bool {
 // fail; deleting twice is harmless.
 func (b *Buffer) Delete() {
 	b.mu.Lock()
-	b.deleted = true
+	b.setDeletedLocked()
 	free := b.takeMemoryLocked()
 	b.mu.Unlock()
 	free()

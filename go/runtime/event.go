@@ -42,6 +42,13 @@ func (e *Event) Set(err error) bool {
 	return true
 }
 
+// FiredOK reports whether the event has fired without error.
+func (e *Event) FiredOK() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.done && e.err == nil
+}
+
 // IsReady reports whether the event has fired (successfully or not).
 func (e *Event) IsReady() bool {
 	e.mu.Lock()

@@ -322,7 +322,7 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 			if b == nil {
 				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d of device %d is NULL", i, d)
 			}
-			if !argTypeMatches(b.Type(), e.inTypes[i]) {
+			if !b.matchesType(e.inTypes[i]) {
 				hint := ""
 				if e.NumPartitions() > 1 {
 					hint = fmt.Sprintf(" (the program has %d partitions; gojax runs it unpartitioned on every device, so SPMD-sharded arguments are not supported yet)", e.NumPartitions())
@@ -448,7 +448,7 @@ func (b *Buffer) donate() bool {
 	if b.deleted {
 		return false
 	}
-	b.deleted = true
+	b.setDeletedLocked()
 	// Memory seen from outside (NumPy views, DLPack) must never be rewritten.
 	b.donated = b.local && b.extRefs == 0
 	return b.donated
@@ -595,4 +595,27 @@ func argTypeMatches(got, want ir.Type) bool {
 		}
 	}
 	return ir.TypesEqual(got, want)
+}
+
+// matchesType is argTypeMatches(b.Type(), want) without building b's type
+// (this runs for every argument of every call).
+func (b *Buffer) matchesType(want ir.Type) bool {
+	switch w := want.(type) {
+	case *ir.TensorType:
+		if b.token || b.elem != w.Elem || len(b.dims) != len(w.Shape) {
+			return false
+		}
+		for i, d := range b.dims {
+			if d != w.Shape[i] {
+				return false
+			}
+		}
+		return true
+	case *ir.TokenType:
+		if b.token {
+			return true
+		}
+		return b.elem == ir.Pred && b.size == 0
+	}
+	return false
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/gojax/gojax/go/ir"
 )
 
-func newTestClient(t *testing.T, n int) *Client {
+func newTestClient(t testing.TB, n int) *Client {
 	t.Helper()
 	c, err := NewClient(Options{NumDevices: n})
 	require.NoError(t, err)
@@ -39,7 +39,7 @@ func f32s(b []byte) []float32 {
 	return out
 }
 
-func hostF32(t *testing.T, c *Client, vs ...float32) *Buffer {
+func hostF32(t testing.TB, c *Client, vs ...float32) *Buffer {
 	t.Helper()
 	src := f32Bytes(vs...)
 	b, done, err := BufferFromHost(c.Devices()[0].DefaultMemory(), HostBuffer{

@@ -90,7 +90,7 @@ func (b *Buffer) markReleasedLocked() {
 // (an error after newBuffer), freeing memory it may already own.
 func (b *Buffer) discard() {
 	b.mu.Lock()
-	b.deleted = true
+	b.setDeletedLocked()
 	data, own := b.data, b.own
 	b.data, b.own, b.release = nil, ownNone, nil
 	b.markReleasedLocked()

@@ -343,7 +343,7 @@ func (b *Buffer) DonateWithDependency() (*Buffer, func(error), error) {
 		return nil, nil, Errorf(CodeFailedPrecondition, "DonateWithControlDependency: buffer has %d external references", b.extRefs)
 	}
 	b.holds++
-	b.deleted = true
+	b.setDeletedLocked()
 	nb.local = b.local
 	b.mu.Unlock()
 	dep := NewEvent()
