@@ -304,7 +304,7 @@ func (p *irParser) blockHeaderInto(r *Reader, b *Block) (*Block, int, error) {
 		vals := p.vals.Take(n)
 		for i := range b.Args {
 			v := &vals[i]
-			*v = Value{Block: b, Index: i}
+			v.Block, v.Index = b, i
 			if p.f.Version >= VersionElideUnknownBlockArgLoc {
 				t, hasLoc, err := r.VarIntWithFlag()
 				if err != nil {
@@ -383,8 +383,10 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 		return nil, r.Errorf("op name index %d out of range (%d names)", nameIdx, len(p.f.OpNames))
 	}
 	on := p.f.OpNames[nameIdx]
+	// Slab elements come zeroed: setting fields one by one spares the write
+	// barriers of copying a whole pointerful struct while the GC marks.
 	op := p.ops.One()
-	*op = Op{Name: on.FullName, NameIndex: int(nameIdx), Dialect: p.f.Dialects[on.Dialect].Name, Registered: on.Registered}
+	op.Name, op.NameIndex, op.Dialect, op.Registered = on.FullName, int(nameIdx), p.f.Dialects[on.Dialect].Name, on.Registered
 	wrap := func(err error) error { return fmt.Errorf("op %s at byte %d: %w", op.Name, start, err) }
 	mask, err := r.Byte()
 	if err != nil {
@@ -436,8 +438,9 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 			if t >= uint64(p.f.AttrTypes.NumTypes()) {
 				return nil, wrap(r.Errorf("result type index %d out of range", t))
 			}
-			vals[i] = Value{Type: t, Def: op, Index: i}
-			op.Results[i] = &vals[i]
+			v := &vals[i]
+			v.Type, v.Def, v.Index = t, op, i
+			op.Results[i] = v
 		}
 	}
 	if mask&maskOperands != 0 {

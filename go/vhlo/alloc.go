@@ -49,10 +49,16 @@ func (p *pieces[T]) take(n int) []T {
 type irCounts struct{ ops, vals, refs int }
 
 // count adds up the ops, results and operand/result pointers of ops and of
-// their loaded regions (lazily loaded ones are not counted: they take from
-// the pieces' ordinary chunks).
+// their regions, loading lazy regions (which converting them does anyway).
+// A region that fails to load is not counted; converting its op loads it
+// again and reports the error in order.
 func (c *irCounts) count(ops []*mlirbc.Op) {
 	for _, op := range ops {
+		if op.Lazy() {
+			if err := op.Load(); err != nil {
+				continue
+			}
+		}
 		c.ops++
 		c.vals += len(op.Results)
 		c.refs += len(op.Results) + len(op.Operands)

@@ -189,9 +189,10 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 		if err != nil {
 			return nil, op.Errorf("result %d: %v", i, err)
 		}
-		vals[i] = ir.Value{Type: it, Def: op, Index: i}
-		op.Results[i] = &vals[i]
-		gv.User = op.Results[i]
+		v := &vals[i] // zeroed: set field by field (no whole-struct copy)
+		v.Type, v.Def, v.Index = it, op, i
+		op.Results[i] = v
+		gv.User = v
 	}
 	if len(gop.Successors) > 0 {
 		return nil, op.Errorf("ops with successor blocks are not supported")
