@@ -40,9 +40,11 @@ type Buffer struct {
 	dims   []int64
 	size   int64
 	ready  *Event
+	// readyEv is ready's storage unless a constructor replaces ready.
+	readyEv Event
 
 	mu       sync.Mutex
-	cond     *sync.Cond
+	cond     sync.Cond // on mu
 	data     []byte
 	own      ownership
 	local    bool   // memory is (or will be) a devmem allocation gojax may reuse
@@ -100,8 +102,9 @@ func newBuffer(mem *Memory, elem ir.ElemType, token bool, dims []int64) (*Buffer
 			return nil, Errorf(CodeResourceExhausted, "buffer of shape %v x %v is too large", dims, elem)
 		}
 	}
-	b := &Buffer{memory: mem, elem: elem, token: token, dims: append([]int64(nil), dims...), size: size, ready: NewEvent()}
-	b.cond = sync.NewCond(&b.mu)
+	b := &Buffer{memory: mem, elem: elem, token: token, dims: append([]int64(nil), dims...), size: size}
+	b.ready = &b.readyEv
+	b.cond.L = &b.mu
 	counters.liveBuffers.Add(1)
 	counters.buffersCreated.Add(1)
 	return b, nil
@@ -167,33 +170,43 @@ func (b *Buffer) Delete() {
 	b.setDeletedLocked()
 	free := b.takeMemoryLocked()
 	b.mu.Unlock()
-	free()
+	free.run()
 }
 
-// takeMemoryLocked detaches the memory when it may be released and returns the
-// function that releases it (run it without the lock).
-func (b *Buffer) takeMemoryLocked() func() {
+// takeMemoryLocked detaches the memory when it may be released and returns
+// what releases it (call its run method without the lock). It is a value, not
+// a closure, so that the common case allocates nothing.
+func (b *Buffer) takeMemoryLocked() memRelease {
 	if !b.deleted || b.holds > 0 || b.extRefs > 0 || b.released {
-		return func() {}
+		return memRelease{}
 	}
 	if b.own == ownNone && !b.ready.IsReady() {
 		// Output not produced yet: setData frees it on arrival.
-		return func() {}
+		return memRelease{}
 	}
 	b.markReleasedLocked()
-	data, own, rel := b.data, b.own, b.release
+	r := memRelease{data: b.data, own: b.own, rel: b.release}
 	b.data, b.own, b.release = nil, ownNone, nil
-	return func() {
-		switch own {
-		case ownDevmem:
-			devmem.Free(data)
-		case ownForeign:
-			// The owner's hook may need locks of its own (jaxlib's take the
-			// Python GIL), so it never runs on a thread that executions or
-			// event waiters depend on.
-			if rel != nil {
-				go rel()
-			}
+	return r
+}
+
+// memRelease is memory detached from a buffer, to release outside its lock.
+type memRelease struct {
+	data []byte
+	own  ownership
+	rel  func()
+}
+
+func (r memRelease) run() {
+	switch r.own {
+	case ownDevmem:
+		devmem.Free(r.data)
+	case ownForeign:
+		// The owner's hook may need locks of its own (jaxlib's take the
+		// Python GIL), so it never runs on a thread that executions or
+		// event waiters depend on.
+		if r.rel != nil {
+			go r.rel()
 		}
 	}
 }
@@ -206,7 +219,7 @@ func (b *Buffer) setData(data []byte, own ownership, release func()) {
 	free := b.takeMemoryLocked()
 	b.mu.Unlock()
 	b.ready.Set(nil)
-	free()
+	free.run()
 }
 
 // fail marks the buffer as never produced.
@@ -215,7 +228,7 @@ func (b *Buffer) fail(err error) {
 	b.mu.Lock()
 	free := b.takeMemoryLocked()
 	b.mu.Unlock()
-	free()
+	free.run()
 }
 
 // hold registers an in-flight reader; it fails on a deleted buffer.
@@ -244,7 +257,7 @@ func (b *Buffer) unhold() {
 	b.cond.Broadcast()
 	free := b.takeMemoryLocked()
 	b.mu.Unlock()
-	free()
+	free.run()
 }
 
 // bytes returns the data after the buffer is ready; the caller holds it.
@@ -281,7 +294,7 @@ func (b *Buffer) DecExternalRef() error {
 	b.extRefs--
 	free := b.takeMemoryLocked()
 	b.mu.Unlock()
-	free()
+	free.run()
 	return nil
 }
 

@@ -10,11 +10,21 @@ type Event struct {
 	done bool
 	err  error
 	cbs  []func(error)
-	ch   chan struct{}
+	// ch is made by the first Wait or Done before the event fires (most
+	// events, e.g. those of programs run inline, fire before anyone waits,
+	// and never need one) and closed when it fires.
+	ch chan struct{}
 }
 
+// closedChan is what Done returns for a fired event.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
 // NewEvent returns an event that has not fired yet.
-func NewEvent() *Event { return &Event{ch: make(chan struct{})} }
+func NewEvent() *Event { return &Event{} }
 
 // DoneEvent returns an event that has already fired with err.
 func DoneEvent(err error) *Event {
@@ -34,7 +44,9 @@ func (e *Event) Set(err error) bool {
 	e.done, e.err = true, err
 	cbs := e.cbs
 	e.cbs = nil
-	close(e.ch)
+	if e.ch != nil {
+		close(e.ch)
+	}
 	e.mu.Unlock()
 	for _, cb := range cbs {
 		cb(err)
@@ -61,12 +73,22 @@ func (e *Event) Err() error { return e.Wait() }
 
 // Wait blocks until the event fires and returns its error.
 func (e *Event) Wait() error {
-	<-e.ch
-	return e.err
+	<-e.Done()
+	return e.err // written before the channel closed
 }
 
 // Done is closed when the event fires.
-func (e *Event) Done() <-chan struct{} { return e.ch }
+func (e *Event) Done() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.done {
+		return closedChan
+	}
+	if e.ch == nil {
+		e.ch = make(chan struct{})
+	}
+	return e.ch
+}
 
 // OnReady calls f with the event's error once it fires; immediately (on the
 // caller's goroutine) when it already has.

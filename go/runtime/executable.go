@@ -27,6 +27,7 @@ type Executable struct {
 	inTypes     []ir.Type
 	outTypes    []ir.Type
 	donors      []bool    // parameters the program may alias to an output
+	noDonation  []bool    // all false, one per parameter (read-only)
 	spmd        *spmdPlan // set for programs with several partitions
 	deleted     atomic.Bool
 	// inline marks programs small enough to run on the calling thread
@@ -104,6 +105,7 @@ func NewExecutable(client *Client, prog Program, code, options []byte) (*Executa
 	if err := e.planPartitions(); err != nil {
 		return nil, err
 	}
+	e.noDonation = make([]bool, len(e.inTypes))
 	e.inline = inlinePolicy(prog, e.inTypes, e.outTypes)
 	return e, nil
 }
@@ -176,7 +178,7 @@ func (e *Executable) assign() error {
 func (e *Executable) Load(client *Client) (*Executable, error) {
 	ne := &Executable{
 		client: client, prog: e.prog, code: e.code, options: e.options, Build: e.Build,
-		inTypes: e.inTypes, outTypes: e.outTypes, donors: e.donors,
+		inTypes: e.inTypes, outTypes: e.outTypes, donors: e.donors, noDonation: e.noDonation, inline: e.inline,
 	}
 	if err := ne.assign(); err != nil {
 		return nil, err
@@ -338,6 +340,11 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		}
 		callbacks = true
 	}
+	if len(args) == 1 && e.inline && !callbacks {
+		if outs, events, err, ok := e.executeInline(args[0], devices[0], nonDon); ok {
+			return outs, events, err
+		}
+	}
 	outs := make([][]*Buffer, len(args))
 	events := make([]*Event, len(args))
 	type job struct {
@@ -405,8 +412,7 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		return outs, events, nil
 	}
 	if len(jobs) == 1 && e.inline && !jobs[0].anyDonated && allReady(jobs[0].in) {
-		// A goroutine start and a cross-thread wake-up cost more than such a
-		// program; its event is set before Execute returns.
+		// An argument became ready after executeInline looked.
 		j := jobs[0]
 		e.run(j.in, j.donated, j.out, j.done)
 		return outs, events, nil
@@ -415,6 +421,60 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		go e.run(j.in, j.donated, j.out, j.done)
 	}
 	return outs, events, nil
+}
+
+// firedOK is the completion event of every inline run that succeeded.
+var firedOK = DoneEvent(nil)
+
+// executeInline runs a small program on the calling thread (see
+// inlinePolicy): a goroutine start and a cross-thread wake-up cost more than
+// such a program. Its outputs and event are ready before it returns. It is
+// Execute's general path minus the bookkeeping for several devices and
+// asynchronous runs; ok is false, with nothing done, when the call needs that
+// path (an argument that is not ready yet, or one the program may donate).
+func (e *Executable) executeInline(list []*Buffer, dev *Device, nonDon map[int64]bool) (outs [][]*Buffer, events []*Event, err error, ok bool) {
+	for i, b := range list {
+		if e.donors[i] && !nonDon[int64(i)] {
+			return nil, nil, nil, false
+		}
+		if !b.ready.IsReady() {
+			return nil, nil, nil, false
+		}
+	}
+	for i, b := range list {
+		if err := b.holdArg("Execute argument", i); err != nil {
+			for _, h := range list[:i] {
+				h.unhold()
+			}
+			return nil, nil, err, true
+		}
+	}
+	out := make([]*Buffer, len(e.outTypes))
+	for i, t := range e.outTypes {
+		var nb *Buffer
+		if tt, isTensor := t.(*ir.TensorType); isTensor {
+			nb, err = newBuffer(dev.memory, tt.Elem, false, tt.Shape)
+		} else {
+			nb, err = newBuffer(dev.memory, ir.Invalid, true, nil)
+		}
+		if err != nil {
+			for _, h := range list {
+				h.unhold()
+			}
+			for _, o := range out[:i] {
+				o.discard()
+			}
+			return nil, nil, err, true
+		}
+		nb.local = true
+		out[i] = nb
+	}
+	counters.executions.Add(1)
+	ev := firedOK
+	if rerr := e.run(list, e.noDonation, out, nil); rerr != nil {
+		ev = DoneEvent(rerr)
+	}
+	return [][]*Buffer{out}, []*Event{ev}, nil, true
 }
 
 // occurrences counts b in list (argument lists are short).
@@ -476,7 +536,8 @@ func (b *Buffer) takeDonated() ([]byte, bool) {
 	return data, true
 }
 
-func (e *Executable) run(in []*Buffer, donated []bool, out []*Buffer, done *Event) {
+// run runs the program once, fires done (when not nil) and returns the error.
+func (e *Executable) run(in []*Buffer, donated []bool, out []*Buffer, done *Event) error {
 	var running time.Duration
 	err := e.runOnce(in, donated, out, &running)
 	for _, b := range in {
@@ -490,7 +551,10 @@ func (e *Executable) run(in []*Buffer, donated []bool, out []*Buffer, done *Even
 			}
 		}
 	}
-	done.Set(err)
+	if done != nil {
+		done.Set(err)
+	}
+	return err
 }
 
 func (e *Executable) runOnce(in []*Buffer, donated []bool, out []*Buffer, running *time.Duration) (err error) {
