@@ -1,21 +1,22 @@
 package mlirbc
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Op is one operation in generic form.
 type Op struct {
-	Name       string // "dialect.op"
-	NameIndex  int    // index of Name in the file's op-name table (cheap to key on)
-	Dialect    string
-	Registered bool
-	Loc        uint64 // attribute index of the location
+	Name      string // "dialect.op"
+	NameIndex int    // index of Name in the file's op-name table (cheap to key on)
+	Dialect   string
+	Loc       uint64 // attribute index of the location
 
-	HasAttrs bool
-	Attrs    uint64 // attribute index of a builtin DictionaryAttr (discardable attrs; all attrs before format 5)
+	Attrs uint64 // attribute index of a builtin DictionaryAttr (discardable attrs; all attrs before format 5); valid when HasAttrs
 
 	// Properties (format >= 5): a registered op's blob is read with
 	// PropsReader; an unregistered op stores an attribute index, PropsAttr.
-	HasProps  bool
+	// Valid when HasProps.
 	PropsAttr uint64
 	// PropsIndex is the properties entry (blob index of a registered op,
 	// attribute index otherwise). The writer uniques property encodings, so
@@ -28,13 +29,18 @@ type Op struct {
 	Operands   []*Value
 	Successors []*Block
 
-	// Isolated is the writer's isolated-from-above flag for the regions.
-	Isolated   bool
 	NumRegions int
 	// Regions is nil until loaded when the op is lazy (see Lazy and Load).
 	Regions []*Region
 
 	lazy *lazyRegions
+
+	// The flags sit together at the end: ops are allocated by the thousand.
+	Registered bool
+	HasAttrs   bool
+	HasProps   bool
+	// Isolated is the writer's isolated-from-above flag for the regions.
+	Isolated bool
 }
 
 // Value is an SSA value: an op result or a block argument.
@@ -44,12 +50,12 @@ type Value struct {
 	Block *Block // owning block for a block argument
 	Index int
 	// HasLoc/Loc: block-argument location when present.
-	HasLoc bool
-	Loc    uint64
+	Loc uint64
 
 	// User is free for the reader's client (vhlo keeps its ir.Value here).
 	User any
 
+	HasLoc  bool
 	forward bool // referenced before its definition and not yet defined
 }
 
@@ -162,7 +168,10 @@ type valueScope struct {
 
 func (s *valueScope) push(n int) {
 	s.next = append(s.next, len(s.values))
-	s.values = append(s.values, make([]*Value, n)...)
+	s.values = slices.Grow(s.values, n)
+	lo := len(s.values)
+	s.values = s.values[:lo+n]
+	clear(s.values[lo:])
 }
 
 func (s *valueScope) pop(n int) {

@@ -14,7 +14,6 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/gojax/gojax/go/internal/slab"
 	"github.com/gojax/gojax/go/ir"
 )
 
@@ -57,8 +56,29 @@ type verifier struct {
 	defined *valueSet
 	// tensors backs the type lists a check builds (operandTensors and
 	// friends); it is reset before each check, which keeps none of them.
-	tensors slab.Slab[*ir.TensorType]
+	tensors scratch
 }
+
+// scratch hands out capped type lists from one buffer that is rewound, not
+// cleared, before each check: overwriting is all the next check does, and
+// clearing pointerful memory per op costs write barriers while the GC marks.
+// The stale entries only point into the module being verified.
+type scratch struct{ buf []*ir.TensorType }
+
+func (s *scratch) Take(n int) []*ir.TensorType {
+	if n <= 0 {
+		return nil
+	}
+	if n > cap(s.buf)-len(s.buf) {
+		// Pieces already handed out keep the old buffer.
+		s.buf = make([]*ir.TensorType, 0, max(2*cap(s.buf), n, 64))
+	}
+	lo := len(s.buf)
+	s.buf = s.buf[:lo+n]
+	return s.buf[lo : lo+n : lo+n]
+}
+
+func (s *scratch) Reset() { s.buf = s.buf[:0] }
 
 // definedSets recycles the verifier's defined-value sets: building a set
 // sized for a few thousand values is a large part of verifying a module.
