@@ -323,6 +323,9 @@ func gojax_PJRT_Client_CreateViewOfDeviceBuffer(args *C.PJRT_Client_CreateViewOf
 	return nil
 }
 
+// gojax_PJRT_Buffer_Destroy is PJRT_Buffer_Destroy minus freeing the handle,
+// which its C wrapper does.
+//
 //export gojax_PJRT_Buffer_Destroy
 func gojax_PJRT_Buffer_Destroy(args *C.PJRT_Buffer_Destroy_Args) (ret pjrtErr) {
 	const fn = "PJRT_Buffer_Destroy"
@@ -334,11 +337,11 @@ func gojax_PJRT_Buffer_Destroy(args *C.PJRT_Buffer_Destroy_Args) (ret pjrtErr) {
 	if e != nil {
 		return e
 	}
-	b.rt.Delete()
-	b.rt.MirrorDeleted(nil)
+	b.rt.Destroy()
 	deleteHandle(b.c.h)
 	b.c.h = 0
-	cFree(b.c) // dims and minor_to_major live in the same allocation
+	// c_Buffer_Destroy (capi.c) frees b.c (one allocation with its dims and
+	// layout) after this returns without error, saving a call back into C.
 	return nil
 }
 

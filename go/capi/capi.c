@@ -291,6 +291,13 @@ PJRT_Event gojax_ready_event = {0};
 #define LIVE_BUFFER(b) ((b) != NULL && (b)->h != 0)
 #define LOAD32(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 
+static PJRT_Error* c_Buffer_Destroy(PJRT_Buffer_Destroy_Args* args) {
+  PJRT_Buffer* b = ARGS_OK(args, PJRT_Buffer_Destroy_Args) ? args->buffer : NULL;
+  PJRT_Error* err = gojax_PJRT_Buffer_Destroy(args);
+  if (err == NULL && b != NULL) free(b); /* Go released everything else */
+  return err;
+}
+
 static PJRT_Error* c_Buffer_IsDeleted(PJRT_Buffer_IsDeleted_Args* args) {
   if (!ARGS_OK(args, PJRT_Buffer_IsDeleted_Args) || !LIVE_BUFFER(args->buffer))
     return gojax_PJRT_Buffer_IsDeleted(args);
@@ -421,24 +428,75 @@ static PJRT_Error* c_Event_OnReady(PJRT_Event_OnReady_Args* args) {
   return NULL;
 }
 
-/* A context gets its Go side (h) only when user data is attached
- * (gojax_FFI_UserDataAdd); JAX creates one per execution and usually attaches
- * nothing. */
+/* Execute contexts and their FFI user data (see gojax_capi.h). */
 static PJRT_Error* c_ExecuteContext_Create(PJRT_ExecuteContext_Create_Args* args) {
-  if (!ARGS_OK(args, PJRT_ExecuteContext_Create_Args)) return gojax_PJRT_ExecuteContext_Create(args);
+  if (args == NULL) return bad_args("PJRT_ExecuteContext_Create", 0, 0);
+  if (args->struct_size < PJRT_ExecuteContext_Create_Args_STRUCT_SIZE)
+    return bad_args("PJRT_ExecuteContext_Create", args->struct_size, PJRT_ExecuteContext_Create_Args_STRUCT_SIZE);
   PJRT_ExecuteContext* c = (PJRT_ExecuteContext*)calloc(1, sizeof *c);
-  if (c == NULL) return gojax_PJRT_ExecuteContext_Create(args);
+  if (c == NULL) {
+    static const char msg[] = "PJRT_ExecuteContext_Create: out of memory";
+    return gojax_new_error(PJRT_Error_Code_RESOURCE_EXHAUSTED, msg, sizeof msg - 1);
+  }
   args->context = c;
   return NULL;
 }
 
 static PJRT_Error* c_ExecuteContext_Destroy(PJRT_ExecuteContext_Destroy_Args* args) {
-  if (ARGS_OK(args, PJRT_ExecuteContext_Destroy_Args) && args->context != NULL &&
-      __atomic_load_n(&args->context->h, __ATOMIC_ACQUIRE) == 0) {
-    free(args->context);
-    return NULL;
+  if (args == NULL) return bad_args("PJRT_ExecuteContext_Destroy", 0, 0);
+  if (args->struct_size < PJRT_ExecuteContext_Destroy_Args_STRUCT_SIZE)
+    return bad_args("PJRT_ExecuteContext_Destroy", args->struct_size, PJRT_ExecuteContext_Destroy_Args_STRUCT_SIZE);
+  PJRT_ExecuteContext* c = args->context;
+  if (c == NULL) return NULL;
+  gojax_ContextData* d = c->head;
+  while (d != NULL) {
+    gojax_ContextData* next = d->next;
+    if (d->deleter != NULL) d->deleter(d->data);
+    free(d);
+    d = next;
   }
-  return gojax_PJRT_ExecuteContext_Destroy(args);
+  free(c);
+  return NULL;
+}
+
+static PJRT_Error* c_FFI_UserDataAdd(gojax_FFI_UserDataAdd_Args* args) {
+  static const char fn[] = "PJRT_FFI_UserData_Add";
+  if (args == NULL) return bad_args(fn, 0, 0);
+  if (args->struct_size < gojax_FFI_UserDataAdd_Args_MIN_SIZE)
+    return bad_args(fn, args->struct_size, gojax_FFI_UserDataAdd_Args_MIN_SIZE);
+  PJRT_ExecuteContext* c = args->context;
+  if (c == NULL) {
+    static const char msg[] = "PJRT_FFI_UserData_Add: context is NULL or was not created by gojax";
+    return gojax_new_error(PJRT_Error_Code_INVALID_ARGUMENT, msg, sizeof msg - 1);
+  }
+  gojax_ContextData* d = (gojax_ContextData*)calloc(1, sizeof *d);
+  if (d == NULL) {
+    static const char msg[] = "PJRT_FFI_UserData_Add: out of memory";
+    return gojax_new_error(PJRT_Error_Code_RESOURCE_EXHAUSTED, msg, sizeof msg - 1);
+  }
+  d->type_id = args->type_id;
+  d->data = args->data;
+  if (args->struct_size >= offsetof(gojax_FFI_UserDataAdd_Args, deleter) + sizeof(args->deleter))
+    d->deleter = args->deleter;
+  while (__atomic_exchange_n(&c->lock, 1, __ATOMIC_ACQUIRE)) {
+  }
+  for (gojax_ContextData* e = c->head; e != NULL; e = e->next) {
+    if (e->type_id == d->type_id) {
+      __atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE);
+      free(d);
+      char buf[128];
+      int n = snprintf(buf, sizeof buf, "%s: user data of type %lld is already attached", fn,
+                       (long long)args->type_id);
+      return gojax_new_error(PJRT_Error_Code_INVALID_ARGUMENT, buf, (size_t)n);
+    }
+  }
+  if (c->tail == NULL)
+    __atomic_store_n(&c->head, d, __ATOMIC_RELEASE);
+  else
+    __atomic_store_n(&c->tail->next, d, __ATOMIC_RELEASE);
+  c->tail = d;
+  __atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE);
+  return NULL;
 }
 
 /* ---- the table --------------------------------------------------------- */
@@ -449,6 +507,8 @@ static PJRT_Error* c_ExecuteContext_Destroy(PJRT_ExecuteContext_Destroy_Args* ar
 #define gojax_PJRT_Error_Message c_Error_Message
 #define gojax_PJRT_Error_GetCode c_Error_GetCode
 #define gojax_PJRT_Error_ForEachPayload c_Error_ForEachPayload
+#define gojax_PJRT_ExecuteContext_Create c_ExecuteContext_Create
+#define gojax_PJRT_ExecuteContext_Destroy c_ExecuteContext_Destroy
 
 #define GOJAX_SLOT(name) extern name gojax_##name;
 #include "pjrt_slots.h"
@@ -462,11 +522,10 @@ static gojax_FFIExtension ffi_extension = {
              .type = PJRT_Extension_Type_FFI,
              .next = NULL},
     .type_register = gojax_FFI_TypeRegister,
-    .user_data_add = gojax_FFI_UserDataAdd,
+    .user_data_add = c_FFI_UserDataAdd,
     .register_handler = gojax_FFI_RegisterHandler,
 };
 
-void gojax_call_deleter(void (*deleter)(void*), void* data) { deleter(data); }
 
 static gojax_ShardingsExtension shardings_extension = {
     .base = {.struct_size = sizeof(gojax_ShardingsExtension),
@@ -487,6 +546,7 @@ static void api_init(void) {
 #define GOJAX_SLOT(name) api.name = gojax_##name;
 #include "pjrt_slots.h"
 #undef GOJAX_SLOT
+  api.PJRT_Buffer_Destroy = c_Buffer_Destroy;
   api.PJRT_Buffer_IsDeleted = c_Buffer_IsDeleted;
   api.PJRT_Buffer_ReadyEvent = c_Buffer_ReadyEvent;
   api.PJRT_Buffer_ElementType = c_Buffer_ElementType;
@@ -505,8 +565,6 @@ static void api_init(void) {
   api.PJRT_Event_Error = c_Event_Error;
   api.PJRT_Event_Await = c_Event_Await;
   api.PJRT_Event_OnReady = c_Event_OnReady;
-  api.PJRT_ExecuteContext_Create = c_ExecuteContext_Create;
-  api.PJRT_ExecuteContext_Destroy = c_ExecuteContext_Destroy;
 }
 
 const PJRT_Api* gojax_api(void) {

@@ -480,9 +480,7 @@ func gojax_PJRT_LoadedExecutable_Execute(args *C.PJRT_LoadedExecutable_Execute_A
 			opts.NonDonatable = goInt64s(o.non_donatable_input_indices, o.num_non_donatable_input_indices)
 		}
 		if has(o.struct_size, unsafe.Offsetof(oo.context), unsafe.Sizeof(oo.context)) && o.context != nil {
-			if c := lookupContext(o.context); c != nil {
-				opts.UserData = c.snapshot()
-			}
+			opts.UserData = contextUserData(o.context)
 		}
 	}
 	nd, na := int(args.num_devices), int(args.num_args)

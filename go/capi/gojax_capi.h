@@ -18,7 +18,6 @@ struct PJRT_Event { uintptr_t h; };
 struct PJRT_Executable { uintptr_t h; size_t num_outputs; };
 struct PJRT_LoadedExecutable { uintptr_t h; };
 struct PJRT_TopologyDescription { uintptr_t h; };
-struct PJRT_ExecuteContext { uintptr_t h; };
 struct PJRT_AsyncTrackingEvent { uintptr_t h; };
 struct PJRT_AsyncHostToDeviceTransferManager { uintptr_t h; };
 struct PJRT_SerializedExecutable { uintptr_t h; };
@@ -54,6 +53,24 @@ PJRT_Buffer* gojax_new_buffer(const int64_t* dims, size_t num_dims);
  * Destroy ignores it, the event functions answer for it in C, and Go code
  * that receives it as an input treats it as a fired event. */
 extern PJRT_Event gojax_ready_event;
+
+/* Execute contexts live in C (capi.c): JAX creates one per execution and
+ * attaches its host-callback table as FFI user data, so creating, filling and
+ * destroying them never enters Go. Entries are appended under lock and
+ * published with release stores; once published they never change until the
+ * context is destroyed, so Execute reads them (gojax_context_head) without
+ * locking. */
+typedef struct gojax_ContextData {
+  int64_t type_id;
+  void* data;
+  void (*deleter)(void* data);
+  struct gojax_ContextData* next;
+} gojax_ContextData;
+struct PJRT_ExecuteContext {
+  gojax_ContextData* head;
+  gojax_ContextData* tail;
+  int lock; /* spin lock for writers */
+};
 
 /* Errors: the public PJRT_Error (a vtable pointer) followed by our data. */
 typedef struct gojax_Error {
@@ -124,7 +141,6 @@ typedef struct gojax_FFIExtension {
   PJRT_Error* (*register_handler)(void* args);
 } gojax_FFIExtension;
 
-void gojax_call_deleter(void (*deleter)(void*), void* data);
 
 extern const PJRT_Error_FunctionTable gojax_error_vtable;
 extern const PJRT_Memory_FunctionTable gojax_memory_vtable;

@@ -173,6 +173,17 @@ func (b *Buffer) Delete() {
 	free.run()
 }
 
+// Destroy is Delete for the owner's last handle: it also detaches the
+// MirrorDeleted word, which the caller is about to free.
+func (b *Buffer) Destroy() {
+	b.mu.Lock()
+	b.setDeletedLocked()
+	b.mirror = nil
+	free := b.takeMemoryLocked()
+	b.mu.Unlock()
+	free.run()
+}
+
 // takeMemoryLocked detaches the memory when it may be released and returns
 // what releases it (call its run method without the lock). It is a value, not
 // a closure, so that the common case allocates nothing.

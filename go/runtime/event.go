@@ -1,15 +1,19 @@
 package runtime
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Event is a one-shot completion signal carrying an error (nil on success).
 // Callbacks never run under the event's lock, so a callback may drop the last
 // reference to whatever owns the event.
 type Event struct {
-	mu   sync.Mutex
-	done bool
-	err  error
-	cbs  []func(error)
+	mu    sync.Mutex
+	done  bool
+	fired atomic.Bool // done, readable without the lock; err is set before
+	err   error
+	cbs   []func(error)
 	// ch is made by the first Wait or Done before the event fires (most
 	// events, e.g. those of programs run inline, fire before anyone waits,
 	// and never need one) and closed when it fires.
@@ -42,6 +46,7 @@ func (e *Event) Set(err error) bool {
 		return false
 	}
 	e.done, e.err = true, err
+	e.fired.Store(true)
 	cbs := e.cbs
 	e.cbs = nil
 	if e.ch != nil {
@@ -55,24 +60,19 @@ func (e *Event) Set(err error) bool {
 }
 
 // FiredOK reports whether the event has fired without error.
-func (e *Event) FiredOK() bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.done && e.err == nil
-}
+func (e *Event) FiredOK() bool { return e.fired.Load() && e.err == nil }
 
 // IsReady reports whether the event has fired (successfully or not).
-func (e *Event) IsReady() bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.done
-}
+func (e *Event) IsReady() bool { return e.fired.Load() }
 
 // Err returns the event's error; it blocks until the event has fired.
 func (e *Event) Err() error { return e.Wait() }
 
 // Wait blocks until the event fires and returns its error.
 func (e *Event) Wait() error {
+	if e.fired.Load() {
+		return e.err
+	}
 	<-e.Done()
 	return e.err // written before the channel closed
 }
