@@ -1,45 +1,52 @@
 package reduce
 
 // Float32 row reductions along a contiguous run (softmax's max and sum over
-// the last axis). Both use 32 lanes, lane j taking elements i ≡ j (mod 32)
+// the last axis). Both use 64 lanes, lane j taking elements i ≡ j (mod 64)
 // in order, then fold the lanes in a fixed order, so the vector kernels
 // (rowvec_amd64.s: AVX2 or AVX-512, chosen at start) and the Go loops give
 // the same bits and results do not depend on the thread count.
 
-// Kernels over n (a multiple of 32, at least 32) elements; nil: Go only.
-var (
-	sumLanes32 func(p *[32]float32, s *float32, n int)
-	maxLanes32 func(p *[32]float32, s *float32, n int) bool
-)
+// rowISA selects the kernels (rowvec_amd64.s) over n (a multiple of 64, at
+// least 64) elements: 0 Go only, 1 AVX2, 2 AVX-512. They are called
+// directly, not through function values, so that the tail array passed by
+// address stays on the stack.
+var rowISA uint8
 
 // sumLeaf32 is the longest run summed by lanes; longer runs are split in
 // halves (pairwise), so a sum's error grows with n/sumLeaf32 as log2 and
-// with the 32 adds per lane of a leaf linearly.
-const sumLeaf32 = 1024
+// with the 32 adds per lane of a leaf linearly (as sumSlice's 128-element
+// leaves of four accumulators).
+const sumLeaf32 = 2048
 
-// sumSliceF32 sums s: runs under 64 elements as sumSlice does, longer ones
-// by 32 lanes per leaf of at most sumLeaf32 elements, leaves pairwise.
+// sumSliceF32 sums s: runs under 128 elements as sumSlice does, longer ones
+// by 64 lanes per leaf of at most sumLeaf32 elements, leaves pairwise.
 func sumSliceF32(s []float32) float32 {
-	if len(s) < 64 {
+	if len(s) < 128 {
 		return sumSlice(s)
 	}
 	if len(s) > sumLeaf32 {
 		h := len(s) / 2
 		return sumSliceF32(s[:h]) + sumSliceF32(s[h:])
 	}
-	var p [32]float32
-	n := len(s) &^ 31
-	if f := sumLanes32; f != nil {
-		f(&p, &s[0], n)
-	} else {
-		for i, v := range s[:n] {
-			p[i&31] += v
+	var p [64]float32
+	n := len(s) &^ 63
+	if rowISA != 0 {
+		// Missing tail elements add +0, which changes nothing: a lane
+		// starts at +0 and so never holds -0.
+		var tail *[64]float32
+		if n < len(s) {
+			copy(p[:], s[n:])
+			tail = &p
 		}
+		if rowISA == 2 {
+			return sumLanes32Z(&s[0], n, tail)
+		}
+		return sumLanes32Y(&s[0], n, tail)
 	}
-	for i := n; i < len(s); i++ {
-		p[i&31] += s[i]
+	for i, v := range s {
+		p[i&63] += v
 	}
-	for w := 16; w >= 1; w /= 2 {
+	for w := 32; w >= 1; w /= 2 {
 		for j := range w {
 			p[j] += p[j+w]
 		}
@@ -52,18 +59,19 @@ func sumSliceF32(s []float32) float32 {
 // maximum is zero (a lane may have kept -0 over +0); those rows are redone
 // by maxSliceF, so results are always maxSliceF's, NaN payload included.
 func maxSliceF32(s []float32) float32 {
-	f := maxLanes32
-	if f == nil || len(s) < 64 {
+	if rowISA == 0 || len(s) < 128 {
 		return maxSliceF(s)
 	}
-	var p [32]float32
-	n := len(s) &^ 31
-	if f(&p, &s[0], n) {
-		return maxSliceF(s)
+	n := len(s) &^ 63
+	var m float32
+	var nan bool
+	if rowISA == 2 {
+		m, nan = maxLanes32Z(&s[0], n)
+	} else {
+		m, nan = maxLanes32Y(&s[0], n)
 	}
-	m := p[0]
-	for _, v := range p[1:] {
-		m = max(m, v)
+	if nan {
+		return maxSliceF(s)
 	}
 	for _, v := range s[n:] {
 		if v != v {

@@ -5,16 +5,16 @@ package reduce
 import "github.com/gojax/gojax/go/internal/cpufeat"
 
 //go:noescape
-func sumLanes32Y(p *[32]float32, s *float32, n int)
+func sumLanes32Y(s *float32, n int, tail *[64]float32) float32
 
 //go:noescape
-func sumLanes32Z(p *[32]float32, s *float32, n int)
+func sumLanes32Z(s *float32, n int, tail *[64]float32) float32
 
 //go:noescape
-func maxLanes32Y(p *[32]float32, s *float32, n int) bool
+func maxLanes32Y(s *float32, n int) (m float32, nan bool)
 
 //go:noescape
-func maxLanes32Z(p *[32]float32, s *float32, n int) bool
+func maxLanes32Z(s *float32, n int) (m float32, nan bool)
 
 func init() { useRowVec(rowVecBest()) }
 
@@ -33,11 +33,11 @@ func rowVecBest() string {
 func useRowVec(isa string) {
 	switch isa {
 	case "Z":
-		sumLanes32, maxLanes32 = sumLanes32Z, maxLanes32Z
+		rowISA = 2
 	case "Y":
-		sumLanes32, maxLanes32 = sumLanes32Y, maxLanes32Y
+		rowISA = 1
 	default:
-		sumLanes32, maxLanes32 = nil, nil
+		rowISA = 0
 	}
 }
 

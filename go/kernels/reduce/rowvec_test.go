@@ -8,18 +8,18 @@ import (
 
 // refSum32 is the documented order of sumSliceF32 written out plainly.
 func refSum32(s []float32) float32 {
-	if len(s) < 64 {
+	if len(s) < 128 {
 		return sumSlice(s)
 	}
 	if len(s) > sumLeaf32 {
 		h := len(s) / 2
 		return refSum32(s[:h]) + refSum32(s[h:])
 	}
-	var p [32]float32
+	var p [64]float32
 	for i, v := range s {
-		p[i%32] += v
+		p[i%64] += v
 	}
-	for w := 16; w >= 1; w /= 2 {
+	for w := 32; w >= 1; w /= 2 {
 		for j := range w {
 			p[j] += p[j+w]
 		}
@@ -33,7 +33,7 @@ func TestRowVecMatchesGo(t *testing.T) {
 	negZero := float32(math.Copysign(0, -1))
 	for _, isa := range rowVecISAs() {
 		useRowVec(isa)
-		for _, n := range []int{1, 5, 63, 64, 65, 96, 100, 1000, 1024, 1025, 3000, 8192} {
+		for _, n := range []int{1, 5, 63, 64, 65, 127, 128, 129, 191, 192, 200, 1000, 1024, 1025, 2048, 2049, 3000, 8192} {
 			s := make([]float32, n)
 			for i := range s {
 				s[i] = float32(r.NormFloat64()) * float32(math.Pow(10, float64(r.Intn(8)-4)))
