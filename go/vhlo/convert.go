@@ -74,21 +74,24 @@ func (d *decoder) function(gop *mlirbc.Op, attrs ir.Attrs) (*ir.Func, error) {
 // empty array) to one Attrs per argument.
 func attrList(a ir.Attr, n int) ([]ir.Attrs, error) {
 	out := make([]ir.Attrs, n)
-	for i := range out {
-		out[i] = ir.Attrs{}
+	empty := func() []ir.Attrs {
+		for i := range out {
+			out[i] = ir.Attrs{}
+		}
+		return out
 	}
 	if a == nil {
-		return out, nil
+		return empty(), nil
 	}
 	arr, ok := a.(ir.ArrayAttr)
 	if !ok {
 		if _, unit := a.(ir.UnitAttr); unit {
-			return out, nil
+			return empty(), nil
 		}
 		return nil, fmt.Errorf("expected an array, got %s", a)
 	}
 	if len(arr.Elems) == 0 {
-		return out, nil
+		return empty(), nil
 	}
 	if len(arr.Elems) != n {
 		return nil, fmt.Errorf("%d dictionaries for %d values", len(arr.Elems), n)
@@ -98,6 +101,8 @@ func attrList(a ir.Attr, n int) ([]ir.Attrs, error) {
 		if !ok {
 			return nil, fmt.Errorf("entry %d is %s, not a dictionary", i, e)
 		}
+		// Each its own map (callers may add to it), sized once.
+		out[i] = make(ir.Attrs, len(dict.Entries))
 		for k, v := range dict.Entries {
 			out[i][k] = v
 		}
