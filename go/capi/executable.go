@@ -480,7 +480,9 @@ func gojax_PJRT_LoadedExecutable_Execute(args *C.PJRT_LoadedExecutable_Execute_A
 			opts.NonDonatable = goInt64s(o.non_donatable_input_indices, o.num_non_donatable_input_indices)
 		}
 		if has(o.struct_size, unsafe.Offsetof(oo.context), unsafe.Sizeof(oo.context)) && o.context != nil {
-			opts.UserData = contextUserData(o.context)
+			if x.rt.UsesHostCallbacks() { // JAX attaches its table to every execution
+				opts.UserData = contextUserData(o.context)
+			}
 		}
 	}
 	nd, na := int(args.num_devices), int(args.num_args)
@@ -504,11 +506,12 @@ func gojax_PJRT_LoadedExecutable_Execute(args *C.PJRT_LoadedExecutable_Execute_A
 	lists := make([][]*runtime.Buffer, nd)
 	if nd > 0 {
 		argLists := unsafe.Slice(args.argument_lists, nd)
+		flat := make([]*runtime.Buffer, nd*na) // one allocation for all lists
 		for d := range lists {
 			if na > 0 && argLists[d] == nil {
 				return errf(runtime.CodeInvalidArgument, fn, "argument list %d is NULL", d)
 			}
-			lists[d] = make([]*runtime.Buffer, na)
+			lists[d] = flat[d*na : (d+1)*na : (d+1)*na]
 			if na == 0 {
 				continue
 			}

@@ -449,6 +449,11 @@ func (e *Executable) executeInline(list []*Buffer, dev *Device, nonDon map[int64
 			return nil, nil, err, true
 		}
 	}
+	// One allocation for the result lists and the event list.
+	res := &struct {
+		outs   [1][]*Buffer
+		events [1]*Event
+	}{}
 	out := make([]*Buffer, len(e.outTypes))
 	for i, t := range e.outTypes {
 		var nb *Buffer
@@ -474,7 +479,8 @@ func (e *Executable) executeInline(list []*Buffer, dev *Device, nonDon map[int64
 	if rerr := e.run(list, e.noDonation, out, nil); rerr != nil {
 		ev = DoneEvent(rerr)
 	}
-	return [][]*Buffer{out}, []*Event{ev}, nil, true
+	res.outs[0], res.events[0] = out, ev
+	return res.outs[:], res.events[:], nil, true
 }
 
 // occurrences counts b in list (argument lists are short).

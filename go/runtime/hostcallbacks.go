@@ -19,6 +19,14 @@ type hostCallbackProgram interface {
 	HostCallbacks() *kernel.HostCallbacks
 }
 
+// UsesHostCallbacks reports whether the program calls host callbacks, i.e.
+// whether Execute reads ExecuteOptions.UserData (callers may skip building
+// it otherwise).
+func (e *Executable) UsesHostCallbacks() bool {
+	hp, ok := e.prog.(hostCallbackProgram)
+	return ok && hp.HostCallbacks() != nil && hp.HostCallbacks().Used()
+}
+
 // maxHostCallbacks bounds the callable count read from JAX's user data.
 const maxHostCallbacks = 1 << 16
 
