@@ -48,7 +48,7 @@ func newBufferHandle(cl *client, rb *runtime.Buffer) *C.PJRT_Buffer {
 		b.c.ready = 1
 	}
 	rb.MirrorDeleted((*int32)(unsafe.Pointer(&b.c.deleted)))
-	b.c.h = newHandle(b)
+	b.c.h = C.uintptr_t(buffers.add(b))
 	return b.c
 }
 
@@ -56,7 +56,10 @@ func getBuffer(fn string, p *C.PJRT_Buffer) (*buffer, pjrtErr) {
 	if p == nil {
 		return nil, errf(runtime.CodeInvalidArgument, fn, "buffer is NULL")
 	}
-	return value[*buffer](fn, "buffer", p.h)
+	if b := buffers.get(uintptr(p.h)); b != nil {
+		return b, nil
+	}
+	return nil, errf(runtime.CodeInvalidArgument, fn, "invalid or destroyed buffer handle")
 }
 
 func (b *buffer) device() *device { return b.cl.devices[b.rt.Device().ID] }
@@ -338,7 +341,7 @@ func gojax_PJRT_Buffer_Destroy(args *C.PJRT_Buffer_Destroy_Args) (ret pjrtErr) {
 		return e
 	}
 	b.rt.Destroy()
-	deleteHandle(b.c.h)
+	buffers.remove(uintptr(b.c.h))
 	b.c.h = 0
 	// c_Buffer_Destroy (capi.c) frees b.c (one allocation with its dims and
 	// layout) after this returns without error, saving a call back into C.

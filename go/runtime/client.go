@@ -35,7 +35,7 @@ type Options struct {
 type Client struct {
 	devices  []*Device
 	memories []*Memory
-	runSlots chan struct{}
+	slots    *runSlots
 }
 
 // Device is one CPU device.
@@ -77,7 +77,7 @@ func NewClient(opts Options) (*Client, error) {
 	if slots <= 0 {
 		slots = goruntime.GOMAXPROCS(0)
 	}
-	c := &Client{runSlots: make(chan struct{}, slots)}
+	c := &Client{slots: newRunSlots(slots)}
 	for i := 0; i < n; i++ {
 		d := &Device{client: c, ID: i, LocalHardwareID: i}
 		m := &Memory{ID: i, device: d, devices: []*Device{d}}

@@ -581,11 +581,11 @@ func (e *Executable) runOnce(in []*Buffer, donated []bool, out []*Buffer, runnin
 			b.waitSoleHolder()
 		}
 	}
-	e.client.runSlots <- struct{}{}
+	e.client.slots.acquire()
 	start := time.Now()
 	defer func() {
 		*running = time.Since(start)
-		<-e.client.runSlots
+		e.client.slots.release()
 	}()
 	data := make([][]byte, len(in))
 	for i, b := range in {

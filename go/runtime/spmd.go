@@ -212,11 +212,11 @@ func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, running *time.D
 			}
 		}
 	}
-	e.client.runSlots <- struct{}{}
+	e.client.slots.acquire()
 	start := time.Now()
 	defer func() {
 		*running = time.Since(start)
-		<-e.client.runSlots
+		e.client.slots.release()
 	}()
 
 	global := make([][]byte, len(e.inTypes))
