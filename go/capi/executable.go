@@ -477,7 +477,8 @@ func gojax_PJRT_LoadedExecutable_Execute(args *C.PJRT_LoadedExecutable_Execute_A
 			if o.non_donatable_input_indices == nil {
 				return errf(runtime.CodeInvalidArgument, fn, "non_donatable_input_indices is NULL")
 			}
-			opts.NonDonatable = goInt64s(o.non_donatable_input_indices, o.num_non_donatable_input_indices)
+			// A view, not a copy: Execute reads it only during the call.
+			opts.NonDonatable = unsafe.Slice((*int64)(unsafe.Pointer(o.non_donatable_input_indices)), int(o.num_non_donatable_input_indices))
 		}
 		if has(o.struct_size, unsafe.Offsetof(oo.context), unsafe.Sizeof(oo.context)) && o.context != nil {
 			if x.rt.UsesHostCallbacks() { // JAX attaches its table to every execution

@@ -44,7 +44,7 @@ type Buffer struct {
 	readyEv Event
 
 	mu       sync.Mutex
-	cond     sync.Cond // on mu
+	cond     *sync.Cond // on mu; made by the first waitSoleHolder that waits
 	data     []byte
 	own      ownership
 	local    bool   // memory is (or will be) a devmem allocation gojax may reuse
@@ -104,7 +104,6 @@ func newBuffer(mem *Memory, elem ir.ElemType, token bool, dims []int64) (*Buffer
 	}
 	b := &Buffer{memory: mem, elem: elem, token: token, dims: append([]int64(nil), dims...), size: size}
 	b.ready = &b.readyEv
-	b.cond.L = &b.mu
 	counters.liveBuffers.Add(1)
 	counters.buffersCreated.Add(1)
 	return b, nil
@@ -265,7 +264,9 @@ func (b *Buffer) holdArg(what string, arg int) error {
 func (b *Buffer) unhold() {
 	b.mu.Lock()
 	b.holds--
-	b.cond.Broadcast()
+	if b.cond != nil {
+		b.cond.Broadcast()
+	}
 	free := b.takeMemoryLocked()
 	b.mu.Unlock()
 	free.run()

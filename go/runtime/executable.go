@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -279,7 +280,8 @@ func Deserialize(client *Client, data, options []byte, dumpDir string) (*Executa
 
 // ExecuteOptions tune one Execute call.
 type ExecuteOptions struct {
-	// NonDonatable lists argument indices that must not be donated.
+	// NonDonatable lists argument indices that must not be donated. Execute
+	// reads it only during the call (it may view the caller's memory).
 	NonDonatable []int64
 	// UserData is the FFI user data of the PJRT execute context; JAX passes
 	// its host callbacks this way.
@@ -308,13 +310,7 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 	if len(args) != len(devices) {
 		return nil, nil, Errorf(CodeInvalidArgument, "Execute: %d argument lists for %d devices", len(args), len(devices))
 	}
-	var nonDon map[int64]bool
-	if len(opts.NonDonatable) > 0 {
-		nonDon = make(map[int64]bool, len(opts.NonDonatable))
-		for _, i := range opts.NonDonatable {
-			nonDon[i] = true
-		}
-	}
+	nonDon := nonDonatable(opts.NonDonatable)
 	// Validate everything before touching any buffer.
 	for d, list := range args {
 		if len(list) != len(e.inTypes) {
@@ -373,7 +369,7 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 				return nil, nil, err
 			}
 			held = append(held, b)
-			if e.donors[i] && !nonDon[int64(i)] && occurrences(list, b) == 1 {
+			if e.donors[i] && !nonDon.has(i) && occurrences(list, b) == 1 {
 				j.donated[i] = b.donate()
 				j.anyDonated = j.anyDonated || j.donated[i]
 			}
@@ -423,6 +419,19 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 	return outs, events, nil
 }
 
+// nonDonatable is ExecuteOptions.NonDonatable; such lists are short, and
+// scanning one costs less than building a set on every call.
+type nonDonatable []int64
+
+func (l nonDonatable) has(i int) bool {
+	for _, j := range l {
+		if j == int64(i) {
+			return true
+		}
+	}
+	return false
+}
+
 // firedOK is the completion event of every inline run that succeeded.
 var firedOK = DoneEvent(nil)
 
@@ -432,9 +441,9 @@ var firedOK = DoneEvent(nil)
 // Execute's general path minus the bookkeeping for several devices and
 // asynchronous runs; ok is false, with nothing done, when the call needs that
 // path (an argument that is not ready yet, or one the program may donate).
-func (e *Executable) executeInline(list []*Buffer, dev *Device, nonDon map[int64]bool) (outs [][]*Buffer, events []*Event, err error, ok bool) {
+func (e *Executable) executeInline(list []*Buffer, dev *Device, nonDon nonDonatable) (outs [][]*Buffer, events []*Event, err error, ok bool) {
 	for i, b := range list {
-		if e.donors[i] && !nonDon[int64(i)] {
+		if e.donors[i] && !nonDon.has(i) {
 			return nil, nil, nil, false
 		}
 		if !b.ready.IsReady() {
@@ -449,12 +458,17 @@ func (e *Executable) executeInline(list []*Buffer, dev *Device, nonDon map[int64
 			return nil, nil, err, true
 		}
 	}
-	// One allocation for the result lists and the event list.
+	// One allocation for the result lists, the event list and (for the usual
+	// single result) the output list.
 	res := &struct {
 		outs   [1][]*Buffer
 		events [1]*Event
+		one    [1]*Buffer
 	}{}
-	out := make([]*Buffer, len(e.outTypes))
+	out := res.one[:]
+	if len(e.outTypes) != 1 {
+		out = make([]*Buffer, len(e.outTypes))
+	}
 	for i, t := range e.outTypes {
 		var nb *Buffer
 		if tt, isTensor := t.(*ir.TensorType); isTensor {
@@ -524,6 +538,9 @@ func (b *Buffer) donate() bool {
 func (b *Buffer) waitSoleHolder() {
 	b.mu.Lock()
 	for b.holds > 1 {
+		if b.cond == nil {
+			b.cond = sync.NewCond(&b.mu)
+		}
 		b.cond.Wait()
 	}
 	b.mu.Unlock()
