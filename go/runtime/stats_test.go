@@ -187,6 +187,9 @@ func TestStatsCountExecutions(t *testing.T) {
 		before := ReadStats()
 		outs, done, err := e.Execute([][]*Buffer{{x}}, nil, ExecuteOptions{})
 		require.NoError(t, err)
+		// The clock starts when the run takes its slot, on its own goroutine:
+		// wait until it is inside Run, or a slow scheduler shortens the span.
+		require.Eventually(t, func() bool { return p.runs.Load() == 1 }, 5*time.Second, time.Millisecond)
 		time.Sleep(20 * time.Millisecond)
 		close(p.gate)
 		require.NoError(t, done[0].Wait())
