@@ -75,7 +75,13 @@ func (t *bufferTable) get(h uintptr) *buffer {
 	if s == nil || s.gen.Load() != gen {
 		return nil
 	}
-	return s.b.Load()
+	b := s.b.Load()
+	// A remove and re-add between the two loads would hand out the slot's
+	// next buffer: check the generation again.
+	if s.gen.Load() != gen {
+		return nil
+	}
+	return b
 }
 
 // remove releases h; later lookups of h fail.
