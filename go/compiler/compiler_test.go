@@ -438,7 +438,7 @@ func TestFingerprintIgnoresLocations(t *testing.T) {
 	m := whileModule(false)
 	for _, f := range m.Funcs {
 		f.Body.Walk(func(op *ir.Op) bool {
-			op.Loc = ir.Location{File: "elsewhere.py", Line: 99}
+			op.Loc = &ir.Location{File: "elsewhere.py", Line: 99}
 			return true
 		})
 	}

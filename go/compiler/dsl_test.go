@@ -39,12 +39,12 @@ type blkB struct {
 	line *int
 }
 
-func (b *blkB) nextLoc(name string) ir.Location {
+func (b *blkB) nextLoc(name string) *ir.Location {
 	if b.line == nil {
 		b.line = new(int)
 	}
 	*b.line++
-	return ir.Location{Name: name, File: b.file, Line: *b.line, Col: 1}
+	return &ir.Location{Name: name, File: b.file, Line: *b.line, Col: 1}
 }
 
 func (b *blkB) op(name string, ins []*ir.Value, outs []ir.Type, attrs ir.Attrs) *ir.Op {

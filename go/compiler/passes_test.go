@@ -83,7 +83,7 @@ func TestPassThroughRejectsTypeChange(t *testing.T) {
 
 func TestPlanableNamesOpAndLocation(t *testing.T) {
 	op := ir.NewOp("stablehlo.no_such_op", nil, []ir.Type{f32t()}, nil)
-	op.Loc = ir.Location{File: "model.py", Line: 7, Col: 3}
+	op.Loc = &ir.Location{File: "model.py", Line: 7, Col: 3}
 	require.EqualError(t, planable(op), "stablehlo.no_such_op at model.py:7:3: no kernel for this op")
 }
 

@@ -138,7 +138,7 @@ func checkModule(target string, typ *ir.TensorType, a, b []byte, withResult bool
 		"call_target_name": ir.StringAttr{Value: target},
 		"has_side_effect":  ir.BoolAttr{Value: true},
 	}))
-	call.Loc = ir.Location{Name: "check-site"}
+	call.Loc = &ir.Location{Name: "check-site"}
 	blk.Append(ir.NewOp("func.return", call.Results, nil, nil))
 	f := &ir.Func{Name: "main", Type: ir.FuncType{Results: append([]ir.Type(nil), results...)}, Body: ir.NewRegion(blk)}
 	return &ir.Module{Funcs: []*ir.Func{f}}

@@ -9,7 +9,7 @@ type Func struct {
 	ArgAttrs   []Attrs // per argument (e.g. tf.aliasing_output, jax.buffer_donor, mhlo.sharding)
 	ResAttrs   []Attrs // per result
 	Body       *Region
-	Loc        Location
+	Loc        *Location // nil when unknown
 }
 
 // Module is a whole program.

@@ -27,8 +27,8 @@ type Op struct {
 	Results  []*Value
 	Attrs    Attrs // may be shared by ops with equal attributes: replace it, never mutate it
 	Regions  []*Region
-	Loc      Location
-	Block    *Block // the block that holds this op
+	Loc      *Location // nil when unknown; shared between ops, never mutate it
+	Block    *Block    // the block that holds this op
 }
 
 // Region is a list of blocks; StableHLO regions have exactly one block.

@@ -326,7 +326,7 @@ func typeString(t Type) string {
 }
 
 // formatLoc prints loc("name"("file":line:col)) in MLIR's spelling.
-func formatLoc(l Location) string {
+func formatLoc(l *Location) string {
 	file := ""
 	if l.File != "" {
 		file = fmt.Sprintf("%q:%d:%d", l.File, l.Line, l.Col)

@@ -23,7 +23,7 @@ func sampleModule() *Module {
 	}
 	k := body.Append(NewOp("stablehlo.constant", nil, []Type{f32x4}, Attrs{"value": &ElementsAttr{Type: f32x4, Data: data}}))
 	add := body.Append(NewOp("stablehlo.add", []*Value{body.Args[0], k.Result()}, []Type{f32x4}, nil))
-	add.Loc = Location{Name: "jit(f)/add", File: "f.py", Line: 3, Col: 7}
+	add.Loc = &Location{Name: "jit(f)/add", File: "f.py", Line: 3, Col: 7}
 
 	w := body.Append(NewOp("stablehlo.while", []*Value{body.Args[1], add.Result()}, []Type{i32, f32x4}, nil))
 	cond := NewBlock(i32, f32x4)

@@ -24,7 +24,7 @@ func step(name string, ins ...ir.Type) *compiler.StepInfo {
 	for _, t := range ins {
 		operands = append(operands, &ir.Value{Type: t})
 	}
-	op := &ir.Op{Name: name, Operands: operands, Loc: ir.Location{File: "model.py", Line: 12, Col: 8}}
+	op := &ir.Op{Name: name, Operands: operands, Loc: &ir.Location{File: "model.py", Line: 12, Col: 8}}
 	return &compiler.StepInfo{Op: op, Name: name, Where: op.Loc.String(), Outs: []ir.Type{ir.Tensor(ir.F32, 2)}}
 }
 

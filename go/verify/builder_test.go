@@ -23,7 +23,7 @@ func (b *fb) arg(i int) *ir.Value { return b.block.Args[i] }
 // op appends an op to the body and returns it.
 func (b *fb) op(name string, operands []*ir.Value, results []ir.Type, attrs ir.Attrs) *ir.Op {
 	op := ir.NewOp(name, operands, results, attrs)
-	op.Loc = ir.Location{Name: "test", File: "t.py", Line: 1, Col: 1}
+	op.Loc = &ir.Location{Name: "test", File: "t.py", Line: 1, Col: 1}
 	return b.block.Append(op)
 }
 

@@ -15,7 +15,18 @@ import (
 type typeExtensions []int64
 
 // locAttr is a decoded location attribute.
-type locAttr struct{ loc ir.Location }
+// Pointer-shaped, it is stored in the attribute cache without boxing; nil is
+// the unknown location.
+type locAttr struct{ loc *ir.Location }
+
+// newLocAttr keeps one copy of l for all the ops that refer to it; an
+// unknown location is nil.
+func newLocAttr(l ir.Location) locAttr {
+	if !l.Known() {
+		return locAttr{}
+	}
+	return locAttr{&l}
+}
 
 func (d *decoder) attrAt(idx uint64) (any, error) {
 	return d.f.AttrTypes.DecodeAttr(idx, d.decodeAttrEntry)

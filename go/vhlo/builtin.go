@@ -224,7 +224,7 @@ func (d *decoder) location(r *mlirbc.Reader, code uint64) (any, error) {
 		if l.Name == "" {
 			l.Name = caller.Name
 		}
-		return locAttr{l}, nil
+		return newLocAttr(l), nil
 	case 11: // FileLineColLoc: filename StringAttr, line, column
 		file, err := d.readIRAttr(r)
 		if err != nil {
@@ -239,7 +239,7 @@ func (d *decoder) location(r *mlirbc.Reader, code uint64) (any, error) {
 			return nil, err
 		}
 		s, _ := file.(ir.StringAttr)
-		return locAttr{ir.Location{File: s.Value, Line: int(line), Col: int(col)}}, nil
+		return newLocAttr(ir.Location{File: s.Value, Line: int(line), Col: int(col)}), nil
 	case 22: // FileLineColRange: filename, then [start line, start col, …]
 		file, err := d.readIRAttr(r)
 		if err != nil {
@@ -257,7 +257,7 @@ func (d *decoder) location(r *mlirbc.Reader, code uint64) (any, error) {
 		if len(lc) > 1 {
 			l.Col = int(lc[1])
 		}
-		return locAttr{l}, nil
+		return newLocAttr(l), nil
 	case 12, 13: // FusedLoc [WithMetadata]: first known part wins
 		n, err := r.Count(1)
 		if err != nil {
@@ -281,7 +281,7 @@ func (d *decoder) location(r *mlirbc.Reader, code uint64) (any, error) {
 				return nil, err
 			}
 		}
-		return locAttr{l}, nil
+		return newLocAttr(l), nil
 	case 14: // NameLoc: name StringAttr, child location
 		name, err := d.readIRAttr(r)
 		if err != nil {
@@ -293,29 +293,35 @@ func (d *decoder) location(r *mlirbc.Reader, code uint64) (any, error) {
 		}
 		s, _ := name.(ir.StringAttr)
 		child.Name = s.Value
-		return locAttr{child}, nil
+		return newLocAttr(child), nil
 	}
 	return locAttr{}, nil // UnknownLoc
 }
 
+// readLoc reads a location attribute reference and returns a copy of the
+// location (the zero Location when unknown) for composing a new one.
 func (d *decoder) readLoc(r *mlirbc.Reader) (ir.Location, error) {
 	idx, err := r.VarInt()
 	if err != nil {
 		return ir.Location{}, err
 	}
-	return d.locAt(idx)
-}
-
-// locAt decodes a location attribute. Locations only inform diagnostics, so
-// a location that cannot be decoded (or is not a location) gives an unknown
-// location rather than failing the read.
-func (d *decoder) locAt(idx uint64) (ir.Location, error) {
-	a, err := d.attrAt(idx)
-	if err != nil {
-		return ir.Location{}, nil
-	}
-	if l, ok := a.(locAttr); ok {
-		return l.loc, nil
+	if l := d.locAt(idx); l != nil {
+		return *l, nil
 	}
 	return ir.Location{}, nil
+}
+
+// locAt decodes a location attribute once and hands out the same pointer to
+// every op that carries it. Locations only inform diagnostics, so a location
+// that cannot be decoded (or is not a location) gives an unknown location
+// (nil) rather than failing the read.
+func (d *decoder) locAt(idx uint64) *ir.Location {
+	a, err := d.attrAt(idx)
+	if err != nil {
+		return nil
+	}
+	if l, ok := a.(locAttr); ok {
+		return l.loc
+	}
+	return nil
 }

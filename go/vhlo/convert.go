@@ -10,10 +10,7 @@ import (
 
 // function converts a vhlo.func_v1 op.
 func (d *decoder) function(gop *mlirbc.Op, attrs ir.Attrs) (*ir.Func, error) {
-	loc, err := d.locAt(gop.Loc)
-	if err != nil {
-		return nil, err
-	}
+	loc := d.locAt(gop.Loc)
 	fn := &ir.Func{Loc: loc, Visibility: "public"}
 	fn.Name = attrs["sym_name"].(ir.StringAttr).Value
 	fail := func(format string, args ...any) error {
@@ -32,6 +29,7 @@ func (d *decoder) function(gop *mlirbc.Op, attrs ir.Attrs) (*ir.Func, error) {
 	}
 	fn.Type = *ft.fn
 	delete(attrs, "function_type")
+	var err error
 	if fn.ArgAttrs, err = attrList(attrs["arg_attrs"], len(fn.Type.Inputs)); err != nil {
 		return nil, fail("arg_attrs: %v", err)
 	}
@@ -150,10 +148,7 @@ func (d *decoder) region(gr *mlirbc.Region, parent *ir.Op, inFunc bool) (*ir.Reg
 
 // op converts one generic op (and its regions).
 func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error) {
-	loc, err := d.locAt(gop.Loc)
-	if err != nil {
-		return nil, err
-	}
+	loc := d.locAt(gop.Loc)
 	op := &d.ops.take(1)[0]
 	op.Loc = loc
 	key := opKey{name: gop.NameIndex, inFunc: inFunc, hasAttrs: gop.HasAttrs, hasProps: gop.HasProps, attrs: gop.Attrs, props: gop.PropsIndex}

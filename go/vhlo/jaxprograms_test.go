@@ -182,8 +182,11 @@ var (
 
 // compareLoc checks an op location against MLIR's printed location: the
 // outermost name, and the first (innermost call site) file:line:col.
-func compareLoc(got ir.Location, text string) error {
-	var want ir.Location
+func compareLoc(loc *ir.Location, text string) error {
+	var got, want ir.Location
+	if loc != nil {
+		got = *loc
+	}
 	if m := locNameRE.FindStringSubmatch(text); m != nil {
 		want.Name, _ = strconv.Unquote(m[1])
 	}

@@ -40,10 +40,7 @@ func (d *decoder) module(op *mlirbc.Op) (*ir.Module, error) {
 			m.Globals = append(m.Globals, g)
 			continue
 		}
-		loc, err := d.locAt(gop.Loc)
-		if err != nil {
-			return nil, err
-		}
+		loc := d.locAt(gop.Loc)
 		fa, err := d.opAttrs(gop)
 		if err != nil {
 			return nil, fmt.Errorf("vhlo.func_v1 at %s: %w", loc, err)

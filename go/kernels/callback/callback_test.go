@@ -24,7 +24,7 @@ func callbackOp(index int64, in, out ir.Type) *ir.Op {
 	cfg := ir.DictAttr{Entries: ir.Attrs{"index": ir.IntAttr{Value: index, Type: ir.U64}}}
 	op := ir.NewOp("stablehlo.custom_call", []*ir.Value{arg}, []ir.Type{out},
 		ir.Attrs{"call_target_name": ir.StringAttr{Value: Target}, "mhlo.backend_config": cfg})
-	op.Loc = ir.Location{File: "model.py", Line: 3, Col: 4}
+	op.Loc = &ir.Location{File: "model.py", Line: 3, Col: 4}
 	return op
 }
 

@@ -54,7 +54,7 @@ func scalarFusionModule(et ir.ElemType, R, C int64) *ir.Module {
 	v := func(name string, out ir.Type, attrs ir.Attrs, args ...*ir.Value) *ir.Value {
 		op := ir.NewOp(name, args, []ir.Type{out}, attrs)
 		line++
-		op.Loc = ir.Location{Name: name, File: "t.py", Line: line, Col: 1}
+		op.Loc = &ir.Location{Name: name, File: "t.py", Line: line, Col: 1}
 		return blk.Append(op).Result()
 	}
 	bin := func(name string, x, y *ir.Value) *ir.Value { return v("stablehlo."+name, x.Type, nil, x, y) }
