@@ -146,6 +146,75 @@ def test_peak_memory_and_reset(gojax_device):
 
 
 @pytest.fixture
+def restore_buffer_cache():
+    prev = gojax.config.buffer_cache_bytes
+    yield
+    gojax.config.buffer_cache_bytes = prev
+
+
+def test_repeated_runs_reuse_buffers(gojax_device, restore_buffer_cache):
+    """A freed output goes to the cache (cached_bytes, not bytes_in_use) and
+    the next run's output takes it (cache_hits); results stay exact."""
+    gojax.config.buffer_cache_bytes = 64 << 20
+    n = 1 << 20
+    host = _unaligned(n)
+    x = jax.device_put(host, gojax_device)
+    f = jax.jit(lambda a: a * 2.0 + 1.0)
+    f(x).block_until_ready()
+    base = _settle()
+    assert base.cached_bytes >= 4 * n, "the first output was cached"
+    for _ in range(5):
+        y = f(x)
+        np.testing.assert_array_equal(np.asarray(y), host * 2.0 + 1.0)
+        s = gojax.stats()
+        assert s.bytes_in_use >= base.bytes_in_use + 4 * n, "a live output counts as in use"
+        del y
+        gc.collect()
+    s = gojax.stats()
+    assert s.cache_hits >= base.cache_hits + 5
+    assert s.bytes_in_use == base.bytes_in_use
+    assert s.cached_bytes <= 64 << 20
+
+
+def test_live_buffer_is_never_recycled(gojax_device, restore_buffer_cache):
+    """Memory a NumPy view (external reference) still pins is not handed to
+    a later output even after the jax.Array is gone."""
+    gojax.config.buffer_cache_bytes = 64 << 20
+    n = 1 << 20
+    x = jax.device_put(_unaligned(n), gojax_device)
+    f = jax.jit(lambda a: a + 1.0)
+    y = f(x)
+    view = np.asarray(y)
+    want = view.copy()
+    del y
+    gc.collect()
+    for _ in range(3):
+        z = f(x) * 3.0
+        z.block_until_ready()
+        del z
+        gc.collect()
+    np.testing.assert_array_equal(view, want)
+
+
+def test_buffer_cache_config(restore_buffer_cache):
+    c = gojax.config
+    assert c.buffer_cache_bytes >= 0
+    c.buffer_cache_bytes = 0
+    assert c.buffer_cache_bytes == 0
+    assert gojax.stats().cached_bytes == 0, "disabling releases the cache"
+    c.buffer_cache_bytes = 1 << 20
+    assert c.buffer_cache_bytes == 1 << 20
+    c.buffer_cache_bytes = None
+    assert 0 < c.buffer_cache_bytes <= 1 << 30
+    with pytest.raises(ValueError):
+        c.buffer_cache_bytes = -1
+    with pytest.raises(TypeError):
+        c.buffer_cache_bytes = 1.5  # type: ignore[assignment]
+    with pytest.raises(TypeError):
+        c.buffer_cache_bytes = True  # type: ignore[assignment]
+
+
+@pytest.fixture
 def restore_worker_threads():
     prev = gojax.worker_threads()
     yield
@@ -183,7 +252,7 @@ def test_config_view():
     c = gojax.config
     assert isinstance(c, gojax.Config)
     d = c.as_dict()
-    assert set(d) == {"worker_threads", "dump_dir", "debug_nans", "flush_denormals", "num_devices"}
+    assert set(d) == {"worker_threads", "dump_dir", "debug_nans", "flush_denormals", "num_devices", "buffer_cache_bytes"}
     assert d["worker_threads"] == gojax.worker_threads()
     assert isinstance(c.num_devices, int) and c.num_devices >= 1
     assert "worker_threads=" in repr(c)

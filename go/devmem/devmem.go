@@ -1,15 +1,33 @@
 // Package devmem allocates gojax device memory: host memory outside the Go
 // heap, 64-byte aligned, so its pointers may be handed to JAX, DLPack and
 // Arrow without breaking cgo's pointer rules.
+//
+// Large blocks that are freed go to a cache (see cache.go) so that the next
+// execution of a program gets memory whose pages are already mapped instead
+// of fresh pages the kernel has to fault in and zero.
 package devmem
 
 /*
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
 static void* gojax_aligned_alloc(size_t n) {
 	void* p = NULL;
 	if (posix_memalign(&p, 64, n == 0 ? 64 : n) != 0) return NULL;
 	return p;
+}
+// Blocks of a cached size class are mapped directly, so evicting one gives
+// its pages back to the OS for certain (free() may keep them in an arena).
+static void* gojax_map(size_t n) {
+	void* p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+static void gojax_unmap(void* p, size_t n) { munmap(p, n); }
+static long long gojax_phys_bytes(void) {
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	if (pages <= 0 || size <= 0) return 0;
+	return (long long)pages * (long long)size;
 }
 */
 import "C"
@@ -33,13 +51,26 @@ var (
 // Alloc returns n bytes of uninitialized, 64-byte-aligned memory outside the Go
 // heap. It returns an error instead of crashing when the system is out of memory.
 // A zero-size request still gets a distinct, valid pointer (JAX compares them).
+// Large requests may get a block an earlier Free left in the cache: its
+// contents are whatever its last owner wrote.
 func Alloc(n int) ([]byte, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("devmem: negative allocation size %d", n)
 	}
-	p := C.gojax_aligned_alloc(C.size_t(n))
+	var p unsafe.Pointer
+	class := classOf(n)
+	if class > 0 {
+		p = theCache.get(class)
+	}
 	if p == nil {
-		return nil, fmt.Errorf("devmem: out of memory allocating %d bytes", n)
+		p = sysAlloc(n, class)
+		if p == nil && theCache.trim(0) > 0 {
+			// Memory pressure: give the cached blocks back and try again.
+			p = sysAlloc(n, class)
+		}
+		if p == nil {
+			return nil, fmt.Errorf("devmem: out of memory allocating %d bytes", n)
+		}
 	}
 	account(int64(n), true)
 	return unsafe.Slice((*byte)(p), capOf(n))[:n], nil
@@ -62,14 +93,40 @@ func capOf(n int) int {
 	return n
 }
 
-// Free releases memory from Alloc. Freeing nil is a no-op.
+// Free releases memory from Alloc. Freeing nil is a no-op. b must be the
+// slice Alloc returned (or a reslice of it from index 0): its cap says which
+// block it is. The caller must be the memory's last user: a cached block is
+// handed to the next Alloc of its size class.
 func Free(b []byte) {
 	if cap(b) == 0 {
 		return
 	}
 	n := len(b)
-	C.free(unsafe.Pointer(unsafe.SliceData(b)))
+	p := unsafe.Pointer(unsafe.SliceData(b))
 	account(-int64(n), false)
+	class := classOf(cap(b))
+	if class > 0 && theCache.put(p, class) {
+		return
+	}
+	sysFree(p, class)
+}
+
+// sysAlloc gets memory from the system: a mapping of class bytes for a
+// cached size class, else malloc.
+func sysAlloc(n, class int) unsafe.Pointer {
+	if class > 0 {
+		return C.gojax_map(C.size_t(class))
+	}
+	return C.gojax_aligned_alloc(C.size_t(n))
+}
+
+// sysFree undoes sysAlloc.
+func sysFree(p unsafe.Pointer, class int) {
+	if class > 0 {
+		C.gojax_unmap(p, C.size_t(class))
+		return
+	}
+	C.free(p)
 }
 
 // Pointer returns the address of a buffer, valid even when its length is 0.
@@ -93,16 +150,31 @@ func account(delta int64, alloc bool) {
 
 // Stats is a snapshot of allocator counters.
 type Stats struct {
-	BytesInUse int64
+	BytesInUse int64 // bytes of live allocations (as requested)
 	PeakBytes  int64
 	NumAllocs  int64 // allocations ever made
 	LiveAllocs int64
+	// CachedBytes is memory held by the cache: freed blocks kept for reuse,
+	// not counted in BytesInUse.
+	CachedBytes int64
+	// CacheHits counts allocations served from the cache.
+	CacheHits int64
 }
 
 // ReadStats returns the current counters.
 func ReadStats() Stats {
-	return Stats{bytesInUse.Load(), peakBytes.Load(), numAllocs.Load(), liveAllocs.Load()}
+	return Stats{
+		BytesInUse:  bytesInUse.Load(),
+		PeakBytes:   peakBytes.Load(),
+		NumAllocs:   numAllocs.Load(),
+		LiveAllocs:  liveAllocs.Load(),
+		CachedBytes: theCache.cached.Load(),
+		CacheHits:   theCache.hits.Load(),
+	}
 }
 
 // ResetPeak restarts peak tracking from the current usage.
 func ResetPeak() { peakBytes.Store(bytesInUse.Load()) }
+
+// physBytes is the machine's RAM (0 when unknown).
+func physBytes() int64 { return int64(C.gojax_phys_bytes()) }

@@ -2,6 +2,7 @@ package pyapi
 
 import (
 	"fmt"
+	"github.com/gojax/gojax/go/devmem"
 	"github.com/gojax/gojax/go/internal/fpmode"
 	"os"
 	"runtime"
@@ -56,3 +57,15 @@ func SetFlushDenormals(on bool) { fpmode.SetFlushDenormals(on) }
 
 // FlushDenormals reports the current mode.
 func FlushDenormals() bool { return fpmode.FlushDenormals() }
+
+// SetBufferCacheBytes sets the budget of the device memory cache, which keeps
+// freed large buffers for reuse by later executions (0 disables it, < 0
+// restores the default, min(1 GiB, RAM/8)); what exceeds it is released now.
+func SetBufferCacheBytes(n int64) { devmem.SetCacheBudget(n) }
+
+// BufferCacheBytes returns the cache budget (GOJAX_BUFFER_CACHE_BYTES at load).
+func BufferCacheBytes() int64 { return devmem.CacheBudget() }
+
+// TrimBufferCache releases every cached block to the OS and returns the bytes
+// released.
+func TrimBufferCache() int64 { return devmem.TrimCache() }

@@ -16,6 +16,10 @@ type Stats struct {
 	NumAllocs int64
 	// LiveAllocations counts device allocations not yet freed.
 	LiveAllocations int64
+	// CachedBytes is freed device memory kept for reuse by later
+	// allocations (not in BytesInUse); CacheHits counts allocations it served.
+	CachedBytes int64
+	CacheHits   int64
 	// LiveBuffers counts PJRT buffers whose memory is not released yet.
 	LiveBuffers int64
 	// BuffersCreated counts PJRT buffers ever created.
@@ -42,6 +46,8 @@ func ReadStats() *Stats {
 		PeakBytes:        m.PeakBytes,
 		NumAllocs:        m.NumAllocs,
 		LiveAllocations:  m.LiveAllocs,
+		CachedBytes:      m.CachedBytes,
+		CacheHits:        m.CacheHits,
 		LiveBuffers:      r.LiveBuffers,
 		BuffersCreated:   r.BuffersCreated,
 		Compiles:         r.Compiles,

@@ -89,6 +89,8 @@ class Stats:
     peak_bytes: int  # highest bytes_in_use since start or reset_peak_memory()
     num_allocs: int  # device allocations ever made (buffers and temporaries)
     live_allocations: int  # device allocations not yet freed
+    cached_bytes: int  # freed device memory kept for reuse (not in bytes_in_use)
+    cache_hits: int  # allocations served from that cache
     live_buffers: int  # PJRT buffers whose memory is not released yet
     buffers_created: int  # PJRT buffers ever created
     compiles: int  # successful compilations
@@ -107,6 +109,8 @@ def stats() -> Stats:
         peak_bytes=int(s.PeakBytes),
         num_allocs=int(s.NumAllocs),
         live_allocations=int(s.LiveAllocations),
+        cached_bytes=int(s.CachedBytes),
+        cache_hits=int(s.CacheHits),
         live_buffers=int(s.LiveBuffers),
         buffers_created=int(s.BuffersCreated),
         compiles=int(s.Compiles),
@@ -210,6 +214,28 @@ class Config:
         _pyapi.SetFlushDenormals(on)
 
     @property
+    def buffer_cache_bytes(self) -> int:
+        """Budget of the device memory cache (GOJAX_BUFFER_CACHE_BYTES at
+        load; default min(1 GiB, RAM/8)). Freed buffers of 64 KiB or more
+        are kept, up to this many bytes, for later allocations of their size
+        class, so repeated executions reuse memory instead of faulting in
+        fresh pages; blocks unused for 5 s go back to the OS. 0 disables the
+        cache; None restores the default. Lowering it releases the excess at
+        once (stats().cached_bytes shows what is held)."""
+        return int(_pyapi.BufferCacheBytes())
+
+    @buffer_cache_bytes.setter
+    def buffer_cache_bytes(self, n: int | None) -> None:
+        if n is None:
+            _pyapi.SetBufferCacheBytes(-1)
+            return
+        if not isinstance(n, int) or isinstance(n, bool):
+            raise TypeError(f"buffer_cache_bytes must be an int or None, not {type(n).__name__}")
+        if n < 0 or n >= 1 << 63:
+            raise ValueError(f"buffer_cache_bytes must be in [0, 2**63), got {n}")
+        _pyapi.SetBufferCacheBytes(n)
+
+    @property
     def num_devices(self) -> int:
         """Devices a new gojax client gets (GOJAX_NUM_DEVICES, else 1).
         Read-only: JAX creates its client once."""
@@ -226,6 +252,7 @@ class Config:
             "debug_nans": self.debug_nans,
             "flush_denormals": self.flush_denormals,
             "num_devices": self.num_devices,
+            "buffer_cache_bytes": self.buffer_cache_bytes,
         }
 
     def __repr__(self) -> str:
