@@ -100,3 +100,59 @@ func BenchmarkConvolution(b *testing.B) {
 	b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 	b.ReportMetric(flops/cpu.Seconds()/1e9, "GFLOP/cpu-s")
 }
+
+// BenchmarkConvolutionNHWC: the benchmark suite's conv2d (batch 32,
+// 32×32×64 → 64, 3×3, SAME) forward and the two convolutions of its
+// gradient as JAX emits them (dx: dy with the flipped kernel; dw: x and dy
+// with batch and feature swapped, HWIO result).
+func BenchmarkConvolutionNHWC(b *testing.B) {
+	const nb, hw, ci, co = 32, 32, 64, 64
+	cases := []struct {
+		name string
+		c    convCase
+	}{
+		{"fwd", convCase{lhsShape: []int64{nb, hw, hw, ci}, rhsShape: []int64{3, 3, ci, co},
+			inB: 0, inF: 3, inSp: []int64{1, 2}, kSp: []int64{0, 1}, kI: 2, kO: 3, outB: 0, outF: 3, outSp: []int64{1, 2},
+			pad: []int64{1, 1, 1, 1}}},
+		{"dx", convCase{lhsShape: []int64{nb, hw, hw, co}, rhsShape: []int64{3, 3, ci, co},
+			inB: 0, inF: 3, inSp: []int64{1, 2}, kSp: []int64{0, 1}, kI: 3, kO: 2, outB: 0, outF: 3, outSp: []int64{1, 2},
+			pad: []int64{1, 1, 1, 1}, rev: []bool{true, true}}},
+		{"dw", convCase{lhsShape: []int64{nb, hw, hw, ci}, rhsShape: []int64{nb, hw, hw, co},
+			inB: 3, inF: 0, inSp: []int64{1, 2}, kI: 0, kO: 3, kSp: []int64{1, 2}, outB: 2, outF: 3, outSp: []int64{0, 1},
+			pad: []int64{1, 1, 1, 1}}},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			c := tc.c
+			r := rand.New(rand.NewSource(1))
+			nl, nr := 1, 1
+			for _, x := range c.lhsShape {
+				nl *= int(x)
+			}
+			for _, x := range c.rhsShape {
+				nr *= int(x)
+			}
+			op := mkOp("stablehlo.convolution", []*ir.TensorType{ir.Tensor(ir.F32, c.lhsShape...), ir.Tensor(ir.F32, c.rhsShape...)},
+				[]*ir.TensorType{ir.Tensor(ir.F32, c.outShape()...)}, c.attrs())
+			x, y := f32Bytes(randF32(r, nl)), f32Bytes(randF32(r, nr))
+			l, _ := lookupForBench(op)
+			step, err := l(benchCtx(), op)
+			if err != nil {
+				b.Fatal(err)
+			}
+			out := [][]byte{make([]byte, op.Results[0].Tensor().ByteSize())}
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu0 := processCPU()
+			for i := 0; i < b.N; i++ {
+				if err := step([][]byte{x, y}, out); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cpu := processCPU() - cpu0
+			flops := 2 * float64(nb*hw*hw) * ci * 9 * co * float64(b.N)
+			b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			b.ReportMetric(flops/cpu.Seconds()/1e9, "GFLOP/cpu-s")
+		})
+	}
+}

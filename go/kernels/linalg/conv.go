@@ -37,6 +37,22 @@ type convPlan struct {
 	outRow     []int // per row: output offset of (batch, spatial)
 	outCol     []int // per output feature within group (unshifted)
 	outFeatStr int
+
+	fast *convFast // f32/f64 implicit-im2col path, nil when it does not apply
+}
+
+// convFast runs a single-group convolution whose output rows are whole
+// contiguous rows of n features (NHWC-like outputs, and HWIO weight
+// gradients) as one GEMM whose lhs is gathered while packing (implicit
+// im2col: no im2col buffer, no product buffer, no scatter). GEMM rows are
+// numbered in output-memory order, so the GEMM writes the output in place.
+type convFast struct {
+	g        gemmPlan
+	rowBase  []int   // per GEMM row: lhs offset of its batch
+	rowTab   [][]int // per GEMM row: spatialTab entry of its output position
+	posMajor bool    // K ordered (kernel position, input feature): feature runs are contiguous
+	kin, ks  int
+	featStr  int
 }
 
 type convDims struct {
@@ -303,7 +319,95 @@ func lowerConvolution(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	p.rhs = &gemmPlan{batch: 1, n: p.n, k: p.k, lhsBatch: []int{0}, rhsBatch: []int{0}, rhsK: rhsK, rhsCol: rhsCol,
 		lhsKUnit: true, rhsColUnit: unitStride(rhsCol)}
 	rhsGroupStr := p.n * int(rs[cd.kOut])
+	p.fast = buildConvFast(p)
 	return convStep(kind, p, lt.Elem, rt.Elem, ot.Elem, rhsGroupStr, ctx.Parallel), nil
+}
+
+// buildConvFast returns the implicit-im2col plan when the convolution has one
+// group and every output row (batch, spatial position) is n contiguous
+// features starting at a multiple of n (so rows sorted by output offset
+// tile the output exactly).
+func buildConvFast(p *convPlan) *convFast {
+	if p.groups != 1 || p.outFeatStr != 1 || p.m <= 2 || p.n <= 2 || p.k == 0 {
+		return nil
+	}
+	order := make([]int, p.m) // GEMM row → conv row
+	seen := make([]bool, p.m)
+	for r, off := range p.outRow {
+		if off%p.n != 0 || off/p.n >= p.m || seen[off/p.n] {
+			return nil
+		}
+		seen[off/p.n] = true
+		order[off/p.n] = r
+	}
+	f := &convFast{kin: p.kin, ks: p.ks, featStr: p.lhsFeatStr, posMajor: p.lhsFeatStr == 1}
+	f.rowBase = make([]int, p.m)
+	f.rowTab = make([][]int, p.m)
+	for i, r := range order {
+		f.rowBase[i] = p.rowBatch[r] * p.lhsBatchStr
+		f.rowTab[i] = p.spatialTab[p.rowSpatial[r]]
+	}
+	rhsK := p.rhs.rhsK
+	if f.posMajor {
+		rhsK = make([]int, p.k)
+		for fi := 0; fi < p.kin; fi++ {
+			for kk := 0; kk < p.ks; kk++ {
+				rhsK[kk*p.kin+fi] = p.rhs.rhsK[fi*p.ks+kk]
+			}
+		}
+	}
+	f.g = gemmPlan{batch: 1, m: p.m, n: p.n, k: p.k, lhsBatch: []int{0}, rhsBatch: []int{0},
+		rhsK: rhsK, rhsCol: p.rhs.rhsCol, rhsColUnit: p.rhs.rhsColUnit}
+	return f
+}
+
+// runConvFast multiplies the implicit im2col matrix of lhs by the kernel
+// straight into out. Every output element is the GEMM's sum over K blocks
+// in order, as for dot_general, whatever the worker count.
+func runConvFast[T float32 | float64](f *convFast, uk microKernel[T], lhs, rhs, out []T, par parallelFn, pool func(int) *buf[T]) {
+	kin, ks, featStr := f.kin, f.ks, f.featStr
+	var gather func(dst []T, ld, i0, i1, p0, p1 int)
+	if f.posMajor {
+		gather = func(dst []T, ld, i0, i1, p0, p1 int) {
+			for i := i0; i < i1; i++ {
+				d := dst[(i-i0)*ld : (i-i0)*ld+(p1-p0)]
+				base, tab := f.rowBase[i], f.rowTab[i]
+				pos, f0 := p0/kin, p0%kin
+				for q := 0; q < len(d); {
+					run := min(kin-f0, len(d)-q)
+					if off := tab[pos]; off < 0 {
+						clear(d[q : q+run])
+					} else {
+						copy(d[q:q+run], lhs[base+off+f0:])
+					}
+					q += run
+					pos++
+					f0 = 0
+				}
+			}
+		}
+	} else {
+		gather = func(dst []T, ld, i0, i1, p0, p1 int) {
+			for i := i0; i < i1; i++ {
+				d := dst[(i-i0)*ld : (i-i0)*ld+(p1-p0)]
+				base, tab := f.rowBase[i], f.rowTab[i]
+				fi, kk := p0/ks, p0%ks
+				fb := base + fi*featStr
+				for q := range d {
+					if off := tab[kk]; off < 0 {
+						d[q] = 0
+					} else {
+						d[q] = lhs[fb+off]
+					}
+					if kk++; kk == ks {
+						kk = 0
+						fb += featStr
+					}
+				}
+			}
+		}
+	}
+	gemmSrc(&f.g, uk, operand[T]{gather: gather}, operand[T]{v: rhs}, out[:f.g.m*f.g.n], par, pool, nil)
 }
 
 func unravelI(i int, shape []int64) []int64 {
@@ -328,7 +432,11 @@ func convStep(kind computeKind, p *convPlan, le, re, oe ir.ElemType, rhsGroupStr
 			a, ar := viewF32(ins[0], le)
 			b, br := viewF32(ins[1], re)
 			c, cr := viewF32Out(outs[0], oe)
-			runConv(p, a, b, c, rhsGroupStr, par, f32scratch, func(g *gemmPlan, x, y, z []float32) { gemm(g, ukF32, x, y, z, par, f32scratch) })
+			if p.fast != nil {
+				runConvFast(p.fast, ukF32, a, b, c, par, f32scratch)
+			} else {
+				runConv(p, a, b, c, rhsGroupStr, par, f32scratch, func(g *gemmPlan, x, y, z []float32) { gemm(g, ukF32, x, y, z, par, f32scratch) })
+			}
 			if cr != nil {
 				fromF32(outs[0], c, oe)
 				cr.release()
@@ -341,7 +449,11 @@ func convStep(kind computeKind, p *convPlan, le, re, oe ir.ElemType, rhsGroupStr
 			a, ar := viewF64(ins[0], le)
 			b, br := viewF64(ins[1], re)
 			c, cr := viewF64Out(outs[0], oe)
-			runConv(p, a, b, c, rhsGroupStr, par, f64scratch, func(g *gemmPlan, x, y, z []float64) { gemm(g, ukF64, x, y, z, par, f64scratch) })
+			if p.fast != nil {
+				runConvFast(p.fast, ukF64, a, b, c, par, f64scratch)
+			} else {
+				runConv(p, a, b, c, rhsGroupStr, par, f64scratch, func(g *gemmPlan, x, y, z []float64) { gemm(g, ukF64, x, y, z, par, f64scratch) })
+			}
 			if cr != nil {
 				fromF64(outs[0], c, oe)
 				cr.release()

@@ -186,6 +186,18 @@ var convCases = []convCase{
 	{name: "big-gemm", lhsShape: []int64{2, 16, 20, 20}, rhsShape: []int64{40, 16, 3, 3},
 		inB: 0, inF: 1, inSp: []int64{2, 3}, kO: 0, kI: 1, kSp: []int64{2, 3}, outB: 0, outF: 1, outSp: []int64{2, 3},
 		pad: []int64{1, 1, 1, 1}},
+	// Implicit-im2col path: several K blocks and partial row panels, and a
+	// weight-gradient layout (batch and feature swapped, HWIO output, so
+	// GEMM rows are permuted and features are strided).
+	{name: "nhwc-big", lhsShape: []int64{3, 9, 10, 72}, rhsShape: []int64{3, 3, 72, 40},
+		inB: 0, inF: 3, inSp: []int64{1, 2}, kSp: []int64{0, 1}, kI: 2, kO: 3, outB: 0, outF: 3, outSp: []int64{1, 2},
+		pad: []int64{1, 1, 1, 1}},
+	{name: "nhwc-input-grad", lhsShape: []int64{2, 8, 8, 20}, rhsShape: []int64{3, 3, 12, 20},
+		inB: 0, inF: 3, inSp: []int64{1, 2}, kSp: []int64{0, 1}, kI: 3, kO: 2, outB: 0, outF: 3, outSp: []int64{1, 2},
+		pad: []int64{1, 1, 1, 1}, rev: []bool{true, true}},
+	{name: "nhwc-weight-grad", lhsShape: []int64{4, 6, 6, 5}, rhsShape: []int64{4, 6, 6, 7},
+		inB: 3, inF: 0, inSp: []int64{1, 2}, kI: 0, kO: 3, kSp: []int64{1, 2}, outB: 2, outF: 3, outSp: []int64{0, 1},
+		pad: []int64{1, 1, 1, 1}},
 	{name: "empty-output", lhsShape: []int64{1, 1, 2}, rhsShape: []int64{1, 1, 4},
 		inB: 0, inF: 1, inSp: []int64{2}, kO: 0, kI: 1, kSp: []int64{2}, outB: 0, outF: 1, outSp: []int64{2}},
 }
@@ -366,4 +378,58 @@ func TestConvolutionMatchesJAX(t *testing.T) {
 			require.InDelta(t, got[i][j], wants[i][j], 1e-10*(1+math.Abs(got[i][j])), "case %v element %d", cases[i]["lhsShape"], j)
 		}
 	}
+}
+
+// TestConvolutionEveryKernel runs the convolution cases on every GEMM
+// micro-kernel and checks that results do not depend on the worker count.
+func TestConvolutionEveryKernel(t *testing.T) {
+	withKernels(t, func(t *testing.T) {
+		r := rand.New(rand.NewSource(11))
+		for _, c := range convCases {
+			nl, nr := 1, 1
+			for _, x := range c.lhsShape {
+				nl *= int(x)
+			}
+			for _, x := range c.rhsShape {
+				nr *= int(x)
+			}
+			lhs, rhs := randF64(r, nl), randF64(r, nr)
+			want := refConv(c, lhs, rhs)
+			for _, et := range []ir.ElemType{ir.F32, ir.F64} {
+				op := mkOp("stablehlo.convolution", []*ir.TensorType{ir.Tensor(et, c.lhsShape...), ir.Tensor(et, c.rhsShape...)},
+					[]*ir.TensorType{ir.Tensor(et, c.outShape()...)}, c.attrs())
+				x, y := f64Bytes(lhs), f64Bytes(rhs)
+				if et == ir.F32 {
+					x, y = f32Bytes(f32of(lhs)), f32Bytes(f32of(rhs))
+				}
+				ref := runOp(t, fakeCtx{1}, op, x, y)[0]
+				var got []float64
+				if et == ir.F32 {
+					for _, v := range bytesF32(ref) {
+						got = append(got, float64(v))
+					}
+				} else {
+					got = bytesF64(ref)
+				}
+				tol := 1e-4
+				if et == ir.F64 {
+					tol = 1e-12
+				}
+				for i := range want {
+					require.InDelta(t, want[i], got[i], tol*(1+math.Abs(want[i])), "%s %s element %d", c.name, et, i)
+				}
+				for _, w := range []int{2, 3} {
+					require.Equal(t, ref, runOp(t, fakeCtx{w}, op, x, y)[0], "%s %s workers=%d", c.name, et, w)
+				}
+			}
+		}
+	})
+}
+
+func f32of(v []float64) []float32 {
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(x)
+	}
+	return out
 }

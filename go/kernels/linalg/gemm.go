@@ -114,6 +114,11 @@ func gemm[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b, c []T, par 
 type operand[T float32 | float64] struct {
 	v    []T
 	bf16 []uint16
+	// gather, when set, defines the lhs implicitly (convolution's im2col):
+	// it writes A[i][p] for rows [i0,i1) and contracting indices [p0,p1)
+	// row-major into dst, row stride ld. The plan's lhs offset tables are
+	// then unused; only the packed path calls it (callers check packedOnly).
+	gather func(dst []T, ld, i0, i1, p0, p1 int)
 }
 
 // packedOnly reports whether gemmSrc would run this plan through the
@@ -175,12 +180,17 @@ func gemmSrc[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b operand[T
 		// so pairs never straddle K blocks).
 		kc = (kc + 1) / 2
 	}
+	gtmpLen := 0
+	if a.gather != nil {
+		gtmpLen = mr * kc
+	}
 	work := func(lo, hi int) {
-		abuf := pool(mc*kc + nc*kc + mr*nr)
+		abuf := pool(mc*kc + nc*kc + mr*nr + gtmpLen)
 		defer abuf.release()
 		ap := abuf.s[:mc*kc]
 		bp := abuf.s[mc*kc : mc*kc+nc*kc]
-		tmp := abuf.s[mc*kc+nc*kc:]
+		tmp := abuf.s[mc*kc+nc*kc : mc*kc+nc*kc+mr*nr]
+		gtmp := abuf.s[mc*kc+nc*kc+mr*nr:]
 		packed := -1 // (batch, column block) whose whole-K B block is in bp
 		for t := lo; t < hi; t++ {
 			bi := t / (tilesM * tilesN)
@@ -210,7 +220,9 @@ func gemmSrc[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b operand[T
 				acc := p0 > 0
 				for ic := 0; ic < m; ic += mcb {
 					mm := min(mcb, m-ic)
-					if uk.pairs {
+					if a.gather != nil {
+						packAGather(ap, a.gather, i0+ic, mm, p0, k, mr, gtmp)
+					} else if uk.pairs {
 						packAPairs(asU32(ap), a.bf16[p.lhsBatch[bi]:], p.lhsRow[i0+ic:i0+ic+mm], p.lhsK[p0:p0+k], mr, p.lhsKUnit)
 					} else if a.bf16 != nil {
 						packABF16(asF32(ap), a.bf16[p.lhsBatch[bi]:], p.lhsRow[i0+ic:i0+ic+mm], p.lhsK[p0:p0+k], mr, p.lhsKUnit)
@@ -305,6 +317,47 @@ func packA14[T float32 | float64](pan, a []T, rows []int, k0, k int) {
 	r4, r5, r6, r7 := a[rows[4]+k0:][:k], a[rows[5]+k0:][:k], a[rows[6]+k0:][:k], a[rows[7]+k0:][:k]
 	r8, r9, r10, r11 := a[rows[8]+k0:][:k], a[rows[9]+k0:][:k], a[rows[10]+k0:][:k], a[rows[11]+k0:][:k]
 	r12, r13 := a[rows[12]+k0:][:k], a[rows[13]+k0:][:k]
+	pan = pan[:14*k]
+	for p := range r0 {
+		d := (*[14]T)(pan[14*p:])
+		d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
+		d[4], d[5], d[6], d[7] = r4[p], r5[p], r6[p], r7[p]
+		d[8], d[9], d[10], d[11] = r8[p], r9[p], r10[p], r11[p]
+		d[12], d[13] = r12[p], r13[p]
+	}
+}
+
+// packAGather packs rows [i0,i0+mm) × contracting indices [p0,p0+k) of an
+// implicit lhs into mr-row panels like packA: each panel's rows are gathered
+// row-major into tmp (mr×k, in L1) and then interleaved.
+func packAGather[T float32 | float64](dst []T, g func(dst []T, ld, i0, i1, p0, p1 int), i0, mm, p0, k, mr int, tmp []T) {
+	for r := 0; r < mm; r += mr {
+		n := min(mr, mm-r)
+		pan := dst[(r/mr)*mr*k : (r/mr+1)*mr*k]
+		g(tmp, k, i0+r, i0+r+n, p0, p0+k)
+		if n == 14 {
+			packA14ld(pan, tmp, k, k)
+			continue
+		}
+		if n < mr {
+			clear(pan)
+		}
+		for i := 0; i < n; i++ {
+			src := tmp[i*k : (i+1)*k]
+			d := pan[i:]
+			for p, v := range src {
+				d[p*mr] = v
+			}
+		}
+	}
+}
+
+// packA14ld is packA14 for 14 rows of a row-major matrix (row stride ld).
+func packA14ld[T float32 | float64](pan, a []T, ld, k int) {
+	r0, r1, r2, r3 := a[0*ld:][:k], a[1*ld:][:k], a[2*ld:][:k], a[3*ld:][:k]
+	r4, r5, r6, r7 := a[4*ld:][:k], a[5*ld:][:k], a[6*ld:][:k], a[7*ld:][:k]
+	r8, r9, r10, r11 := a[8*ld:][:k], a[9*ld:][:k], a[10*ld:][:k], a[11*ld:][:k]
+	r12, r13 := a[12*ld:][:k], a[13*ld:][:k]
 	pan = pan[:14*k]
 	for p := range r0 {
 		d := (*[14]T)(pan[14*p:])
