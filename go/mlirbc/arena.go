@@ -12,6 +12,27 @@ type arena struct {
 	ops  slab.Slab[Op]
 	vals slab.Slab[Value]
 	refs slab.Slab[*Value]
+	// nvals is the number of values handed out (the next Value.ID).
+	nvals uint32
+}
+
+// takeVals returns n zeroed values numbered with the next ids. The caller
+// bounds n by the bytes left, so ids cannot overflow.
+func (a *arena) takeVals(n int) []Value {
+	vals := a.vals.Take(n)
+	for i := range vals {
+		vals[i].ID = a.nvals + uint32(i)
+	}
+	a.nvals += uint32(len(vals))
+	return vals
+}
+
+// NumValues bounds the ids of the values read so far (Value.ID).
+func (f *File) NumValues() int {
+	if f.slabs == nil {
+		return 0
+	}
+	return int(f.slabs.nvals)
 }
 
 // arenas recycles the memory of released files: a reader that converts the
@@ -23,6 +44,7 @@ func (a *arena) reset() {
 	a.ops.Reset()
 	a.vals.Reset()
 	a.refs.Reset()
+	a.nvals = 0
 }
 
 // Release recycles the memory of f's ops and values. After it, no Op, Value,

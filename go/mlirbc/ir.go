@@ -43,19 +43,21 @@ type Op struct {
 	Isolated bool
 }
 
-// Value is an SSA value: an op result or a block argument.
+// Value is an SSA value: an op result or a block argument. It holds no
+// pointers, so the arena that recycles values costs the garbage collector
+// nothing to scan or clear.
 type Value struct {
 	Type  uint64 // type index
-	Def   *Op    // defining op, nil for a block argument
-	Block *Block // owning block for a block argument
-	Index int
+	Index int    // result index in its op, or argument index in its block
 	// HasLoc/Loc: block-argument location when present.
 	Loc uint64
-
-	// User is free for the reader's client (vhlo keeps its ir.Value here).
-	User any
+	// ID numbers the values of a File densely from 0 in the order the reader
+	// met them (regions loaded later get later ids); a client keeps its own
+	// per-value data in a side table indexed by ID (see File.NumValues).
+	ID uint32
 
 	HasLoc  bool
+	IsArg   bool // a block argument (else an op result)
 	forward bool // referenced before its definition and not yet defined
 }
 
@@ -224,7 +226,7 @@ func (p *irParser) define(r *Reader, vals []*Value) error {
 				return r.Errorf("value %d defined twice", id+i)
 			}
 			// Fill the placeholder in place so earlier uses see the definition.
-			*old = Value{Type: v.Type, Def: v.Def, Block: v.Block, Index: v.Index, HasLoc: v.HasLoc, Loc: v.Loc}
+			*old = Value{Type: v.Type, Index: v.Index, Loc: v.Loc, ID: old.ID, HasLoc: v.HasLoc, IsArg: v.IsArg}
 			s.forward--
 			vals[i] = old
 			continue
@@ -246,7 +248,7 @@ func (p *irParser) operand(r *Reader) (*Value, error) {
 	}
 	v := s.values[idx]
 	if v == nil {
-		v = p.vals.One()
+		v = &p.takeVals(1)[0]
 		v.forward = true
 		s.values[idx] = v
 		s.forward++
@@ -310,10 +312,10 @@ func (p *irParser) blockHeaderInto(r *Reader, b *Block) (*Block, int, error) {
 			return nil, 0, err
 		}
 		b.Args = p.refs.Take(n)
-		vals := p.vals.Take(n)
+		vals := p.takeVals(n)
 		for i := range b.Args {
 			v := &vals[i]
-			v.Block, v.Index = b, i
+			v.Index, v.IsArg = i, true
 			if p.f.Version >= VersionElideUnknownBlockArgLoc {
 				t, hasLoc, err := r.VarIntWithFlag()
 				if err != nil {
@@ -438,7 +440,7 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 			return nil, wrap(err)
 		}
 		op.Results = p.refs.Take(n)
-		vals := p.vals.Take(n)
+		vals := p.takeVals(n)
 		for i := range op.Results {
 			t, err := r.VarInt()
 			if err != nil {
@@ -448,7 +450,7 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 				return nil, wrap(r.Errorf("result type index %d out of range", t))
 			}
 			v := &vals[i]
-			v.Type, v.Def, v.Index = t, op, i
+			v.Type, v.Index = t, i
 			op.Results[i] = v
 		}
 	}

@@ -93,10 +93,10 @@ func checkReduce(v *verifier, op *ir.Op) error {
 	}
 	elems := make([]ir.ElemType, len(outs))
 	for i, o := range outs {
-		if err := wantShape(op, fmt.Sprintf("result %d", i), o, want); err != nil {
+		if err := wantShape(op, resultLabel(i), o, want); err != nil {
 			return err
 		}
-		if err := wantElem(op, fmt.Sprintf("result %d", i), o, inits[i].Elem); err != nil {
+		if err := wantElem(op, resultLabel(i), o, inits[i].Elem); err != nil {
 			return err
 		}
 		elems[i] = o.Elem
@@ -215,10 +215,10 @@ func checkReduceWindow(v *verifier, op *ir.Op) error {
 	want := w.resultShape(inputs[0].Shape)
 	elems := make([]ir.ElemType, len(outs))
 	for i, o := range outs {
-		if err := wantShape(op, fmt.Sprintf("result %d", i), o, want); err != nil {
+		if err := wantShape(op, resultLabel(i), o, want); err != nil {
 			return err
 		}
-		if err := wantElem(op, fmt.Sprintf("result %d", i), o, inits[i].Elem); err != nil {
+		if err := wantElem(op, resultLabel(i), o, inits[i].Elem); err != nil {
 			return err
 		}
 		elems[i] = o.Elem
@@ -346,4 +346,20 @@ func checkMap(v *verifier, op *ir.Op) error {
 		return err
 	}
 	return v.regionSig(op, 0, args, []ir.Type{scalarOf(outs[0].Elem)})
+}
+
+// resultLabels spares the success path of the reductions a Sprintf per result.
+var resultLabels = func() (l [8]string) {
+	for i := range l {
+		l[i] = fmt.Sprintf("result %d", i)
+	}
+	return l
+}()
+
+// resultLabel is "result i", naming a result in diagnostics.
+func resultLabel(i int) string {
+	if i < len(resultLabels) {
+		return resultLabels[i]
+	}
+	return fmt.Sprintf("result %d", i)
 }

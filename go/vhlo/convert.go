@@ -48,6 +48,7 @@ func (d *decoder) function(gop *mlirbc.Op, attrs ir.Attrs) (*ir.Func, error) {
 	var n irCounts
 	n.count(gop.Regions[0].Blocks[0].Ops)
 	d.reserve(n)
+	d.growUsers()
 	body, err := d.region(gop.Regions[0], nil, true)
 	if err != nil {
 		return nil, err
@@ -129,7 +130,7 @@ func (d *decoder) region(gr *mlirbc.Region, parent *ir.Op, inFunc bool) (*ir.Reg
 		}
 		blocks[i] = ir.NewBlock(types...)
 		for j, a := range gb.Args {
-			a.User = blocks[i].Args[j]
+			d.setUser(a, blocks[i].Args[j])
 		}
 	}
 	region := ir.NewRegion(blocks...)
@@ -172,8 +173,8 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 	d.symRefs = append(d.symRefs, c.refs...)
 	op.Operands = d.refs.take(len(gop.Operands))
 	for i, gv := range gop.Operands {
-		v, ok := gv.User.(*ir.Value)
-		if !ok {
+		v := d.user(gv)
+		if v == nil {
 			return nil, op.Errorf("operand %d is used before it is defined", i)
 		}
 		op.Operands[i] = v
@@ -192,7 +193,7 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 		v := &vals[i] // zeroed: set field by field (no whole-struct copy)
 		v.Type, v.Def, v.Index = it, op, i
 		op.Results[i] = v
-		gv.User = v
+		d.setUser(gv, v)
 	}
 	if len(gop.Successors) > 0 {
 		return nil, op.Errorf("ops with successor blocks are not supported")

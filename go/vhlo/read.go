@@ -25,6 +25,9 @@ type decoder struct {
 	// module walk last reset it (one function's worth).
 	symRefs []string
 
+	// users[gv.ID] is the converted form of generic value gv.
+	users []*ir.Value
+
 	ops  pieces[ir.Op]
 	vals pieces[ir.Value]
 	refs pieces[*ir.Value]
@@ -75,4 +78,27 @@ func read(code []byte, opts readOptions) (*ir.Module, map[string]error, error) {
 	}
 	m.Producer = f.Producer
 	return m, d.funcErrs, nil
+}
+
+// setUser records v as the converted form of gv.
+func (d *decoder) setUser(gv *mlirbc.Value, v *ir.Value) {
+	if int(gv.ID) >= len(d.users) {
+		d.growUsers()
+	}
+	d.users[gv.ID] = v
+}
+
+// user returns the converted form of gv, nil before its definition.
+func (d *decoder) user(gv *mlirbc.Value) *ir.Value {
+	if int(gv.ID) < len(d.users) {
+		return d.users[gv.ID]
+	}
+	return nil
+}
+
+// growUsers makes room for every value the file has handed out so far.
+func (d *decoder) growUsers() {
+	if n := d.f.NumValues(); n > len(d.users) {
+		d.users = append(d.users, make([]*ir.Value, n-len(d.users))...)
+	}
 }
