@@ -46,7 +46,7 @@ func (p *pieces[T]) take(n int) []T {
 }
 
 // irCounts is what converting a list of generic ops allocates.
-type irCounts struct{ ops, vals, refs int }
+type irCounts struct{ ops, vals, refs, blockOps int }
 
 // count adds up the ops, results and operand/result pointers of ops and of
 // their regions, loading lazy regions (which converting them does anyway).
@@ -64,6 +64,7 @@ func (c *irCounts) count(ops []*mlirbc.Op) {
 		c.refs += len(op.Results) + len(op.Operands)
 		for _, r := range op.Regions {
 			for _, b := range r.Blocks {
+				c.blockOps += len(b.Ops)
 				c.count(b.Ops)
 			}
 		}
@@ -75,4 +76,5 @@ func (d *decoder) reserve(c irCounts) {
 	d.ops.reserve(c.ops)
 	d.vals.reserve(c.vals)
 	d.refs.reserve(c.refs)
+	d.blockOps.reserve(c.blockOps)
 }

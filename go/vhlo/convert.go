@@ -2,6 +2,7 @@ package vhlo
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gojax/gojax/go/ir"
@@ -46,6 +47,7 @@ func (d *decoder) function(gop *mlirbc.Op, attrs ir.Attrs) (*ir.Func, error) {
 		return nil, fail("body has %d blocks, want 1", len(gop.Regions[0].Blocks))
 	}
 	var n irCounts
+	n.blockOps = len(gop.Regions[0].Blocks[0].Ops)
 	n.count(gop.Regions[0].Blocks[0].Ops)
 	d.reserve(n)
 	d.growUsers()
@@ -114,7 +116,8 @@ func attrList(a ir.Attr, n int) ([]ir.Attrs, error) {
 func (d *decoder) region(gr *mlirbc.Region, parent *ir.Op, inFunc bool) (*ir.Region, error) {
 	blocks := make([]*ir.Block, len(gr.Blocks))
 	for i, gb := range gr.Blocks {
-		types := make([]ir.Type, len(gb.Args))
+		types := slices.Grow(d.types[:0], len(gb.Args))[:len(gb.Args)]
+		d.types = types
 		for j, a := range gb.Args {
 			t, err := d.typeAt(a.Type)
 			if err != nil {
@@ -135,7 +138,7 @@ func (d *decoder) region(gr *mlirbc.Region, parent *ir.Op, inFunc bool) (*ir.Reg
 	}
 	region := ir.NewRegion(blocks...)
 	for i, gb := range gr.Blocks {
-		blocks[i].Ops = make([]*ir.Op, 0, len(gb.Ops))
+		blocks[i].Ops = d.blockOps.take(len(gb.Ops))[:0]
 		for _, gop := range gb.Ops {
 			op, err := d.op(gop, parent, inFunc)
 			if err != nil {

@@ -31,6 +31,10 @@ type decoder struct {
 	ops  pieces[ir.Op]
 	vals pieces[ir.Value]
 	refs pieces[*ir.Value]
+	// blockOps holds the op lists of the blocks, types the argument types
+	// of the block being converted (scratch).
+	blockOps pieces[*ir.Op]
+	types    []ir.Type
 }
 
 // Read decodes a portable artifact into a module. Only the entry function
