@@ -65,6 +65,7 @@ func (c *irCounts) count(ops []*mlirbc.Op) {
 		for _, r := range op.Regions {
 			for _, b := range r.Blocks {
 				c.blockOps += len(b.Ops)
+				c.refs += len(b.Args)
 				c.count(b.Ops)
 			}
 		}
@@ -74,7 +75,6 @@ func (c *irCounts) count(ops []*mlirbc.Op) {
 // reserve makes room for c in the decoder's pieces.
 func (d *decoder) reserve(c irCounts) {
 	d.ops.reserve(c.ops)
-	d.vals.reserve(c.vals)
 	d.refs.reserve(c.refs)
 	d.blockOps.reserve(c.blockOps)
 }

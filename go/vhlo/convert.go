@@ -2,7 +2,6 @@ package vhlo
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/gojax/gojax/go/ir"
@@ -37,6 +36,7 @@ func (d *decoder) function(gop *mlirbc.Op, attrs ir.Attrs) (*ir.Func, error) {
 	if fn.ResAttrs, err = attrList(attrs["res_attrs"], len(fn.Type.Results)); err != nil {
 		return nil, fail("res_attrs: %v", err)
 	}
+	lo := d.f.NumValues()
 	if err := gop.Load(); err != nil {
 		return nil, fail("%v", err)
 	}
@@ -48,9 +48,12 @@ func (d *decoder) function(gop *mlirbc.Op, attrs ir.Attrs) (*ir.Func, error) {
 	}
 	var n irCounts
 	n.blockOps = len(gop.Regions[0].Blocks[0].Ops)
+	n.refs = len(gop.Regions[0].Blocks[0].Args)
 	n.count(gop.Regions[0].Blocks[0].Ops)
 	d.reserve(n)
-	d.growUsers()
+	// Loading the body (count loads nested regions too) numbered all of
+	// the function's values: one table holds their ir values.
+	d.table, d.tableLo = d.vals.take(d.f.NumValues()-lo), lo
 	body, err := d.region(gop.Regions[0], nil, true)
 	if err != nil {
 		return nil, err
@@ -116,25 +119,28 @@ func attrList(a ir.Attr, n int) ([]ir.Attrs, error) {
 func (d *decoder) region(gr *mlirbc.Region, parent *ir.Op, inFunc bool) (*ir.Region, error) {
 	blocks := make([]*ir.Block, len(gr.Blocks))
 	for i, gb := range gr.Blocks {
-		types := slices.Grow(d.types[:0], len(gb.Args))[:len(gb.Args)]
-		d.types = types
+		b := &ir.Block{Args: d.refs.take(len(gb.Args))}
 		for j, a := range gb.Args {
 			t, err := d.typeAt(a.Type)
 			if err != nil {
 				return nil, err
 			}
-			if types[j], err = t.irType(); err != nil {
+			it, err := t.irType()
+			if err != nil {
 				where := "function body"
 				if parent != nil {
 					return nil, parent.Errorf("region block argument %d: %v", j, err)
 				}
 				return nil, fmt.Errorf("%s block argument %d: %w", where, j, err)
 			}
+			v, defined := d.value(a)
+			if defined {
+				return nil, fmt.Errorf("block argument %d defined twice", j)
+			}
+			v.Type, v.Index, v.Block = it, j, b
+			b.Args[j] = v
 		}
-		blocks[i] = ir.NewBlock(types...)
-		for j, a := range gb.Args {
-			d.setUser(a, blocks[i].Args[j])
-		}
+		blocks[i] = b
 	}
 	region := ir.NewRegion(blocks...)
 	for i, gb := range gr.Blocks {
@@ -176,14 +182,13 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 	d.symRefs = append(d.symRefs, c.refs...)
 	op.Operands = d.refs.take(len(gop.Operands))
 	for i, gv := range gop.Operands {
-		v := d.user(gv)
-		if v == nil {
+		v, defined := d.value(gv)
+		if !defined {
 			return nil, op.Errorf("operand %d is used before it is defined", i)
 		}
 		op.Operands[i] = v
 	}
 	op.Results = d.refs.take(len(gop.Results))
-	vals := d.vals.take(len(gop.Results))
 	for i, gv := range gop.Results {
 		t, err := d.typeAt(gv.Type)
 		if err != nil {
@@ -193,10 +198,12 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 		if err != nil {
 			return nil, op.Errorf("result %d: %v", i, err)
 		}
-		v := &vals[i] // zeroed: set field by field (no whole-struct copy)
+		v, defined := d.value(gv) // zeroed: set field by field (no whole-struct copy)
+		if defined {
+			return nil, op.Errorf("result %d defined twice", i)
+		}
 		v.Type, v.Def, v.Index = it, op, i
 		op.Results[i] = v
-		d.setUser(gv, v)
 	}
 	if len(gop.Successors) > 0 {
 		return nil, op.Errorf("ops with successor blocks are not supported")

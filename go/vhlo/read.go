@@ -25,16 +25,19 @@ type decoder struct {
 	// module walk last reset it (one function's worth).
 	symRefs []string
 
-	// users[gv.ID] is the converted form of generic value gv.
-	users []*ir.Value
+	// The values of the function being converted sit in table, at their
+	// generic value's ID less tableLo (a function's ids are contiguous);
+	// users[gv.ID] holds the few converted elsewhere (ops outside
+	// functions).
+	table   []ir.Value
+	tableLo int
+	users   []*ir.Value
 
 	ops  pieces[ir.Op]
 	vals pieces[ir.Value]
 	refs pieces[*ir.Value]
-	// blockOps holds the op lists of the blocks, types the argument types
-	// of the block being converted (scratch).
+	// blockOps holds the op lists of the blocks.
 	blockOps pieces[*ir.Op]
-	types    []ir.Type
 }
 
 // Read decodes a portable artifact into a module. Only the entry function
@@ -84,20 +87,22 @@ func read(code []byte, opts readOptions) (*ir.Module, map[string]error, error) {
 	return m, d.funcErrs, nil
 }
 
-// setUser records v as the converted form of gv.
-func (d *decoder) setUser(gv *mlirbc.Value, v *ir.Value) {
+// value returns the ir value that generic value gv converts to, allocating
+// it on first use; defined reports whether it was converted already.
+func (d *decoder) value(gv *mlirbc.Value) (v *ir.Value, defined bool) {
+	if i := int(gv.ID) - d.tableLo; i >= 0 && i < len(d.table) {
+		v = &d.table[i]
+		return v, v.Def != nil || v.Block != nil
+	}
 	if int(gv.ID) >= len(d.users) {
 		d.growUsers()
 	}
-	d.users[gv.ID] = v
-}
-
-// user returns the converted form of gv, nil before its definition.
-func (d *decoder) user(gv *mlirbc.Value) *ir.Value {
-	if int(gv.ID) < len(d.users) {
-		return d.users[gv.ID]
+	if v = d.users[gv.ID]; v != nil {
+		return v, v.Def != nil || v.Block != nil
 	}
-	return nil
+	v = &d.vals.take(1)[0]
+	d.users[gv.ID] = v
+	return v, false
 }
 
 // growUsers makes room for every value the file has handed out so far.
