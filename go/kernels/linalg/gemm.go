@@ -318,7 +318,11 @@ func packA14[T float32 | float64](pan, a []T, rows []int, k0, k int) {
 	r8, r9, r10, r11 := a[rows[8]+k0:][:k], a[rows[9]+k0:][:k], a[rows[10]+k0:][:k], a[rows[11]+k0:][:k]
 	r12, r13 := a[rows[12]+k0:][:k], a[rows[13]+k0:][:k]
 	pan = pan[:14*k]
-	for p := range r0 {
+	var offs [14]int
+	for i := range offs {
+		offs[i] = rows[i] + k0
+	}
+	for p := packA14Trans(pan, a, &offs, k); p < k; p++ {
 		d := (*[14]T)(pan[14*p:])
 		d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
 		d[4], d[5], d[6], d[7] = r4[p], r5[p], r6[p], r7[p]
@@ -359,7 +363,11 @@ func packA14ld[T float32 | float64](pan, a []T, ld, k int) {
 	r8, r9, r10, r11 := a[8*ld:][:k], a[9*ld:][:k], a[10*ld:][:k], a[11*ld:][:k]
 	r12, r13 := a[12*ld:][:k], a[13*ld:][:k]
 	pan = pan[:14*k]
-	for p := range r0 {
+	var offs [14]int
+	for i := range offs {
+		offs[i] = i * ld
+	}
+	for p := packA14Trans(pan, a, &offs, k); p < k; p++ {
 		d := (*[14]T)(pan[14*p:])
 		d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
 		d[4], d[5], d[6], d[7] = r4[p], r5[p], r6[p], r7[p]

@@ -279,3 +279,31 @@ func TestBF16PairKernels(t *testing.T) {
 		})
 	}
 }
+
+// The AVX-512 transposing pack must give the Go loop's panel exactly.
+func TestPackA14TransMatchesGo(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for _, k := range []int{1, 15, 16, 17, 40, 512} {
+		a := randF32(r, 20*600)
+		rows := make([]int, 14)
+		for i := range rows {
+			rows[i] = r.Intn(20) * 590
+		}
+		for _, ld := range []bool{false, true} {
+			want, got := make([]float32, 14*k), make([]float32, 14*k)
+			run := func(dst []float32) {
+				if ld {
+					packA14ld(dst, a, 590, k)
+				} else {
+					packA14(dst, a, rows, 5, k)
+				}
+			}
+			old := packTransOK
+			packTransOK = false
+			run(want)
+			packTransOK = old
+			run(got)
+			require.Equal(t, want, got, "k=%d ld=%v", k, ld)
+		}
+	}
+}

@@ -1,0 +1,35 @@
+//go:build amd64 && !purego
+
+package linalg
+
+import (
+	"unsafe"
+
+	"github.com/gojax/gojax/go/internal/cpufeat"
+)
+
+//go:noescape
+func packA14TransF32(dst, src *float32, offs *[14]int, k16 int)
+
+// packTransOK enables the AVX-512 14-row transposing pack (tests turn it
+// off to compare with the Go loop).
+var packTransOK = cpufeat.AVX512
+
+// packA14Trans packs the first k&^15 columns of a full 14-row float32
+// panel whose row i is a[offs[i]:][:k] (bounds already checked by the
+// caller) and returns how many columns it packed: 0 for float64, without
+// AVX-512, or when k < 16.
+func packA14Trans[T float32 | float64](pan, a []T, offs *[14]int, k int) int {
+	var z T
+	k16 := k &^ 15
+	if !packTransOK || unsafe.Sizeof(z) != 4 || k16 == 0 {
+		return 0
+	}
+	_ = pan[14*k16-1]
+	var b [14]int
+	for i, o := range offs {
+		b[i] = 4 * o
+	}
+	packA14TransF32((*float32)(unsafe.Pointer(&pan[0])), (*float32)(unsafe.Pointer(&a[0])), &b, k16)
+	return k16
+}

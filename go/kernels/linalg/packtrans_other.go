@@ -1,0 +1,7 @@
+//go:build !amd64 || purego
+
+package linalg
+
+var packTransOK = false
+
+func packA14Trans[T float32 | float64](pan, a []T, offs *[14]int, k int) int { return 0 }
