@@ -14,6 +14,8 @@ type arena struct {
 	refs slab.Slab[*Value]
 	// nvals is the number of values handed out (the next Value.ID).
 	nvals uint32
+	// freeScopes keeps the storage of closed value scopes for the next.
+	freeScopes []*valueScope
 }
 
 // takeVals returns n zeroed values numbered with the next ids. The caller

@@ -199,7 +199,19 @@ type regionState struct {
 }
 
 func (p *irParser) scope() *valueScope { return p.scopes[len(p.scopes)-1] }
-func (p *irParser) pushScope()         { p.scopes = append(p.scopes, &valueScope{}) }
+
+// pushScope opens a numbering scope, reusing the storage of a closed one.
+func (p *irParser) pushScope() {
+	var s *valueScope
+	if k := len(p.freeScopes); k > 0 {
+		s = p.freeScopes[k-1]
+		p.freeScopes = p.freeScopes[:k-1]
+		s.values, s.next, s.forward = s.values[:0], s.next[:0], 0
+	} else {
+		s = &valueScope{}
+	}
+	p.scopes = append(p.scopes, s)
+}
 
 func (p *irParser) popScope(r *Reader) error {
 	s := p.scope()
@@ -207,6 +219,7 @@ func (p *irParser) popScope(r *Reader) error {
 		return r.Errorf("%d forward value references were never defined", s.forward)
 	}
 	p.scopes = p.scopes[:len(p.scopes)-1]
+	p.freeScopes = append(p.freeScopes, s)
 	return nil
 }
 
