@@ -484,7 +484,11 @@ func packAPairs14(pan []uint32, a []uint16, rows []int, k0, k int) {
 	r0, r1, r2, r3, r4, r5, r6 := rs[0], rs[1][:kq], rs[2][:kq], rs[3][:kq], rs[4][:kq], rs[5][:kq], rs[6][:kq]
 	r7, r8, r9, r10, r11, r12, r13 := rs[7][:kq], rs[8][:kq], rs[9][:kq], rs[10][:kq], rs[11][:kq], rs[12][:kq], rs[13][:kq]
 	pan = pan[:14*((k+1)/2)]
-	for q := range r0 {
+	var offs [14]int
+	for i := range offs {
+		offs[i] = rows[i] + k0
+	}
+	for q := packAPairs14Trans(pan, a, &offs, kq); q < kq; q++ {
 		d := (*[14]uint32)(pan[14*q:])
 		d[0], d[1], d[2], d[3], d[4], d[5], d[6] = r0[q], r1[q], r2[q], r3[q], r4[q], r5[q], r6[q]
 		d[7], d[8], d[9], d[10], d[11], d[12], d[13] = r7[q], r8[q], r9[q], r10[q], r11[q], r12[q], r13[q]

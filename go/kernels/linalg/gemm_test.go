@@ -307,3 +307,25 @@ func TestPackA14TransMatchesGo(t *testing.T) {
 		}
 	}
 }
+
+func TestPackAPairs14TransMatchesGo(t *testing.T) {
+	r := rand.New(rand.NewSource(4))
+	a := make([]uint16, 20*600)
+	for i := range a {
+		a[i] = uint16(r.Intn(1 << 16))
+	}
+	for _, k := range []int{2, 31, 32, 33, 64, 100, 512} {
+		rows := make([]int, 14)
+		for i := range rows {
+			rows[i] = r.Intn(20) * 590
+		}
+		kp := (k + 1) / 2
+		want, got := make([]uint32, 14*kp), make([]uint32, 14*kp)
+		old := packTransOK
+		packTransOK = false
+		packAPairs14(want, a, rows, 6, k)
+		packTransOK = old
+		packAPairs14(got, a, rows, 6, k)
+		require.Equal(t, want, got, "k=%d", k)
+	}
+}

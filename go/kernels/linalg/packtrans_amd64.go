@@ -33,3 +33,19 @@ func packA14Trans[T float32 | float64](pan, a []T, offs *[14]int, k int) int {
 	packA14TransF32((*float32)(unsafe.Pointer(&pan[0])), (*float32)(unsafe.Pointer(&a[0])), &b, k16)
 	return k16
 }
+
+// packAPairs14Trans is packA14Trans for bf16 k pairs (uint32 slots): row i's
+// pairs start at a[offs[i]] (bf16 elements, bounds checked by the caller).
+func packAPairs14Trans(pan []uint32, a []uint16, offs *[14]int, kq int) int {
+	k16 := kq &^ 15
+	if !packTransOK || k16 == 0 {
+		return 0
+	}
+	_ = pan[14*k16-1]
+	var b [14]int
+	for i, o := range offs {
+		b[i] = 2 * o
+	}
+	packA14TransF32((*float32)(unsafe.Pointer(&pan[0])), (*float32)(unsafe.Pointer(&a[0])), &b, k16)
+	return k16
+}

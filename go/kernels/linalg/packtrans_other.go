@@ -5,3 +5,5 @@ package linalg
 var packTransOK = false
 
 func packA14Trans[T float32 | float64](pan, a []T, offs *[14]int, k int) int { return 0 }
+
+func packAPairs14Trans(pan []uint32, a []uint16, offs *[14]int, kq int) int { return 0 }
