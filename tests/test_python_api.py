@@ -214,6 +214,16 @@ def test_buffer_cache_config(restore_buffer_cache):
         c.buffer_cache_bytes = True  # type: ignore[assignment]
 
 
+def test_buffer_cache_env():
+    import subprocess
+    import sys
+
+    env = dict(os.environ, GOJAX_BUFFER_CACHE_BYTES="12345678")
+    out = subprocess.run([sys.executable, "-c", "import gojax; print(gojax.config.buffer_cache_bytes)"],
+                         env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "12345678"
+
+
 @pytest.fixture
 def restore_worker_threads():
     prev = gojax.worker_threads()

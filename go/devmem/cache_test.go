@@ -204,3 +204,14 @@ func TestCachedBlocksAreUnmappedOnTrim(t *testing.T) {
 		Free(b2)
 	})
 }
+
+func TestMemAvailable(t *testing.T) {
+	avail := memAvailable()
+	if avail < 0 {
+		t.Skip("no /proc/meminfo")
+	}
+	require.Positive(t, avail)
+	require.LessOrEqual(t, avail, physBytes())
+	require.Positive(t, DefaultCacheBudget())
+	require.LessOrEqual(t, DefaultCacheBudget(), int64(1<<30))
+}
