@@ -53,6 +53,11 @@ type convFast struct {
 	posMajor bool    // K ordered (kernel position, input feature): feature runs are contiguous
 	kin, ks  int
 	featStr  int
+	// unitRun[i]: how many GEMM rows from i on share row i's spatial table
+	// with lhs offsets rising by one (weight gradients: consecutive input
+	// channels); a 14-row panel of such rows is 14 contiguous elements per
+	// contracting index and is packed without a transpose.
+	unitRun []int32
 }
 
 type convDims struct {
@@ -347,6 +352,13 @@ func buildConvFast(p *convPlan) *convFast {
 		f.rowBase[i] = p.rowBatch[r] * p.lhsBatchStr
 		f.rowTab[i] = p.spatialTab[p.rowSpatial[r]]
 	}
+	f.unitRun = make([]int32, p.m)
+	for i := p.m - 1; i >= 0; i-- {
+		f.unitRun[i] = 1
+		if i+1 < p.m && f.rowBase[i+1] == f.rowBase[i]+1 && &f.rowTab[i+1][0] == &f.rowTab[i][0] {
+			f.unitRun[i] = f.unitRun[i+1] + 1
+		}
+	}
 	rhsK := p.rhs.rhsK
 	if f.posMajor {
 		rhsK = make([]int, p.k)
@@ -407,7 +419,32 @@ func runConvFast[T float32 | float64](f *convFast, uk microKernel[T], lhs, rhs, 
 			}
 		}
 	}
-	gemmSrc(&f.g, uk, operand[T]{gather: gather}, operand[T]{v: rhs}, out[:f.g.m*f.g.n], par, pool, nil)
+	var panel func(pan []T, i0, p0, k int) bool
+	if !f.posMajor && uk.mr == 14 {
+		panel = func(pan []T, i0, p0, k int) bool {
+			if f.unitRun[i0] < 14 {
+				return false
+			}
+			base, tab := f.rowBase[i0], f.rowTab[i0]
+			fi, kk := p0/ks, p0%ks
+			fb := base + fi*featStr
+			pan = pan[:14*k]
+			for q := 0; q < k; q++ {
+				d := (*[14]T)(pan[14*q:])
+				if off := tab[kk]; off < 0 {
+					*d = [14]T{}
+				} else {
+					*d = *(*[14]T)(lhs[fb+off:])
+				}
+				if kk++; kk == ks {
+					kk = 0
+					fb += featStr
+				}
+			}
+			return true
+		}
+	}
+	gemmSrc(&f.g, uk, operand[T]{gather: gather, panel: panel}, operand[T]{v: rhs}, out[:f.g.m*f.g.n], par, pool, nil)
 }
 
 func unravelI(i int, shape []int64) []int64 {

@@ -198,6 +198,9 @@ var convCases = []convCase{
 	{name: "nhwc-weight-grad", lhsShape: []int64{4, 6, 6, 5}, rhsShape: []int64{4, 6, 6, 7},
 		inB: 3, inF: 0, inSp: []int64{1, 2}, kI: 0, kO: 3, kSp: []int64{1, 2}, outB: 2, outF: 3, outSp: []int64{0, 1},
 		pad: []int64{1, 1, 1, 1}},
+	{name: "nhwc-weight-grad-wide", lhsShape: []int64{3, 5, 6, 30}, rhsShape: []int64{3, 5, 6, 9},
+		inB: 3, inF: 0, inSp: []int64{1, 2}, kI: 0, kO: 3, kSp: []int64{1, 2}, outB: 2, outF: 3, outSp: []int64{0, 1},
+		pad: []int64{1, 1, 1, 1}},
 	{name: "empty-output", lhsShape: []int64{1, 1, 2}, rhsShape: []int64{1, 1, 4},
 		inB: 0, inF: 1, inSp: []int64{2}, kO: 0, kI: 1, kSp: []int64{2}, outB: 0, outF: 1, outSp: []int64{2}},
 }

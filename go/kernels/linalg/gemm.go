@@ -119,6 +119,10 @@ type operand[T float32 | float64] struct {
 	// row-major into dst, row stride ld. The plan's lhs offset tables are
 	// then unused; only the packed path calls it (callers check packedOnly).
 	gather func(dst []T, ld, i0, i1, p0, p1 int)
+	// panel, when set, may pack a full mr-row panel (rows [i0,i0+mr),
+	// contracting indices [p0,p0+k)) directly, k-major; it reports false
+	// when those rows need gather.
+	panel func(pan []T, i0, p0, k int) bool
 }
 
 // packedOnly reports whether gemmSrc would run this plan through the
@@ -221,7 +225,7 @@ func gemmSrc[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b operand[T
 				for ic := 0; ic < m; ic += mcb {
 					mm := min(mcb, m-ic)
 					if a.gather != nil {
-						packAGather(ap, a.gather, i0+ic, mm, p0, k, mr, gtmp)
+						packAGather(ap, a.gather, a.panel, i0+ic, mm, p0, k, mr, gtmp)
 					} else if uk.pairs {
 						packAPairs(asU32(ap), a.bf16[p.lhsBatch[bi]:], p.lhsRow[i0+ic:i0+ic+mm], p.lhsK[p0:p0+k], mr, p.lhsKUnit)
 					} else if a.bf16 != nil {
@@ -334,10 +338,13 @@ func packA14[T float32 | float64](pan, a []T, rows []int, k0, k int) {
 // packAGather packs rows [i0,i0+mm) × contracting indices [p0,p0+k) of an
 // implicit lhs into mr-row panels like packA: each panel's rows are gathered
 // row-major into tmp (mr×k, in L1) and then interleaved.
-func packAGather[T float32 | float64](dst []T, g func(dst []T, ld, i0, i1, p0, p1 int), i0, mm, p0, k, mr int, tmp []T) {
+func packAGather[T float32 | float64](dst []T, g func(dst []T, ld, i0, i1, p0, p1 int), panel func(pan []T, i0, p0, k int) bool, i0, mm, p0, k, mr int, tmp []T) {
 	for r := 0; r < mm; r += mr {
 		n := min(mr, mm-r)
 		pan := dst[(r/mr)*mr*k : (r/mr+1)*mr*k]
+		if n == mr && panel != nil && panel(pan, i0+r, p0, k) {
+			continue
+		}
 		g(tmp, k, i0+r, i0+r+n, p0, p0+k)
 		if n == 14 {
 			packA14ld(pan, tmp, k, k)
