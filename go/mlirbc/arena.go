@@ -16,6 +16,10 @@ type arena struct {
 	nvals uint32
 	// freeScopes keeps the storage of closed value scopes for the next.
 	freeScopes []*valueScope
+	// The attribute/type tables (see AttrTypes).
+	recs     []entryRec
+	state    []uint8
+	attrVals []any
 }
 
 // takeVals returns n zeroed values numbered with the next ids. The caller
@@ -47,17 +51,20 @@ func (a *arena) reset() {
 	a.vals.Reset()
 	a.refs.Reset()
 	a.nvals = 0
+	clear(a.attrVals) // the memoized values belong to the released file's reader
 }
 
-// Release recycles the memory of f's ops and values. After it, no Op, Value,
-// Region or Block obtained from f may be used (their memory is reused by the
-// next file); attribute and type entries stay valid.
+// Release recycles the memory of f's ops, values and attribute/type tables.
+// After it, no Op, Value, Region or Block obtained from f may be used (their
+// memory is reused by the next file), nor f.AttrTypes (nil after Release);
+// values already decoded from attributes and types stay valid.
 func (f *File) Release() {
 	if f.slabs == nil {
 		return
 	}
 	a := f.slabs
 	f.slabs = nil
+	f.AttrTypes = nil
 	a.reset()
 	arenas.Put(a)
 }

@@ -3,6 +3,7 @@ package mlirbc
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Entry is one attribute or type entry: its dialect, whether it uses the
@@ -99,13 +100,19 @@ func (f *File) readAttrTypeOffsets() error {
 		return r.Errorf("attr/type section of %d bytes is too large", len(payload.data))
 	}
 	n := nAttrs + nTypes
+	// The tables come from the arena: Release recycles them.
+	a := f.arena()
+	a.recs = slices.Grow(a.recs[:0], int(n))[:n]
+	a.state = slices.Grow(a.state[:0], int(n))[:n]
+	a.attrVals = slices.Grow(a.attrVals[:0], int(n))[:n]
+	clear(a.state)
 	at := &AttrTypes{
 		payload:  *payload,
 		dialects: f.Dialects,
-		state:    make([]uint8, n),
-		vals:     make([]any, n),
+		state:    a.state,
+		vals:     a.attrVals,
 	}
-	recs := make([]entryRec, n)
+	recs := a.recs
 	at.attrs, at.types = recs[:nAttrs:nAttrs], recs[nAttrs:]
 	cur := uint64(0)
 	fill := func(list []entryRec) error {

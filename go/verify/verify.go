@@ -57,6 +57,28 @@ type verifier struct {
 	// tensors backs the type lists a check builds (operandTensors and
 	// friends); it is reset before each check, which keeps none of them.
 	tensors scratch
+	// names caches the check of an op name by the address of its bytes:
+	// the reader shares one string among the ops of a name, which spares
+	// hashing it for each op.
+	names [64]nameEntry
+}
+
+type nameEntry struct {
+	p     *byte
+	n     int
+	fn    checkFunc
+	known bool
+}
+
+// check returns the check registered for name.
+func (v *verifier) check(name string) (checkFunc, bool) {
+	p := unsafe.StringData(name)
+	e := &v.names[(uintptr(unsafe.Pointer(p))>>3)%uintptr(len(v.names))]
+	if e.p != p || e.n != len(name) || p == nil {
+		fn, known := checks[name]
+		*e = nameEntry{p: p, n: len(name), fn: fn, known: known}
+	}
+	return e.fn, e.known
 }
 
 // scratch hands out capped type lists from one buffer that is rewound, not
@@ -257,7 +279,7 @@ func (v *verifier) op(op *ir.Op) error {
 			return op.Errorf("region %d is empty", i)
 		}
 	}
-	fn, known := checks[op.Name]
+	fn, known := v.check(op.Name)
 	if !known && !foreignAccepted(op.Name) {
 		return op.Errorf("unknown op (not a StableHLO, func, sdy or builtin cast op gojax knows)")
 	}
