@@ -1,6 +1,8 @@
 package linalg
 
 import (
+	"unsafe"
+
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
@@ -420,6 +422,32 @@ func runConvFast[T float32 | float64](f *convFast, uk microKernel[T], lhs, rhs, 
 		}
 	}
 	var panel func(pan []T, i0, p0, k int) bool
+	var z T
+	if f.posMajor && uk.mr == 14 && packTransOK && unsafe.Sizeof(z) == 4 {
+		// Each kernel position's feature run of 14 rows is transposed
+		// straight from lhs (padded rows read zeros).
+		lhs32 := asF32(lhs)
+		panel = func(pan []T, i0, p0, k int) bool {
+			pan32 := asF32(pan)
+			for q := 0; q < k; {
+				pos, f0 := (p0+q)/kin, (p0+q)%kin
+				run := min(kin-f0, k-q)
+				var offs [14]int
+				for i := range offs {
+					if off := f.rowTab[i0+i][pos]; off < 0 {
+						offs[i] = -1
+					} else {
+						offs[i] = f.rowBase[i0+i] + off + f0
+					}
+				}
+				if !packA14RowsF32(pan32[14*q:], lhs32, &offs, run) {
+					return false
+				}
+				q += run
+			}
+			return true
+		}
+	}
 	if !f.posMajor && uk.mr == 14 {
 		panel = func(pan []T, i0, p0, k int) bool {
 			if f.unitRun[i0] < 14 {

@@ -49,3 +49,44 @@ func packAPairs14Trans(pan []uint32, a []uint16, offs *[14]int, kq int) int {
 	packA14TransF32((*float32)(unsafe.Pointer(&pan[0])), (*float32)(unsafe.Pointer(&a[0])), &b, k16)
 	return k16
 }
+
+// zeroF32 backs padded rows in packA14RowsF32.
+var zeroF32 [512]float32
+
+// packA14RowsF32 packs k columns of 14 float32 rows into a k-major panel
+// (pan[14p+i]): row i is a[offs[i]:][:k], or zeros where offs[i] < 0. It
+// reports false, doing nothing, without AVX-512.
+func packA14RowsF32(pan, a []float32, offs *[14]int, k int) bool {
+	if !packTransOK || k <= 0 {
+		return false
+	}
+	pan = pan[:14*k]
+	zoff := int(uintptr(unsafe.Pointer(&zeroF32[0])) - uintptr(unsafe.Pointer(&a[0])))
+	for p0 := 0; p0 < k; p0 += len(zeroF32) {
+		k16 := min(k-p0, len(zeroF32)) &^ 15
+		if k16 == 0 {
+			break
+		}
+		var b [14]int
+		for i, o := range offs {
+			if o < 0 {
+				b[i] = zoff
+				continue
+			}
+			_ = a[o+p0+k16-1]
+			b[i] = 4 * (o + p0)
+		}
+		packA14TransF32(&pan[14*p0], &a[0], &b, k16)
+	}
+	for p := k &^ 15; p < k; p++ {
+		d := (*[14]float32)(pan[14*p:])
+		for i, o := range offs {
+			if o < 0 {
+				d[i] = 0
+			} else {
+				d[i] = a[o+p]
+			}
+		}
+	}
+	return true
+}
