@@ -296,6 +296,15 @@ func packA[T float32 | float64](dst, a []T, rows, ks []int, mr int, unit bool) {
 			packA14(pan, a, rows[i0:i0+14], ks[0], k)
 			continue
 		}
+		if !unit && mm == 14 && consecutive14(rows[i0:i0+14]) {
+			// Transposed A (rows adjacent in memory): each k is 14
+			// contiguous elements, one block copy.
+			r0 := rows[i0]
+			for p, ko := range ks {
+				*(*[14]T)(pan[14*p:]) = *(*[14]T)(a[r0+ko:])
+			}
+			continue
+		}
 		for i := 0; i < mm; i++ {
 			ro := rows[i0+i]
 			if unit && k > 0 {
@@ -311,6 +320,16 @@ func packA[T float32 | float64](dst, a []T, rows, ks []int, mr int, unit bool) {
 			}
 		}
 	}
+}
+
+func consecutive14(rows []int) bool {
+	_ = rows[13]
+	for i := 1; i < 14; i++ {
+		if rows[i] != rows[0]+i {
+			return false
+		}
+	}
+	return true
 }
 
 // packA14 packs one full 14-row panel of unit-stride rows k-major, writing
