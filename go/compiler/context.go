@@ -3,6 +3,7 @@ package compiler
 import (
 	"fmt"
 	"github.com/gojax/gojax/go/internal/fpmode"
+	"github.com/gojax/gojax/go/internal/workers"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -110,7 +111,7 @@ func sharedPool() *workerPool {
 // workers returns how many goroutines may run chunks now (the caller
 // included), starting more if GOMAXPROCS grew.
 func (p *workerPool) workers() int {
-	n := runtime.GOMAXPROCS(0)
+	n := workers.Count()
 	if int(p.started.Load()) >= n-1 {
 		return n
 	}

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"github.com/gojax/gojax/go/devmem"
 	"github.com/gojax/gojax/go/internal/fpmode"
+	"github.com/gojax/gojax/go/internal/workers"
 	"os"
-	"runtime"
 
 	gjruntime "github.com/gojax/gojax/go/runtime"
 )
@@ -20,17 +20,14 @@ func SetWorkerThreads(n int) error {
 	if n > 1<<16 {
 		return fmt.Errorf("gojax: worker threads %d out of range", n)
 	}
-	if n <= 0 {
-		// Back to Go's own default, which follows cgroup CPU limits.
-		runtime.SetDefaultGOMAXPROCS()
-		return nil
-	}
-	runtime.GOMAXPROCS(n)
+	// n <= 0: back to the CPUs available (Go's default, which follows
+	// cgroup CPU limits). The process keeps one spare P (package workers).
+	workers.Set(n)
 	return nil
 }
 
 // WorkerThreads returns the current worker thread limit.
-func WorkerThreads() int { return runtime.GOMAXPROCS(0) }
+func WorkerThreads() int { return workers.Count() }
 
 // SetDumpDir sets the directory that receives every compiled module's text
 // ("" turns dumping off). It sets Go's GOJAX_DUMP_DIR: Go keeps its own copy

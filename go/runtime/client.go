@@ -5,8 +5,8 @@ package runtime
 
 import (
 	"fmt"
+	"github.com/gojax/gojax/go/internal/workers"
 	"os"
-	goruntime "runtime"
 	"strconv"
 )
 
@@ -75,7 +75,7 @@ func NewClient(opts Options) (*Client, error) {
 	}
 	slots := opts.MaxConcurrentRuns
 	if slots <= 0 {
-		slots = goruntime.GOMAXPROCS(0)
+		slots = workers.Count()
 	}
 	c := &Client{slots: newRunSlots(slots)}
 	for i := 0; i < n; i++ {

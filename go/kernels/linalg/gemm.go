@@ -1,8 +1,8 @@
 package linalg
 
 import (
+	"github.com/gojax/gojax/go/internal/workers"
 	"math"
-	"runtime"
 	"unsafe"
 )
 
@@ -158,7 +158,7 @@ func gemmSrc[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b operand[T
 	// about tilesPerWorker tiles per worker, in whole micro-tiles, but no
 	// thinner than minTileRows while a column block can still shrink.
 	ncb := min(ncBlock, roundUp(p.n, nr))
-	want := tilesPerWorker * max(1, runtime.GOMAXPROCS(0))
+	want := tilesPerWorker * workers.Count()
 	tilesN := ceilDiv(p.n, ncb)
 	rowTiles := func() int { return min(ceilDiv(p.m, mr), max(1, ceilDiv(want, p.batch*tilesN))) }
 	for ncb > 4*nr && ceilDiv(p.m, rowTiles()) < minTileRows && p.batch*tilesN < want {
