@@ -69,6 +69,26 @@ func cloneOp(op *ir.Op, vmap map[*ir.Value]*ir.Value) *ir.Op {
 	return nop
 }
 
+// spliceOps replaces, in every block of r and of the regions nested in it,
+// each op that is a key of rewritten with the ops it maps to (one rebuild per
+// block). Passes that rewrite ops into others share it.
+func spliceOps(r *ir.Region, rewritten map[*ir.Op][]*ir.Op) {
+	for _, b := range r.Blocks {
+		ops := make([]*ir.Op, 0, len(b.Ops))
+		for _, op := range b.Ops {
+			if n, ok := rewritten[op]; ok {
+				ops = append(ops, n...)
+				continue
+			}
+			for _, sub := range op.Regions {
+				spliceOps(sub, rewritten)
+			}
+			ops = append(ops, op)
+		}
+		b.Ops = ops
+	}
+}
+
 // replaceUses rewrites every operand in r (nested regions included) through
 // repl, following chains (a→b, b→c gives a→c).
 func replaceUses(r *ir.Region, repl map[*ir.Value]*ir.Value) {

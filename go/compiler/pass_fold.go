@@ -102,25 +102,8 @@ func foldConstants(st *passState) error {
 	if len(folded) == 0 {
 		return nil
 	}
-	// Splice the constants in, one rebuild per block.
-	var rebuild func(r *ir.Region)
-	rebuild = func(r *ir.Region) {
-		for _, b := range r.Blocks {
-			ops := make([]*ir.Op, 0, len(b.Ops))
-			for _, op := range b.Ops {
-				if c, ok := folded[op]; ok {
-					ops = append(ops, c...)
-					continue
-				}
-				for _, sub := range op.Regions {
-					rebuild(sub)
-				}
-				ops = append(ops, op)
-			}
-			b.Ops = ops
-		}
-	}
-	rebuild(st.entry.Body)
+	// Splice the constants in.
+	spliceOps(st.entry.Body, folded)
 	replaceUses(st.entry.Body, repl)
 	return nil
 }

@@ -46,24 +46,7 @@ func rewriteLegacyOps(st *passState) error {
 	if err != nil || len(rewritten) == 0 {
 		return err
 	}
-	var splice func(r *ir.Region)
-	splice = func(r *ir.Region) {
-		for _, b := range r.Blocks {
-			ops := make([]*ir.Op, 0, len(b.Ops))
-			for _, op := range b.Ops {
-				if n, ok := rewritten[op]; ok {
-					ops = append(ops, n...)
-					continue
-				}
-				for _, sub := range op.Regions {
-					splice(sub)
-				}
-				ops = append(ops, op)
-			}
-			b.Ops = ops
-		}
-	}
-	splice(st.entry.Body)
+	spliceOps(st.entry.Body, rewritten)
 	replaceUses(st.entry.Body, repl)
 	return nil
 }
