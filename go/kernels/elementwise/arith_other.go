@@ -2,8 +2,4 @@
 
 package elementwise
 
-func arithBest() string { return "" }
-
 func useArith(string) {}
-
-func arithISAs() []string { return []string{""} }

@@ -2,6 +2,7 @@ package elementwise
 
 import (
 	"fmt"
+	"github.com/gojax/gojax/go/internal/cpufeat"
 	"math"
 	"math/rand"
 	"testing"
@@ -72,7 +73,7 @@ func goRef[T float](op arithOp, x, y T) T {
 }
 
 func TestArithVectorMatchesGo(t *testing.T) {
-	defer useArith(arithBest())
+	defer useArith(cpufeat.Widest())
 	r := rand.New(rand.NewSource(1))
 	a32, b32 := arithInputs(arithSpecials32, 1000, func() float32 {
 		return math.Float32frombits(r.Uint32()&0x807fffff | uint32(r.Intn(24)+115)<<23)
@@ -80,7 +81,7 @@ func TestArithVectorMatchesGo(t *testing.T) {
 	a64, b64 := arithInputs(arithSpecials64, 1000, func() float64 {
 		return math.Float64frombits(r.Uint64()&0x800fffffffffffff | uint64(r.Intn(24)+1012)<<52)
 	})
-	for _, isa := range arithISAs() {
+	for _, isa := range cpufeat.Sets() {
 		useArith(isa)
 		for op := arAdd; op <= arMin; op++ {
 			for form := formVV; form <= formSV; form++ {
@@ -145,10 +146,10 @@ func TestArithVectorMatchesGo(t *testing.T) {
 
 // TestArithMaxMinSemantics pins the StableHLO/XLA answers the loops must give.
 func TestArithMaxMinSemantics(t *testing.T) {
-	defer useArith(arithBest())
+	defer useArith(cpufeat.Widest())
 	negZero := float32(math.Copysign(0, -1))
 	nan := float32(math.NaN())
-	for _, isa := range arithISAs() {
+	for _, isa := range cpufeat.Sets() {
 		useArith(isa)
 		n := 37
 		a, b := make([]float32, n), make([]float32, n)
@@ -188,7 +189,7 @@ func TestArithMaxMinSemantics(t *testing.T) {
 // BenchmarkArith times each loop set on a fusion block (1024, in L1) and
 // on 1M elements (memory).
 func BenchmarkArith(b *testing.B) {
-	defer useArith(arithBest())
+	defer useArith(cpufeat.Widest())
 	for _, n := range []int{1024, 1 << 20} {
 		a, c, d := make([]float32, n), make([]float32, n), make([]float32, n)
 		for i := range a {
@@ -196,7 +197,7 @@ func BenchmarkArith(b *testing.B) {
 		}
 		for _, op := range []arithOp{arAdd, arMul, arDiv, arMax} {
 			for _, form := range []int{formVV, formVS} {
-				for _, isa := range arithISAs() {
+				for _, isa := range cpufeat.Sets() {
 					b.Run(fmt.Sprintf("n=%d/op=%d/form=%d/isa=%q", n, op, form, isa), func(b *testing.B) {
 						useArith(isa)
 						b.SetBytes(int64(4 * n))

@@ -16,18 +16,7 @@ func maxLanes32Y(s *float32, n int) (m float32, nan bool)
 //go:noescape
 func maxLanes32Z(s *float32, n int) (m float32, nan bool)
 
-func init() { useRowVec(rowVecBest()) }
-
-// rowVecBest names the widest row kernels the CPU runs: "Z", "Y" or "".
-func rowVecBest() string {
-	switch {
-	case cpufeat.AVX512:
-		return "Z"
-	case cpufeat.AVX2FMA:
-		return "Y"
-	}
-	return ""
-}
+func init() { useRowVec(cpufeat.Widest()) }
 
 // useRowVec selects the row kernels; tests run each.
 func useRowVec(isa string) {
@@ -39,15 +28,4 @@ func useRowVec(isa string) {
 	default:
 		rowISA = 0
 	}
-}
-
-func rowVecISAs() []string {
-	l := []string{""}
-	if cpufeat.AVX2FMA {
-		l = append(l, "Y")
-	}
-	if cpufeat.AVX512 {
-		l = append(l, "Z")
-	}
-	return l
 }

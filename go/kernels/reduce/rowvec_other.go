@@ -2,11 +2,7 @@
 
 package reduce
 
-func rowVecBest() string { return "" }
-
 func useRowVec(string) {}
-
-func rowVecISAs() []string { return []string{""} }
 
 // Never called: rowISA stays 0.
 func sumLanes32Y(s *float32, n int, tail *[64]float32) float32 { panic("unreachable") }

@@ -1,6 +1,7 @@
 package reduce
 
 import (
+	"github.com/gojax/gojax/go/internal/cpufeat"
 	"math"
 	"math/rand"
 	"testing"
@@ -28,10 +29,10 @@ func refSum32(s []float32) float32 {
 }
 
 func TestRowVecMatchesGo(t *testing.T) {
-	defer useRowVec(rowVecBest())
+	defer useRowVec(cpufeat.Widest())
 	r := rand.New(rand.NewSource(3))
 	negZero := float32(math.Copysign(0, -1))
-	for _, isa := range rowVecISAs() {
+	for _, isa := range cpufeat.Sets() {
 		useRowVec(isa)
 		for _, n := range []int{1, 5, 63, 64, 65, 127, 128, 129, 191, 192, 200, 1000, 1024, 1025, 2048, 2049, 3000, 8192} {
 			s := make([]float32, n)
@@ -110,16 +111,16 @@ func BenchmarkRowLeafF32(b *testing.B) {
 	for i := range s {
 		s[i] = float32(i%97) * 0.25
 	}
-	for _, isa := range rowVecISAs() {
+	for _, isa := range cpufeat.Sets() {
 		b.Run("sum/"+isa, func(b *testing.B) {
-			defer useRowVec(rowVecBest())
+			defer useRowVec(cpufeat.Widest())
 			useRowVec(isa)
 			for range b.N {
 				sumSliceF32(s)
 			}
 		})
 		b.Run("max/"+isa, func(b *testing.B) {
-			defer useRowVec(rowVecBest())
+			defer useRowVec(cpufeat.Widest())
 			useRowVec(isa)
 			for range b.N {
 				maxSliceF32(s)
