@@ -2,7 +2,6 @@ package cpufeat
 
 import (
 	"os"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -12,7 +11,7 @@ import (
 // The CPUID answer must agree with what the kernel reports in /proc/cpuinfo.
 func TestAgreesWithProcCpuinfo(t *testing.T) {
 	data, err := os.ReadFile("/proc/cpuinfo")
-	if runtime.GOARCH != "amd64" || err != nil {
+	if !detects || err != nil {
 		require.False(t, AVX2FMA)
 		require.False(t, AVX512)
 		require.False(t, AVX512BF16)
@@ -34,4 +33,12 @@ func TestAgreesWithProcCpuinfo(t *testing.T) {
 	require.Equal(t, want512, AVX512)
 	require.Equal(t, want512 && has("avx512_bf16"), AVX512BF16)
 	t.Logf("AVX2FMA=%v AVX512=%v AVX512BF16=%v", AVX2FMA, AVX512, AVX512BF16)
+}
+
+func TestSetsFollowFlags(t *testing.T) {
+	sets := Sets()
+	require.Equal(t, "", sets[0])
+	require.Equal(t, sets[len(sets)-1], Widest())
+	require.Equal(t, AVX2FMA, len(sets) >= 2)
+	require.Equal(t, AVX512, len(sets) == 3)
 }
