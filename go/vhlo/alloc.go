@@ -4,47 +4,6 @@ import (
 	"github.com/gojax/gojax/go/mlirbc"
 )
 
-// pieces hands out small capped slices of T from larger chunks, like
-// internal/slab, but a caller that knows how many elements it is about to
-// take can reserve them in one chunk of exactly that size: a function's ops,
-// values and operand lists then cost three allocations and no slack.
-type pieces[T any] struct {
-	buf  []T
-	next int // size of the next chunk when the reservation runs out
-}
-
-const (
-	firstPiece = 16
-	maxPiece   = 1024
-)
-
-// reserve makes room for n more elements in the current chunk.
-func (p *pieces[T]) reserve(n int) {
-	if n > cap(p.buf)-len(p.buf) {
-		p.buf = make([]T, 0, n)
-	}
-}
-
-// take returns n zeroed elements (nil for n == 0).
-func (p *pieces[T]) take(n int) []T {
-	if n <= 0 {
-		return nil
-	}
-	if n > cap(p.buf)-len(p.buf) {
-		if p.next == 0 {
-			p.next = firstPiece
-		}
-		if n >= p.next {
-			return make([]T, n)
-		}
-		p.buf = make([]T, 0, p.next)
-		p.next = min(2*p.next, maxPiece)
-	}
-	lo := len(p.buf)
-	p.buf = p.buf[:lo+n]
-	return p.buf[lo : lo+n : lo+n]
-}
-
 // irCounts is what converting a list of generic ops allocates.
 type irCounts struct{ ops, vals, refs, blockOps int }
 
@@ -72,9 +31,10 @@ func (c *irCounts) count(ops []*mlirbc.Op) {
 	}
 }
 
-// reserve makes room for c in the decoder's pieces.
+// reserve makes room for c in the decoder's slabs: a function's ops,
+// values and operand lists then cost a few allocations and no slack.
 func (d *decoder) reserve(c irCounts) {
-	d.ops.reserve(c.ops)
-	d.refs.reserve(c.refs)
-	d.blockOps.reserve(c.blockOps)
+	d.ops.Reserve(c.ops)
+	d.refs.Reserve(c.refs)
+	d.blockOps.Reserve(c.blockOps)
 }

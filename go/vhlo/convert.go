@@ -53,7 +53,7 @@ func (d *decoder) function(gop *mlirbc.Op, attrs ir.Attrs) (*ir.Func, error) {
 	d.reserve(n)
 	// Loading the body (count loads nested regions too) numbered all of
 	// the function's values: one table holds their ir values.
-	d.table, d.tableLo = d.vals.take(d.f.NumValues()-lo), lo
+	d.table, d.tableLo = d.vals.Take(d.f.NumValues()-lo), lo
 	body, err := d.region(gop.Regions[0], nil, true)
 	if err != nil {
 		return nil, err
@@ -119,7 +119,7 @@ func attrList(a ir.Attr, n int) ([]ir.Attrs, error) {
 func (d *decoder) region(gr *mlirbc.Region, parent *ir.Op, inFunc bool) (*ir.Region, error) {
 	blocks := make([]*ir.Block, len(gr.Blocks))
 	for i, gb := range gr.Blocks {
-		b := &ir.Block{Args: d.refs.take(len(gb.Args))}
+		b := &ir.Block{Args: d.refs.Take(len(gb.Args))}
 		for j, a := range gb.Args {
 			t, err := d.typeAt(a.Type)
 			if err != nil {
@@ -144,7 +144,7 @@ func (d *decoder) region(gr *mlirbc.Region, parent *ir.Op, inFunc bool) (*ir.Reg
 	}
 	region := ir.NewRegion(blocks...)
 	for i, gb := range gr.Blocks {
-		blocks[i].Ops = d.blockOps.take(len(gb.Ops))[:0]
+		blocks[i].Ops = d.blockOps.Take(len(gb.Ops))[:0]
 		for _, gop := range gb.Ops {
 			op, err := d.op(gop, parent, inFunc)
 			if err != nil {
@@ -159,7 +159,7 @@ func (d *decoder) region(gr *mlirbc.Region, parent *ir.Op, inFunc bool) (*ir.Reg
 // op converts one generic op (and its regions).
 func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error) {
 	loc := d.locAt(gop.Loc)
-	op := &d.ops.take(1)[0]
+	op := &d.ops.Take(1)[0]
 	op.Loc = loc
 	key := opKey{name: gop.NameIndex, inFunc: inFunc, hasAttrs: gop.HasAttrs, hasProps: gop.HasProps, attrs: gop.Attrs, props: gop.PropsIndex}
 	c, ok := d.cachedOp(gop, key)
@@ -180,7 +180,7 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 	}
 	op.Name, op.Attrs = c.name, c.attrs
 	d.symRefs = append(d.symRefs, c.refs...)
-	op.Operands = d.refs.take(len(gop.Operands))
+	op.Operands = d.refs.Take(len(gop.Operands))
 	for i, gv := range gop.Operands {
 		v, defined := d.value(gv)
 		if !defined {
@@ -188,7 +188,7 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 		}
 		op.Operands[i] = v
 	}
-	op.Results = d.refs.take(len(gop.Results))
+	op.Results = d.refs.Take(len(gop.Results))
 	for i, gv := range gop.Results {
 		t, err := d.typeAt(gv.Type)
 		if err != nil {

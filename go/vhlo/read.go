@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gojax/gojax/go/internal/slab"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/mlirbc"
 )
@@ -33,11 +34,11 @@ type decoder struct {
 	tableLo int
 	users   []*ir.Value
 
-	ops  pieces[ir.Op]
-	vals pieces[ir.Value]
-	refs pieces[*ir.Value]
+	ops  slab.Slab[ir.Op]
+	vals slab.Slab[ir.Value]
+	refs slab.Slab[*ir.Value]
 	// blockOps holds the op lists of the blocks.
-	blockOps pieces[*ir.Op]
+	blockOps slab.Slab[*ir.Op]
 }
 
 // Read decodes a portable artifact into a module. Only the entry function
@@ -100,7 +101,7 @@ func (d *decoder) value(gv *mlirbc.Value) (v *ir.Value, defined bool) {
 	if v = d.users[gv.ID]; v != nil {
 		return v, v.Def != nil || v.Block != nil
 	}
-	v = &d.vals.take(1)[0]
+	v = &d.vals.Take(1)[0]
 	d.users[gv.ID] = v
 	return v, false
 }

@@ -41,6 +41,20 @@ func (s *Slab[T]) Take(n int) []T {
 	return s.buf[lo : lo+n : lo+n]
 }
 
+// Reserve makes room for n more elements, so that Takes adding up to n come
+// from one allocation of exactly that size (a caller that knows what it is
+// about to take pays no slack and no growth).
+func (s *Slab[T]) Reserve(n int) {
+	if n <= cap(s.buf)-len(s.buf) {
+		return
+	}
+	if len(s.chunks) > 0 {
+		s.chunks[len(s.chunks)-1] = s.buf // remember how much of it was used
+	}
+	s.buf = make([]T, 0, n)
+	s.chunks = append(s.chunks, s.buf)
+}
+
 // One returns a pointer to one zeroed element.
 func (s *Slab[T]) One() *T { return &s.Take(1)[0] }
 

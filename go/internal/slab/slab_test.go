@@ -2,6 +2,7 @@ package slab
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
@@ -79,4 +80,17 @@ func TestResetThenLargerRequest(t *testing.T) {
 			p[i] = k
 		}
 	}
+}
+
+func TestReserveServesTakesFromOneChunk(t *testing.T) {
+	var s Slab[int]
+	s.Take(14) // a first chunk of 16, two left
+	s.Reserve(10)
+	a, b := s.Take(4), s.Take(6)
+	require.Equal(t, 10, cap(a)+cap(b))
+	// Both pieces sit in the reserved chunk, back to back.
+	require.Equal(t, uintptr(unsafe.Pointer(&a[0]))+4*unsafe.Sizeof(0), uintptr(unsafe.Pointer(&b[0])))
+	s.Reserve(0) // room enough: no new chunk
+	s.Reset()
+	require.Len(t, s.spare, 2, "the reserved chunk is recycled by Reset like any other")
 }
