@@ -80,3 +80,14 @@ func BenchmarkMaxLastAxisF32(b *testing.B) {
 	benchOp(b, reduceOp(ir.F32, []int64{4096, 1024}, []int64{1}, binRegion("stablehlo.maximum", ir.F32)),
 		f32s(in...), f32s(float32(math.Inf(-1))))
 }
+
+// The 4096² float32 sums of the sum_axis{0,1}_4096 artifacts (64 MB read once).
+func BenchmarkSumAxis0Square(b *testing.B) {
+	benchOp(b, reduceOp(ir.F32, []int64{4096, 4096}, []int64{0}, binRegion("stablehlo.add", ir.F32)),
+		make([]byte, 4096*4096*4), f32s(0))
+}
+
+func BenchmarkSumAxis1Square(b *testing.B) {
+	benchOp(b, reduceOp(ir.F32, []int64{4096, 4096}, []int64{1}, binRegion("stablehlo.add", ir.F32)),
+		make([]byte, 4096*4096*4), f32s(0))
+}

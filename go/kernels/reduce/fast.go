@@ -11,7 +11,6 @@ import (
 const (
 	segLen      = 1 << 13 // fixed leaf length along a contiguous reduced run
 	vecRows     = 32      // rows folded sequentially before pairwise combining
-	vecWidth    = 512     // columns per work unit when the inner dim is kept
 	convChunk   = 256     // elements converted at a time for f16/bf16 inputs
 	parallelMin = 1 << 15 // elements below which a reduction runs serially
 )
@@ -65,7 +64,7 @@ func (r *fastReducer[A]) getScratch() *scratch[A] {
 	if s, ok := r.pool.Get().(*scratch[A]); ok {
 		return s
 	}
-	return &scratch[A]{conv: make([]A, max(convChunk, vecWidth))}
+	return &scratch[A]{conv: make([]A, convChunk)}
 }
 
 func (r *fastReducer[A]) step(ctx kernel.Context) kernel.Step {
@@ -186,70 +185,6 @@ func (r *fastReducer[A]) runInnerReduced(ctx kernel.Context, in, out []byte, ini
 			r.st.store(out, k, r.f.comb(init, v))
 		}
 	}
-}
-
-// Inner-kept layout: outputs come in contiguous rows of Lk; each is a fold of
-// rn input rows, vecRows at a time, combined by a balanced tree.
-func (r *fastReducer[A]) runInnerKept(ctx kernel.Context, in, out []byte, init A) {
-	l := &r.lay
-	last := len(l.kShape) - 1
-	lk := l.kShape[last]
-	ko := l.kn / lk
-	chunks := (lk + vecWidth - 1) / vecWidth
-	units := ko * chunks
-	work := func(lo, hi int) {
-		sc := r.getScratch()
-		for u := lo; u < hi; u++ {
-			k, c := u/chunks, u%chunks
-			c0 := c * vecWidth
-			w := min(vecWidth, lk-c0)
-			base := offset(k, l.kShape[:last], l.kStride[:last]) + c0
-			dst := r.vec(sc, 0, w)
-			r.vecTree(in, base, 0, l.rn, dst, 1, sc)
-			for j, v := range dst {
-				r.st.store(out, k*lk+c0+j, r.f.comb(init, v))
-			}
-		}
-		r.pool.Put(sc)
-	}
-	if ctx == nil || l.kn*l.rn < parallelMin || units < 2 {
-		work(0, units)
-		return
-	}
-	ctx.Parallel(units, max(1, parallelMin/(l.rn*vecWidth)), work)
-}
-
-// vec returns scratch vector number level, w long.
-func (r *fastReducer[A]) vec(sc *scratch[A], level, w int) []A {
-	for len(sc.vecs) <= level {
-		sc.vecs = append(sc.vecs, make([]A, vecWidth))
-	}
-	return sc.vecs[level][:w]
-}
-
-func (r *fastReducer[A]) loadRow(in []byte, off int, dst []A, sc *scratch[A]) []A {
-	if r.st.view != nil {
-		return r.st.view(in)[off : off+len(dst)]
-	}
-	buf := sc.conv[:len(dst)]
-	r.st.load(buf, in, off)
-	return buf
-}
-
-func (r *fastReducer[A]) vecTree(in []byte, base, lo, hi int, dst []A, level int, sc *scratch[A]) {
-	l := &r.lay
-	if hi-lo <= vecRows {
-		copy(dst, r.loadRow(in, base+offset(lo, l.rShape, l.rStride), dst, sc))
-		for i := lo + 1; i < hi; i++ {
-			r.f.acc(dst, r.loadRow(in, base+offset(i, l.rShape, l.rStride), dst, sc))
-		}
-		return
-	}
-	mid := lo + (hi-lo)/2
-	r.vecTree(in, base, lo, mid, dst, level+1, sc)
-	tmp := r.vec(sc, level, len(dst))
-	r.vecTree(in, base, mid, hi, tmp, level+1, sc)
-	r.f.acc(dst, tmp)
 }
 
 // typed bundles the storage conversion and op functions of one (element
