@@ -407,6 +407,7 @@ func packA14ld[T float32 | float64](pan, a []T, ld, k int) {
 // each k row of a full panel is one fixed-size block copy.
 func packB[T float32 | float64](dst, b []T, ks, cols []int, nr int, unit bool) {
 	k := len(ks)
+	kUnit := k > 0 && unitStride(ks)
 	for j0 := 0; j0 < len(cols); j0 += nr {
 		pan := dst[(j0/nr)*nr*k : (j0/nr+1)*nr*k]
 		nn := min(nr, len(cols)-j0)
@@ -438,6 +439,25 @@ func packB[T float32 | float64](dst, b []T, ks, cols []int, nr int, unit bool) {
 		}
 		if nn < nr {
 			clear(pan)
+		}
+		if !unit && kUnit {
+			// Transposed B: each column is a contiguous run of k, so
+			// read it in order (AVX-512 transposes 16 columns at once).
+			p0 := 0
+			if nn == 32 && nr == 32 {
+				p0 = packBTrans32(pan, b, cs, ks[0], k)
+			}
+			for j, co := range cs {
+				if p0 == k {
+					break
+				}
+				src := b[co+ks[0]+p0 : co+ks[0]+k]
+				d := pan[p0*nr+j:]
+				for p, v := range src {
+					d[p*nr] = v
+				}
+			}
+			continue
 		}
 		for p, ko := range ks {
 			row := pan[p*nr : p*nr+nn]

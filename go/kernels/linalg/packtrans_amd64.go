@@ -8,8 +8,16 @@ import (
 	"github.com/gojax/gojax/go/internal/cpufeat"
 )
 
+//go:generate go run gen_packtrans.go
+
 //go:noescape
 func packA14TransF32(dst, src *float32, offs *[14]int, k16 int)
+
+//go:noescape
+func packT16x32F32(dst, src *float32, offs *[16]int, k16 int)
+
+//go:noescape
+func packA14TransF64(dst, src *float64, offs *[14]int, k8 int)
 
 // packTransOK enables the AVX-512 14-row transposing pack (tests turn it
 // off to compare with the Go loop).
@@ -17,12 +25,28 @@ var packTransOK = cpufeat.AVX512
 
 // packA14Trans packs the first k&^15 columns of a full 14-row float32
 // panel whose row i is a[offs[i]:][:k] (bounds already checked by the
-// caller) and returns how many columns it packed: 0 for float64, without
-// AVX-512, or when k < 16.
+// caller) and returns how many columns it packed: a multiple of 16
+// (float32) or 8 (float64), 0 without AVX-512.
 func packA14Trans[T float32 | float64](pan, a []T, offs *[14]int, k int) int {
 	var z T
+	if !packTransOK {
+		return 0
+	}
+	if unsafe.Sizeof(z) == 8 {
+		k8 := k &^ 7
+		if k8 == 0 {
+			return 0
+		}
+		_ = pan[14*k8-1]
+		var b [14]int
+		for i, o := range offs {
+			b[i] = 8 * o
+		}
+		packA14TransF64((*float64)(unsafe.Pointer(&pan[0])), (*float64)(unsafe.Pointer(&a[0])), &b, k8)
+		return k8
+	}
 	k16 := k &^ 15
-	if !packTransOK || unsafe.Sizeof(z) != 4 || k16 == 0 {
+	if k16 == 0 {
 		return 0
 	}
 	_ = pan[14*k16-1]
@@ -31,6 +55,30 @@ func packA14Trans[T float32 | float64](pan, a []T, offs *[14]int, k int) int {
 		b[i] = 4 * o
 	}
 	packA14TransF32((*float32)(unsafe.Pointer(&pan[0])), (*float32)(unsafe.Pointer(&a[0])), &b, k16)
+	return k16
+}
+
+// packBTrans32 packs the first k&^15 k rows of a full 32-column float32 B
+// panel (pan[32p+j]) whose column j is b[c0+cols[j]:][:k], contiguous in
+// k (a transposed B), and returns how many k rows it packed: 0 for
+// float64, without AVX-512, or when k < 16.
+func packBTrans32[T float32 | float64](pan, b []T, cols []int, c0, k int) int {
+	var z T
+	k16 := k &^ 15
+	if !packTransOK || unsafe.Sizeof(z) != 4 || k16 == 0 {
+		return 0
+	}
+	_ = pan[32*k16-1]
+	_ = cols[31]
+	for h := 0; h < 2; h++ {
+		var offs [16]int
+		for j := range offs {
+			o := c0 + cols[16*h+j]
+			_ = b[o+k16-1]
+			offs[j] = 4 * o
+		}
+		packT16x32F32((*float32)(unsafe.Pointer(&pan[16*h])), (*float32)(unsafe.Pointer(&b[0])), &offs, k16)
+	}
 	return k16
 }
 
