@@ -1,7 +1,7 @@
 package reduce
 
 // addAccF32 and addAccF64 are the dst[i] += src[i] kernels of float sums;
-// accumulate_amd64.go swaps in vector versions when the CPU has AVX2.
+// useAccumulate (accumulate_amd64.go) swaps in AVX2 or AVX-512 versions.
 var (
 	addAccF32 = sumAcc[float32]
 	addAccF64 = sumAcc[float64]

@@ -58,3 +58,61 @@ loop64:
 	VZEROUPPER
 done64:
 	RET
+
+// func addAccF32Z(dst, src []float32): AVX-512, len(dst) &^ 63 elements,
+// 64 per step.
+TEXT ·addAccF32Z(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), DI
+	MOVQ src_base+24(FP), SI
+	MOVQ dst_len+8(FP), CX
+	SHRQ $6, CX
+	JZ done32z
+loop32z:
+	VMOVUPS 0(DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS 128(DI), Z2
+	VMOVUPS 192(DI), Z3
+	VADDPS 0(SI), Z0, Z0
+	VADDPS 64(SI), Z1, Z1
+	VADDPS 128(SI), Z2, Z2
+	VADDPS 192(SI), Z3, Z3
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	DECQ CX
+	JNZ loop32z
+	VZEROUPPER
+done32z:
+	RET
+
+// func addAccF64Z(dst, src []float64): AVX-512, len(dst) &^ 31 elements,
+// 32 per step.
+TEXT ·addAccF64Z(SB), NOSPLIT, $0-48
+	MOVQ dst_base+0(FP), DI
+	MOVQ src_base+24(FP), SI
+	MOVQ dst_len+8(FP), CX
+	SHRQ $5, CX
+	JZ done64z
+loop64z:
+	VMOVUPD 0(DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD 128(DI), Z2
+	VMOVUPD 192(DI), Z3
+	VADDPD 0(SI), Z0, Z0
+	VADDPD 64(SI), Z1, Z1
+	VADDPD 128(SI), Z2, Z2
+	VADDPD 192(SI), Z3, Z3
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, 128(DI)
+	VMOVUPD Z3, 192(DI)
+	ADDQ $256, SI
+	ADDQ $256, DI
+	DECQ CX
+	JNZ loop64z
+	VZEROUPPER
+done64z:
+	RET

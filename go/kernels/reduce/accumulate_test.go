@@ -5,12 +5,22 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gojax/gojax/go/internal/cpufeat"
+
 	"github.com/stretchr/testify/require"
 )
 
 func TestVectorAccumulateMatchesLoop(t *testing.T) {
+	defer useAccumulate(cpufeat.Widest())
+	for _, isa := range cpufeat.Sets() {
+		useAccumulate(isa)
+		testAccumulate(t, isa)
+	}
+}
+
+func testAccumulate(t *testing.T, isa string) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{0, 1, 7, 31, 32, 33, 100, 1000, 4099} {
+	for _, n := range []int{0, 1, 7, 31, 32, 33, 63, 64, 65, 100, 1000, 4099} {
 		d32, s32 := make([]float32, n), make([]float32, n)
 		d64, s64 := make([]float64, n), make([]float64, n)
 		for i := range n {
@@ -26,8 +36,8 @@ func TestVectorAccumulateMatchesLoop(t *testing.T) {
 		floatSumAcc[float32]()(d32, s32)
 		floatSumAcc[float64]()(d64, s64)
 		for i := range n {
-			require.Equal(t, math.Float32bits(w32[i]), math.Float32bits(d32[i]), "f32 n=%d i=%d", n, i)
-			require.Equal(t, math.Float64bits(w64[i]), math.Float64bits(d64[i]), "f64 n=%d i=%d", n, i)
+			require.Equal(t, math.Float32bits(w32[i]), math.Float32bits(d32[i]), "%q f32 n=%d i=%d", isa, n, i)
+			require.Equal(t, math.Float64bits(w64[i]), math.Float64bits(d64[i]), "%q f64 n=%d i=%d", isa, n, i)
 		}
 	}
 }
