@@ -1,0 +1,269 @@
+package compiler
+
+import (
+	"slices"
+
+	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/reduce"
+)
+
+// rowFusionOp is the compiler's op for a row-local computation: reductions
+// over the trailing (contiguous) dims of an array of rows, the elementwise
+// ops on those rows and on the per-row results, and the broadcasts of the
+// per-row results back along the rows (softmax, log_softmax, layer-norm
+// statistics). Its region holds the members as gojax.fusion does;
+// lowerRowFusion (rowfusion.go) runs them row block by row block, so a
+// block's rows are read from memory once and every intermediate stays in
+// cache.
+const rowFusionOp = "gojax.rowfusion"
+
+// rowFusion gates the pass (tests compare plans with and without it).
+var rowFusion = true
+
+// maxRowLen bounds the row length: beyond it a row block no longer fits in
+// cache and the unfused plan streams as well.
+const maxRowLen = 1 << 16
+
+// rowGeom is a group's row structure: values of rows*n elements are "full"
+// (row k is elements [k*n, (k+1)*n)), values of rows elements are per-row.
+type rowGeom struct{ rows, n int64 }
+
+// fuseRows runs before fuseElementwise, which then fuses what is left.
+func fuseRows(st *passState) error {
+	if st.opts.NoFuse || !rowFusion {
+		return nil
+	}
+	rowFuseRegion(st.entry.Body)
+	return nil
+}
+
+func rowFuseRegion(r *ir.Region) {
+	for _, b := range r.Blocks {
+		rowFuseBlock(b)
+	}
+}
+
+func rowFuseBlock(blk *ir.Block) {
+	for _, op := range blk.Ops {
+		if isControlFlow(op) {
+			for _, r := range op.Regions {
+				rowFuseRegion(r)
+			}
+		}
+	}
+	tried := map[*ir.Op]bool{}
+	for {
+		ms := findRowGroup(blk, tried)
+		if ms == nil {
+			return
+		}
+		spliceRowGroup(blk, ms)
+	}
+}
+
+// rowReduceGeom returns the geometry of a reduce the group can run per row:
+// one operand, an init from outside, the trailing dims reduced, a fast path.
+func rowReduceGeom(op *ir.Op) (rowGeom, bool) {
+	if op.Name != "stablehlo.reduce" || len(op.Operands) != 2 || len(op.Results) != 1 || len(op.Regions) != 1 {
+		return rowGeom{}, false
+	}
+	in, out := staticTensor(op.Operands[0]), staticTensor(op.Results[0])
+	if in == nil || out == nil || in.Rank() == 0 {
+		return rowGeom{}, false
+	}
+	dims, ok := op.Attrs.I64s("dimensions")
+	if !ok || len(dims) == 0 {
+		return rowGeom{}, false
+	}
+	d := slices.Clone(dims)
+	slices.Sort(d)
+	first := int64(in.Rank() - len(d))
+	for i, v := range d {
+		if v != first+int64(i) {
+			return rowGeom{}, false // not exactly the trailing dims
+		}
+	}
+	g := rowGeom{rows: 1, n: 1}
+	for i, s := range in.Shape {
+		if int64(i) < first {
+			g.rows *= s
+		} else {
+			g.n *= s
+		}
+	}
+	if g.rows < 2 || g.n < 2 || g.n > maxRowLen || out.NumElements() != g.rows {
+		return rowGeom{}, false
+	}
+	if _, ok := reduce.RowReduce(op.Regions[0], in.Elem, int(g.n)); !ok {
+		return rowGeom{}, false
+	}
+	return g, true
+}
+
+// rowBcastKind classifies a broadcast_in_dim under g: 1 when it spreads a
+// per-row value along the rows, 2 when it only re-shapes a per-row value
+// (keepdims), 0 otherwise.
+func rowBcastKind(op *ir.Op, g rowGeom) int {
+	bm, ok := broadcastMap(op)
+	if !ok || staticTensor(op.Operands[0]).NumElements() != g.rows {
+		return 0
+	}
+	dims, strides := collapse(bm)
+	switch n := staticTensor(op.Results[0]).NumElements(); {
+	case n == g.rows*g.n && len(dims) == 2 && int64(dims[0]) == g.rows && int64(dims[1]) == g.n && strides[0] == 1 && strides[1] == 0:
+		return 1
+	case n == g.rows && len(dims) == 1 && strides[0] == 1:
+		return 2
+	}
+	return 0
+}
+
+// rowMember reports whether op, reading a value of the group, can join it.
+func rowMember(op *ir.Op, g rowGeom) bool {
+	switch op.Name {
+	case "stablehlo.reduce":
+		rg, ok := rowReduceGeom(op)
+		return ok && rg == g
+	case "stablehlo.broadcast_in_dim":
+		return rowBcastKind(op, g) != 0
+	}
+	if !fusible(op) {
+		return false
+	}
+	n := staticTensor(op.Results[0]).NumElements()
+	return n == g.rows || n == g.rows*g.n
+}
+
+// findRowGroup returns the members (block order) of the next row group, or
+// nil. A group starts at a reduce and takes, in block order, every later op
+// that reads a member and can join, skipping ops that depend on the group
+// through an outsider (they move after the fusion). It stops at an op with
+// effects so no effects are reordered.
+func findRowGroup(blk *ir.Block, tried map[*ir.Op]bool) []*ir.Op {
+	for i, op := range blk.Ops {
+		if tried[op] {
+			continue
+		}
+		tried[op] = true
+		g, ok := rowReduceGeom(op)
+		if !ok {
+			continue
+		}
+		member := map[*ir.Op]bool{op: true}
+		ms := []*ir.Op{op}
+		produced := map[*ir.Value]bool{op.Results[0]: true}
+		tainted := map[*ir.Value]bool{}
+		spreads := false // a per-row result flows back along the rows
+		for _, o := range blk.Ops[i+1:] {
+			if hasEffects(o) {
+				break
+			}
+			reads, dirty := false, false
+			for _, v := range o.Operands {
+				reads = reads || produced[v]
+			}
+			forEachUse(o, func(v *ir.Value) { dirty = dirty || tainted[v] || produced[v] && !slices.Contains(o.Operands, v) })
+			if reads && !dirty && rowMember(o, g) {
+				member[o] = true
+				ms = append(ms, o)
+				produced[o.Results[0]] = true
+				spreads = spreads || o.Name == "stablehlo.broadcast_in_dim" && rowBcastKind(o, g) == 1
+				continue
+			}
+			if reads || dirty {
+				for _, r := range o.Results {
+					tainted[r] = true
+				}
+			}
+		}
+		if !spreads {
+			continue
+		}
+		return pullBroadcasts(blk, ms, member, tainted, g)
+	}
+	return nil
+}
+
+// pullBroadcasts adds the broadcasts (of outside values to a member's
+// shape) read only by members: the fusion then reads their small operands
+// instead of materialized arrays.
+func pullBroadcasts(blk *ir.Block, ms []*ir.Op, member map[*ir.Op]bool, tainted map[*ir.Value]bool, g rowGeom) []*ir.Op {
+	users := map[*ir.Value][]*ir.Op{}
+	for _, op := range blk.Ops {
+		forEachUse(op, func(v *ir.Value) { users[v] = append(users[v], op) })
+	}
+	for _, m := range slices.Clone(ms) {
+		for _, v := range m.Operands {
+			b := v.Def
+			// A tainted broadcast depends on the group: it cannot feed it.
+			if b == nil || b.Block != blk || member[b] || tainted[v] || b.Name != "stablehlo.broadcast_in_dim" {
+				continue
+			}
+			if _, ok := broadcastMap(b); !ok {
+				continue
+			}
+			if n := staticTensor(v).NumElements(); n != g.rows*g.n && n != g.rows {
+				continue
+			}
+			all := true
+			for _, u := range users[v] {
+				all = all && member[u] && slices.Contains(u.Operands, v)
+			}
+			if all {
+				member[b] = true
+				ms = append(ms, b)
+			}
+		}
+	}
+	index := make(map[*ir.Op]int, len(blk.Ops))
+	for i, op := range blk.Ops {
+		index[op] = i
+	}
+	slices.SortFunc(ms, func(a, b *ir.Op) int { return index[a] - index[b] })
+	return ms
+}
+
+// spliceRowGroup replaces the members (block order) by one row fusion at
+// the last member's place. Ops between the members that depend on the group
+// move right after it, in order.
+func spliceRowGroup(blk *ir.Block, ms []*ir.Op) {
+	users := map[*ir.Value][]*ir.Op{}
+	for _, op := range blk.Ops {
+		forEachUse(op, func(v *ir.Value) { users[v] = append(users[v], op) })
+	}
+	member := make(map[*ir.Op]bool, len(ms))
+	for _, m := range ms {
+		member[m] = true
+	}
+	f := buildFusion(blk, ms, users)
+	f.Name = rowFusionOp
+	last := ms[len(ms)-1]
+	after := map[*ir.Value]bool{} // results of the fusion and of ops moved after it
+	for _, r := range f.Results {
+		after[r] = true
+	}
+	var ops, moved []*ir.Op
+	done := false
+	for _, op := range blk.Ops {
+		switch {
+		case op == last:
+			ops = append(ops, f)
+			ops = append(ops, moved...)
+			done = true
+		case member[op]:
+		default:
+			dep := false
+			forEachUse(op, func(v *ir.Value) { dep = dep || after[v] })
+			if !done && dep {
+				for _, r := range op.Results {
+					after[r] = true
+				}
+				moved = append(moved, op)
+				continue
+			}
+			ops = append(ops, op)
+		}
+	}
+	clear(blk.Ops)
+	blk.Ops = ops
+}

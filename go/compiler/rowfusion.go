@@ -1,0 +1,242 @@
+package compiler
+
+import (
+	"sync"
+
+	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/kernel"
+	"github.com/gojax/gojax/go/kernels/reduce"
+)
+
+// A row fusion (pass_rowfuse.go) runs its members block of rows by block
+// of rows: each member processes the block's rows (rows*n elements of a
+// full value, one element per row of a per-row value) in per-worker
+// scratch, so a row is read from memory once and its intermediates stay in
+// cache. Every member computes each element as its unfused kernel does (the
+// elementwise loops are position-independent, reductions use
+// reduce.RowReduce), and rows never interact, so results are the unfused
+// plan's bits for any block split and worker count.
+
+// rowBlockElems is the elements of a full value per block: a few such
+// scratch buffers stay in L1/L2.
+const rowBlockElems = 2048
+
+func init() { kernel.Register(rowFusionOp, lowerRowFusion) }
+
+type rloc uint8
+
+const (
+	rlIn  rloc = iota // an operand of the fusion, sliced at the block's rows
+	rlBuf             // a scratch buffer
+	rlOut             // a result of the fusion, written earlier in the block
+)
+
+// rsrc is where a value's part for the current block lives.
+type rsrc struct {
+	loc   rloc
+	idx   int
+	es    int
+	row   bool // one element per row (else n per row)
+	bcast bool // a per-row value read spread along the rows
+}
+
+type rkind uint8
+
+const (
+	rkElem   rkind = iota // an elementwise member
+	rkReduce              // a row reduction into a per-row value
+	rkLoad                // a broadcast (or rank-0 fill) of an operand
+	rkSpread              // a per-row value written out along the rows
+	rkCopy                // an alias (reshape) that is also a result
+)
+
+type rinstr struct {
+	kind rkind
+	nd   fnode // rkElem: the member's loops
+	sArg int   // rkElem: operand read as a per-row scalar, or -1
+	args []rsrc
+	dst  rsrc
+	red  reduce.RowFunc // rkReduce
+	init int            // rkReduce: operand index of the init value
+	ld   fload          // rkLoad
+}
+
+type rowFusionK struct {
+	op       *ir.Op
+	ctx      kernel.Context
+	rows, n  int
+	rpb      int // rows per block
+	inBytes  []int
+	outBytes []int
+	prog     []rinstr
+	bufSize  []int
+	grain    int
+	scratch  sync.Pool // [][]byte
+	runs     sync.Pool // *rrun
+}
+
+// rrun carries one Step's buffers to the parallel chunks.
+type rrun struct {
+	f         *rowFusionK
+	ins, outs [][]byte
+	fn        func(lo, hi int)
+}
+
+func (r *rrun) chunk(lo, hi int) {
+	f := r.f
+	bufs := f.scratch.Get().([][]byte)
+	for b := lo; b < hi; b++ {
+		r0 := b * f.rpb
+		f.block(r.ins, r.outs, bufs, r0, min(f.rpb, f.rows-r0))
+	}
+	f.scratch.Put(bufs)
+}
+
+func lowerRowFusion(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+	if len(op.Regions) != 1 || len(op.Regions[0].Blocks) != 1 || len(op.Results) == 0 {
+		return nil, op.Errorf("malformed row fusion")
+	}
+	body := op.Regions[0].Blocks[0]
+	if len(body.Args) != len(op.Operands) {
+		return nil, op.Errorf("malformed row fusion")
+	}
+	f := &rowFusionK{op: op, ctx: ctx}
+	for _, m := range body.Ops {
+		if g, ok := rowReduceGeom(m); ok {
+			f.rows, f.n = int(g.rows), int(g.n)
+			break
+		}
+	}
+	if f.n == 0 {
+		return nil, op.Errorf("row fusion without a row reduction")
+	}
+	f.rpb = max(1, rowBlockElems/f.n)
+	for _, r := range op.Results {
+		n, err := byteSize(r.Type)
+		if err != nil {
+			return nil, op.Errorf("%v", err)
+		}
+		f.outBytes = append(f.outBytes, n)
+	}
+	for _, v := range op.Operands {
+		n, err := byteSize(v.Type)
+		if err != nil {
+			return nil, op.Errorf("%v", err)
+		}
+		f.inBytes = append(f.inBytes, n)
+	}
+	if err := f.compile(body); err != nil {
+		return nil, err
+	}
+	f.scratch.New = func() any {
+		bufs := make([][]byte, len(f.bufSize))
+		for i, n := range f.bufSize {
+			bufs[i] = make([]byte, n)
+		}
+		return bufs
+	}
+	f.runs.New = func() any {
+		r := &rrun{f: f}
+		r.fn = r.chunk
+		return r
+	}
+	return f.step, nil
+}
+
+func (f *rowFusionK) step(ins, outs [][]byte) error {
+	if len(ins) != len(f.inBytes) || len(outs) != len(f.outBytes) {
+		return f.op.Errorf("got %d operands and %d results, want %d and %d", len(ins), len(outs), len(f.inBytes), len(f.outBytes))
+	}
+	for k, b := range outs {
+		if len(b) != f.outBytes[k] {
+			return f.op.Errorf("result %d buffer has %d bytes, want %d", k, len(b), f.outBytes[k])
+		}
+	}
+	for i, b := range ins {
+		if len(b) != f.inBytes[i] {
+			return f.op.Errorf("operand %d buffer has %d bytes, want %d", i, len(b), f.inBytes[i])
+		}
+	}
+	nb := (f.rows + f.rpb - 1) / f.rpb
+	r := f.runs.Get().(*rrun)
+	r.ins, r.outs = ins, outs
+	if f.ctx == nil || nb < 2*f.grain {
+		r.chunk(0, nb)
+	} else {
+		f.ctx.Parallel(nb, f.grain, r.fn)
+	}
+	r.ins, r.outs = nil, nil
+	f.runs.Put(r)
+	return nil
+}
+
+// slice is s's part for rows [r0, r0+nr).
+func (f *rowFusionK) slice(ins, outs, bufs [][]byte, s rsrc, r0, nr int) []byte {
+	per := f.n
+	if s.row {
+		per = 1
+	}
+	switch s.loc {
+	case rlIn:
+		return ins[s.idx][r0*per*s.es : (r0+nr)*per*s.es]
+	case rlOut:
+		return outs[s.idx][r0*per*s.es : (r0+nr)*per*s.es]
+	}
+	return bufs[s.idx][:nr*per*s.es]
+}
+
+// block runs the program over rows [r0, r0+nr).
+func (f *rowFusionK) block(ins, outs, bufs [][]byte, r0, nr int) {
+	n := f.n
+	for i := range f.prog {
+		in := &f.prog[i]
+		d := f.slice(ins, outs, bufs, in.dst, r0, nr)
+		switch in.kind {
+		case rkLoad:
+			if in.ld.fill {
+				fill(d, ins[in.ld.in][:in.ld.es])
+			} else {
+				per := n
+				if in.dst.row {
+					per = 1
+				}
+				gather(d, ins[in.ld.in], &in.ld, r0*per, nr*per)
+			}
+		case rkReduce:
+			in.red(d, f.slice(ins, outs, bufs, in.args[0], r0, nr), ins[in.init][:in.dst.es], nr)
+		case rkSpread:
+			s, es := f.slice(ins, outs, bufs, in.args[0], r0, nr), in.dst.es
+			for k := range nr {
+				fill(d[k*n*es:(k+1)*n*es], s[k*es:(k+1)*es])
+			}
+		case rkCopy:
+			copy(d, f.slice(ins, outs, bufs, in.args[0], r0, nr))
+		case rkElem:
+			f.elem(in, d, ins, outs, bufs, r0, nr)
+		}
+	}
+}
+
+func (f *rowFusionK) elem(in *rinstr, d []byte, ins, outs, bufs [][]byte, r0, nr int) {
+	nd := &in.nd
+	if in.sArg >= 0 {
+		// One operand is a per-row value spread along the rows: each row
+		// runs the scalar loop with that row's element.
+		v := f.slice(ins, outs, bufs, in.args[1-in.sArg], r0, nr)
+		s := f.slice(ins, outs, bufs, in.args[in.sArg], r0, nr)
+		rd, rv, rs := f.n*in.dst.es, f.n*in.args[1-in.sArg].es, in.args[in.sArg].es
+		for k := range nr {
+			nd.f2s(d[k*rd:(k+1)*rd], v[k*rv:(k+1)*rv], s[k*rs:(k+1)*rs])
+		}
+		return
+	}
+	a := func(j int) []byte { return f.slice(ins, outs, bufs, in.args[j], r0, nr) }
+	switch {
+	case nd.f1 != nil:
+		nd.f1(d, a(0))
+	case nd.f2 != nil:
+		nd.f2(d, a(0), a(1))
+	default:
+		nd.f3(d, a(0), a(1), a(2))
+	}
+}

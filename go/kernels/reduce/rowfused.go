@@ -1,0 +1,56 @@
+package reduce
+
+import "github.com/gojax/gojax/go/ir"
+
+// RowFunc reduces rows consecutive runs of n elements of src (rows*n
+// elements) into dst (rows elements), starting each from the one element
+// init.
+type RowFunc func(dst, src, init []byte, rows int)
+
+// RowReduce returns the reduction of contiguous rows of n elements with
+// body (a reduce region over element type et) as stablehlo.reduce computes
+// each output of a reduction over trailing dimensions: the same leaves,
+// segments and combining tree, so a compiler that runs the reduction row
+// block by row block (fused with its neighbours) gets the unfused plan's
+// bits. ok is false when that reduce has no fast path (its general path
+// is not offered here).
+func RowReduce(body *ir.Region, et ir.ElemType, n int) (RowFunc, bool) {
+	if n < 1 {
+		return nil, false
+	}
+	kind := binaryBody(body, et)
+	if kind == opNone {
+		return nil, false
+	}
+	rk, ok := newTyped(et, kind).(rowKernels)
+	if !ok {
+		return nil, false
+	}
+	return rk.rowFunc(n), true
+}
+
+// rowKernels is implemented by every typed[A].
+type rowKernels interface{ rowFunc(n int) RowFunc }
+
+func (t *typed[A]) rowFunc(n int) RowFunc {
+	// One reduced dim of n elements: leafSeg and tree then walk a row just
+	// as runInnerReduced walks each output's row.
+	r := &fastReducer[A]{lay: newLayout([]int64{int64(n)}, []bool{true}), f: t.f, st: t.st}
+	_, _, nseg := r.segs()
+	return func(dst, src, init []byte, rows int) {
+		ini := r.readInit(init)
+		if nseg == 1 && r.st.view != nil {
+			v := r.st.view(src)
+			for k := range rows {
+				r.st.store(dst, k, r.f.comb(ini, r.f.leaf(v[k*n:(k+1)*n])))
+			}
+			return
+		}
+		sc := r.getScratch()
+		for k := range rows {
+			v := r.tree(0, nseg, func(s int) A { return r.leafSeg(src, k*n, s, sc) })
+			r.st.store(dst, k, r.f.comb(ini, v))
+		}
+		r.pool.Put(sc)
+	}
+}
