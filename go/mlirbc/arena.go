@@ -12,6 +12,14 @@ type arena struct {
 	ops  slab.Slab[Op]
 	vals slab.Slab[Value]
 	refs slab.Slab[*Value]
+	// The blocks and regions of the IR and the lists that hold them.
+	blks       slab.Slab[Block]
+	regs       slab.Slab[Region]
+	opRefs     bump[*Op]
+	blockRefs  slab.Slab[*Block]
+	regionRefs slab.Slab[*Region]
+	// p is the one IR parser (TopLevel and Load never nest).
+	p irParser
 	// nvals is the number of values handed out (the next Value.ID).
 	nvals uint32
 	// freeScopes keeps the storage of closed value scopes for the next.
@@ -33,6 +41,13 @@ func (a *arena) takeVals(n int) []Value {
 	return vals
 }
 
+// parser returns the arena's IR parser, reset to read f.
+func (a *arena) parser(f *File, lazy bool) *irParser {
+	clear(a.p.scopes)
+	a.p = irParser{f: f, lazy: lazy, scopes: a.p.scopes[:0], arena: a}
+	return &a.p
+}
+
 // NumValues bounds the ids of the values read so far (Value.ID).
 func (f *File) NumValues() int {
 	if f.slabs == nil {
@@ -50,6 +65,12 @@ func (a *arena) reset() {
 	a.ops.Reset()
 	a.vals.Reset()
 	a.refs.Reset()
+	a.blks.Reset()
+	a.regs.Reset()
+	a.opRefs.reset()
+	a.blockRefs.Reset()
+	a.regionRefs.Reset()
+	a.p = irParser{scopes: a.p.scopes[:0]}
 	a.nvals = 0
 	clear(a.attrVals) // the memoized values belong to the released file's reader
 }

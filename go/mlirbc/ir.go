@@ -98,18 +98,18 @@ const MaxNesting = 512
 // Load is called on the op.
 func (f *File) TopLevel(lazy bool) ([]*Op, error) {
 	s := f.sections[SectionIR]
-	p := &irParser{f: f, lazy: lazy, arena: f.arena()}
+	p := f.arena().parser(f, lazy)
 	r := s.reader()
 	p.pushScope()
 	// The section is encoded as a block header then its ops, in a region of
 	// zero values.
-	rs := &regionState{}
+	rs := regionState{}
 	p.scope().push(0)
-	b, nOps, err := p.blockHeader(r, rs)
+	b, nOps, err := p.blockHeaderInto(r, p.blks.One())
 	if err != nil {
 		return nil, err
 	}
-	if err := p.blockOps(r, rs, b, nOps, 0); err != nil {
+	if err := p.blockOps(r, &rs, b, nOps, 0); err != nil {
 		return nil, err
 	}
 	if !r.Empty() {
@@ -128,7 +128,7 @@ func (o *Op) Load() error {
 		return nil
 	}
 	lz := o.lazy
-	p := &irParser{f: lz.f, lazy: true, arena: lz.f.arena()}
+	p := lz.f.arena().parser(lz.f, true)
 	r := lz.sec.reader()
 	p.pushScope()
 	if err := p.regions(r, o, 0); err != nil {
@@ -275,7 +275,7 @@ func (p *irParser) region(r *Reader, depth int) (*Region, error) {
 	if err != nil {
 		return nil, err
 	}
-	rg := &Region{}
+	rg := p.regs.One()
 	if nBlocks == 0 {
 		return rg, nil
 	}
@@ -286,9 +286,10 @@ func (p *irParser) region(r *Reader, depth int) (*Region, error) {
 	if nValues > uint64(r.Len()) || p.open+int(nValues) > len(p.f.data) {
 		return nil, r.Errorf("region declares %d values in %d bytes", nValues, r.Len())
 	}
-	rs := &regionState{numValues: int(nValues), blocks: make([]*Block, nBlocks)}
+	rs := regionState{numValues: int(nValues), blocks: p.blockRefs.Take(nBlocks)}
+	bs := p.blks.Take(nBlocks)
 	for i := range rs.blocks {
-		rs.blocks[i] = &Block{}
+		rs.blocks[i] = &bs[i]
 	}
 	rg.Blocks = rs.blocks
 	p.scope().push(rs.numValues)
@@ -298,17 +299,13 @@ func (p *irParser) region(r *Reader, depth int) (*Region, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := p.blockOps(r, rs, b, nOps, depth); err != nil {
+		if err := p.blockOps(r, &rs, b, nOps, depth); err != nil {
 			return nil, err
 		}
 	}
 	p.scope().pop(rs.numValues)
 	p.open -= rs.numValues
 	return rg, nil
-}
-
-func (p *irParser) blockHeader(r *Reader, rs *regionState) (*Block, int, error) {
-	return p.blockHeaderInto(r, &Block{})
 }
 
 func (p *irParser) blockHeaderInto(r *Reader, b *Block) (*Block, int, error) {
@@ -373,9 +370,7 @@ func (p *irParser) blockHeaderInto(r *Reader, b *Block) (*Block, int, error) {
 }
 
 func (p *irParser) blockOps(r *Reader, rs *regionState, b *Block, nOps, depth int) error {
-	if nOps > 0 {
-		b.Ops = make([]*Op, 0, nOps) // nOps is bounded by the bytes left
-	}
+	b.Ops = p.opRefs.take(nOps)[:0] // nOps is bounded by the bytes left
 	for i := 0; i < nOps; i++ {
 		op, err := p.op(r, rs, depth)
 		if err != nil {
@@ -564,7 +559,7 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 }
 
 func (p *irParser) regions(r *Reader, op *Op, depth int) error {
-	op.Regions = make([]*Region, op.NumRegions)
+	op.Regions = p.regionRefs.Take(op.NumRegions)
 	for i := range op.Regions {
 		rg, err := p.region(r, depth)
 		if err != nil {

@@ -5,7 +5,7 @@ import (
 )
 
 // irCounts is what converting a list of generic ops allocates.
-type irCounts struct{ ops, vals, refs, blockOps int }
+type irCounts struct{ ops, vals, refs, blockOps, regions, blocks int }
 
 // count adds up the ops, results and operand/result pointers of ops and of
 // their regions, loading lazy regions (which converting them does anyway).
@@ -21,7 +21,9 @@ func (c *irCounts) count(ops []*mlirbc.Op) {
 		c.ops++
 		c.vals += len(op.Results)
 		c.refs += len(op.Results) + len(op.Operands)
+		c.regions += len(op.Regions)
 		for _, r := range op.Regions {
+			c.blocks += len(r.Blocks)
 			for _, b := range r.Blocks {
 				c.blockOps += len(b.Ops)
 				c.refs += len(b.Args)
@@ -37,4 +39,8 @@ func (d *decoder) reserve(c irCounts) {
 	d.ops.Reserve(c.ops)
 	d.refs.Reserve(c.refs)
 	d.blockOps.Reserve(c.blockOps)
+	d.regions.Reserve(c.regions)
+	d.regionRefs.Reserve(c.regions)
+	d.blocks.Reserve(c.blocks)
+	d.blockRefs.Reserve(c.blocks)
 }

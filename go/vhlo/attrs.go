@@ -20,12 +20,14 @@ type typeExtensions []int64
 type locAttr struct{ loc *ir.Location }
 
 // newLocAttr keeps one copy of l for all the ops that refer to it; an
-// unknown location is nil.
-func newLocAttr(l ir.Location) locAttr {
+// unknown location is nil. Copies come from a slab: an artifact has hundreds.
+func (d *decoder) newLocAttr(l ir.Location) locAttr {
 	if !l.Known() {
 		return locAttr{}
 	}
-	return locAttr{&l}
+	p := d.locs.One()
+	*p = l
+	return locAttr{p}
 }
 
 func (d *decoder) attrAt(idx uint64) (any, error) {

@@ -224,7 +224,7 @@ func (d *decoder) location(r *mlirbc.Reader, code uint64) (any, error) {
 		if l.Name == "" {
 			l.Name = caller.Name
 		}
-		return newLocAttr(l), nil
+		return d.newLocAttr(l), nil
 	case 11: // FileLineColLoc: filename StringAttr, line, column
 		file, err := d.readIRAttr(r)
 		if err != nil {
@@ -239,7 +239,7 @@ func (d *decoder) location(r *mlirbc.Reader, code uint64) (any, error) {
 			return nil, err
 		}
 		s, _ := file.(ir.StringAttr)
-		return newLocAttr(ir.Location{File: s.Value, Line: int(line), Col: int(col)}), nil
+		return d.newLocAttr(ir.Location{File: s.Value, Line: int(line), Col: int(col)}), nil
 	case 22: // FileLineColRange: filename, then [start line, start col, …]
 		file, err := d.readIRAttr(r)
 		if err != nil {
@@ -257,7 +257,7 @@ func (d *decoder) location(r *mlirbc.Reader, code uint64) (any, error) {
 		if len(lc) > 1 {
 			l.Col = int(lc[1])
 		}
-		return newLocAttr(l), nil
+		return d.newLocAttr(l), nil
 	case 12, 13: // FusedLoc [WithMetadata]: first known part wins
 		n, err := r.Count(1)
 		if err != nil {
@@ -281,7 +281,7 @@ func (d *decoder) location(r *mlirbc.Reader, code uint64) (any, error) {
 				return nil, err
 			}
 		}
-		return newLocAttr(l), nil
+		return d.newLocAttr(l), nil
 	case 14: // NameLoc: name StringAttr, child location
 		name, err := d.readIRAttr(r)
 		if err != nil {
@@ -293,7 +293,7 @@ func (d *decoder) location(r *mlirbc.Reader, code uint64) (any, error) {
 		}
 		s, _ := name.(ir.StringAttr)
 		child.Name = s.Value
-		return newLocAttr(child), nil
+		return d.newLocAttr(child), nil
 	}
 	return locAttr{}, nil // UnknownLoc
 }

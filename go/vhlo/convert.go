@@ -49,6 +49,7 @@ func (d *decoder) function(gop *mlirbc.Op, attrs ir.Attrs) (*ir.Func, error) {
 	var n irCounts
 	n.blockOps = len(gop.Regions[0].Blocks[0].Ops)
 	n.refs = len(gop.Regions[0].Blocks[0].Args)
+	n.regions, n.blocks = 1, 1 // the body
 	n.count(gop.Regions[0].Blocks[0].Ops)
 	d.reserve(n)
 	// Loading the body (count loads nested regions too) numbered all of
@@ -117,9 +118,13 @@ func attrList(a ir.Attr, n int) ([]ir.Attrs, error) {
 // region converts a region. inFunc marks a function body, whose terminator
 // is func.return; terminators of op regions are stablehlo.return.
 func (d *decoder) region(gr *mlirbc.Region, parent *ir.Op, inFunc bool) (*ir.Region, error) {
-	blocks := make([]*ir.Block, len(gr.Blocks))
+	region := d.regions.One()
+	region.Blocks = d.blockRefs.Take(len(gr.Blocks))
+	blocks := region.Blocks
+	bs := d.blocks.Take(len(gr.Blocks))
 	for i, gb := range gr.Blocks {
-		b := &ir.Block{Args: d.refs.Take(len(gb.Args))}
+		b := &bs[i]
+		b.Args, b.Region = d.refs.Take(len(gb.Args)), region
 		for j, a := range gb.Args {
 			t, err := d.typeAt(a.Type)
 			if err != nil {
@@ -142,7 +147,6 @@ func (d *decoder) region(gr *mlirbc.Region, parent *ir.Op, inFunc bool) (*ir.Reg
 		}
 		blocks[i] = b
 	}
-	region := ir.NewRegion(blocks...)
 	for i, gb := range gr.Blocks {
 		blocks[i].Ops = d.blockOps.Take(len(gb.Ops))[:0]
 		for _, gop := range gb.Ops {
@@ -211,12 +215,13 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 	if err := gop.Load(); err != nil {
 		return nil, op.Errorf("%v", err)
 	}
-	for _, gr := range gop.Regions {
+	op.Regions = d.regionRefs.Take(len(gop.Regions))
+	for i, gr := range gop.Regions {
 		r, err := d.region(gr, op, false)
 		if err != nil {
 			return nil, err
 		}
-		op.AddRegion(r)
+		r.Parent, op.Regions[i] = op, r
 	}
 	return op, nil
 }

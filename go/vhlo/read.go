@@ -39,6 +39,13 @@ type decoder struct {
 	refs slab.Slab[*ir.Value]
 	// blockOps holds the op lists of the blocks.
 	blockOps slab.Slab[*ir.Op]
+	// The regions and blocks of ops, the lists that hold them, and the
+	// decoded locations.
+	blocks     slab.Slab[ir.Block]
+	regions    slab.Slab[ir.Region]
+	blockRefs  slab.Slab[*ir.Block]
+	regionRefs slab.Slab[*ir.Region]
+	locs       slab.Slab[ir.Location]
 }
 
 // Read decodes a portable artifact into a module. Only the entry function
