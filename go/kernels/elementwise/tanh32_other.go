@@ -2,10 +2,6 @@
 
 package elementwise
 
-func tanh32x8(dst, src []float32) {
-	for i, x := range src {
-		dst[i] = tanhRational(x)
-	}
-}
+func tanh32x8(dst, src []float32, aff *[2]float32) { tanh32Go(dst[:len(src)], src, aff) }
 
-func tanh32x16(dst, src []float32) { tanh32x8(dst, src) }
+func tanh32x16(dst, src []float32, aff *[2]float32) { tanh32x8(dst, src, aff) }

@@ -2,6 +2,8 @@ package elementwise
 
 import (
 	"math"
+	"math/big"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/gojax/gojax/go/internal/cpufeat"
@@ -63,4 +65,34 @@ func BenchmarkTanh32(b *testing.B) {
 	for b.Loop() {
 		ftanh32(dst, src)
 	}
+}
+
+// fma32 rounds the exact x*y+z once, checked against big.Float on operands
+// whose exponents are close (exact float64 sums) and far apart (where a
+// plain float64 sum would round twice).
+func TestFMA32Exact(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	f := func() float32 {
+		m := float32(r.Uint32()>>8|1<<23) / (1 << 23)
+		if r.IntN(2) == 0 {
+			m = -m
+		}
+		return float32(math.Ldexp(float64(m), r.IntN(80)-40))
+	}
+	for range 200000 {
+		x, y, z := f(), f(), f()
+		if r.IntN(4) == 0 {
+			// z just below a float32 midpoint of x*y: the double-rounding case.
+			z = float32(math.Ldexp(float64(z), -30))
+		}
+		bx, by, bz := big.NewFloat(float64(x)), big.NewFloat(float64(y)), big.NewFloat(float64(z))
+		exact := new(big.Float).SetPrec(300).Mul(bx, by)
+		exact.Add(exact, bz)
+		want, _ := exact.Float32()
+		got := fma32(x, y, z)
+		require.Truef(t, math.Float32bits(got) == math.Float32bits(want), "fma32(%g, %g, %g) = %g, want %g", x, y, z, got, want)
+	}
+	require.Equal(t, float32(1), fma32(1, 1, 0))
+	require.True(t, math.IsInf(float64(fma32(inf32, 2, 1)), 1))
+	require.True(t, fma32(inf32, 0, 1) != fma32(inf32, 0, 1))
 }

@@ -27,8 +27,10 @@ func TestExpTanhVectorWidths(t *testing.T) {
 	for _, k := range []kernel{
 		{"exp32x8", cpufeat.AVX2FMA, exp32x8, expPoly},
 		{"exp32x16", cpufeat.AVX512, exp32x16, expPoly},
-		{"tanh32x8", cpufeat.AVX2FMA, tanh32x8, tanhRational},
-		{"tanh32x16", cpufeat.AVX512, tanh32x16, tanhRational},
+		{"tanh32x8", cpufeat.AVX2FMA, noAff(tanh32x8), tanhRational},
+		{"tanh32x16", cpufeat.AVX512, noAff(tanh32x16), tanhRational},
+		{"tanh32x8 affine", cpufeat.AVX2FMA, withAff(tanh32x8), tanhAff},
+		{"tanh32x16 affine", cpufeat.AVX512, withAff(tanh32x16), tanhAff},
 	} {
 		if !k.ok {
 			t.Logf("%s: not supported here", k.name)
@@ -57,7 +59,7 @@ func BenchmarkExpTanhWidths(b *testing.B) {
 		f    func(d, s []float32)
 	}{
 		{"exp/8", cpufeat.AVX2FMA, exp32x8}, {"exp/16", cpufeat.AVX512, exp32x16},
-		{"tanh/8", cpufeat.AVX2FMA, tanh32x8}, {"tanh/16", cpufeat.AVX512, tanh32x16},
+		{"tanh/8", cpufeat.AVX2FMA, noAff(tanh32x8)}, {"tanh/16", cpufeat.AVX512, noAff(tanh32x16)},
 	} {
 		if k.ok {
 			b.Run(k.name, func(b *testing.B) {
@@ -67,4 +69,24 @@ func BenchmarkExpTanhWidths(b *testing.B) {
 			})
 		}
 	}
+}
+
+// testAff is the affine prologue the width tests use: scale and offset
+// chosen so products and sums round.
+var testAff = [2]float32{1.2345678, -0.3333333}
+
+func noAff(f func(d, s []float32, aff *[2]float32)) func(d, s []float32) {
+	return func(d, s []float32) { f(d, s, nil) }
+}
+
+func withAff(f func(d, s []float32, aff *[2]float32)) func(d, s []float32) {
+	return func(d, s []float32) { f(d, s, &testAff) }
+}
+
+// tanhAff is the unfused multiply, add and tanh.
+func tanhAff(x float32) float32 {
+	m := []float32{x}
+	arithF32(arMul, formVS, m, m, testAff[:1])
+	arithF32(arAdd, formVS, m, m, testAff[1:])
+	return tanhRational(m[0])
 }
