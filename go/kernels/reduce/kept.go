@@ -2,6 +2,7 @@ package reduce
 
 import (
 	"runtime"
+	"sync/atomic"
 
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
@@ -42,30 +43,51 @@ func (r *fastReducer[A]) runInnerKept(ctx kernel.Context, in, out []byte, init A
 		r.keptStrips(&g, in, out, init, 0, g.strips)
 		return
 	}
-	// Too few strips for the workers: cut each strip's tree at depth d too,
-	// into parts (its 2^d subtrees), so that every worker streams whole rows.
-	for procs := runtime.GOMAXPROCS(0); g.strips<<g.depth < procs && l.rn>>g.depth > vecRows; {
+	// Too few strips to keep the workers busy: cut each strip's tree at
+	// depth d too, into parts (its 2^d subtrees), a few per worker, so that
+	// every worker streams whole rows.
+	procs := runtime.GOMAXPROCS(0)
+	for g.strips<<g.depth < 4*procs && l.rn>>g.depth > vecRows {
 		g.depth++
 	}
 	if g.depth == 0 {
-		ctx.Parallel(g.strips, max(1, parallelMin/(l.rn*g.width)), func(lo, hi int) {
-			r.keptStrips(&g, in, out, init, lo, hi)
+		r.claim(ctx, g.strips, procs, func(s int, sc *scratch[A]) {
+			r.keptStrip(&g, in, out, init, s, sc)
 		})
 		return
 	}
-	r.keptParts(ctx, &g, in, out, init)
+	r.keptParts(ctx, &g, in, out, init, procs)
+}
+
+// claim runs do(u, sc) for every u in [0, n) on up to procs chunks of
+// ctx.Parallel that take units in order from a shared counter. The cores
+// are shared with other processes: a worker the OS delays then leaves its
+// units to the others, where a static split would wait for it.
+func (r *fastReducer[A]) claim(ctx kernel.Context, n, procs int, do func(u int, sc *scratch[A])) {
+	var next atomic.Int64
+	ctx.Parallel(min(n, procs), 1, func(int, int) {
+		sc := r.getScratch()
+		for u := int(next.Add(1) - 1); u < n; u = int(next.Add(1) - 1) {
+			do(u, sc)
+		}
+		r.pool.Put(sc)
+	})
 }
 
 // keptStrips computes strips [lo, hi) whole.
 func (r *fastReducer[A]) keptStrips(g *keptGeom, in, out []byte, init A, lo, hi int) {
 	sc := r.getScratch()
 	for s := lo; s < hi; s++ {
-		k, c0, w := g.strip(s)
-		dst := r.vec(sc, 0, w)
-		r.vecTree(in, r.stripBase(k, c0), 0, r.lay.rn, dst, 1, sc)
-		r.storeKept(out, g.lk, k, c0, dst, init)
+		r.keptStrip(g, in, out, init, s, sc)
 	}
 	r.pool.Put(sc)
+}
+
+func (r *fastReducer[A]) keptStrip(g *keptGeom, in, out []byte, init A, s int, sc *scratch[A]) {
+	k, c0, w := g.strip(s)
+	dst := r.vec(sc, 0, w)
+	r.vecTree(in, r.stripBase(k, c0), 0, r.lay.rn, dst, 1, sc)
+	r.storeKept(out, g.lk, k, c0, dst, init)
 }
 
 func (r *fastReducer[A]) storeKept(out []byte, lk, k, c0 int, v []A, init A) {
@@ -76,7 +98,7 @@ func (r *fastReducer[A]) storeKept(out []byte, lk, k, c0 int, v []A, init A) {
 
 // keptParts computes each strip's 2^depth subtrees in parallel, then the
 // top depth levels of its tree over them.
-func (r *fastReducer[A]) keptParts(ctx kernel.Context, g *keptGeom, in, out []byte, init A) {
+func (r *fastReducer[A]) keptParts(ctx kernel.Context, g *keptGeom, in, out []byte, init A, procs int) {
 	parts := 1 << g.depth
 	sc := r.getScratch()
 	if need := g.strips * parts * g.width; cap(sc.parts) < need {
@@ -87,23 +109,19 @@ func (r *fastReducer[A]) keptParts(ctx kernel.Context, g *keptGeom, in, out []by
 		_, _, w := g.strip(s)
 		return buf[(s*parts+p)*g.width:][:w]
 	}
-	ctx.Parallel(g.strips*parts, 1, func(lo, hi int) {
-		wsc := r.getScratch()
-		for u := lo; u < hi; u++ {
-			s, p := u/parts, u%parts
-			k, c0, _ := g.strip(s)
-			// Descend the tree along p's bits, most significant first.
-			rlo, rhi := 0, r.lay.rn
-			for b := g.depth - 1; b >= 0; b-- {
-				if mid := rlo + (rhi-rlo)/2; p>>b&1 == 1 {
-					rlo = mid
-				} else {
-					rhi = mid
-				}
+	r.claim(ctx, g.strips*parts, procs, func(u int, wsc *scratch[A]) {
+		s, p := u/parts, u%parts
+		k, c0, _ := g.strip(s)
+		// Descend the tree along p's bits, most significant first.
+		rlo, rhi := 0, r.lay.rn
+		for b := g.depth - 1; b >= 0; b-- {
+			if mid := rlo + (rhi-rlo)/2; p>>b&1 == 1 {
+				rlo = mid
+			} else {
+				rhi = mid
 			}
-			r.vecTree(in, r.stripBase(k, c0), rlo, rhi, part(s, p), 1, wsc)
 		}
-		r.pool.Put(wsc)
+		r.vecTree(in, r.stripBase(k, c0), rlo, rhi, part(s, p), 1, wsc)
 	})
 	// The top levels, in place: part lo ends up holding parts [lo, hi).
 	var top func(s, lo, hi int)
