@@ -193,12 +193,12 @@ func compareKern(dir string, t ir.ElemType, total bool) kern {
 		if total {
 			return cmpTotal(dir, totalKey32)
 		}
-		return cmpReal[float32](dir)
+		return cmpVec32(dir)
 	case ir.F64:
 		if total {
 			return cmpTotal(dir, totalKey64)
 		}
-		return cmpReal[float64](dir)
+		return cmpVec64(dir)
 	case ir.C64:
 		return cmpComplex[complex64](dir, total)
 	case ir.C128:

@@ -35,9 +35,9 @@ func selectKern(t ir.ElemType) kern {
 	case 2:
 		return selectLoop[uint16]
 	case 4:
-		return selectLoop[uint32]
+		return selectVec32
 	case 8:
-		return selectLoop[uint64]
+		return selectVec64
 	case 16:
 		return selectLoop[c128bits]
 	}
