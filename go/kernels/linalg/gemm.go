@@ -286,7 +286,18 @@ func roundUp(x, m int) int { return (x + m - 1) / m * m }
 // zero-padding the last panel. unit says ks is a unit-stride run.
 func packA[T float32 | float64](dst, a []T, rows, ks []int, mr int, unit bool) {
 	k := len(ks)
-	for i0 := 0; i0 < len(rows); i0 += mr {
+	start := 0
+	if nfull := len(rows) / mr; !unit && nfull > 0 && unitStride(rows) {
+		// Transposed A (rows adjacent in memory): read each k's run of
+		// rows in order, scattering it over the full panels.
+		for p, ko := range ks {
+			if !copyRows(dst[p*mr:], a, rows[0]+ko, mr, mr*k, mr, nfull) {
+				break
+			}
+			start = nfull * mr
+		}
+	}
+	for i0 := start; i0 < len(rows); i0 += mr {
 		pan := dst[(i0/mr)*mr*k : (i0/mr+1)*mr*k]
 		mm := min(mr, len(rows)-i0)
 		if mm < mr {
@@ -408,7 +419,19 @@ func packA14ld[T float32 | float64](pan, a []T, ld, k int) {
 func packB[T float32 | float64](dst, b []T, ks, cols []int, nr int, unit bool) {
 	k := len(ks)
 	kUnit := k > 0 && unitStride(ks)
-	for j0 := 0; j0 < len(cols); j0 += nr {
+	start := 0
+	if nfull := len(cols) / nr; unit && nfull > 0 {
+		// Row-major B: read each k row of the block in order (the
+		// hardware prefetcher follows it), scattering it over the
+		// full panels.
+		for p, ko := range ks {
+			if !copyRows(dst[p*nr:], b, ko+cols[0], nr, nr*k, nr, nfull) {
+				break
+			}
+			start = nfull * nr
+		}
+	}
+	for j0 := start; j0 < len(cols); j0 += nr {
 		pan := dst[(j0/nr)*nr*k : (j0/nr+1)*nr*k]
 		nn := min(nr, len(cols)-j0)
 		cs := cols[j0 : j0+nn]

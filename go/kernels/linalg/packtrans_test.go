@@ -90,3 +90,57 @@ func TestPackA14TransF64MatchesGo(t *testing.T) {
 		}
 	}
 }
+
+// Row-copy packing (row-major B; transposed A, whose 14 rows at one k are
+// adjacent) must give the plain definition with and without the assembly
+// row copy.
+func TestPackRowCopiesMatchDefinition(t *testing.T) {
+	testPackRowCopies[float32](t)
+	testPackRowCopies[float64](t)
+}
+
+func testPackRowCopies[T float32 | float64](t *testing.T) {
+	r := rand.New(rand.NewSource(8))
+	const ld = 300
+	m := make([]T, 600*ld)
+	for i := range m {
+		m[i] = T(r.NormFloat64())
+	}
+	for _, k := range []int{1, 2, 17, 512} {
+		ks := make([]int, k)
+		k0 := r.Intn(50) * ld
+		for p := range ks {
+			ks[p] = k0 + p*ld
+		}
+		for _, w := range []int{32, 16, 14, 8, 4} {
+			for _, n := range []int{w, 3*w + 5} {
+				idx := make([]int, n) // columns of B, rows of A: adjacent
+				c0 := r.Intn(ld - n)
+				for j := range idx {
+					idx[j] = c0 + j
+				}
+				np := ceilDiv(n, w)
+				want := make([]T, np*w*k)
+				for j, co := range idx {
+					for p, ko := range ks {
+						want[(j/w)*w*k+p*w+j%w] = m[ko+co]
+					}
+				}
+				for _, asm := range []bool{false, true} {
+					old := packTransOK
+					packTransOK = packTransOK && asm
+					gotB, gotA := make([]T, len(want)), make([]T, len(want))
+					for i := range gotB {
+						gotB[i], gotA[i] = 7, 7
+					}
+					packB(gotB, m, ks, idx, w, true)
+					packA(gotA, m, idx, ks, w, false)
+					packTransOK = old
+					name := fmt.Sprintf("%T k=%d w=%d n=%d asm=%v", T(0), k, w, n, asm)
+					require.Equal(t, want, gotB, "packB "+name)
+					require.Equal(t, want, gotA, "packA "+name)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !amd64 || purego
+
+package linalg
+
+func copyRows[T float32 | float64](dst, src []T, o, ld, ldd, w, k int) bool { return false }
