@@ -1,6 +1,7 @@
 package mlirbc
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/gojax/gojax/go/internal/slab"
@@ -9,9 +10,12 @@ import (
 // arena holds the slabs of one File; lazily loaded regions share it, which is
 // why Load is not safe for concurrent use (it never was: it mutates the op).
 type arena struct {
-	ops  slab.Slab[Op]
-	vals slab.Slab[Value]
-	refs slab.Slab[*Value]
+	ops slab.Slab[Op]
+	// vals holds the values, at their ids; ids the lists of value ids of
+	// ops and blocks. Both are pointer-free and grow by copying (ops keep
+	// ranges, not slices), so the garbage collector never looks inside.
+	vals []Value
+	ids  idList
 	// The blocks and regions of the IR and the lists that hold them.
 	blks       slab.Slab[Block]
 	regs       slab.Slab[Region]
@@ -20,8 +24,6 @@ type arena struct {
 	regionRefs slab.Slab[*Region]
 	// p is the one IR parser (TopLevel and Load never nest).
 	p irParser
-	// nvals is the number of values handed out (the next Value.ID).
-	nvals uint32
 	// freeScopes keeps the storage of closed value scopes for the next.
 	freeScopes []*valueScope
 	// The attribute/type tables (see AttrTypes).
@@ -30,16 +32,30 @@ type arena struct {
 	attrVals []any
 }
 
-// takeVals returns n zeroed values numbered with the next ids. The caller
+// newVals adds n zeroed values and returns the id of the first. The caller
 // bounds n by the bytes left, so ids cannot overflow.
-func (a *arena) takeVals(n int) []Value {
-	vals := a.vals.Take(n)
-	for i := range vals {
-		vals[i].ID = a.nvals + uint32(i)
+func (a *arena) newVals(n int) uint32 {
+	first := len(a.vals)
+	a.vals = slices.Grow(a.vals, n)[:first+n]
+	for i := range n {
+		a.vals[first+i] = Value{ID: uint32(first + i)}
 	}
-	a.nvals += uint32(len(vals))
-	return vals
+	return uint32(first)
 }
+
+// idList is a growing list of value ids handed out as ranges.
+type idList struct{ buf []uint32 }
+
+// take appends n zeroed ids (bounded by the caller by the bytes left).
+func (l *idList) take(n int) idRange {
+	lo := len(l.buf)
+	l.buf = slices.Grow(l.buf, n)[:lo+n]
+	clear(l.buf[lo:])
+	return idRange{uint32(lo), uint32(n)}
+}
+
+// at is the current storage of r.
+func (l *idList) at(r idRange) []uint32 { return l.buf[r.lo : r.lo+r.n : r.lo+r.n] }
 
 // parser returns the arena's IR parser, reset to read f.
 func (a *arena) parser(f *File, lazy bool) *irParser {
@@ -53,7 +69,7 @@ func (f *File) NumValues() int {
 	if f.slabs == nil {
 		return 0
 	}
-	return int(f.slabs.nvals)
+	return len(f.slabs.vals)
 }
 
 // arenas recycles the memory of released files: a reader that converts the
@@ -63,15 +79,14 @@ var arenas = sync.Pool{New: func() any { return &arena{} }}
 
 func (a *arena) reset() {
 	a.ops.Reset()
-	a.vals.Reset()
-	a.refs.Reset()
+	a.vals = a.vals[:0]
+	a.ids.buf = a.ids.buf[:0]
 	a.blks.Reset()
 	a.regs.Reset()
 	a.opRefs.reset()
 	a.blockRefs.Reset()
 	a.regionRefs.Reset()
 	a.p = irParser{scopes: a.p.scopes[:0]}
-	a.nvals = 0
 	clear(a.attrVals) // the memoized values belong to the released file's reader
 }
 

@@ -62,7 +62,7 @@ func TestParseCorpus(t *testing.T) {
 				top, err := f.TopLevel(lazy)
 				require.NoError(t, err)
 				require.Len(t, top, 1)
-				require.Equal(t, "builtin.module", top[0].Name)
+				require.Equal(t, "builtin.module", top[0].Name())
 				require.NoError(t, LoadAll(top))
 				require.Greater(t, countOps(top), 3)
 			}

@@ -133,23 +133,25 @@ func TestParseHandBuilt(t *testing.T) {
 			require.NoError(t, err, "version %d", version)
 			require.Len(t, top, 1)
 			mod := top[0]
-			require.Equal(t, "builtin.module", mod.Name)
+			require.Equal(t, "builtin.module", mod.Name())
 			require.Equal(t, lazy && version >= VersionLazyLoading, mod.Lazy())
 			require.NoError(t, LoadAll(top))
 			fn := mod.Regions[0].Blocks[0].Ops[0]
-			require.Equal(t, "test.f", fn.Name)
+			require.Equal(t, "test.f", fn.Name())
 			require.True(t, fn.Isolated)
 			blk := fn.Regions[0].Blocks[0]
 			require.Len(t, blk.Args, 1)
 			x := blk.Args[0]
 			a, bop, ret := blk.Ops[0], blk.Ops[1], blk.Ops[2]
-			require.Equal(t, "test.a", a.Name)
-			require.Same(t, x, a.Operands[0])
+			require.Equal(t, "test.a", a.Name())
+			require.True(t, f.Value(x).IsArg)
+			require.Equal(t, x, a.Operands()[0])
 			inner := bop.Regions[0].Blocks[0].Ops
-			require.Same(t, a.Results[0], inner[0].Operands[0], "nested region sees outer values")
-			require.Same(t, x, inner[0].Operands[1])
-			require.Same(t, bop.Results[0], inner[1].Operands[0])
-			require.Same(t, a.Results[0], ret.Operands[0])
+			require.Equal(t, a.Results()[0], inner[0].Operands()[0], "nested region sees outer values")
+			require.Equal(t, x, inner[0].Operands()[1])
+			require.Equal(t, bop.Results()[0], inner[1].Operands()[0])
+			require.Equal(t, a.Results()[0], ret.Operands()[0])
+			require.NotEqual(t, a.Results()[0], bop.Results()[0])
 		}
 	}
 }
@@ -264,5 +266,6 @@ func TestUseListOrders(t *testing.T) {
 	blk := top[0].Regions[0].Blocks[0]
 	require.Len(t, blk.Args, 2)
 	require.Len(t, blk.Ops, 2)
-	require.Same(t, blk.Ops[0].Results[1], blk.Ops[1].Operands[1])
+	require.Equal(t, blk.Ops[0].Results()[1], blk.Ops[1].Operands()[1])
+	require.Equal(t, 1, f.Value(blk.Ops[1].Operands()[1]).Index)
 }

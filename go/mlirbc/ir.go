@@ -5,11 +5,13 @@ import (
 	"slices"
 )
 
-// Op is one operation in generic form.
+// Op is one operation in generic form. Its results and operands are value
+// ids (see File.Value) rather than pointers: ops come by the thousand, and
+// their only pointer written per op is f, so building, scanning and clearing
+// them costs the garbage collector little.
 type Op struct {
-	Name      string // "dialect.op"
-	NameIndex int    // index of Name in the file's op-name table (cheap to key on)
-	Dialect   string
+	f         *File
+	NameIndex int    // index of the name in the file's op-name table (cheap to key on)
 	Loc       uint64 // attribute index of the location
 
 	Attrs uint64 // attribute index of a builtin DictionaryAttr (discardable attrs; all attrs before format 5); valid when HasAttrs
@@ -22,12 +24,10 @@ type Op struct {
 	// attribute index otherwise). The writer uniques property encodings, so
 	// equal indices mean equal properties.
 	PropsIndex uint64
-	props      []byte
-	propsOff   int
 
-	Results    []*Value
-	Operands   []*Value
-	Successors []*Block
+	// results and operands are ranges of the arena's id list.
+	results, operands idRange
+	Successors        []*Block
 
 	NumRegions int
 	// Regions is nil until loaded when the op is lazy (see Lazy and Load).
@@ -42,6 +42,9 @@ type Op struct {
 	// Isolated is the writer's isolated-from-above flag for the regions.
 	Isolated bool
 }
+
+// idRange is a piece of the arena's id list.
+type idRange struct{ lo, n uint32 }
 
 // Value is an SSA value: an op result or a block argument. It holds no
 // pointers, so the arena that recycles values costs the garbage collector
@@ -61,9 +64,9 @@ type Value struct {
 	forward bool // referenced before its definition and not yet defined
 }
 
-// Block is a list of ops with arguments.
+// Block is a list of ops with arguments (value ids, see File.Value).
 type Block struct {
-	Args []*Value
+	Args []uint32
 	Ops  []*Op
 }
 
@@ -77,14 +80,30 @@ type lazyRegions struct {
 	sec section
 }
 
+// Name is the op's full name, "dialect.op".
+func (o *Op) Name() string { return o.f.OpNames[o.NameIndex].FullName }
+
+// Dialect is the name of the op's dialect.
+func (o *Op) Dialect() string { return o.f.Dialects[o.f.OpNames[o.NameIndex].Dialect].Name }
+
+// Results are the ids of the op's results (see File.Value).
+func (o *Op) Results() []uint32 { return o.f.slabs.ids.at(o.results) }
+
+// Operands are the ids of the values the op uses.
+func (o *Op) Operands() []uint32 { return o.f.slabs.ids.at(o.operands) }
+
 // PropsReader returns a fresh reader over the op's property blob (nil when
 // the op has none or is unregistered). Blobs are shared between identical ops.
 func (o *Op) PropsReader() *Reader {
 	if !o.HasProps || !o.Registered {
 		return nil
 	}
-	return NewReader(o.props, o.propsOff, "properties")
+	return NewReader(o.f.properties.blobs[o.PropsIndex], o.f.properties.offs[o.PropsIndex], "properties")
 }
+
+// Value returns value id (from an op's results or operands or a block's
+// arguments).
+func (f *File) Value(id uint32) Value { return f.slabs.vals[id] }
 
 // Lazy reports whether the op's regions have not been read yet.
 func (o *Op) Lazy() bool { return o.lazy != nil }
@@ -135,7 +154,7 @@ func (o *Op) Load() error {
 		return err
 	}
 	if !r.Empty() {
-		return r.Errorf("%d trailing bytes after the regions of %s", r.Len(), o.Name)
+		return r.Errorf("%d trailing bytes after the regions of %s", r.Len(), o.Name())
 	}
 	if err := p.popScope(r); err != nil {
 		return err
@@ -161,9 +180,10 @@ func LoadAll(ops []*Op) error {
 	return nil
 }
 
-// valueScope is one isolated-from-above numbering scope.
+// valueScope is one isolated-from-above numbering scope. values holds
+// 1 + the id of each value defined or used so far (0: neither yet).
 type valueScope struct {
-	values  []*Value
+	values  []uint32
 	next    []int // next value id, per open region
 	forward int   // count of unresolved forward references
 }
@@ -223,50 +243,56 @@ func (p *irParser) popScope(r *Reader) error {
 	return nil
 }
 
-// define assigns the next value ids of the current region to vals.
-func (p *irParser) define(r *Reader, vals []*Value) error {
+// define assigns the next value numbers of the current region to the
+// values ids lists. A value used before its definition already has an id:
+// the definition takes over that id's slot, and ids is updated to it.
+func (p *irParser) define(r *Reader, ids []uint32) error {
 	s := p.scope()
 	if len(s.next) == 0 {
 		return r.Errorf("value defined outside any region")
 	}
 	id := s.next[len(s.next)-1]
-	if id+len(vals) > len(s.values) {
-		return r.Errorf("value ids [%d, %d) exceed the %d values the region declared", id, id+len(vals), len(s.values))
+	if id+len(ids) > len(s.values) {
+		return r.Errorf("value ids [%d, %d) exceed the %d values the region declared", id, id+len(ids), len(s.values))
 	}
-	for i, v := range vals {
-		if old := s.values[id+i]; old != nil {
-			if !old.forward {
+	for i, v := range ids {
+		if old := s.values[id+i]; old != 0 {
+			ov := &p.vals[old-1]
+			if !ov.forward {
 				return r.Errorf("value %d defined twice", id+i)
 			}
 			// Fill the placeholder in place so earlier uses see the definition.
-			*old = Value{Type: v.Type, Index: v.Index, Loc: v.Loc, ID: old.ID, HasLoc: v.HasLoc, IsArg: v.IsArg}
+			nv := p.vals[v]
+			*ov = Value{Type: nv.Type, Index: nv.Index, Loc: nv.Loc, ID: ov.ID, HasLoc: nv.HasLoc, IsArg: nv.IsArg}
 			s.forward--
-			vals[i] = old
+			ids[i] = old - 1
 			continue
 		}
-		s.values[id+i] = v
+		s.values[id+i] = v + 1
 	}
-	s.next[len(s.next)-1] = id + len(vals)
+	s.next[len(s.next)-1] = id + len(ids)
 	return nil
 }
 
-func (p *irParser) operand(r *Reader) (*Value, error) {
+// operand reads a value number and returns the value's id, giving a value
+// used before its definition an id now (a placeholder define fills).
+func (p *irParser) operand(r *Reader) (uint32, error) {
 	idx, err := r.VarInt()
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	s := p.scope()
 	if idx >= uint64(len(s.values)) {
-		return nil, r.Errorf("operand refers to value %d, only %d in scope", idx, len(s.values))
+		return 0, r.Errorf("operand refers to value %d, only %d in scope", idx, len(s.values))
 	}
-	v := s.values[idx]
-	if v == nil {
-		v = &p.takeVals(1)[0]
-		v.forward = true
-		s.values[idx] = v
-		s.forward++
+	if v := s.values[idx]; v != 0 {
+		return v - 1, nil
 	}
-	return v, nil
+	id := p.newVals(1)
+	p.vals[id].forward = true
+	s.values[idx] = id + 1
+	s.forward++
+	return id, nil
 }
 
 // region reads one region header (block count, value count) and its blocks.
@@ -321,10 +347,10 @@ func (p *irParser) blockHeaderInto(r *Reader, b *Block) (*Block, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		b.Args = p.refs.Take(n)
-		vals := p.takeVals(n)
-		for i := range b.Args {
-			v := &vals[i]
+		first := p.newVals(n)
+		args := p.ids.take(n)
+		for i := range n {
+			v := &p.vals[first+uint32(i)]
 			v.Index, v.IsArg = i, true
 			if p.f.Version >= VersionElideUnknownBlockArgLoc {
 				t, hasLoc, err := r.VarIntWithFlag()
@@ -349,11 +375,15 @@ func (p *irParser) blockHeaderInto(r *Reader, b *Block) (*Block, int, error) {
 			if v.Type >= uint64(p.f.AttrTypes.NumTypes()) {
 				return nil, 0, r.Errorf("block argument type index %d out of range", v.Type)
 			}
-			b.Args[i] = v
 		}
-		if err := p.define(r, b.Args); err != nil {
+		ids := p.ids.at(args)
+		for i := range ids {
+			ids[i] = first + uint32(i)
+		}
+		if err := p.define(r, ids); err != nil {
 			return nil, 0, err
 		}
+		b.Args = ids // final: nothing changes it once defined
 	}
 	if p.f.Version >= VersionUseListOrdering && hasArgs {
 		has, err := r.Byte()
@@ -401,12 +431,12 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 	if nameIdx >= uint64(len(p.f.OpNames)) {
 		return nil, r.Errorf("op name index %d out of range (%d names)", nameIdx, len(p.f.OpNames))
 	}
-	on := p.f.OpNames[nameIdx]
+	on := &p.f.OpNames[nameIdx]
 	// Slab elements come zeroed: setting fields one by one spares the write
 	// barriers of copying a whole pointerful struct while the GC marks.
 	op := p.ops.One()
-	op.Name, op.NameIndex, op.Dialect, op.Registered = on.FullName, int(nameIdx), p.f.Dialects[on.Dialect].Name, on.Registered
-	wrap := func(err error) error { return fmt.Errorf("op %s at byte %d: %w", op.Name, start, err) }
+	op.f, op.NameIndex, op.Registered = p.f, int(nameIdx), on.Registered
+	wrap := func(err error) error { return fmt.Errorf("op %s at byte %d: %w", on.FullName, start, err) }
 	mask, err := r.Byte()
 	if err != nil {
 		return nil, wrap(err)
@@ -437,7 +467,6 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 			if idx >= uint64(len(p.f.properties.blobs)) {
 				return nil, wrap(r.Errorf("properties index %d out of range (%d blobs)", idx, len(p.f.properties.blobs)))
 			}
-			op.props, op.propsOff = p.f.properties.blobs[idx], p.f.properties.offs[idx]
 		} else {
 			op.PropsAttr = idx
 		}
@@ -447,9 +476,10 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 		if err != nil {
 			return nil, wrap(err)
 		}
-		op.Results = p.refs.Take(n)
-		vals := p.takeVals(n)
-		for i := range op.Results {
+		first := p.newVals(n)
+		op.results = p.ids.take(n)
+		ids := p.ids.at(op.results)
+		for i := range ids {
 			t, err := r.VarInt()
 			if err != nil {
 				return nil, wrap(err)
@@ -457,9 +487,9 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 			if t >= uint64(p.f.AttrTypes.NumTypes()) {
 				return nil, wrap(r.Errorf("result type index %d out of range", t))
 			}
-			v := &vals[i]
+			v := &p.vals[first+uint32(i)]
 			v.Type, v.Index = t, i
-			op.Results[i] = v
+			ids[i] = first + uint32(i)
 		}
 	}
 	if mask&maskOperands != 0 {
@@ -467,11 +497,14 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 		if err != nil {
 			return nil, wrap(err)
 		}
-		op.Operands = p.refs.Take(n)
-		for i := range op.Operands {
-			if op.Operands[i], err = p.operand(r); err != nil {
+		op.operands = p.ids.take(n)
+		for i := range n {
+			id, err := p.operand(r)
+			if err != nil {
 				return nil, wrap(err)
 			}
+			// operand may grow the arena: index it afresh.
+			p.ids.buf[op.operands.lo+uint32(i)] = id
 		}
 	}
 	if mask&maskSuccessors != 0 {
@@ -492,7 +525,7 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 		}
 	}
 	if mask&maskUseListOrder != 0 && p.f.Version >= VersionUseListOrdering {
-		if err := skipUseListOrders(r, len(op.Results)); err != nil {
+		if err := skipUseListOrders(r, int(op.results.n)); err != nil {
 			return nil, wrap(err)
 		}
 	}
@@ -508,8 +541,8 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 	}
 	// Results are defined before the op's regions are read; a region that
 	// declared no values (the top level) does not number them.
-	if rs.numValues > 0 && len(op.Results) > 0 {
-		if err := p.define(r, op.Results); err != nil {
+	if rs.numValues > 0 && op.results.n > 0 {
+		if err := p.define(r, p.ids.at(op.results)); err != nil {
 			return nil, wrap(err)
 		}
 	}
@@ -563,7 +596,7 @@ func (p *irParser) regions(r *Reader, op *Op, depth int) error {
 	for i := range op.Regions {
 		rg, err := p.region(r, depth)
 		if err != nil {
-			return fmt.Errorf("region %d of %s: %w", i, op.Name, err)
+			return fmt.Errorf("region %d of %s: %w", i, op.Name(), err)
 		}
 		op.Regions[i] = rg
 	}

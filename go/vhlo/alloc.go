@@ -19,8 +19,9 @@ func (c *irCounts) count(ops []*mlirbc.Op) {
 			}
 		}
 		c.ops++
-		c.vals += len(op.Results)
-		c.refs += len(op.Results) + len(op.Operands)
+		nRes := len(op.Results())
+		c.vals += nRes
+		c.refs += nRes + len(op.Operands())
 		c.regions += len(op.Regions)
 		for _, r := range op.Regions {
 			c.blocks += len(r.Blocks)

@@ -126,7 +126,7 @@ func (d *decoder) region(gr *mlirbc.Region, parent *ir.Op, inFunc bool) (*ir.Reg
 		b := &bs[i]
 		b.Args, b.Region = d.refs.Take(len(gb.Args)), region
 		for j, a := range gb.Args {
-			t, err := d.typeAt(a.Type)
+			t, err := d.typeAt(d.f.Value(a).Type)
 			if err != nil {
 				return nil, err
 			}
@@ -168,9 +168,9 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 	key := opKey{name: gop.NameIndex, inFunc: inFunc, hasAttrs: gop.HasAttrs, hasProps: gop.HasProps, attrs: gop.Attrs, props: gop.PropsIndex}
 	c, ok := d.cachedOp(gop, key)
 	if !ok {
-		name, err := canonicalOpName(gop.Name, inFunc)
+		name, err := canonicalOpName(gop.Name(), inFunc)
 		if err != nil {
-			return nil, fmt.Errorf("%s at %s: %w", gop.Name, loc, err)
+			return nil, fmt.Errorf("%s at %s: %w", gop.Name(), loc, err)
 		}
 		op.Name = name
 		if op.Attrs, err = d.opAttrs(gop); err != nil {
@@ -184,17 +184,18 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 	}
 	op.Name, op.Attrs = c.name, c.attrs
 	d.symRefs = append(d.symRefs, c.refs...)
-	op.Operands = d.refs.Take(len(gop.Operands))
-	for i, gv := range gop.Operands {
+	operands, results := gop.Operands(), gop.Results()
+	op.Operands = d.refs.Take(len(operands))
+	for i, gv := range operands {
 		v, defined := d.value(gv)
 		if !defined {
 			return nil, op.Errorf("operand %d is used before it is defined", i)
 		}
 		op.Operands[i] = v
 	}
-	op.Results = d.refs.Take(len(gop.Results))
-	for i, gv := range gop.Results {
-		t, err := d.typeAt(gv.Type)
+	op.Results = d.refs.Take(len(results))
+	for i, gv := range results {
+		t, err := d.typeAt(d.f.Value(gv).Type)
 		if err != nil {
 			return nil, op.Errorf("result %d: %v", i, err)
 		}

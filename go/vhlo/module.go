@@ -32,7 +32,7 @@ func (d *decoder) module(op *mlirbc.Op) (*ir.Module, error) {
 	var funcs []*funcEntry
 	byName := map[string]*funcEntry{}
 	for _, gop := range op.Regions[0].Blocks[0].Ops {
-		if gop.Name != "vhlo.func_v1" {
+		if gop.Name() != "vhlo.func_v1" {
 			g, err := d.op(gop, nil, false)
 			if err != nil {
 				return nil, err

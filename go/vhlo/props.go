@@ -22,7 +22,7 @@ func (d *decoder) opAttrs(op *mlirbc.Op) (ir.Attrs, error) {
 			return nil, fmt.Errorf("attribute dictionary is %s", a)
 		}
 	}
-	props, known := propertyLayout(op.Name)
+	props, known := propertyLayout(op.Name())
 	// Sized once: growing a map is most of what building attributes costs.
 	attrs := make(ir.Attrs, len(dict.Entries)+len(props))
 	if op.HasAttrs {
@@ -51,7 +51,7 @@ func (d *decoder) opAttrs(op *mlirbc.Op) (ir.Attrs, error) {
 	if !known {
 		// An op gojax has no property layout for: keep the raw blob visible.
 		b, _ := r.Bytes(uint64(r.Len()))
-		attrs["properties"] = ir.OpaqueAttr{Dialect: op.Dialect, Text: fmt.Sprintf("<properties %x>", b)}
+		attrs["properties"] = ir.OpaqueAttr{Dialect: op.Dialect(), Text: fmt.Sprintf("<properties %x>", b)}
 		return attrs, nil
 	}
 	for _, p := range props {
@@ -75,7 +75,7 @@ func (d *decoder) opAttrs(op *mlirbc.Op) (ir.Attrs, error) {
 		}
 	}
 	if !r.Empty() {
-		return nil, r.Errorf("%d trailing bytes in the properties of %s", r.Len(), op.Name)
+		return nil, r.Errorf("%d trailing bytes in the properties of %s", r.Len(), op.Name())
 	}
 	return attrs, nil
 }

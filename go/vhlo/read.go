@@ -28,7 +28,7 @@ type decoder struct {
 
 	// The values of the function being converted sit in table, at their
 	// generic value's ID less tableLo (a function's ids are contiguous);
-	// users[gv.ID] holds the few converted elsewhere (ops outside
+	// users[id] holds the few converted elsewhere (ops outside
 	// functions).
 	table   []ir.Value
 	tableLo int
@@ -80,10 +80,10 @@ func read(code []byte, opts readOptions) (*ir.Module, map[string]error, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("vhlo: %w", err)
 	}
-	if len(top) != 1 || top[0].Name != "builtin.module" {
+	if len(top) != 1 || top[0].Name() != "builtin.module" {
 		names := make([]string, len(top))
 		for i, op := range top {
-			names[i] = op.Name
+			names[i] = op.Name()
 		}
 		return nil, nil, fmt.Errorf("vhlo: expected one builtin.module at top level, got [%s]", strings.Join(names, ", "))
 	}
@@ -97,19 +97,19 @@ func read(code []byte, opts readOptions) (*ir.Module, map[string]error, error) {
 
 // value returns the ir value that generic value gv converts to, allocating
 // it on first use; defined reports whether it was converted already.
-func (d *decoder) value(gv *mlirbc.Value) (v *ir.Value, defined bool) {
-	if i := int(gv.ID) - d.tableLo; i >= 0 && i < len(d.table) {
+func (d *decoder) value(id uint32) (v *ir.Value, defined bool) {
+	if i := int(id) - d.tableLo; i >= 0 && i < len(d.table) {
 		v = &d.table[i]
 		return v, v.Def != nil || v.Block != nil
 	}
-	if int(gv.ID) >= len(d.users) {
+	if int(id) >= len(d.users) {
 		d.growUsers()
 	}
-	if v = d.users[gv.ID]; v != nil {
+	if v = d.users[id]; v != nil {
 		return v, v.Def != nil || v.Block != nil
 	}
 	v = &d.vals.Take(1)[0]
-	d.users[gv.ID] = v
+	d.users[id] = v
 	return v, false
 }
 
