@@ -69,6 +69,7 @@ type rowFusionK struct {
 	inBytes  []int
 	outBytes []int
 	prog     []rinstr
+	streamed []int // operands read along the rows (full values)
 	bufSize  []int
 	grain    int
 	scratch  sync.Pool // [][]byte
@@ -87,6 +88,15 @@ func (r *rrun) chunk(lo, hi int) {
 	bufs := f.scratch.Get().([][]byte)
 	for b := lo; b < hi; b++ {
 		r0 := b * f.rpb
+		if b+1 < hi {
+			// The next block's rows load while this one computes.
+			r1 := r0 + f.rpb
+			r2 := min(r1+f.rpb, f.rows)
+			for _, i := range f.streamed {
+				es := f.inBytes[i] / (f.rows * f.n)
+				reduce.Prefetch(r.ins[i][r1*f.n*es : r2*f.n*es])
+			}
+		}
 		f.block(r.ins, r.outs, bufs, r0, min(f.rpb, f.rows-r0))
 	}
 	f.scratch.Put(bufs)

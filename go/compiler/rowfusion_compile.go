@@ -67,6 +67,15 @@ func (f *rowFusionK) compile(body *ir.Block) error {
 		return f.op.Errorf("row fusion leaves %d results unwritten", len(p.resOf))
 	}
 	f.prog = p.emitted
+	seen := map[int]bool{}
+	for _, in := range f.prog {
+		for _, a := range in.args {
+			if a.loc == rlIn && !a.row && !seen[a.idx] {
+				seen[a.idx] = true
+				f.streamed = append(f.streamed, a.idx)
+			}
+		}
+	}
 	// Chunks of about 32K cheap element-ops are worth another worker.
 	f.grain = max(1, 32768/max(1, p.work*f.rpb*f.n))
 	return nil
