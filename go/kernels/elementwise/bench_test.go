@@ -67,3 +67,37 @@ func BenchmarkAddF8E4M3FN(b *testing.B)    { benchOp(b, "add", nil, ir.F8E4M3FN,
 func BenchmarkAddS4(b *testing.B)          { benchOp(b, "add", nil, ir.S4, ir.S4, 2) }
 func BenchmarkNegC64(b *testing.B)         { benchOp(b, "negate", nil, ir.C64, ir.C64, 1) }
 func BenchmarkMulC64(b *testing.B)         { benchOp(b, "multiply", nil, ir.C64, ir.C64, 2) }
+
+// BenchmarkFusedTanhChain runs tanh(x*2 + 1) * y over 1M f32 elements in
+// 1024-element blocks the way a fusion does, with the multiply-add as two
+// members ("separate") or as the tanh loop's affine prologue ("affine").
+func BenchmarkFusedTanhChain(b *testing.B) {
+	const n, blk = 1 << 20, 1024
+	x, y, out := make([]float32, n), make([]float32, n), make([]float32, n)
+	for i := range x {
+		x[i], y[i] = float32(i%2000-1000)/500, float32(i%7)
+	}
+	buf := make([]byte, 4*blk)
+	two, one := bytesOf([]float32{2}), bytesOf([]float32{1})
+	mul2, _ := BinaryScalarLoop("multiply", ir.F32, false)
+	add1, _ := BinaryScalarLoop("add", ir.F32, false)
+	tanh, _ := UnaryLoop("tanh", ir.F32)
+	tanhAff, _ := UnaryAffineLoop("tanh", ir.F32)
+	mul, _ := BinaryLoop("multiply", ir.F32)
+	xb, yb, ob := bytesOf(x), bytesOf(y), bytesOf(out)
+	run := func(b *testing.B, block func(xs []byte)) {
+		for b.Loop() {
+			for lo := 0; lo < 4*n; lo += 4 * blk {
+				block(xb[lo : lo+4*blk])
+				mul(ob[lo:lo+4*blk], buf, yb[lo:lo+4*blk])
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e3, "us/run")
+	}
+	b.Run("separate", func(b *testing.B) {
+		run(b, func(xs []byte) { mul2(buf, xs, two); add1(buf, buf, one); tanh(buf, buf) })
+	})
+	b.Run("affine", func(b *testing.B) {
+		run(b, func(xs []byte) { tanhAff(buf, xs, two, one) })
+	})
+}

@@ -102,3 +102,22 @@ func IsFiniteLoop(t ir.ElemType) (func(dst, src []byte), bool) {
 	}
 	return func(d, s []byte) { k(d, s, nil, nil) }, true
 }
+
+// UnaryAffineLoop returns the loop of a unary op on t whose operand is an
+// affine function of src: dst[i] = op(src[i]*scale[0] + offset[0]), the
+// multiply and the add each rounded, so the results equal those of
+// BinaryScalarLoop multiply, then add, then UnaryLoop. A fusion member
+// like tanh(x*2 + 1) with broadcast scalars then reads x once instead of
+// running two extra passes over the block. A multiply alone is offset -0
+// (x*s + -0 = x*s, signed zeros and NaNs included); an add alone is
+// scale 1. scale and offset hold one element each. Only ops whose vector
+// kernel evaluates the prologue in registers are served: tanh on f32.
+func UnaryAffineLoop(op string, t ir.ElemType) (func(dst, src, scale, offset []byte), bool) {
+	if trimOp(op) != "tanh" || t != ir.F32 {
+		return nil, false
+	}
+	return func(d, s, sc, off []byte) {
+		aff := [2]float32{view[float32](sc)[0], view[float32](off)[0]}
+		tanh32Affine(view[float32](d), view[float32](s), &aff)
+	}, true
+}
