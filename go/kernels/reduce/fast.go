@@ -1,6 +1,7 @@
 package reduce
 
 import (
+	"runtime"
 	"sync"
 	"unsafe"
 
@@ -13,6 +14,7 @@ const (
 	vecRows     = 32      // rows folded sequentially before pairwise combining
 	convChunk   = 256     // elements converted at a time for f16/bf16 inputs
 	parallelMin = 1 << 15 // elements below which a reduction runs serially
+	claimElems  = 1 << 18 // inputs per unit that workers claim one at a time
 )
 
 // storage converts between gojax buffers and the accumulator type A.
@@ -144,8 +146,7 @@ func (r *fastReducer[A]) runInnerReduced(ctx kernel.Context, in, out []byte, ini
 	l := &r.lay
 	_, _, nseg := r.segs()
 	total := l.kn * l.rn
-	perOut := func(lo, hi int) {
-		sc := r.getScratch()
+	perOut := func(lo, hi int, sc *scratch[A]) {
 		if nseg == 1 && len(l.kShape) == 1 && r.st.view != nil {
 			// One contiguous run per output at a fixed stride: no index math.
 			v, L, ks := r.st.view(in), l.rShape[len(l.rShape)-1], l.kStride[0]
@@ -153,7 +154,6 @@ func (r *fastReducer[A]) runInnerReduced(ctx kernel.Context, in, out []byte, ini
 				off := k * ks
 				r.st.store(out, k, r.f.comb(init, r.f.leaf(v[off:off+L])))
 			}
-			r.pool.Put(sc)
 			return
 		}
 		for k := lo; k < hi; k++ {
@@ -161,13 +161,19 @@ func (r *fastReducer[A]) runInnerReduced(ctx kernel.Context, in, out []byte, ini
 			v := r.tree(0, nseg, func(s int) A { return r.leafSeg(in, kOff, s, sc) })
 			r.st.store(out, k, r.f.comb(init, v))
 		}
-		r.pool.Put(sc)
 	}
 	switch {
 	case ctx == nil || total < parallelMin:
-		perOut(0, l.kn)
+		sc := r.getScratch()
+		perOut(0, l.kn, sc)
+		r.pool.Put(sc)
 	case l.kn >= 8 || nseg == 1:
-		ctx.Parallel(l.kn, max(1, parallelMin/l.rn), perOut)
+		// Blocks of outputs of about claimElems inputs, claimed in order.
+		blk := max(1, claimElems/l.rn)
+		units := (l.kn + blk - 1) / blk
+		r.claim(ctx, units, runtime.GOMAXPROCS(0), func(u int, sc *scratch[A]) {
+			perOut(u*blk, min(l.kn, (u+1)*blk), sc)
+		})
 	default:
 		// Few outputs, long reductions: segments in parallel, then the same tree.
 		parts := make([]A, l.kn*nseg)
