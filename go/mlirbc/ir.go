@@ -33,7 +33,9 @@ type Op struct {
 	// Regions is nil until loaded when the op is lazy (see Lazy and Load).
 	Regions []*Region
 
-	lazy *lazyRegions
+	// lazyOff and lazyLen locate the unread section of the regions in
+	// the file while lazy is set.
+	lazyOff, lazyLen int
 
 	// The flags sit together at the end: ops are allocated by the thousand.
 	Registered bool
@@ -41,6 +43,7 @@ type Op struct {
 	HasProps   bool
 	// Isolated is the writer's isolated-from-above flag for the regions.
 	Isolated bool
+	lazy     bool
 }
 
 // idRange is a piece of the arena's id list.
@@ -75,11 +78,6 @@ type Region struct {
 	Blocks []*Block
 }
 
-type lazyRegions struct {
-	f   *File
-	sec section
-}
-
 // Name is the op's full name, "dialect.op".
 func (o *Op) Name() string { return o.f.OpNames[o.NameIndex].FullName }
 
@@ -106,7 +104,7 @@ func (o *Op) PropsReader() *Reader {
 func (f *File) Value(id uint32) Value { return f.slabs.vals[id] }
 
 // Lazy reports whether the op's regions have not been read yet.
-func (o *Op) Lazy() bool { return o.lazy != nil }
+func (o *Op) Lazy() bool { return o.lazy }
 
 // MaxNesting bounds region nesting so hostile input cannot exhaust the stack.
 const MaxNesting = 512
@@ -143,12 +141,13 @@ func (f *File) TopLevel(lazy bool) ([]*Op, error) {
 // Load reads the regions of a lazily loaded op (a no-op otherwise). Ops found
 // inside stay lazy if the file was read lazily.
 func (o *Op) Load() error {
-	if o.lazy == nil {
+	if !o.lazy {
 		return nil
 	}
-	lz := o.lazy
-	p := lz.f.arena().parser(lz.f, true)
-	r := lz.sec.reader()
+	f := o.f
+	p := f.arena().parser(f, true)
+	r := &p.r // the arena's: a reader per load would be garbage
+	*r = Reader{data: f.data[o.lazyOff : o.lazyOff+o.lazyLen], base: o.lazyOff, section: SectionName(SectionIR)}
 	p.pushScope()
 	if err := p.regions(r, o, 0); err != nil {
 		return err
@@ -159,7 +158,7 @@ func (o *Op) Load() error {
 	if err := p.popScope(r); err != nil {
 		return err
 	}
-	o.lazy = nil
+	o.lazy = false
 	return nil
 }
 
@@ -204,6 +203,7 @@ func (s *valueScope) pop(n int) {
 type irParser struct {
 	f      *File
 	lazy   bool
+	r      Reader // Load's
 	scopes []*valueScope
 	// open counts the value slots of all regions being read. Each is a
 	// distinct value needing at least one byte of input, so it can never
@@ -561,7 +561,7 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 			return nil, wrap(r.Errorf("expected an IR section for isolated regions, got %s", SectionName(s.id)))
 		}
 		if p.lazy {
-			op.lazy = &lazyRegions{f: p.f, sec: s}
+			op.lazy, op.lazyOff, op.lazyLen = true, s.off, len(s.data)
 			return op, nil
 		}
 		sr := s.reader()

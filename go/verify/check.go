@@ -168,7 +168,8 @@ func sameShape(op *ir.Op, what string, a, b *ir.TensorType) error {
 // wantShape checks a result shape against the inferred one.
 func wantShape(op *ir.Op, role string, t *ir.TensorType, shape []int64) error {
 	if !slices.Equal(t.Shape, shape) {
-		return op.Errorf("%s has shape %v; expected %v", role, t.Shape, shape)
+		// A copy goes to the message, so callers may build shape on the stack.
+		return op.Errorf("%s has shape %v; expected %v", role, t.Shape, slices.Clone(shape))
 	}
 	return nil
 }
@@ -388,12 +389,35 @@ func dimsIn(op *ir.Op, name string, dims []int64, rank int) error {
 
 // unique checks a list has no repeated values.
 func unique(op *ir.Op, name string, dims []int64) error {
-	seen := map[int64]bool{}
-	for _, d := range dims {
-		if seen[d] {
+	return unique2(op, name, dims, nil)
+}
+
+// unique2 checks that the entries of a then b are distinct without joining
+// them. Dimension lists are short, where a quadratic scan beats a set; long
+// (hostile) ones still get the set.
+func unique2(op *ir.Op, name string, a, b []int64) error {
+	if len(a)+len(b) > 16 {
+		seen := make(map[int64]bool, len(a)+len(b))
+		for _, l := range [][]int64{a, b} {
+			for _, d := range l {
+				if seen[d] {
+					return op.Errorf("%s has duplicate entry %d", name, d)
+				}
+				seen[d] = true
+			}
+		}
+		return nil
+	}
+	// Report the first entry seen before, as the set does.
+	for i, d := range a {
+		if slices.Contains(a[:i], d) {
 			return op.Errorf("%s has duplicate entry %d", name, d)
 		}
-		seen[d] = true
+	}
+	for i, d := range b {
+		if slices.Contains(a, d) || slices.Contains(b[:i], d) {
+			return op.Errorf("%s has duplicate entry %d", name, d)
+		}
 	}
 	return nil
 }
@@ -506,4 +530,12 @@ func types(xs []*ir.Value) []ir.Type {
 }
 
 // scalarOf is the 0-d tensor of an element type (reduction body arguments).
-func scalarOf(e ir.ElemType) ir.Type { return ir.Tensor(e) }
+// The verifier only compares these, so one per element type is shared.
+func scalarOf(e ir.ElemType) ir.Type { return scalars[e] }
+
+var scalars = func() (s [256]*ir.TensorType) {
+	for i := range s {
+		s[i] = ir.Tensor(ir.ElemType(i))
+	}
+	return s
+}()

@@ -75,10 +75,10 @@ func checkDotGeneral(v *verifier, op *ir.Op) error {
 	if len(lb) != len(rb) || len(lc) != len(rc) {
 		return op.Errorf("batching (%v, %v) or contracting (%v, %v) dimension lists differ in length", lb, rb, lc, rc)
 	}
-	if err := unique(op, "lhs batching and contracting dimensions", append(slices.Clone(lb), lc...)); err != nil {
+	if err := unique2(op, "lhs batching and contracting dimensions", lb, lc); err != nil {
 		return err
 	}
-	if err := unique(op, "rhs batching and contracting dimensions", append(slices.Clone(rb), rc...)); err != nil {
+	if err := unique2(op, "rhs batching and contracting dimensions", rb, rc); err != nil {
 		return err
 	}
 	for i := range lb {
@@ -94,7 +94,7 @@ func checkDotGeneral(v *verifier, op *ir.Op) error {
 	if err := precisionConfig(op, 2); err != nil {
 		return err
 	}
-	var want []int64
+	want := make([]int64, 0, 8) // on the stack for ranks up to 8
 	for _, d := range lb {
 		want = append(want, l.Shape[d])
 	}
