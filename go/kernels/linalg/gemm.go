@@ -20,11 +20,9 @@ import (
 // order however many workers run and however the tiles fall.
 
 const (
-	kcBlock        = 512 // contracting depth per packed panel (measured best of 128-1024 on Zen 5: longer kernel runs beat an L1-resident B micro-panel)
-	mcBlock        = 128 // rows of A packed at once (L2-sized), rounded down to whole micro-tiles
-	ncBlock        = 512 // columns of B packed at once
-	tilesPerWorker = 1   // output tiles wanted per worker
-	minTileRows    = 64  // rows per tile below which column blocks shrink instead
+	kcBlock = 512 // contracting depth per packed panel (measured best of 128-1024 on Zen 5: longer kernel runs beat an L1-resident B micro-panel)
+	mcBlock = 128 // rows of A packed at once (L2-sized), rounded down to whole micro-tiles
+	ncBlock = 512 // columns of B packed at once (at most; see tiling.go)
 )
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
@@ -154,27 +152,10 @@ func gemmSrc[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b operand[T
 	kcb := kcBlock
 	kc := min(kcb, p.k)
 	mcb := max(mr, mcBlock/mr*mr)
-	// Columns: whole ncBlock-wide blocks. Rows: split so that there are
-	// about tilesPerWorker tiles per worker, in whole micro-tiles, but no
-	// thinner than minTileRows while a column block can still shrink.
-	ncb := min(ncBlock, roundUp(p.n, nr))
-	want := tilesPerWorker * workers.Count()
-	tilesN := ceilDiv(p.n, ncb)
-	rowTiles := func() int { return min(ceilDiv(p.m, mr), max(1, ceilDiv(want, p.batch*tilesN))) }
-	for ncb > 4*nr && ceilDiv(p.m, rowTiles()) < minTileRows && p.batch*tilesN < want {
-		ncb = roundUp(ncb/2, nr)
-		tilesN = ceilDiv(p.n, ncb)
-	}
-	tilesM := rowTiles()
-	mtile := roundUp(ceilDiv(p.m, tilesM), mr)
-	tilesM = ceilDiv(p.m, mtile)
+	tl := chooseTiling(p, mr, nr, workers.Count())
+	ncb, mtile, tilesM, tilesN := tl.ncb, tl.mtile, tl.tilesM, tl.tilesN
 	total := p.batch * tilesM * tilesN
-	// Grain: enough tiles per goroutine to be worth ~1 MFLOP.
-	perTile := p.flops() / float64(total)
-	grain := 1
-	if perTile < 1e6 {
-		grain = int(1e6/perTile) + 1
-	}
+	grain := tileGrain(p, total)
 	// Packed panels are padded to whole micro-tiles.
 	mc := roundUp(min(mcb, mtile), mr)
 	nc := roundUp(ncb, nr)
