@@ -45,9 +45,9 @@ func (r *fastReducer[A]) runInnerKept(ctx kernel.Context, in, out []byte, init A
 	}
 	// Too few strips to keep the workers busy: cut each strip's tree at
 	// depth d too, into parts (its 2^d subtrees), a few per worker, so that
-	// every worker streams whole rows.
+	// every worker streams whole rows; a part keeps parallelMin inputs.
 	procs := runtime.GOMAXPROCS(0)
-	for g.strips<<g.depth < 4*procs && l.rn>>g.depth > vecRows {
+	for g.strips<<g.depth < 4*procs && l.rn>>g.depth > vecRows && (l.rn>>(g.depth+1))*min(g.width, g.lk) >= parallelMin {
 		g.depth++
 	}
 	if g.depth == 0 {

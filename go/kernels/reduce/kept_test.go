@@ -30,7 +30,7 @@ func keptTreeRef(col func(i int) float32, lo, hi int) float32 {
 func TestKeptSumBitsAnyWorkers(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, shape := range [][2]int{{4099, 9}, {1000, 70}, {65, 9000}, {300, 4096}, {33, 1500}, {2, 20000}} {
+	for _, shape := range [][2]int{{4099, 9}, {4099, 70}, {1000, 70}, {65, 9000}, {300, 4096}, {33, 1500}, {2, 20000}} {
 		rn, lk := shape[0], shape[1]
 		vals := make([]float32, rn*lk)
 		for i := range vals {
