@@ -2,7 +2,6 @@ package reduce
 
 import (
 	"runtime"
-	"sync/atomic"
 
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
@@ -15,8 +14,8 @@ import (
 
 // keptWidth caps a column strip so that its accumulator (16 KB of float32)
 // stays in L1 while every input row is read in one long contiguous run,
-// which the hardware prefetcher streams; the old 512-column strips read 2 KB
-// pieces 16 KB apart and got half the memory bandwidth.
+// which the hardware prefetcher streams (512-column strips of a 4096-wide
+// array, 2 KB pieces 16 KB apart, got about half the memory bandwidth).
 const keptWidth = 4096
 
 // keptGeom is how runInnerKept cuts the work: strips of width columns
@@ -57,21 +56,6 @@ func (r *fastReducer[A]) runInnerKept(ctx kernel.Context, in, out []byte, init A
 		return
 	}
 	r.keptParts(ctx, &g, in, out, init, procs)
-}
-
-// claim runs do(u, sc) for every u in [0, n) on up to procs chunks of
-// ctx.Parallel that take units in order from a shared counter. The cores
-// are shared with other processes: a worker the OS delays then leaves its
-// units to the others, where a static split would wait for it.
-func (r *fastReducer[A]) claim(ctx kernel.Context, n, procs int, do func(u int, sc *scratch[A])) {
-	var next atomic.Int64
-	ctx.Parallel(min(n, procs), 1, func(int, int) {
-		sc := r.getScratch()
-		for u := int(next.Add(1) - 1); u < n; u = int(next.Add(1) - 1) {
-			do(u, sc)
-		}
-		r.pool.Put(sc)
-	})
 }
 
 // keptStrips computes strips [lo, hi) whole.
