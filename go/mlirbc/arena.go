@@ -36,7 +36,10 @@ type arena struct {
 // bounds n by the bytes left, so ids cannot overflow.
 func (a *arena) newVals(n int) uint32 {
 	first := len(a.vals)
-	a.vals = slices.Grow(a.vals, n)[:first+n]
+	if n > cap(a.vals)-first {
+		a.vals = slices.Grow(a.vals, n)
+	}
+	a.vals = a.vals[:first+n] // reslicing in place writes no pointer (no write barrier)
 	for i := range n {
 		a.vals[first+i] = Value{ID: uint32(first + i)}
 	}
@@ -49,7 +52,10 @@ type idList struct{ buf []uint32 }
 // take appends n zeroed ids (bounded by the caller by the bytes left).
 func (l *idList) take(n int) idRange {
 	lo := len(l.buf)
-	l.buf = slices.Grow(l.buf, n)[:lo+n]
+	if n > cap(l.buf)-lo {
+		l.buf = slices.Grow(l.buf, n)
+	}
+	l.buf = l.buf[:lo+n] // in place: no write barrier
 	clear(l.buf[lo:])
 	return idRange{uint32(lo), uint32(n)}
 }

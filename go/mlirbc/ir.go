@@ -400,13 +400,13 @@ func (p *irParser) blockHeaderInto(r *Reader, b *Block) (*Block, int, error) {
 }
 
 func (p *irParser) blockOps(r *Reader, rs *regionState, b *Block, nOps, depth int) error {
-	b.Ops = p.opRefs.take(nOps)[:0] // nOps is bounded by the bytes left
-	for i := 0; i < nOps; i++ {
+	b.Ops = p.opRefs.take(nOps) // nOps is bounded by the bytes left
+	for i := range b.Ops {
 		op, err := p.op(r, rs, depth)
 		if err != nil {
 			return err
 		}
-		b.Ops = append(b.Ops, op)
+		b.Ops[i] = op
 	}
 	return nil
 }
