@@ -21,6 +21,11 @@ import (
 // scratch buffers stay in L1/L2.
 const rowBlockElems = 2048
 
+// rowStreamMin is the size from which a full result is written with
+// non-temporal stores: larger than the caches, it would only evict useful
+// lines and cost a read per line written.
+var rowStreamMin = 1 << 22
+
 func init() { kernel.Register(rowFusionOp, lowerRowFusion) }
 
 type rloc uint8
@@ -48,6 +53,7 @@ const (
 	rkLoad                // a broadcast (or rank-0 fill) of an operand
 	rkSpread              // a per-row value written out along the rows
 	rkCopy                // an alias (reshape) that is also a result
+	rkStream              // a large result copied out with non-temporal stores
 )
 
 type rinstr struct {
@@ -221,6 +227,8 @@ func (f *rowFusionK) block(ins, outs, bufs [][]byte, r0, nr int) {
 			}
 		case rkCopy:
 			copy(d, f.slice(ins, outs, bufs, in.args[0], r0, nr))
+		case rkStream:
+			reduce.StreamCopy(d, f.slice(ins, outs, bufs, in.args[0], r0, nr))
 		case rkElem:
 			f.elem(in, d, ins, outs, bufs, r0, nr)
 		}

@@ -262,8 +262,20 @@ func (p *rowProg) elementwise(m *ir.Op, isRow bool) error {
 			in.args[j] = t
 		}
 	}
-	in.dst = p.dest(m.Results[0], isRow)
-	p.emit(in)
+	k, isRes := p.resOf[m.Results[0]]
+	if isRes && !isRow && p.f.outBytes[k] >= rowStreamMin {
+		// A large result: computed in scratch, then streamed out.
+		delete(p.resOf, m.Results[0])
+		in.dst = p.dest(m.Results[0], false)
+		p.emit(in)
+		p.emit(rinstr{kind: rkStream, args: []rsrc{in.dst}, dst: rsrc{loc: rlOut, idx: k, es: in.dst.es}})
+		if p.uses[m.Results[0]] == 0 {
+			p.put(in.dst.idx)
+		}
+	} else {
+		in.dst = p.dest(m.Results[0], isRow)
+		p.emit(in)
+	}
 	for _, b := range temps {
 		p.put(b)
 	}

@@ -207,13 +207,19 @@ func TestRowFusionMatchesUnfused(t *testing.T) {
 				require.NoError(t, err, name)
 				want := runCopy(t, ref, args, nil)
 				require.Equal(t, want, runCopy(t, compileRowless(t, m), args, nil), name)
-				fused := compile(t, m)
-				require.Equal(t, 1, countOps(fused, rowFusionOp), "%s\n%s", name, fused.PlanText())
-				for _, w := range []int{1, 2, 3} {
-					workers.Set(w)
-					require.Equal(t, want, runCopy(t, fused, args, nil), "%s, %d workers\n%s", name, w, fused.PlanText())
+				// Results written in place, then streamed out of scratch.
+				for _, stream := range []int{rowStreamMin, 0} {
+					saved := rowStreamMin
+					rowStreamMin = stream
+					fused := compile(t, m)
+					rowStreamMin = saved
+					require.Equal(t, 1, countOps(fused, rowFusionOp), "%s\n%s", name, fused.PlanText())
+					for _, w := range []int{1, 2, 3} {
+						workers.Set(w)
+						require.Equal(t, want, runCopy(t, fused, args, nil), "%s, %d workers, stream %d\n%s", name, w, stream, fused.PlanText())
+					}
+					workers.Set(0)
 				}
-				workers.Set(0)
 			}
 		}
 	}
