@@ -2,7 +2,6 @@ package mlirbc
 
 import (
 	"slices"
-	"sync"
 
 	"github.com/gojax/gojax/go/internal/slab"
 )
@@ -10,7 +9,8 @@ import (
 // arena holds the slabs of one File; lazily loaded regions share it, which is
 // why Load is not safe for concurrent use (it never was: it mutates the op).
 type arena struct {
-	ops slab.Slab[Op]
+	ops  slab.Slab[Op]
+	nops int // ops taken since the last reset
 	// vals holds the values, at their ids; ids the lists of value ids of
 	// ops and blocks. Both are pointer-free and grow by copying (ops keep
 	// ranges, not slices), so the garbage collector never looks inside.
@@ -78,13 +78,9 @@ func (f *File) NumValues() int {
 	return len(f.slabs.vals)
 }
 
-// arenas recycles the memory of released files: a reader that converts the
-// generic ops and drops them (go/vhlo) would otherwise leave most of what it
-// allocated to the garbage collector.
-var arenas = sync.Pool{New: func() any { return &arena{} }}
-
 func (a *arena) reset() {
 	a.ops.Reset()
+	a.nops = 0
 	a.vals = a.vals[:0]
 	a.ids.buf = a.ids.buf[:0]
 	a.blks.Reset()
@@ -107,6 +103,7 @@ func (f *File) Release() {
 	a := f.slabs
 	f.slabs = nil
 	f.AttrTypes = nil
+	small := a.small()
 	a.reset()
-	arenas.Put(a)
+	putArena(a, small)
 }

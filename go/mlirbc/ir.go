@@ -435,6 +435,7 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 	// Slab elements come zeroed: setting fields one by one spares the write
 	// barriers of copying a whole pointerful struct while the GC marks.
 	op := p.ops.One()
+	p.nops++
 	op.f, op.NameIndex, op.Registered = p.f, int(nameIdx), on.Registered
 	wrap := func(err error) error { return fmt.Errorf("op %s at byte %d: %w", on.FullName, start, err) }
 	mask, err := r.Byte()

@@ -11,7 +11,6 @@ package verify
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"unsafe"
 
 	"github.com/gojax/gojax/go/ir"
@@ -102,10 +101,6 @@ func (s *scratch) Take(n int) []*ir.TensorType {
 
 func (s *scratch) Reset() { s.buf = s.buf[:0] }
 
-// definedSets recycles the verifier's defined-value sets: building a set
-// sized for a few thousand values is a large part of verifying a module.
-var definedSets = sync.Pool{New: func() any { return &valueSet{} }}
-
 // valueKey is a value's address as an integer: the module keeps every value
 // alive (and Go's collector does not move objects), and integer keys spare
 // the map the write barriers and scanning that pointer keys cost.
@@ -119,11 +114,8 @@ func Module(m *ir.Module) error {
 	if m == nil {
 		return fmt.Errorf("verify: nil module")
 	}
-	v := &verifier{m: m, defined: definedSets.Get().(*valueSet)}
-	defer func() {
-		v.defined.reset() // keeps the table's size for the next module
-		definedSets.Put(v.defined)
-	}()
+	v := &verifier{m: m, defined: getSet()}
+	defer putSet(v.defined)
 	seen := map[string]bool{}
 	for i, f := range m.Funcs {
 		if f == nil {
