@@ -19,7 +19,7 @@ import (
 
 // rowBlockElems is the elements of a full value per block: a few such
 // scratch buffers stay in L1/L2.
-const rowBlockElems = 2048
+const rowBlockElems = 4096
 
 // rowStreamMin is the size from which a full result is written with
 // non-temporal stores: larger than the caches, it would only evict useful

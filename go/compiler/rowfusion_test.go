@@ -257,3 +257,28 @@ func TestRowFusionFallback(t *testing.T) {
 	m := rowProgram("softmax", ir.F32, []int64{6}, []int64{1})
 	require.Zero(t, countOps(compile(t, m), rowFusionOp))
 }
+
+// A row group inside a loop body is fused there too.
+func TestRowFusionInLoop(t *testing.T) {
+	needOps(t, "stablehlo.reduce", "stablehlo.exponential", "stablehlo.broadcast_in_dim", "stablehlo.compare")
+	rb := rowB{et: ir.F32, lead: []int64{16}, tail: []int64{300}}
+	mb := newMod()
+	mb.fn("main", "public", []ir.Type{rb.full()}, []ir.Type{rb.full()}, func(b *blkB, a []*ir.Value) []*ir.Value {
+		r := b.while([]*ir.Value{b.i32c(0), a[0]},
+			func(wb *blkB, c []*ir.Value) *ir.Value { return wb.cmp("LT", c[0], wb.i32c(3)) },
+			func(wb *blkB, c []*ir.Value) []*ir.Value {
+				rb.blkB = wb
+				x := c[1]
+				e := rb.un("exponential", rb.bin("subtract", x, rb.spread(rb.reduce("stablehlo.maximum", x, math.Inf(-1)))))
+				y := rb.bin("divide", e, rb.spread(rb.reduce("stablehlo.add", e, 0)))
+				return []*ir.Value{wb.hlo("add", c[0], wb.i32c(1)), rb.bin("add", y, x)}
+			})
+		return []*ir.Value{r[1]}
+	})
+	args := rowInputs(mb.m, 4)
+	ref, err := CompileModule(mb.m, Options{NoFuse: true})
+	require.NoError(t, err)
+	e := compile(t, mb.m)
+	require.Contains(t, e.PlanText(), rowFusionOp)
+	require.Equal(t, runCopy(t, ref, args, nil), runCopy(t, e, args, nil))
+}

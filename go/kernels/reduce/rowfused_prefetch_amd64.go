@@ -13,4 +13,3 @@ func Prefetch(b []byte) {
 		prefetchLines(&b[0], len(b))
 	}
 }
-
