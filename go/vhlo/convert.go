@@ -162,7 +162,7 @@ func (d *decoder) region(gr *mlirbc.Region, parent *ir.Op, inFunc bool) (*ir.Reg
 
 // op converts one generic op (and its regions).
 func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error) {
-	loc := d.locAt(gop.Loc)
+	loc := d.cachedLoc(gop.Loc)
 	op := &d.ops.Take(1)[0]
 	op.Loc = loc
 	key := opKey{name: gop.NameIndex, inFunc: inFunc, hasAttrs: gop.HasAttrs, hasProps: gop.HasProps, attrs: gop.Attrs, props: gop.PropsIndex}
@@ -195,11 +195,7 @@ func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error)
 	}
 	op.Results = d.refs.Take(len(results))
 	for i, gv := range results {
-		t, err := d.typeAt(d.f.Value(gv).Type)
-		if err != nil {
-			return nil, op.Errorf("result %d: %v", i, err)
-		}
-		it, err := t.irType()
+		it, err := d.resultType(d.f.Value(gv).Type)
 		if err != nil {
 			return nil, op.Errorf("result %d: %v", i, err)
 		}
