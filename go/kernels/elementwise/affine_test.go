@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gojax/gojax/go/internal/cpufeat"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/stretchr/testify/require"
 )
@@ -40,5 +41,63 @@ func TestUnaryAffineMatchesUnfused(t *testing.T) {
 	s, o := bytesOf([]float32{2}), bytesOf([]float32{1})
 	require.Zero(t, testing.AllocsPerRun(10, func() { aff(d, d, s, o) }))
 	_, ok = UnaryAffineLoop("exponential", ir.F64)
+	require.False(t, ok)
+}
+
+// The binary epilogue equals the binary loop run on the affine loop's
+// result, through the public loop (widest kernel and Go tail) and through
+// each vector width against the Go loop.
+func TestUnaryAffineBinaryMatchesUnfused(t *testing.T) {
+	var src, w []float32
+	for b := uint32(0); b < 0xffffffff-65521; b += 65521 {
+		src = append(src, math.Float32frombits(b))
+		w = append(w, math.Float32frombits(b*7+12345))
+	}
+	src = append(src, 0, negz32, inf32, -inf32, nan32, 1e-4, -3e-4, 7.99, -8, 0.5, 3, 0.25)
+	w = append(w, 0, 0, inf32, 2, 3, nan32, negz32, -inf32, 1e-40, 5, -1, 0.5)
+	sc, off := bytesOf([]float32{2}), bytesOf([]float32{1})
+	aff, _ := UnaryAffineLoop("tanh", ir.F32)
+	same := func(g, w float32) bool { return math.Float32bits(g) == math.Float32bits(w) || (g != g && w != w) }
+	for _, bop := range []string{"add", "subtract", "multiply", "divide"} {
+		bin, _ := BinaryLoop(bop, ir.F32)
+		for _, first := range []bool{true, false} {
+			f, ok := UnaryAffineBinaryLoop("stablehlo.tanh", bop, ir.F32, first)
+			require.True(t, ok)
+			for _, n := range []int{len(src), len(src) - 3, 9, 0} {
+				want, got := make([]byte, 4*n), make([]byte, 4*n)
+				aff(want, bytesOf(src[:n]), sc, off)
+				if first {
+					bin(want, want, bytesOf(w[:n]))
+				} else {
+					bin(want, bytesOf(w[:n]), want)
+				}
+				f(got, bytesOf(src[:n]), bytesOf(w[:n]), sc, off)
+				for i, g := range view[float32](got) {
+					require.Truef(t, same(g, view[float32](want)[i]), "%s(tanh(%v*2+1), %v) first=%v: fused %v, unfused %v",
+						bop, src[i], w[i], first, g, view[float32](want)[i])
+				}
+			}
+		}
+	}
+	n := len(src) &^ 15
+	for _, k := range []struct {
+		ok bool
+		f  tanhKernel
+	}{{cpufeat.AVX2FMA, tanh32x8}, {cpufeat.AVX512, tanh32x16}} {
+		if !k.ok {
+			continue
+		}
+		for epi := 1; epi <= 8; epi++ {
+			for _, a := range []*[2]float32{nil, &testAff} {
+				got, want := make([]float32, n), make([]float32, n)
+				k.f(got, src[:n], a, &w[0], epi)
+				tanh32Go(want, src[:n], a, w[:n], epi)
+				for i := range got {
+					require.Truef(t, same(got[i], want[i]), "epi %d aff %v: x=%v w=%v vector %v, Go %v", epi, a != nil, src[i], w[i], got[i], want[i])
+				}
+			}
+		}
+	}
+	_, ok := UnaryAffineBinaryLoop("tanh", "maximum", ir.F32, true)
 	require.False(t, ok)
 }

@@ -70,7 +70,8 @@ func BenchmarkMulC64(b *testing.B)         { benchOp(b, "multiply", nil, ir.C64,
 
 // BenchmarkFusedTanhChain runs tanh(x*2 + 1) * y over 1M f32 elements in
 // 1024-element blocks the way a fusion does, with the multiply-add as two
-// members ("separate") or as the tanh loop's affine prologue ("affine").
+// members ("separate"), as the tanh loop's affine prologue ("affine"), or
+// with the multiply by y as its epilogue too ("onepass").
 func BenchmarkFusedTanhChain(b *testing.B) {
 	const n, blk = 1 << 20, 1024
 	x, y, out := make([]float32, n), make([]float32, n), make([]float32, n)
@@ -99,5 +100,14 @@ func BenchmarkFusedTanhChain(b *testing.B) {
 	})
 	b.Run("affine", func(b *testing.B) {
 		run(b, func(xs []byte) { tanhAff(buf, xs, two, one) })
+	})
+	chain, _ := UnaryAffineBinaryLoop("tanh", "multiply", ir.F32, true)
+	b.Run("onepass", func(b *testing.B) {
+		for b.Loop() {
+			for lo := 0; lo < 4*n; lo += 4 * blk {
+				chain(ob[lo:lo+4*blk], xb[lo:lo+4*blk], yb[lo:lo+4*blk], two, one)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e3, "us/run")
 	})
 }

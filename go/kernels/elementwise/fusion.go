@@ -118,6 +118,27 @@ func UnaryAffineLoop(op string, t ir.ElemType) (func(dst, src, scale, offset []b
 	}
 	return func(d, s, sc, off []byte) {
 		aff := [2]float32{view[float32](sc)[0], view[float32](off)[0]}
-		tanh32Affine(view[float32](d), view[float32](s), &aff)
+		tanh32Chain(view[float32](d), view[float32](s), &aff, nil, 0)
+	}, true
+}
+
+// UnaryAffineBinaryLoop is UnaryAffineLoop followed by the binary op bop
+// (add, subtract, multiply or divide) with an array operand w holding one
+// element per result: dst[i] = bop(r, w[i]) when unaryFirst, else
+// bop(w[i], r), where r = op(src[i]*scale[0] + offset[0]). Each step
+// rounds as its own loop would, so a fusion like tanh(x*2 + 1) * y runs
+// in one pass over its inputs with unchanged results.
+func UnaryAffineBinaryLoop(op, bop string, t ir.ElemType, unaryFirst bool) (func(dst, src, w, scale, offset []byte), bool) {
+	b, ok := arithByName[trimOp(bop)]
+	if trimOp(op) != "tanh" || t != ir.F32 || !ok || b > arDiv {
+		return nil, false
+	}
+	epi := 1 + 2*int(b)
+	if !unaryFirst {
+		epi++
+	}
+	return func(d, s, w, sc, off []byte) {
+		aff := [2]float32{view[float32](sc)[0], view[float32](off)[0]}
+		tanh32Chain(view[float32](d), view[float32](s), &aff, view[float32](w), epi)
 	}, true
 }

@@ -2,8 +2,9 @@
 
 // gen_tanh writes tanh32_amd64.s: the AVX2 and AVX-512 loops of tanhRational
 // (tanh32.go), each with an optional affine prologue x = src*scale + offset
-// (two roundings, as a multiply then an add). Run with `go generate` (see
-// tanh32.go).
+// (two roundings, as a multiply then an add) and an optional epilogue, an
+// add, subtract, multiply or divide with an array operand. Run with
+// `go generate` (see tanh32.go).
 package main
 
 import (
@@ -81,15 +82,21 @@ func body(w width) {
 	emit("\tVBLENDVPS Y9, Y0, Y7, Y7")
 }
 
+// Epilogue codes: 0 none, else 1 + 2·op + order with op add, sub, mul,
+// div (arithOp order) and order 0 for r op w, 1 for w op r.
+var epiOps = []string{"ADD", "SUB", "MUL", "DIV"}
+
 func kernel(w width) {
 	name := "tanh32x" + w.name + "Asm"
 	r := func(i int) string { return fmt.Sprintf("%s%d", w.r, i) }
-	emit("// func %s(dst, src []float32, aff *[2]float32)", name)
-	emit("TEXT ·%s(SB), NOSPLIT, $0-56", name)
+	emit("// func %s(dst, src []float32, aff *[2]float32, w *float32, epi int)", name)
+	emit("TEXT ·%s(SB), NOSPLIT, $0-72", name)
 	emit("\tMOVQ dst_base+0(FP), DI")
 	emit("\tMOVQ src_base+24(FP), SI")
 	emit("\tMOVQ src_len+32(FP), CX")
 	emit("\tMOVQ aff+48(FP), DX")
+	emit("\tMOVQ w+56(FP), R8")
+	emit("\tMOVQ epi+64(FP), R9")
 	emit("\tSHRQ $%d, CX", w.shift)
 	emit("\tJZ done")
 	emit("\tLEAQ tanhk<>(SB), AX")
@@ -102,31 +109,52 @@ func kernel(w width) {
 			emit("\tVBROADCASTSS %d(AX), Z%d", off, 16+(off-kA13)/4)
 		}
 	}
+	nepi := 1 + 2*len(epiOps)
+	// Dispatch once per call to the loop of this prologue and epilogue.
 	emit("\tTESTQ DX, DX")
-	emit("\tJNZ affine")
-	for _, aff := range []bool{false, true} {
-		lbl := "plain"
-		if aff {
-			lbl = "affine"
-			emit("affine:")
-			emit("\tVBROADCASTSS 0(DX), %s", r(10))
-			emit("\tVBROADCASTSS 4(DX), %s", r(11))
+	emit("\tJZ noaff")
+	emit("\tVBROADCASTSS 0(DX), %s", r(10))
+	emit("\tVBROADCASTSS 4(DX), %s", r(11))
+	for _, aff := range []int{1, 0} {
+		if aff == 0 {
+			emit("noaff:")
 		}
-		emit("%s_loop:", lbl)
-		emit("\tVMOVUPS (SI), %s", r(0))
-		if aff {
-			emit("\tVMULPS %s, %s, %s", r(10), r(0), r(0))
-			emit("\tVADDPS %s, %s, %s", r(11), r(0), r(0))
+		for e := range nepi {
+			emit("\tCMPQ R9, $%d", e)
+			emit("\tJEQ l%d_%d", aff, e)
 		}
-		body(w)
-		emit("\tVMOVUPS %s, (DI)", r(7))
-		emit("\tADDQ $%d, SI", w.bytes)
-		emit("\tADDQ $%d, DI", w.bytes)
-		emit("\tDECQ CX")
-		emit("\tJNZ %s_loop", lbl)
-		emit("\tVZEROUPPER")
-		emit("\tRET")
+		emit("\tJMP bad")
 	}
+	for aff := range 2 {
+		for e := range nepi {
+			emit("l%d_%d:", aff, e)
+			emit("\tVMOVUPS (SI), %s", r(0))
+			if aff == 1 {
+				emit("\tVMULPS %s, %s, %s", r(10), r(0), r(0))
+				emit("\tVADDPS %s, %s, %s", r(11), r(0), r(0))
+			}
+			body(w)
+			if e > 0 {
+				in := "V" + epiOps[(e-1)/2] + "PS"
+				if (e-1)%2 == 0 { // r op w
+					emit("\t%s (R8), %s, %s", in, r(7), r(7))
+				} else { // w op r
+					emit("\tVMOVUPS (R8), %s", r(9))
+					emit("\t%s %s, %s, %s", in, r(7), r(9), r(7))
+				}
+				emit("\tADDQ $%d, R8", w.bytes)
+			}
+			emit("\tVMOVUPS %s, (DI)", r(7))
+			emit("\tADDQ $%d, SI", w.bytes)
+			emit("\tADDQ $%d, DI", w.bytes)
+			emit("\tDECQ CX")
+			emit("\tJNZ l%d_%d", aff, e)
+			emit("\tVZEROUPPER")
+			emit("\tRET")
+		}
+	}
+	emit("bad:")
+	emit("\tVZEROUPPER")
 	emit("done:")
 	emit("\tRET")
 	emit("")
@@ -151,10 +179,11 @@ func main() {
 	}
 	emit("GLOBL tanhk<>(SB), RODATA|NOPTR, $60")
 	emit("")
-	emit("// Each function writes tanhRational(x) for every vector of src to dst,")
+	emit("// Each function writes r = tanhRational(x) for every vector of src to dst,")
 	emit("// x = src[i], or src[i]*aff[0] + aff[1] (rounded after each) when aff is")
 	emit("// not nil: the same float32 operations in the same order as the Go code,")
-	emit("// the polynomial's multiply-adds fused as fma32 does.")
+	emit("// the polynomial's multiply-adds fused as fma32 does. epi > 0 writes")
+	emit("// r op w[i] or w[i] op r instead (tanh32Chain's codes).")
 	emit("")
 	kernel(width{"8", "Y", 3, 32})
 	kernel(width{"16", "Z", 4, 64})

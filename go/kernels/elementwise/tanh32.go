@@ -90,40 +90,61 @@ func fma32(x, y, z float32) float32 {
 
 // ftanh32 is tanh over a slice: sixteen lanes at a time with AVX-512, eight
 // with AVX2, the rest (and everything without AVX2) in Go.
-func ftanh32(d, a []float32) { tanh32Affine(d, a, nil) }
+func ftanh32(d, a []float32) { tanh32Chain(d, a, nil, nil, 0) }
 
-// tanh32Affine is ftanh32 of a[i]*aff[0] + aff[1] (a multiply and an add,
-// each rounded) when aff is not nil: a broadcast multiply-add feeding tanh
-// costs no pass of its own.
-func tanh32Affine(d, a []float32, aff *[2]float32) {
+// tanh32Chain is ftanh32 of a[i]*aff[0] + aff[1] (a multiply and an add,
+// each rounded) when aff is not nil, followed when epi > 0 by a binary op
+// with w: d[i] = r op w[i] for epi = 1 + 2·op, w[i] op r for epi = 2 + 2·op
+// (op arAdd, arSub, arMul or arDiv). A broadcast multiply-add feeding tanh
+// and an op on its result then cost no passes of their own.
+func tanh32Chain(d, a []float32, aff *[2]float32, w []float32, epi int) {
 	d = d[:len(a)]
+	var wp *float32
+	if epi > 0 {
+		w = w[:len(a)]
+	}
 	n := 0
 	switch {
 	case cpufeat.AVX512:
 		n = len(a) &^ 15
-		if n > 0 {
-			tanh32x16(d[:n], a[:n], aff)
-		}
 	case cpufeat.AVX2FMA:
 		n = len(a) &^ 7
-		if n > 0 {
-			tanh32x8(d[:n], a[:n], aff)
+	}
+	if n > 0 {
+		if epi > 0 {
+			wp = &w[0]
+		}
+		if cpufeat.AVX512 {
+			tanh32x16(d[:n], a[:n], aff, wp, epi)
+		} else {
+			tanh32x8(d[:n], a[:n], aff, wp, epi)
 		}
 	}
-	tanh32Go(d[n:], a[n:], aff)
+	if epi > 0 {
+		w = w[n:]
+	}
+	tanh32Go(d[n:], a[n:], aff, w, epi)
 }
 
 // tanh32Go is the plain loop: the vector kernels' tail and fallback.
-func tanh32Go(d, a []float32, aff *[2]float32) {
+func tanh32Go(d, a []float32, aff *[2]float32, w []float32, epi int) {
 	a = a[:len(d)]
 	if aff == nil {
 		for i, x := range a {
 			d[i] = tanhRational(x)
 		}
-		return
+	} else {
+		s, o := aff[0], aff[1]
+		for i, x := range a {
+			d[i] = tanhRational(float32(float32(x*s) + o))
+		}
 	}
-	s, o := aff[0], aff[1]
-	for i, x := range a {
-		d[i] = tanhRational(float32(float32(x*s) + o))
+	if epi > 0 {
+		op := arithOp((epi - 1) / 2)
+		if (epi-1)%2 == 0 {
+			arithGo(op, formVV, d, d, w)
+		} else {
+			arithGo(op, formVV, d, w, d)
+		}
 	}
 }

@@ -75,12 +75,14 @@ func BenchmarkExpTanhWidths(b *testing.B) {
 // chosen so products and sums round.
 var testAff = [2]float32{1.2345678, -0.3333333}
 
-func noAff(f func(d, s []float32, aff *[2]float32)) func(d, s []float32) {
-	return func(d, s []float32) { f(d, s, nil) }
+type tanhKernel = func(d, s []float32, aff *[2]float32, w *float32, epi int)
+
+func noAff(f tanhKernel) func(d, s []float32) {
+	return func(d, s []float32) { f(d, s, nil, nil, 0) }
 }
 
-func withAff(f func(d, s []float32, aff *[2]float32)) func(d, s []float32) {
-	return func(d, s []float32) { f(d, s, &testAff) }
+func withAff(f tanhKernel) func(d, s []float32) {
+	return func(d, s []float32) { f(d, s, &testAff, nil, 0) }
 }
 
 // tanhAff is the unfused multiply, add and tanh.
