@@ -179,39 +179,42 @@ func findRowGroup(blk *ir.Block, tried map[*ir.Op]bool) []*ir.Op {
 		if !spreads {
 			continue
 		}
-		return pullBroadcasts(blk, ms, member, tainted, g)
+		return absorbProducers(blk, ms, member, tainted, g)
 	}
 	return nil
 }
 
-// pullBroadcasts adds the broadcasts (of outside values to a member's
-// shape) read only by members: the fusion then reads their small operands
-// instead of materialized arrays.
-func pullBroadcasts(blk *ir.Block, ms []*ir.Op, member map[*ir.Op]bool, tainted map[*ir.Value]bool, g rowGeom) []*ir.Op {
+// absorbProducers adds, to a fixpoint, the ops feeding members that only
+// members read: broadcasts of outside values (the fusion then reads their
+// small operands instead of materialized arrays) and elementwise ops on the
+// rows, such as a scaling or a mask before a softmax (their results then
+// never reach memory). Such an op does not depend on the group (it is not
+// tainted) and precedes its readers, so it can run inside the fusion.
+func absorbProducers(blk *ir.Block, ms []*ir.Op, member map[*ir.Op]bool, tainted map[*ir.Value]bool, g rowGeom) []*ir.Op {
 	users := map[*ir.Value][]*ir.Op{}
 	for _, op := range blk.Ops {
 		forEachUse(op, func(v *ir.Value) { users[v] = append(users[v], op) })
 	}
-	for _, m := range slices.Clone(ms) {
-		for _, v := range m.Operands {
-			b := v.Def
-			// A tainted broadcast depends on the group: it cannot feed it.
-			if b == nil || b.Block != blk || member[b] || tainted[v] || b.Name != "stablehlo.broadcast_in_dim" {
-				continue
-			}
-			if _, ok := broadcastMap(b); !ok {
-				continue
-			}
-			if n := staticTensor(v).NumElements(); n != g.rows*g.n && n != g.rows {
-				continue
-			}
-			all := true
-			for _, u := range users[v] {
-				all = all && member[u] && slices.Contains(u.Operands, v)
-			}
-			if all {
-				member[b] = true
-				ms = append(ms, b)
+	for changed := true; changed; {
+		changed = false
+		for i := 0; i < len(ms); i++ {
+			for _, v := range ms[i].Operands {
+				p := v.Def
+				if p == nil || p.Block != blk || member[p] || tainted[v] || !absorbable(p, g) {
+					continue
+				}
+				all := true
+				for _, u := range users[v] {
+					// A broadcast reading a member must spread or re-shape a
+					// per-row value (rowBcastKind); others read outside values.
+					all = all && member[u] && slices.Contains(u.Operands, v) &&
+						(u.Name != "stablehlo.broadcast_in_dim" || rowBcastKind(u, g) != 0)
+				}
+				if all {
+					member[p] = true
+					ms = append(ms, p)
+					changed = true
+				}
 			}
 		}
 	}
@@ -221,6 +224,20 @@ func pullBroadcasts(blk *ir.Block, ms []*ir.Op, member map[*ir.Op]bool, tainted 
 	}
 	slices.SortFunc(ms, func(a, b *ir.Op) int { return index[a] - index[b] })
 	return ms
+}
+
+// absorbable: a broadcast or an elementwise op whose result is a full or a
+// per-row value of g.
+func absorbable(p *ir.Op, g rowGeom) bool {
+	if p.Name == "stablehlo.broadcast_in_dim" {
+		if _, ok := broadcastMap(p); !ok {
+			return false
+		}
+	} else if !fusible(p) {
+		return false
+	}
+	n := staticTensor(p.Results[0]).NumElements()
+	return n == g.rows || n == g.rows*g.n
 }
 
 // spliceRowGroup replaces the members (block order) by one row fusion at

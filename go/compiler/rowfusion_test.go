@@ -120,6 +120,14 @@ func rowProgram(kind string, et ir.ElemType, lead, tail []int64) *ir.Module {
 			be := rb.v("stablehlo.broadcast_in_dim", rb.full(), tailDims, a[2])
 			y := rb.bin("add", rb.bin("multiply", rb.bin("multiply", xc, rb.spread(rs)), g), be)
 			res = []*ir.Value{y, mean, xc}
+		case "scaled":
+			// Elementwise producers before the first reduce (a scale by a
+			// broadcast scalar, then an added mask) join the group.
+			c := rb.v("stablehlo.broadcast_in_dim", rb.full(), ir.Attrs{"broadcast_dimensions": ir.DenseI64Attr{}}, rb.scalar(0.125))
+			tailDims := ir.Attrs{"broadcast_dimensions": ir.DenseI64Attr{Values: iota64(len(lead), len(lead)+len(tail))}}
+			y := rb.bin("add", rb.bin("multiply", x, c), rb.v("stablehlo.broadcast_in_dim", rb.full(), tailDims, a[1]))
+			e := rb.un("exponential", rb.bin("subtract", y, rb.spread(rb.reduce("stablehlo.maximum", y, math.Inf(-1)))))
+			res = []*ir.Value{rb.bin("divide", e, rb.spread(rb.reduce("stablehlo.add", e, 0)))}
 		case "tainted":
 			// An outsider reads a member and a later op reads it: it moves
 			// after the fusion; sum then feeds both.
@@ -197,7 +205,7 @@ func TestRowFusionMatchesUnfused(t *testing.T) {
 	needOps(t, "stablehlo.reduce", "stablehlo.exponential", "stablehlo.broadcast_in_dim", "stablehlo.reverse", "stablehlo.rsqrt")
 	defer workers.Set(0)
 	shapes := [][2][]int64{{{37}, {1000}}, {{3, 5}, {300}}, {{64}, {1024}}, {{5}, {3000}}, {{9}, {4, 7}}, {{2}, {2}}}
-	for _, kind := range []string{"softmax", "logsoftmax", "layernorm", "tainted"} {
+	for _, kind := range []string{"softmax", "logsoftmax", "layernorm", "tainted", "scaled"} {
 		for _, et := range []ir.ElemType{ir.F32, ir.F64} {
 			for si, sh := range shapes {
 				name := fmt.Sprintf("%s/%s/%v", kind, et, sh)
@@ -240,6 +248,13 @@ func TestRowFusionSoftmaxIsOneStep(t *testing.T) {
 			require.InDelta(t, 1, s, 1e-4, "row %d", r)
 		}
 	}
+}
+
+func TestRowFusionTakesProducers(t *testing.T) {
+	needOps(t, "stablehlo.reduce", "stablehlo.exponential", "stablehlo.broadcast_in_dim")
+	e := compile(t, rowProgram("scaled", ir.F32, []int64{8}, []int64{512}))
+	require.Equal(t, 1, e.Stats().KernelSteps, e.PlanText())
+	require.Equal(t, 0, e.Stats().Slots, "no intermediate arrays")
 }
 
 func TestRowFusionFallback(t *testing.T) {
