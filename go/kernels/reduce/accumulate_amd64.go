@@ -16,6 +16,13 @@ func addAccF32Z(dst, src []float32)
 //go:noescape
 func addAccF64Z(dst, src []float64)
 
+//go:noescape
+func addRowsF32Z(dst, src *float32, n, stride, rows int)
+
+// rowGroup is how many rows addRowsF32Z adds per pass over a dst block: few
+// enough input streams at once for the prefetchers to follow.
+const rowGroup = 8
+
 func init() { useAccumulate(cpufeat.Widest()) }
 
 // useAccumulate selects the vector dst[i] += src[i] (sums along a leading
@@ -23,9 +30,10 @@ func init() { useAccumulate(cpufeat.Widest()) }
 // single IEEE addition as in sumAcc, so results are identical to the Go
 // loop whatever the width or the split.
 func useAccumulate(isa string) {
-	addAccF32, addAccF64 = sumAcc[float32], sumAcc[float64]
+	addAccF32, addAccF64, addRowsF32 = sumAcc[float32], sumAcc[float64], nil
 	switch isa {
 	case "Z":
+		addRowsF32 = addRowsZ
 		addAccF32 = func(dst, src []float32) {
 			src = src[:len(dst)]
 			n := len(dst) &^ 63
@@ -50,6 +58,25 @@ func useAccumulate(isa string) {
 			n := len(dst) &^ 15
 			addAccF64Asm(dst[:n], src[:n])
 			sumAcc(dst[n:], src[n:])
+		}
+	}
+}
+
+// addRowsZ runs addRowsF32Z over the columns that fill whole 128-float
+// blocks, rowGroup rows per pass, and addAccF32 per row over the rest.
+func addRowsZ(dst, src []float32, stride, rows int) {
+	if rows <= 0 || len(dst) == 0 {
+		return
+	}
+	_ = src[(rows-1)*stride+len(dst)-1]
+	n := len(dst) &^ 127
+	for r := 0; r < rows; r += rowGroup {
+		g := min(rowGroup, rows-r)
+		if n > 0 {
+			addRowsF32Z(&dst[0], &src[r*stride], n, stride, g)
+		}
+		for i := r; i < r+g && n < len(dst); i++ {
+			addAccF32(dst[n:], src[i*stride+n:i*stride+len(dst)])
 		}
 	}
 }

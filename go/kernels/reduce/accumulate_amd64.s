@@ -116,3 +116,55 @@ loop64z:
 	VZEROUPPER
 done64z:
 	RET
+
+// func addRowsF32Z(dst, src *float32, n, stride, rows int): for each block
+// of 128 columns of dst (n a multiple of 128), dst += src row 0, row 1, …,
+// row rows-1 (rows >= 1, stride in elements) in that order, the block held
+// in Z0-Z7 across the rows.
+TEXT ·addRowsF32Z(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ stride+24(FP), DX
+	MOVQ rows+32(FP), BX
+	SHLQ $2, DX
+	SHRQ $7, CX
+	JZ doneRows
+blockRows:
+	VMOVUPS 0(DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS 128(DI), Z2
+	VMOVUPS 192(DI), Z3
+	VMOVUPS 256(DI), Z4
+	VMOVUPS 320(DI), Z5
+	VMOVUPS 384(DI), Z6
+	VMOVUPS 448(DI), Z7
+	MOVQ SI, R8
+	MOVQ BX, R9
+rowRows:
+	VADDPS 0(R8), Z0, Z0
+	VADDPS 64(R8), Z1, Z1
+	VADDPS 128(R8), Z2, Z2
+	VADDPS 192(R8), Z3, Z3
+	VADDPS 256(R8), Z4, Z4
+	VADDPS 320(R8), Z5, Z5
+	VADDPS 384(R8), Z6, Z6
+	VADDPS 448(R8), Z7, Z7
+	ADDQ DX, R8
+	DECQ R9
+	JNZ rowRows
+	VMOVUPS Z0, 0(DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	VMOVUPS Z4, 256(DI)
+	VMOVUPS Z5, 320(DI)
+	VMOVUPS Z6, 384(DI)
+	VMOVUPS Z7, 448(DI)
+	ADDQ $512, DI
+	ADDQ $512, SI
+	DECQ CX
+	JNZ blockRows
+	VZEROUPPER
+doneRows:
+	RET

@@ -50,3 +50,38 @@ func BenchmarkAccumulateF32(b *testing.B) {
 		acc(d, s)
 	}
 }
+
+// addRowsF32 must give the bits of one sumAcc per row, in row order.
+func TestVectorAddRowsMatchesLoop(t *testing.T) {
+	defer useAccumulate(cpufeat.Widest())
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, isa := range cpufeat.Sets() {
+		useAccumulate(isa)
+		f := floatSumRows[float32]()
+		if f == nil {
+			continue
+		}
+		for _, n := range []int{1, 64, 127, 128, 129, 300, 4096} {
+			for _, rows := range []int{1, 2, 7, 8, 9, 31} {
+				stride := n + rng.IntN(3)*64
+				src := make([]float32, (rows-1)*stride+n)
+				for i := range src {
+					src[i] = float32(rng.NormFloat64() * math.Exp2(float64(rng.IntN(30)-15)))
+				}
+				src[n/2] = float32(math.Inf(1))
+				got, want := make([]float32, n), make([]float32, n)
+				for i := range got {
+					got[i] = float32(rng.NormFloat64())
+				}
+				copy(want, got)
+				for r := range rows {
+					sumAcc(want, src[r*stride:r*stride+n])
+				}
+				f(got, src, stride, rows)
+				for i := range n {
+					require.Equal(t, math.Float32bits(want[i]), math.Float32bits(got[i]), "%q n=%d rows=%d i=%d", isa, n, rows, i)
+				}
+			}
+		}
+	}
+}

@@ -53,7 +53,8 @@ type fastReducer[A any] struct {
 	lay  layout
 	f    opFuncs[A]
 	st   storage[A]
-	pool sync.Pool // *scratch[A]
+	rows func(dst, src []A, stride, rows int) // f.acc over many rows; may be nil
+	pool sync.Pool                            // *scratch[A]
 }
 
 type scratch[A any] struct {
@@ -196,8 +197,9 @@ func (r *fastReducer[A]) runInnerReduced(ctx kernel.Context, in, out []byte, ini
 // typed bundles the storage conversion and op functions of one (element
 // type, op) pair; its methods build the kernels that use them.
 type typed[A any] struct {
-	st storage[A]
-	f  opFuncs[A]
+	st   storage[A]
+	f    opFuncs[A]
+	rows func(dst, src []A, stride, rows int) // see fastReducer.rows
 }
 
 // typedKernels is what newTyped returns, whatever A is.
@@ -208,7 +210,7 @@ type typedKernels interface {
 }
 
 func (t *typed[A]) reduceStep(ctx kernel.Context, lay layout) kernel.Step {
-	r := &fastReducer[A]{lay: lay, f: t.f, st: t.st}
+	r := &fastReducer[A]{lay: lay, f: t.f, st: t.st, rows: t.rows}
 	return r.step(ctx)
 }
 
@@ -262,7 +264,11 @@ func mk[A any](op opKind, ops func(opKind) (opFuncs[A], bool), st storage[A]) ty
 	if !ok {
 		return nil
 	}
-	return &typed[A]{st: st, f: f}
+	t := &typed[A]{st: st, f: f}
+	if op == opAdd {
+		t.rows = floatSumRows[A]()
+	}
+	return t
 }
 
 // f16Storage and bf16Storage widen to f32 with direct (inlinable) calls.
