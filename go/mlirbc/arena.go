@@ -10,7 +10,10 @@ import (
 // why Load is not safe for concurrent use (it never was: it mutates the op).
 type arena struct {
 	ops  slab.Slab[Op]
-	nops int // ops taken since the last reset
+	// Ops, regions and blocks read since the last reset (see Counts).
+	nops, nregions, nblocks int
+	// readers are those of isolated regions read eagerly.
+	readers bump[Reader]
 	// vals holds the values, at their ids; ids the lists of value ids of
 	// ops and blocks. Both are pointer-free and grow by copying (ops keep
 	// ranges, not slices), so the garbage collector never looks inside.
@@ -70,6 +73,25 @@ func (a *arena) parser(f *File, lazy bool) *irParser {
 	return &a.p
 }
 
+// Counts are running totals of what reading a File's IR has built: a
+// client that converts a region can size its own storage from the
+// difference across loading it (see Op.LoadDeep).
+type Counts struct {
+	Ops, Regions, Blocks int
+	// Values is NumValues; IDs counts the entries of every op's results
+	// and operands and every block's arguments.
+	Values, IDs int
+}
+
+// Counts returns the totals so far.
+func (f *File) Counts() Counts {
+	a := f.slabs
+	if a == nil {
+		return Counts{}
+	}
+	return Counts{Ops: a.nops, Regions: a.nregions, Blocks: a.nblocks, Values: len(a.vals), IDs: len(a.ids.buf)}
+}
+
 // NumValues bounds the ids of the values read so far (Value.ID).
 func (f *File) NumValues() int {
 	if f.slabs == nil {
@@ -80,7 +102,8 @@ func (f *File) NumValues() int {
 
 func (a *arena) reset() {
 	a.ops.Reset()
-	a.nops = 0
+	a.nops, a.nregions, a.nblocks = 0, 0, 0
+	a.readers.reset()
 	a.vals = a.vals[:0]
 	a.ids.buf = a.ids.buf[:0]
 	a.blks.Reset()

@@ -32,6 +32,9 @@ func FuzzParse(f *testing.F) {
 			if err != nil {
 				continue
 			}
+			if lazy && len(ops) > 0 {
+				_ = ops[0].LoadDeep() // what go/vhlo does with function bodies
+			}
 			_ = LoadAll(ops)
 		}
 	})

@@ -140,12 +140,18 @@ func (f *File) TopLevel(lazy bool) ([]*Op, error) {
 
 // Load reads the regions of a lazily loaded op (a no-op otherwise). Ops found
 // inside stay lazy if the file was read lazily.
-func (o *Op) Load() error {
+func (o *Op) Load() error { return o.load(true) }
+
+// LoadDeep is Load that also reads the regions of every op inside, so that
+// none is left lazy. On error the op stays lazy (Load may read it again).
+func (o *Op) LoadDeep() error { return o.load(false) }
+
+func (o *Op) load(lazy bool) error {
 	if !o.lazy {
 		return nil
 	}
 	f := o.f
-	p := f.arena().parser(f, true)
+	p := f.arena().parser(f, lazy)
 	r := &p.r // the arena's: a reader per load would be garbage
 	*r = Reader{data: f.data[o.lazyOff : o.lazyOff+o.lazyLen], base: o.lazyOff, section: SectionName(SectionIR)}
 	p.pushScope()
@@ -302,6 +308,7 @@ func (p *irParser) region(r *Reader, depth int) (*Region, error) {
 		return nil, err
 	}
 	rg := p.regs.One()
+	p.nregions++
 	if nBlocks == 0 {
 		return rg, nil
 	}
@@ -313,6 +320,7 @@ func (p *irParser) region(r *Reader, depth int) (*Region, error) {
 		return nil, r.Errorf("region declares %d values in %d bytes", nValues, r.Len())
 	}
 	rs := regionState{numValues: int(nValues), blocks: p.blockRefs.Take(nBlocks)}
+	p.nblocks += nBlocks
 	bs := p.blks.Take(nBlocks)
 	for i := range rs.blocks {
 		rs.blocks[i] = &bs[i]
@@ -565,15 +573,16 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 			op.lazy, op.lazyOff, op.lazyLen = true, s.off, len(s.data)
 			return op, nil
 		}
-		sr := s.reader()
+		sr := p.readers.take(1)
+		sr[0] = Reader{data: s.data, base: s.off, section: SectionName(s.id)}
 		p.pushScope()
-		if err := p.regions(sr, op, depth+1); err != nil {
+		if err := p.regions(&sr[0], op, depth+1); err != nil {
 			return nil, err
 		}
-		if !sr.Empty() {
-			return nil, wrap(sr.Errorf("%d trailing bytes after the regions", sr.Len()))
+		if !sr[0].Empty() {
+			return nil, wrap(sr[0].Errorf("%d trailing bytes after the regions", sr[0].Len()))
 		}
-		if err := p.popScope(sr); err != nil {
+		if err := p.popScope(&sr[0]); err != nil {
 			return nil, err
 		}
 		return op, nil

@@ -45,3 +45,22 @@ func (d *decoder) reserve(c irCounts) {
 	d.blocks.Reserve(c.blocks)
 	d.blockRefs.Reserve(c.blocks)
 }
+
+// loadBody loads a function's body. Read whole (no region inside left
+// lazy), the file's counts give what converting it allocates, and counted
+// is set. A body with a malformed region inside is read again lazily, so
+// that the errors come in the order converting its ops meets them.
+func (d *decoder) loadBody(fn *mlirbc.Op) (n irCounts, counted bool, err error) {
+	if fn.Lazy() {
+		before := d.f.Counts()
+		if fn.LoadDeep() == nil {
+			after := d.f.Counts()
+			ops := after.Ops - before.Ops
+			// Every op sits in a block; every id is a result, an operand
+			// or a block argument: one ir pointer each.
+			return irCounts{ops: ops, blockOps: ops, refs: after.IDs - before.IDs,
+				regions: after.Regions - before.Regions, blocks: after.Blocks - before.Blocks}, true, nil
+		}
+	}
+	return irCounts{}, false, fn.Load()
+}

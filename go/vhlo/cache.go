@@ -2,10 +2,11 @@ package vhlo
 
 import "github.com/gojax/gojax/go/ir"
 
-// Every op looks up its location and its result types. The attribute/type
-// table memoizes them, but behind a call, state checks and an interface;
-// these dense per-decoder tables (indexed like the table, sized on first
-// use) make the common repeat a slice load.
+// Every op looks up its result types. The attribute/type table memoizes
+// them, but behind a call, state checks and an interface; this dense
+// per-decoder table (indexed like the table, sized on first use) makes the
+// common repeat a slice load. (Locations, one per op and mostly distinct,
+// would need a table as long as the attribute table for little gain.)
 
 // resultType is the ir type of type entry idx for a value.
 func (d *decoder) resultType(idx uint64) (ir.Type, error) {
@@ -27,25 +28,4 @@ func (d *decoder) resultType(idx uint64) (ir.Type, error) {
 	}
 	d.valTypes[idx] = it // idx is in range: typeAt succeeded
 	return it, nil
-}
-
-// locEntry is a decoded location (nil: unknown) once done is set.
-type locEntry struct {
-	loc  *ir.Location
-	done bool
-}
-
-// cachedLoc is locAt through the dense table.
-func (d *decoder) cachedLoc(idx uint64) *ir.Location {
-	if idx < uint64(len(d.locCache)) && d.locCache[idx].done {
-		return d.locCache[idx].loc
-	}
-	l := d.locAt(idx)
-	if idx < uint64(d.f.AttrTypes.NumAttrs()) {
-		if d.locCache == nil {
-			d.locCache = make([]locEntry, d.f.AttrTypes.NumAttrs())
-		}
-		d.locCache[idx] = locEntry{l, true}
-	}
-	return l
 }

@@ -37,7 +37,8 @@ func (d *decoder) function(gop *mlirbc.Op, attrs ir.Attrs) (*ir.Func, error) {
 		return nil, fail("res_attrs: %v", err)
 	}
 	lo := d.f.NumValues()
-	if err := gop.Load(); err != nil {
+	n, counted, err := d.loadBody(gop)
+	if err != nil {
 		return nil, fail("%v", err)
 	}
 	if len(gop.Regions) != 1 || len(gop.Regions[0].Blocks) == 0 {
@@ -46,11 +47,11 @@ func (d *decoder) function(gop *mlirbc.Op, attrs ir.Attrs) (*ir.Func, error) {
 	if len(gop.Regions[0].Blocks) != 1 {
 		return nil, fail("body has %d blocks, want 1", len(gop.Regions[0].Blocks))
 	}
-	var n irCounts
-	n.blockOps = len(gop.Regions[0].Blocks[0].Ops)
-	n.refs = len(gop.Regions[0].Blocks[0].Args)
-	n.regions, n.blocks = 1, 1 // the body
-	n.count(gop.Regions[0].Blocks[0].Ops)
+	if !counted {
+		n = irCounts{blockOps: len(gop.Regions[0].Blocks[0].Ops), refs: len(gop.Regions[0].Blocks[0].Args)}
+		n.regions, n.blocks = 1, 1 // the body
+		n.count(gop.Regions[0].Blocks[0].Ops)
+	}
 	d.reserve(n)
 	// Loading the body (count loads nested regions too) numbered all of
 	// the function's values: one table holds their ir values.
@@ -162,7 +163,7 @@ func (d *decoder) region(gr *mlirbc.Region, parent *ir.Op, inFunc bool) (*ir.Reg
 
 // op converts one generic op (and its regions).
 func (d *decoder) op(gop *mlirbc.Op, parent *ir.Op, inFunc bool) (*ir.Op, error) {
-	loc := d.cachedLoc(gop.Loc)
+	loc := d.locAt(gop.Loc)
 	op := &d.ops.Take(1)[0]
 	op.Loc = loc
 	key := opKey{name: gop.NameIndex, inFunc: inFunc, hasAttrs: gop.HasAttrs, hasProps: gop.HasProps, attrs: gop.Attrs, props: gop.PropsIndex}

@@ -46,9 +46,8 @@ type decoder struct {
 	blockRefs  slab.Slab[*ir.Block]
 	regionRefs slab.Slab[*ir.Region]
 	locs       slab.Slab[ir.Location]
-	// Dense caches of result types and locations (see cache.go).
+	// valTypes caches result types (see cache.go).
 	valTypes []ir.Type
-	locCache []locEntry
 }
 
 // Read decodes a portable artifact into a module. Only the entry function
