@@ -9,7 +9,7 @@ import (
 // arena holds the slabs of one File; lazily loaded regions share it, which is
 // why Load is not safe for concurrent use (it never was: it mutates the op).
 type arena struct {
-	ops  slab.Slab[Op]
+	ops slab.Slab[Op]
 	// Ops, regions and blocks read since the last reset (see Counts).
 	nops, nregions, nblocks int
 	// readers are those of isolated regions read eagerly.
