@@ -19,7 +19,10 @@ func addAccF64Z(dst, src []float64)
 //go:noescape
 func addRowsF32Z(dst, src *float32, n, stride, rows int)
 
-// rowGroup is how many rows addRowsF32Z adds per pass over a dst block: few
+//go:noescape
+func addRowsF32Y(dst, src *float32, n, stride, rows int)
+
+// rowGroup is how many rows addRowsF32Z/Y add per pass over a dst block: few
 // enough input streams at once for the prefetchers to follow.
 const rowGroup = 8
 
@@ -47,6 +50,7 @@ func useAccumulate(isa string) {
 			sumAcc(dst[n:], src[n:])
 		}
 	case "Y":
+		addRowsF32 = addRowsY
 		addAccF32 = func(dst, src []float32) {
 			src = src[:len(dst)]
 			n := len(dst) &^ 31
@@ -62,18 +66,24 @@ func useAccumulate(isa string) {
 	}
 }
 
-// addRowsZ runs addRowsF32Z over the columns that fill whole 128-float
-// blocks, rowGroup rows per pass, and addAccF32 per row over the rest.
+// addRowsZ and addRowsY run the kernel over the columns that fill whole
+// blocks (128 floats for AVX-512, 64 for AVX2), rowGroup rows per pass, and
+// addAccF32 per row over the rest.
 func addRowsZ(dst, src []float32, stride, rows int) {
+	addRows(addRowsF32Z, 127, dst, src, stride, rows)
+}
+func addRowsY(dst, src []float32, stride, rows int) { addRows(addRowsF32Y, 63, dst, src, stride, rows) }
+
+func addRows(kernel func(dst, src *float32, n, stride, rows int), mask int, dst, src []float32, stride, rows int) {
 	if rows <= 0 || len(dst) == 0 {
 		return
 	}
 	_ = src[(rows-1)*stride+len(dst)-1]
-	n := len(dst) &^ 127
+	n := len(dst) &^ mask
 	for r := 0; r < rows; r += rowGroup {
 		g := min(rowGroup, rows-r)
 		if n > 0 {
-			addRowsF32Z(&dst[0], &src[r*stride], n, stride, g)
+			kernel(&dst[0], &src[r*stride], n, stride, g)
 		}
 		for i := r; i < r+g && n < len(dst); i++ {
 			addAccF32(dst[n:], src[i*stride+n:i*stride+len(dst)])

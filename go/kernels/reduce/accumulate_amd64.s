@@ -168,3 +168,53 @@ rowRows:
 	VZEROUPPER
 doneRows:
 	RET
+
+// func addRowsF32Y(dst, src *float32, n, stride, rows int): addRowsF32Z
+// with AVX2, blocks of 64 columns (n a multiple of 64) in Y0-Y7.
+TEXT ·addRowsF32Y(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ stride+24(FP), DX
+	MOVQ rows+32(FP), BX
+	SHLQ $2, DX
+	SHRQ $6, CX
+	JZ doneRowsY
+blockRowsY:
+	VMOVUPS 0(DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+	VMOVUPS 128(DI), Y4
+	VMOVUPS 160(DI), Y5
+	VMOVUPS 192(DI), Y6
+	VMOVUPS 224(DI), Y7
+	MOVQ SI, R8
+	MOVQ BX, R9
+rowRowsY:
+	VADDPS 0(R8), Y0, Y0
+	VADDPS 32(R8), Y1, Y1
+	VADDPS 64(R8), Y2, Y2
+	VADDPS 96(R8), Y3, Y3
+	VADDPS 128(R8), Y4, Y4
+	VADDPS 160(R8), Y5, Y5
+	VADDPS 192(R8), Y6, Y6
+	VADDPS 224(R8), Y7, Y7
+	ADDQ DX, R8
+	DECQ R9
+	JNZ rowRowsY
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
+	VMOVUPS Y7, 224(DI)
+	ADDQ $256, DI
+	ADDQ $256, SI
+	DECQ CX
+	JNZ blockRowsY
+	VZEROUPPER
+doneRowsY:
+	RET
