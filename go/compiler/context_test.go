@@ -108,5 +108,5 @@ func TestParallelFollowsGOMAXPROCS(t *testing.T) {
 	var chunks atomic.Int32
 	ctx.Parallel(600, 1, func(lo, hi int) { chunks.Add(1) })
 	require.Equal(t, int32(6), chunks.Load())
-	require.GreaterOrEqual(t, int(ctx.pool.started.Load()), 5)
+	require.GreaterOrEqual(t, ctx.pool.Started(), 5)
 }

@@ -1,0 +1,4 @@
+package workers
+
+// cpuRelax is one spin-wait hint (PAUSE).
+func cpuRelax()
