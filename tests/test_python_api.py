@@ -262,7 +262,8 @@ def test_config_view():
     c = gojax.config
     assert isinstance(c, gojax.Config)
     d = c.as_dict()
-    assert set(d) == {"worker_threads", "dump_dir", "debug_nans", "flush_denormals", "num_devices", "buffer_cache_bytes"}
+    assert set(d) == {"worker_threads", "dump_dir", "debug_nans", "flush_denormals", "num_devices", "buffer_cache_bytes",
+                      "async_dispatch"}
     assert d["worker_threads"] == gojax.worker_threads()
     assert isinstance(c.num_devices, int) and c.num_devices >= 1
     assert "worker_threads=" in repr(c)
@@ -291,6 +292,40 @@ def test_flush_denormals_switch(gojax_device):
     finally:
         gojax.config.flush_denormals = True
     assert np.asarray(half(x))[0] == 0
+
+
+def test_async_dispatch_switch(gojax_device):
+    """Default: a single-device program with ready inputs runs inside the
+    call, so its result is ready when the call returns (even one far over
+    the tiny-program bound); on: the call may return first. Both give the
+    same result."""
+    import jax
+
+    x = jax.device_put(np.ones((512, 512), np.float32), gojax_device)  # 1 MiB: not a tiny program
+    f = jax.jit(lambda a: (a @ a) @ a)
+    want = np.full((512, 512), 512.0 * 512.0, np.float32)
+    assert gojax.config.async_dispatch is False
+    try:
+        y = f(x)
+        assert y.is_ready(), "ran on the calling thread"
+        np.testing.assert_array_equal(np.asarray(y), want)
+        gojax.config.async_dispatch = True
+        assert gojax.config.async_dispatch is True
+        np.testing.assert_array_equal(np.asarray(f(x)), want)
+        with pytest.raises(TypeError):
+            gojax.config.async_dispatch = 1  # type: ignore[assignment]
+    finally:
+        gojax.config.async_dispatch = False
+
+
+def test_async_dispatch_env():
+    import subprocess
+    import sys
+
+    env = dict(os.environ, GOJAX_ASYNC_DISPATCH="1")
+    out = subprocess.run([sys.executable, "-c", "import gojax; print(gojax.config.async_dispatch)"],
+                         env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
 
 
 def test_dump_dir_takes_effect(tmp_path, gojax_device):

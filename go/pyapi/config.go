@@ -66,3 +66,12 @@ func BufferCacheBytes() int64 { return devmem.CacheBudget() }
 // TrimBufferCache releases every cached block to the OS and returns the bytes
 // released.
 func TrimBufferCache() int64 { return devmem.TrimCache() }
+
+// SetAsyncDispatch chooses whether Execute returns before a single-device
+// program has run (true) or runs it on the calling thread (false, the
+// default; GOJAX_ASYNC_DISPATCH=1 at load turns it on). See go/runtime
+// dispatch.go for why and what it measured.
+func SetAsyncDispatch(on bool) { gjruntime.SetAsyncDispatch(on) }
+
+// AsyncDispatch reports the current mode.
+func AsyncDispatch() bool { return gjruntime.AsyncDispatch() }

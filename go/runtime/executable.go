@@ -336,7 +336,7 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		}
 		callbacks = true
 	}
-	if len(args) == 1 && e.inline && !callbacks {
+	if len(args) == 1 && e.runsOnCaller() && !callbacks {
 		if outs, events, err, ok := e.executeInline(args[0], devices[0], nonDon); ok {
 			return outs, events, err
 		}
@@ -407,8 +407,9 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		}
 		return outs, events, nil
 	}
-	if len(jobs) == 1 && e.inline && !jobs[0].anyDonated && allReady(jobs[0].in) {
-		// An argument became ready after executeInline looked.
+	if len(jobs) == 1 && allReady(jobs[0].in) && (e.inline && !jobs[0].anyDonated || !asyncDispatch.Load()) {
+		// In calling-thread mode (dispatch.go) also a donating call; or an
+		// argument became ready after executeInline looked.
 		j := jobs[0]
 		e.run(j.in, j.donated, j.out, j.done)
 		return outs, events, nil
