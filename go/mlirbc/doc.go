@@ -17,7 +17,13 @@
 // With lazy reading (format >= 2), an op whose regions the writer encoded as
 // an isolated nested section keeps them unread until Load; since such
 // regions number their values from zero, they can be read in any order.
-// Load is not safe for concurrent use on the same op.
+// Load is not safe for concurrent use on the same op. LoadDeep reads a
+// region tree whole, and File.Counts tells what it built.
+//
+// Values are numbered per file: an op's Results and Operands and a block's
+// Args are value ids, resolved with File.Value. Ops, values and id lists
+// live in an arena the file returns on Release; the ops carry a single
+// pointer, so the garbage collector does little work on them.
 //
 // Errors name the section and the absolute byte offset in the input.
 // Malformed input never panics, and counts are checked against the bytes

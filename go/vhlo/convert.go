@@ -149,13 +149,17 @@ func (d *decoder) region(gr *mlirbc.Region, parent *ir.Op, inFunc bool) (*ir.Reg
 		blocks[i] = b
 	}
 	for i, gb := range gr.Blocks {
-		blocks[i].Ops = d.blockOps.Take(len(gb.Ops))[:0]
-		for _, gop := range gb.Ops {
+		// Filled by index (what Block.Append does, less a slice header
+		// write per op).
+		b := blocks[i]
+		b.Ops = d.blockOps.Take(len(gb.Ops))
+		for j, gop := range gb.Ops {
 			op, err := d.op(gop, parent, inFunc)
 			if err != nil {
+				b.Ops = b.Ops[:j]
 				return nil, err
 			}
-			blocks[i].Append(op)
+			op.Block, b.Ops[j] = b, op
 		}
 	}
 	return region, nil
