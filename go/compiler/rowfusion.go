@@ -78,9 +78,13 @@ type rowFusionK struct {
 	streamed []int // operands read along the rows (full values)
 	bufSize  []int
 	grain    int
-	scratch  sync.Pool // [][]byte
+	scratch  sync.Pool // *rscratch
 	runs     sync.Pool // *rrun
 }
+
+// rscratch is one worker's scratch buffers (pooled by pointer: putting a
+// slice in a sync.Pool would allocate).
+type rscratch struct{ bufs [][]byte }
 
 // rrun carries one Step's buffers to the parallel chunks.
 type rrun struct {
@@ -91,7 +95,7 @@ type rrun struct {
 
 func (r *rrun) chunk(lo, hi int) {
 	f := r.f
-	bufs := f.scratch.Get().([][]byte)
+	s := f.scratch.Get().(*rscratch)
 	for b := lo; b < hi; b++ {
 		r0 := b * f.rpb
 		if b+1 < hi {
@@ -103,9 +107,9 @@ func (r *rrun) chunk(lo, hi int) {
 				reduce.Prefetch(r.ins[i][r1*f.n*es : r2*f.n*es])
 			}
 		}
-		f.block(r.ins, r.outs, bufs, r0, min(f.rpb, f.rows-r0))
+		f.block(r.ins, r.outs, s.bufs, r0, min(f.rpb, f.rows-r0))
 	}
-	f.scratch.Put(bufs)
+	f.scratch.Put(s)
 }
 
 func lowerRowFusion(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
@@ -145,11 +149,11 @@ func lowerRowFusion(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		return nil, err
 	}
 	f.scratch.New = func() any {
-		bufs := make([][]byte, len(f.bufSize))
+		s := &rscratch{bufs: make([][]byte, len(f.bufSize))}
 		for i, n := range f.bufSize {
-			bufs[i] = make([]byte, n)
+			s.bufs[i] = make([]byte, n)
 		}
-		return bufs
+		return s
 	}
 	f.runs.New = func() any {
 		r := &rrun{f: f}

@@ -297,3 +297,29 @@ func TestRowFusionInLoop(t *testing.T) {
 	require.Contains(t, e.PlanText(), rowFusionOp)
 	require.Equal(t, runCopy(t, ref, args, nil), runCopy(t, e, args, nil))
 }
+
+// A row fusion step allocates nothing once warm (one worker: the pool's
+// own bookkeeping is not counted).
+func TestRowFusionStepAllocations(t *testing.T) {
+	needOps(t, "stablehlo.reduce", "stablehlo.exponential", "stablehlo.broadcast_in_dim")
+	defer workers.Set(0)
+	workers.Set(1)
+	m := rowProgram("softmax", ir.F32, []int64{16}, []int64{1000})
+	e := compile(t, m)
+	var k *kernelInstr
+	for _, in := range e.plan.body {
+		if ki, ok := in.(*kernelInstr); ok && ki.op.Name == rowFusionOp {
+			k = ki
+		}
+	}
+	require.NotNil(t, k)
+	var ins [][]byte // zeros: only the allocations matter here
+	for _, v := range k.op.Operands {
+		n, err := byteSize(v.Type)
+		require.NoError(t, err)
+		ins = append(ins, make([]byte, n))
+	}
+	outs := [][]byte{make([]byte, 16*1000*4)}
+	require.NoError(t, k.step(ins, outs))
+	require.Zero(t, testing.AllocsPerRun(20, func() { _ = k.step(ins, outs) }))
+}

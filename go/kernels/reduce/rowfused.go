@@ -38,18 +38,25 @@ func (t *typed[A]) rowFunc(n int) RowFunc {
 	r := &fastReducer[A]{lay: newLayout([]int64{int64(n)}, []bool{true}), f: t.f, st: t.st}
 	_, _, nseg := r.segs()
 	return func(dst, src, init []byte, rows int) {
-		ini := r.readInit(init)
+		sc := r.getScratch()
+		// The init value as readInit reads it, without its escaping array.
+		var ini A
+		if r.st.view != nil {
+			ini = r.st.view(init)[0]
+		} else {
+			r.st.load(sc.conv[:1], init, 0)
+			ini = sc.conv[0]
+		}
 		if nseg == 1 && r.st.view != nil {
 			v := r.st.view(src)
 			for k := range rows {
 				r.st.store(dst, k, r.f.comb(ini, r.f.leaf(v[k*n:(k+1)*n])))
 			}
-			return
-		}
-		sc := r.getScratch()
-		for k := range rows {
-			v := r.tree(0, nseg, func(s int) A { return r.leafSeg(src, k*n, s, sc) })
-			r.st.store(dst, k, r.f.comb(ini, v))
+		} else {
+			for k := range rows {
+				v := r.tree(0, nseg, func(s int) A { return r.leafSeg(src, k*n, s, sc) })
+				r.st.store(dst, k, r.f.comb(ini, v))
+			}
 		}
 		r.pool.Put(sc)
 	}
