@@ -65,6 +65,11 @@ type microKernel[T float32 | float64] struct {
 	name   string
 	mr, nr int
 	fn     func(kc int, a, b, c []T, ldc int, acc bool)
+	// edge, when set, computes only the first edgeRows rows of the tile
+	// (same a, b and c layout, same bits per element): macroKernel runs
+	// it for panels with that few rows instead of fn over padding.
+	edge     func(kc int, a, b, c []T, ldc int, acc bool)
+	edgeRows int
 	// pairs marks a bf16 dot-product kernel: both operands are bf16 and
 	// each packed float32 slot holds two bf16 values adjacent in k (low
 	// half first), so fn's kc counts k pairs.
@@ -245,7 +250,15 @@ func macroKernel[T float32 | float64](uk microKernel[T], k int, ap, bp, c []T, l
 				uk.fn(k, apan, bpan, c[off:], ldc, acc)
 				continue
 			}
-			uk.fn(k, apan, bpan, tmp, nr, false)
+			fn := uk.fn
+			if mm <= uk.edgeRows {
+				if mm == uk.edgeRows && nn == nr {
+					uk.edge(k, apan, bpan, c[off:], ldc, acc)
+					continue
+				}
+				fn = uk.edge
+			}
+			fn(k, apan, bpan, tmp, nr, false)
 			for i := 0; i < mm; i++ {
 				row := c[off+i*ldc : off+i*ldc+nn]
 				src := tmp[i*nr : i*nr+nn]
