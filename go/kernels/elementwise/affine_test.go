@@ -79,6 +79,18 @@ func TestUnaryAffineBinaryMatchesUnfused(t *testing.T) {
 			}
 		}
 	}
+	// In place: the result over the array operand or over the source.
+	for _, first := range []bool{true, false} {
+		f, _ := UnaryAffineBinaryLoop("tanh", "subtract", ir.F32, first)
+		want := make([]byte, 4*len(src))
+		f(want, bytesOf(src), bytesOf(w), sc, off)
+		overW, overSrc := append([]float32(nil), w...), append([]float32(nil), src...)
+		f(bytesOf(overW), bytesOf(src), bytesOf(overW), sc, off)
+		f(bytesOf(overSrc), bytesOf(overSrc), bytesOf(w), sc, off)
+		for i, v := range view[float32](want) {
+			require.Truef(t, same(overW[i], v) && same(overSrc[i], v), "in place, element %d", i)
+		}
+	}
 	n := len(src) &^ 15
 	for _, k := range []struct {
 		ok bool

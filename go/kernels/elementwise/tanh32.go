@@ -126,25 +126,35 @@ func tanh32Chain(d, a []float32, aff *[2]float32, w []float32, epi int) {
 	tanh32Go(d[n:], a[n:], aff, w, epi)
 }
 
-// tanh32Go is the plain loop: the vector kernels' tail and fallback.
+// tanh32Go is the plain loop: the vector kernels' tail and fallback. d may
+// be a or w (a fusion writing in place), so the epilogue runs per chunk
+// from a stack buffer rather than over d afterwards.
 func tanh32Go(d, a []float32, aff *[2]float32, w []float32, epi int) {
 	a = a[:len(d)]
-	if aff == nil {
-		for i, x := range a {
-			d[i] = tanhRational(x)
+	var tmp [64]float32
+	for lo := 0; lo < len(d); lo += len(tmp) {
+		hi := min(lo+len(tmp), len(d))
+		r := tmp[:hi-lo]
+		if epi == 0 {
+			r = d[lo:hi]
 		}
-	} else {
-		s, o := aff[0], aff[1]
-		for i, x := range a {
-			d[i] = tanhRational(float32(float32(x*s) + o))
-		}
-	}
-	if epi > 0 {
-		op := arithOp((epi - 1) / 2)
-		if (epi-1)%2 == 0 {
-			arithGo(op, formVV, d, d, w)
+		if aff == nil {
+			for i, x := range a[lo:hi] {
+				r[i] = tanhRational(x)
+			}
 		} else {
-			arithGo(op, formVV, d, w, d)
+			s, o := aff[0], aff[1]
+			for i, x := range a[lo:hi] {
+				r[i] = tanhRational(float32(float32(x*s) + o))
+			}
+		}
+		if epi > 0 {
+			op := arithOp((epi - 1) / 2)
+			if (epi-1)%2 == 0 {
+				arithGo(op, formVV, d[lo:hi], r, w[lo:hi])
+			} else {
+				arithGo(op, formVV, d[lo:hi], w[lo:hi], r)
+			}
 		}
 	}
 }
