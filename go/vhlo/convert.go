@@ -256,6 +256,9 @@ func (d *decoder) denseOpIndex(gop *mlirbc.Op) int {
 		d.nProps = d.f.NumProperties()
 		d.nAttrs = d.f.AttrTypes.NumAttrs()
 		d.opIndex = make([]int32, d.nProps+d.nAttrs+len(d.f.OpNames))
+		// Artifacts have a few dozen distinct ops: one allocation, not a
+		// doubling series.
+		d.opSlots = make([]opSlot, 0, 64)
 	}
 	switch {
 	case gop.HasProps && gop.Registered:

@@ -3,6 +3,7 @@ package vhlo
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/gojax/gojax/go/ir"
@@ -276,14 +277,35 @@ func complexOf(et *vtype) *vtype {
 
 func funcType(ins, outs []*vtype) *vtype {
 	ft := &ir.FuncType{}
-	descs := func(ts []*vtype) string {
-		parts := make([]string, len(ts))
-		for i, t := range ts {
-			parts[i] = t.desc
+	// Signatures of big functions run to kilobytes: one buffer, sized once.
+	n := len("() -> ()")
+	for _, ts := range [2][]*vtype{ins, outs} {
+		for _, t := range ts {
+			n += len(t.desc) + len(", ")
 		}
-		return strings.Join(parts, ", ")
 	}
-	t := &vtype{kind: kindFunc, fn: ft, desc: "(" + descs(ins) + ") -> (" + descs(outs) + ")"}
+	var b strings.Builder
+	b.Grow(n)
+	descs := func(ts []*vtype) {
+		for i, t := range ts {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(t.desc)
+		}
+	}
+	b.WriteByte('(')
+	descs(ins)
+	b.WriteString(") -> (")
+	descs(outs)
+	b.WriteByte(')')
+	t := &vtype{kind: kindFunc, fn: ft, desc: b.String()}
+	if len(ins) > 0 {
+		ft.Inputs = make([]ir.Type, 0, len(ins))
+	}
+	if len(outs) > 0 {
+		ft.Results = make([]ir.Type, 0, len(outs))
+	}
 	for _, in := range ins {
 		it, err := in.irType()
 		if err != nil {
@@ -307,7 +329,9 @@ func shapeString(shape []int64) string {
 		if d == dynamicDim {
 			b.WriteString("?x")
 		} else {
-			fmt.Fprintf(&b, "%dx", d)
+			var buf [24]byte
+			b.Write(strconv.AppendInt(buf[:0], d, 10))
+			b.WriteByte('x')
 		}
 	}
 	return b.String()
