@@ -18,9 +18,8 @@ import (
 // the run, see fpmode), and waking a parked locked goroutine takes two or
 // three thread hand-offs through Go's scheduler. Consecutive kernel steps of
 // a run follow each other within microseconds, so a worker that ran out of
-// chunks, and a caller waiting for the last chunk, spin for a short while
-// (Spin) before they park: a 1024² matmul through PJRT made 53 voluntary and
-// 46 involuntary context switches per call with parking alone.
+// chunks, and a caller waiting for the last chunk, may poll for a while
+// (Spin, off by default: see spin.go) before they park.
 type Pool struct {
 	mu    sync.Mutex
 	queue []task

@@ -8,15 +8,17 @@ import (
 )
 
 // spinNanos is how long an idle worker, or a caller waiting for the last
-// chunk, polls before it parks. Parking a locked goroutine and waking it
-// costs tens of microseconds of thread hand-offs (more on a loaded machine),
-// while the next kernel step of a run usually arrives within a few. Kept
-// short so that an idle process gives its cores back at once.
-// GOJAX_SPIN_US overrides it (0: park at once).
+// chunk, polls before it parks (GOJAX_SPIN_US; default 0, park at once).
+// Polling saves the thread hand-offs of waking a parked locked worker, but
+// on a machine whose cores are busy with other processes it loses:
+// BenchmarkStepChain (50 parallel steps of ~5 us, 2 workers, load average
+// 12 on 2 cores) took 850-1020 us polling for 100 us against 200-290 us
+// parking at once, because a polling worker takes a chunk and is then
+// descheduled, while a parked one leaves the chunks to the caller.
 var spinNanos atomic.Int64
 
 func init() {
-	us := int64(100)
+	us := int64(0)
 	if v, err := strconv.ParseInt(os.Getenv("GOJAX_SPIN_US"), 10, 64); err == nil && v >= 0 {
 		us = v
 	}
