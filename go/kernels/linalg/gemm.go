@@ -327,6 +327,21 @@ func packA[T float32 | float64](dst, a []T, rows, ks []int, mr int, unit bool) {
 	}
 }
 
+// constStride returns s > 0 when offs[i] = offs[0] + i*s for all i (at
+// least two offsets), else 0.
+func constStride(offs []int) int {
+	if len(offs) < 2 || offs[1] <= offs[0] {
+		return 0
+	}
+	s := offs[1] - offs[0]
+	for i := 2; i < len(offs); i++ {
+		if offs[i]-offs[i-1] != s {
+			return 0
+		}
+	}
+	return s
+}
+
 func consecutive14(rows []int) bool {
 	_ = rows[13]
 	for i := 1; i < 14; i++ {
@@ -412,12 +427,14 @@ func packA14ld[T float32 | float64](pan, a []T, ld, k int) {
 // each k row of a full panel is one fixed-size block copy.
 func packB[T float32 | float64](dst, b []T, ks, cols []int, nr int, unit bool) {
 	k := len(ks)
-	kUnit := k > 0 && unitStride(ks)
+	kStep := constStride(ks)
+	kUnit := kStep == 1
 	start := 0
-	if nfull := len(cols) / nr; unit && nfull > 0 {
+	if nfull := len(cols) / nr; unit && nfull >= 4 {
 		// Row-major B: read each k row of the block in order (the
 		// hardware prefetcher follows it), scattering it over the
-		// full panels.
+		// full panels. (Below 4 panels a row is too short to be worth
+		// a call; the panel loop copies them.)
 		for p, ko := range ks {
 			if !copyRows(dst[p*nr:], b, ko+cols[0], nr, nr*k, nr, nfull) {
 				break
@@ -431,6 +448,9 @@ func packB[T float32 | float64](dst, b []T, ks, cols []int, nr int, unit bool) {
 		cs := cols[j0 : j0+nn]
 		if unit && nn == nr {
 			c0 := cs[0]
+			if kStep > 0 && copyRows(pan, b, ks[0]+c0, kStep, nr, nr, k) {
+				continue
+			}
 			switch nr {
 			case 32:
 				for p, ko := range ks {

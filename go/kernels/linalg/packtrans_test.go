@@ -101,7 +101,7 @@ func TestPackRowCopiesMatchDefinition(t *testing.T) {
 
 func testPackRowCopies[T float32 | float64](t *testing.T) {
 	r := rand.New(rand.NewSource(8))
-	const ld = 300
+	const ld = 400
 	m := make([]T, 600*ld)
 	for i := range m {
 		m[i] = T(r.NormFloat64())
@@ -113,7 +113,7 @@ func testPackRowCopies[T float32 | float64](t *testing.T) {
 			ks[p] = k0 + p*ld
 		}
 		for _, w := range []int{32, 16, 14, 8, 4} {
-			for _, n := range []int{w, 3*w + 5} {
+			for _, n := range []int{w, 3*w + 5, 5*w + 3} {
 				idx := make([]int, n) // columns of B, rows of A: adjacent
 				c0 := r.Intn(ld - n)
 				for j := range idx {
