@@ -1,7 +1,7 @@
 //go:build ignore
 
 // gen_selcmp writes selcmp_amd64.s and selcmp_decl_amd64.go: the AVX2 and
-// AVX-512 loops of select on 4- and 8-byte elements and of float32/float64
+// AVX-512 loops of select on 1-, 2-, 4- and 8-byte elements and of float32/float64
 // compares writing pred bytes. A ReLU gradient (select(x > 0, g, 0)) runs
 // both over every element; the Go loops branch per element on a
 // predicate that is often random. Run with `go generate` (see selcmp.go).
@@ -69,31 +69,35 @@ func sel(is isa, es int) {
 		}
 	}
 	body := func() {
+		w := map[int]string{1: "B", 2: "W", 4: "D", 8: "Q"}[es]
 		if is.name == "Z" {
 			// One predicate byte per lane tests into a mask; the masked load
 			// of a overwrites the lanes where it is set.
-			if es == 4 {
-				emit("\tVMOVDQU (BX)(AX*1), X0")
-			} else {
-				emit("\tVMOVQ (BX)(AX*1), X0")
-			}
-			emit("\tVPTESTMB X0, X0, K1")
+			reg := map[int]string{64: "Z0", 32: "Y0", 16: "X0", 8: "X0"}[lanes]
+			load := map[int]string{64: "VMOVDQU64", 32: "VMOVDQU", 16: "VMOVDQU", 8: "VMOVQ"}[lanes]
+			emit("\t%s (BX)(AX*1), %s", load, reg)
+			emit("\tVPTESTMB %s, %s, K1", reg, reg)
 			emit("\tVMOVDQU%d (DX)(AX*%d), Z1", es*8, es)
 			emit("\tVMOVDQU%d (SI)(AX*%d), K1, Z1", es*8, es)
 			emit("\tVMOVDQU%d Z1, (DI)(AX*%d)", es*8, es)
 			return
 		}
-		// Widen the predicate bytes to lanes, compare with zero, blend.
-		if es == 4 {
-			emit("\tVPMOVZXBD (BX)(AX*1), Y0")
-			emit("\tVPCMPEQD Y15, Y0, Y0")
-			emit("\tVMOVDQU (SI)(AX*4), Y1")
-			emit("\tVBLENDVPS Y0, (DX)(AX*4), Y1, Y1")
+		// Widen the predicate bytes to lanes, compare with zero, blend
+		// (b where the predicate byte is zero).
+		if es == 1 {
+			emit("\tVMOVDQU (BX)(AX*1), Y0")
 		} else {
-			emit("\tVPMOVZXBQ (BX)(AX*1), Y0")
-			emit("\tVPCMPEQQ Y15, Y0, Y0")
-			emit("\tVMOVDQU (SI)(AX*8), Y1")
+			emit("\tVPMOVZXB%s (BX)(AX*1), Y0", w)
+		}
+		emit("\tVPCMPEQ%s Y15, Y0, Y0", w)
+		emit("\tVMOVDQU (SI)(AX*%d), Y1", es)
+		switch es {
+		case 4:
+			emit("\tVBLENDVPS Y0, (DX)(AX*4), Y1, Y1")
+		case 8:
 			emit("\tVBLENDVPD Y0, (DX)(AX*8), Y1, Y1")
+		default:
+			emit("\tVPBLENDVB Y0, (DX)(AX*%d), Y1, Y1", es)
 		}
 		emit("\tVMOVDQU Y1, (DI)(AX*%d)", es)
 	}
@@ -169,8 +173,10 @@ func main() {
 	emit("// (pred byte nonzero) or b; compares write 1 or 0 with Go's semantics.")
 	emit("")
 	for _, is := range isas {
-		for _, es := range []int{4, 8} {
+		for _, es := range []int{1, 2, 4, 8} {
 			sel(is, es)
+		}
+		for _, es := range []int{4, 8} {
 			for _, d := range dirs {
 				cmp(is, es, d.name, d.imm)
 			}
@@ -187,11 +193,14 @@ func main() {
 	emit("package elementwise")
 	emit("")
 	for _, is := range isas {
-		for _, es := range []int{4, 8} {
+		for _, es := range []int{1, 2, 4, 8} {
 			bits := es * 8
 			emit("//go:noescape")
 			emit("func select%d%s(d *uint%d, p *uint8, a, b *uint%d, n int)", bits, is.name, bits, bits)
 			emit("")
+		}
+		for _, es := range []int{4, 8} {
+			bits := es * 8
 			for _, d := range dirs {
 				emit("//go:noescape")
 				emit("func cmp%s%d%s(d *uint8, a, b *float%d, n int)", d.name, bits, is.name, bits)
@@ -201,8 +210,8 @@ func main() {
 	}
 	for _, is := range isas {
 		emit("var selcmp%s = selcmpTable{", is.name)
-		emit("\tlanes32: %d, lanes64: %d,", is.bytes/4, is.bytes/8)
-		emit("\tsel32: select32%s, sel64: select64%s,", is.name, is.name)
+		emit("\tlanes: [4]int{%d, %d, %d, %d},", is.bytes, is.bytes/2, is.bytes/4, is.bytes/8)
+		emit("\tsel8: select8%s, sel16: select16%s, sel32: select32%s, sel64: select64%s,", is.name, is.name, is.name, is.name)
 		for _, bits := range []int{32, 64} {
 			var fs []string
 			for _, d := range dirs {

@@ -270,6 +270,54 @@ GLOBL bitbytes<>(SB), RODATA|NOPTR, $2048
 // (Y: 32 bytes, AVX2; Z: 64 bytes, AVX-512). select copies the bits of a
 // (pred byte nonzero) or b; compares write 1 or 0 with Go's semantics.
 
+// func select8Y(d *uint8, p *uint8, a, b *uint8, n int)
+TEXT ·select8Y(SB), NOSPLIT, $0-40
+	MOVQ n+32(FP), CX
+	TESTQ CX, CX
+	JZ done
+	MOVQ d+0(FP), DI
+	MOVQ p+8(FP), BX
+	MOVQ a+16(FP), SI
+	MOVQ b+24(FP), DX
+	VPXOR Y15, Y15, Y15
+	XORQ AX, AX
+loop:
+	VMOVDQU (BX)(AX*1), Y0
+	VPCMPEQB Y15, Y0, Y0
+	VMOVDQU (SI)(AX*1), Y1
+	VPBLENDVB Y0, (DX)(AX*1), Y1, Y1
+	VMOVDQU Y1, (DI)(AX*1)
+	ADDQ $32, AX
+	CMPQ AX, CX
+	JLT loop
+	VZEROUPPER
+done:
+	RET
+
+// func select16Y(d *uint16, p *uint8, a, b *uint16, n int)
+TEXT ·select16Y(SB), NOSPLIT, $0-40
+	MOVQ n+32(FP), CX
+	TESTQ CX, CX
+	JZ done
+	MOVQ d+0(FP), DI
+	MOVQ p+8(FP), BX
+	MOVQ a+16(FP), SI
+	MOVQ b+24(FP), DX
+	VPXOR Y15, Y15, Y15
+	XORQ AX, AX
+loop:
+	VPMOVZXBW (BX)(AX*1), Y0
+	VPCMPEQW Y15, Y0, Y0
+	VMOVDQU (SI)(AX*2), Y1
+	VPBLENDVB Y0, (DX)(AX*2), Y1, Y1
+	VMOVDQU Y1, (DI)(AX*2)
+	ADDQ $16, AX
+	CMPQ AX, CX
+	JLT loop
+	VZEROUPPER
+done:
+	RET
+
 // func select32Y(d *uint32, p *uint8, a, b *uint32, n int)
 TEXT ·select32Y(SB), NOSPLIT, $0-40
 	MOVQ n+32(FP), CX
@@ -288,6 +336,30 @@ loop:
 	VBLENDVPS Y0, (DX)(AX*4), Y1, Y1
 	VMOVDQU Y1, (DI)(AX*4)
 	ADDQ $8, AX
+	CMPQ AX, CX
+	JLT loop
+	VZEROUPPER
+done:
+	RET
+
+// func select64Y(d *uint64, p *uint8, a, b *uint64, n int)
+TEXT ·select64Y(SB), NOSPLIT, $0-40
+	MOVQ n+32(FP), CX
+	TESTQ CX, CX
+	JZ done
+	MOVQ d+0(FP), DI
+	MOVQ p+8(FP), BX
+	MOVQ a+16(FP), SI
+	MOVQ b+24(FP), DX
+	VPXOR Y15, Y15, Y15
+	XORQ AX, AX
+loop:
+	VPMOVZXBQ (BX)(AX*1), Y0
+	VPCMPEQQ Y15, Y0, Y0
+	VMOVDQU (SI)(AX*8), Y1
+	VBLENDVPD Y0, (DX)(AX*8), Y1, Y1
+	VMOVDQU Y1, (DI)(AX*8)
+	ADDQ $4, AX
 	CMPQ AX, CX
 	JLT loop
 	VZEROUPPER
@@ -432,30 +504,6 @@ loop:
 done:
 	RET
 
-// func select64Y(d *uint64, p *uint8, a, b *uint64, n int)
-TEXT ·select64Y(SB), NOSPLIT, $0-40
-	MOVQ n+32(FP), CX
-	TESTQ CX, CX
-	JZ done
-	MOVQ d+0(FP), DI
-	MOVQ p+8(FP), BX
-	MOVQ a+16(FP), SI
-	MOVQ b+24(FP), DX
-	VPXOR Y15, Y15, Y15
-	XORQ AX, AX
-loop:
-	VPMOVZXBQ (BX)(AX*1), Y0
-	VPCMPEQQ Y15, Y0, Y0
-	VMOVDQU (SI)(AX*8), Y1
-	VBLENDVPD Y0, (DX)(AX*8), Y1, Y1
-	VMOVDQU Y1, (DI)(AX*8)
-	ADDQ $4, AX
-	CMPQ AX, CX
-	JLT loop
-	VZEROUPPER
-done:
-	RET
-
 // func cmpEQ64Y(d *uint8, a, b *float64, n int)
 TEXT ·cmpEQ64Y(SB), NOSPLIT, $0-32
 	MOVQ n+24(FP), CX
@@ -594,6 +642,52 @@ loop:
 done:
 	RET
 
+// func select8Z(d *uint8, p *uint8, a, b *uint8, n int)
+TEXT ·select8Z(SB), NOSPLIT, $0-40
+	MOVQ n+32(FP), CX
+	TESTQ CX, CX
+	JZ done
+	MOVQ d+0(FP), DI
+	MOVQ p+8(FP), BX
+	MOVQ a+16(FP), SI
+	MOVQ b+24(FP), DX
+	XORQ AX, AX
+loop:
+	VMOVDQU64 (BX)(AX*1), Z0
+	VPTESTMB Z0, Z0, K1
+	VMOVDQU8 (DX)(AX*1), Z1
+	VMOVDQU8 (SI)(AX*1), K1, Z1
+	VMOVDQU8 Z1, (DI)(AX*1)
+	ADDQ $64, AX
+	CMPQ AX, CX
+	JLT loop
+	VZEROUPPER
+done:
+	RET
+
+// func select16Z(d *uint16, p *uint8, a, b *uint16, n int)
+TEXT ·select16Z(SB), NOSPLIT, $0-40
+	MOVQ n+32(FP), CX
+	TESTQ CX, CX
+	JZ done
+	MOVQ d+0(FP), DI
+	MOVQ p+8(FP), BX
+	MOVQ a+16(FP), SI
+	MOVQ b+24(FP), DX
+	XORQ AX, AX
+loop:
+	VMOVDQU (BX)(AX*1), Y0
+	VPTESTMB Y0, Y0, K1
+	VMOVDQU16 (DX)(AX*2), Z1
+	VMOVDQU16 (SI)(AX*2), K1, Z1
+	VMOVDQU16 Z1, (DI)(AX*2)
+	ADDQ $32, AX
+	CMPQ AX, CX
+	JLT loop
+	VZEROUPPER
+done:
+	RET
+
 // func select32Z(d *uint32, p *uint8, a, b *uint32, n int)
 TEXT ·select32Z(SB), NOSPLIT, $0-40
 	MOVQ n+32(FP), CX
@@ -611,6 +705,29 @@ loop:
 	VMOVDQU32 (SI)(AX*4), K1, Z1
 	VMOVDQU32 Z1, (DI)(AX*4)
 	ADDQ $16, AX
+	CMPQ AX, CX
+	JLT loop
+	VZEROUPPER
+done:
+	RET
+
+// func select64Z(d *uint64, p *uint8, a, b *uint64, n int)
+TEXT ·select64Z(SB), NOSPLIT, $0-40
+	MOVQ n+32(FP), CX
+	TESTQ CX, CX
+	JZ done
+	MOVQ d+0(FP), DI
+	MOVQ p+8(FP), BX
+	MOVQ a+16(FP), SI
+	MOVQ b+24(FP), DX
+	XORQ AX, AX
+loop:
+	VMOVQ (BX)(AX*1), X0
+	VPTESTMB X0, X0, K1
+	VMOVDQU64 (DX)(AX*8), Z1
+	VMOVDQU64 (SI)(AX*8), K1, Z1
+	VMOVDQU64 Z1, (DI)(AX*8)
+	ADDQ $8, AX
 	CMPQ AX, CX
 	JLT loop
 	VZEROUPPER
@@ -749,29 +866,6 @@ loop:
 	VPAND X14, X1, X1
 	VMOVDQU X1, (DI)(AX*1)
 	ADDQ $16, AX
-	CMPQ AX, CX
-	JLT loop
-	VZEROUPPER
-done:
-	RET
-
-// func select64Z(d *uint64, p *uint8, a, b *uint64, n int)
-TEXT ·select64Z(SB), NOSPLIT, $0-40
-	MOVQ n+32(FP), CX
-	TESTQ CX, CX
-	JZ done
-	MOVQ d+0(FP), DI
-	MOVQ p+8(FP), BX
-	MOVQ a+16(FP), SI
-	MOVQ b+24(FP), DX
-	XORQ AX, AX
-loop:
-	VMOVQ (BX)(AX*1), X0
-	VPTESTMB X0, X0, K1
-	VMOVDQU64 (DX)(AX*8), Z1
-	VMOVDQU64 (SI)(AX*8), K1, Z1
-	VMOVDQU64 Z1, (DI)(AX*8)
-	ADDQ $8, AX
 	CMPQ AX, CX
 	JLT loop
 	VZEROUPPER

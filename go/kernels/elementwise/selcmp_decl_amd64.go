@@ -5,7 +5,16 @@
 package elementwise
 
 //go:noescape
+func select8Y(d *uint8, p *uint8, a, b *uint8, n int)
+
+//go:noescape
+func select16Y(d *uint16, p *uint8, a, b *uint16, n int)
+
+//go:noescape
 func select32Y(d *uint32, p *uint8, a, b *uint32, n int)
+
+//go:noescape
+func select64Y(d *uint64, p *uint8, a, b *uint64, n int)
 
 //go:noescape
 func cmpEQ32Y(d *uint8, a, b *float32, n int)
@@ -26,9 +35,6 @@ func cmpGT32Y(d *uint8, a, b *float32, n int)
 func cmpGE32Y(d *uint8, a, b *float32, n int)
 
 //go:noescape
-func select64Y(d *uint64, p *uint8, a, b *uint64, n int)
-
-//go:noescape
 func cmpEQ64Y(d *uint8, a, b *float64, n int)
 
 //go:noescape
@@ -47,7 +53,16 @@ func cmpGT64Y(d *uint8, a, b *float64, n int)
 func cmpGE64Y(d *uint8, a, b *float64, n int)
 
 //go:noescape
+func select8Z(d *uint8, p *uint8, a, b *uint8, n int)
+
+//go:noescape
+func select16Z(d *uint16, p *uint8, a, b *uint16, n int)
+
+//go:noescape
 func select32Z(d *uint32, p *uint8, a, b *uint32, n int)
+
+//go:noescape
+func select64Z(d *uint64, p *uint8, a, b *uint64, n int)
 
 //go:noescape
 func cmpEQ32Z(d *uint8, a, b *float32, n int)
@@ -68,9 +83,6 @@ func cmpGT32Z(d *uint8, a, b *float32, n int)
 func cmpGE32Z(d *uint8, a, b *float32, n int)
 
 //go:noescape
-func select64Z(d *uint64, p *uint8, a, b *uint64, n int)
-
-//go:noescape
 func cmpEQ64Z(d *uint8, a, b *float64, n int)
 
 //go:noescape
@@ -89,15 +101,15 @@ func cmpGT64Z(d *uint8, a, b *float64, n int)
 func cmpGE64Z(d *uint8, a, b *float64, n int)
 
 var selcmpY = selcmpTable{
-	lanes32: 8, lanes64: 4,
-	sel32: select32Y, sel64: select64Y,
+	lanes: [4]int{32, 16, 8, 4},
+	sel8:  select8Y, sel16: select16Y, sel32: select32Y, sel64: select64Y,
 	cmp32: [6]func(d *uint8, a, b *float32, n int){cmpEQ32Y, cmpNE32Y, cmpLT32Y, cmpLE32Y, cmpGT32Y, cmpGE32Y},
 	cmp64: [6]func(d *uint8, a, b *float64, n int){cmpEQ64Y, cmpNE64Y, cmpLT64Y, cmpLE64Y, cmpGT64Y, cmpGE64Y},
 }
 
 var selcmpZ = selcmpTable{
-	lanes32: 16, lanes64: 8,
-	sel32: select32Z, sel64: select64Z,
+	lanes: [4]int{64, 32, 16, 8},
+	sel8:  select8Z, sel16: select16Z, sel32: select32Z, sel64: select64Z,
 	cmp32: [6]func(d *uint8, a, b *float32, n int){cmpEQ32Z, cmpNE32Z, cmpLT32Z, cmpLE32Z, cmpGT32Z, cmpGE32Z},
 	cmp64: [6]func(d *uint8, a, b *float64, n int){cmpEQ64Z, cmpNE64Z, cmpLT64Z, cmpLE64Z, cmpGT64Z, cmpGE64Z},
 }

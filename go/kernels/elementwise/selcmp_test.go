@@ -17,8 +17,8 @@ func TestSelectVectorMatchesScalar(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
 	for _, isa := range cpufeat.Sets() {
 		useSelCmp(isa)
-		for _, es := range []int{4, 8} {
-			for _, n := range []int{0, 1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100, 1027} {
+		for _, es := range []int{1, 2, 4, 8} {
+			for _, n := range []int{0, 1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65, 100, 129, 1027} {
 				p, a, b := make([]byte, n), make([]byte, n*es), make([]byte, n*es)
 				for i := range p {
 					p[i] = []byte{0, 1, 2, 0x80, 0xff, 0, 1}[r.Intn(7)]
@@ -26,20 +26,12 @@ func TestSelectVectorMatchesScalar(t *testing.T) {
 				r.Read(a)
 				r.Read(b)
 				got, want := make([]byte, n*es), make([]byte, n*es)
-				selectKern(map[int]ir.ElemType{4: ir.F32, 8: ir.F64}[es])(got, p, a, b)
-				if es == 4 {
-					selectLoop[uint32](want, p, a, b)
-				} else {
-					selectLoop[uint64](want, p, a, b)
-				}
+				selectKern(map[int]ir.ElemType{1: ir.S8, 2: ir.BF16, 4: ir.F32, 8: ir.F64}[es])(got, p, a, b)
+				goSelect(es)(want, p, a, b)
 				require.Truef(t, bytes.Equal(got, want), "set %q, %d-byte select of %d", isa, es, n)
 				if n > 1 { // a broadcast predicate
-					selectKern(map[int]ir.ElemType{4: ir.F32, 8: ir.F64}[es])(got, p[:1], a, b)
-					if es == 4 {
-						selectLoop[uint32](want, p[:1], a, b)
-					} else {
-						selectLoop[uint64](want, p[:1], a, b)
-					}
+					selectKern(map[int]ir.ElemType{1: ir.S8, 2: ir.BF16, 4: ir.F32, 8: ir.F64}[es])(got, p[:1], a, b)
+					goSelect(es)(want, p[:1], a, b)
 					require.Truef(t, bytes.Equal(got, want), "set %q, broadcast %d-byte select of %d", isa, es, n)
 				}
 			}
@@ -90,4 +82,9 @@ func BenchmarkReluGrad(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/elem")
 		})
 	}
+}
+
+// goSelect is the plain Go select for es-byte elements.
+func goSelect(es int) func(d, p, a, b []byte) {
+	return map[int]func(d, p, a, b []byte){1: selectLoop[uint8], 2: selectLoop[uint16], 4: selectLoop[uint32], 8: selectLoop[uint64]}[es]
 }

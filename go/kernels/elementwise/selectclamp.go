@@ -31,9 +31,9 @@ func selectLoop[T any](d, p, a, b []byte) {
 func selectKern(t ir.ElemType) kern {
 	switch t.ByteSize() {
 	case 1:
-		return selectLoop[uint8]
+		return selectVec8
 	case 2:
-		return selectLoop[uint16]
+		return selectVec16
 	case 4:
 		return selectVec32
 	case 8:
