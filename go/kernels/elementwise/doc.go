@@ -30,12 +30,16 @@
 // Differences: subnormals are not flushed (XLA's CPU backend flushes f32/f64
 // subnormals); transcendental functions are at least as accurate as XLA's
 // (f32 via float64; f64 pow, sin, cos and tan with double-double argument
-// handling); reduce_precision with mantissa_bits = 0 maps NaN to Inf, as the
+// handling), except f32 tanh, which is XLA's own rational function
+// evaluated as XLA does and so gives XLA's bits (tanh32.go); reduce_precision with mantissa_bits = 0 maps NaN to Inf, as the
 // reference interpreter does.
 //
 // For a fusion pass, UnaryLoop, BinaryLoop, CompareLoop, SelectLoop,
 // ClampLoop, ConvertLoop, ComplexAbsLoop and IsFiniteLoop return the same
-// loops over byte slices (see fusion.go).
+// loops over byte slices (see fusion.go); BinaryScalarLoop,
+// UnaryAffineLoop and UnaryAffineBinaryLoop fold a broadcast scalar, a
+// scalar multiply-add before a unary op and a binary op after it into one
+// pass with the same bits.
 //
 // Tests: table-driven hand cases (core_test.go, misc_test.go) and a
 // differential test (oracle_test.go) against values computed by
