@@ -1,5 +1,7 @@
 package linalg
 
+import "sync"
+
 // Output tiling: how gemmSrc splits C into (batch, row range, column range)
 // tiles, one worker each. The worker pool hands each worker one contiguous
 // run of ceil(tiles/workers) tiles, so the slowest run sets the time: a
@@ -19,9 +21,25 @@ type gemmTiling struct {
 	tilesM, tilesN int
 }
 
+type tilingKey struct{ batch, m, n, k, mr, nr, workers int }
+
+// tilings caches chooseTiling: with many workers the search below costs
+// tens of microseconds, more than a small GEMM.
+var tilings sync.Map // tilingKey → gemmTiling
+
 // chooseTiling picks the tiling of p for micro-tiles mr×nr and the given
 // worker count: columns at most ncBlock per tile, rows in whole micro-tiles.
 func chooseTiling(p *gemmPlan, mr, nr, workers int) gemmTiling {
+	key := tilingKey{p.batch, p.m, p.n, p.k, mr, nr, workers}
+	if t, ok := tilings.Load(key); ok {
+		return t.(gemmTiling)
+	}
+	t := searchTiling(p, mr, nr, workers)
+	tilings.Store(key, t)
+	return t
+}
+
+func searchTiling(p *gemmPlan, mr, nr, workers int) gemmTiling {
 	minN := ceilDiv(p.n, ncBlock)
 	ncb := roundUp(ceilDiv(p.n, minN), nr) // even column blocks
 	single := gemmTiling{mtile: roundUp(p.m, mr), ncb: ncb, tilesM: 1, tilesN: ceilDiv(p.n, ncb)}
