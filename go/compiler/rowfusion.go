@@ -2,7 +2,9 @@ package compiler
 
 import (
 	"sync"
+	"sync/atomic"
 
+	"github.com/gojax/gojax/go/internal/workers"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
 	"github.com/gojax/gojax/go/kernels/reduce"
@@ -20,6 +22,10 @@ import (
 // rowBlockElems is the elements of a full value per block: a few such
 // scratch buffers stay in L1/L2.
 const rowBlockElems = 4096
+
+// rowClaimElems is the elements of a full value per claimed unit of
+// blocks: enough work per claim, enough units to even out the workers.
+const rowClaimElems = 1 << 16
 
 // rowStreamMin is the size from which a full result is written with
 // non-temporal stores: larger than the caches, it would only evict useful
@@ -88,9 +94,19 @@ type rscratch struct{ bufs [][]byte }
 
 // rrun carries one Step's buffers to the parallel chunks.
 type rrun struct {
-	f         *rowFusionK
-	ins, outs [][]byte
-	fn        func(lo, hi int)
+	f           *rowFusionK
+	ins, outs   [][]byte
+	fn          func(lo, hi int) // claim
+	unit, units int              // blocks per claimed unit, units
+	next        atomic.Int64     // the next unit to claim
+}
+
+// claim runs units until none is left (the chunk bounds are ignored).
+func (r *rrun) claim(int, int) {
+	nb := (r.f.rows + r.f.rpb - 1) / r.f.rpb
+	for u := int(r.next.Add(1) - 1); u < r.units; u = int(r.next.Add(1) - 1) {
+		r.chunk(u*r.unit, min((u+1)*r.unit, nb))
+	}
 }
 
 func (r *rrun) chunk(lo, hi int) {
@@ -157,7 +173,7 @@ func lowerRowFusion(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	}
 	f.runs.New = func() any {
 		r := &rrun{f: f}
-		r.fn = r.chunk
+		r.fn = r.claim
 		return r
 	}
 	return f.step, nil
@@ -183,7 +199,14 @@ func (f *rowFusionK) step(ins, outs [][]byte) error {
 	if f.ctx == nil || nb < 2*f.grain {
 		r.chunk(0, nb)
 	} else {
-		f.ctx.Parallel(nb, f.grain, r.fn)
+		// Units of blocks claimed in order from a shared counter: the
+		// cores are shared with other processes, and a worker the OS
+		// delays then leaves its units to the others instead of being
+		// waited for as a static split would be.
+		r.unit = max(f.grain, rowClaimElems/(f.rpb*f.n))
+		r.units = (nb + r.unit - 1) / r.unit
+		r.next.Store(0)
+		f.ctx.Parallel(min(r.units, workers.Count()), 1, r.fn)
 	}
 	r.ins, r.outs = nil, nil
 	f.runs.Put(r)
