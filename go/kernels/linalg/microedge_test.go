@@ -14,28 +14,42 @@ import (
 func TestEdgeKernelsMatchFullKernel(t *testing.T) {
 	r := rand.New(rand.NewSource(13))
 	for _, uk := range kernelsF32 {
-		if uk.edge == nil {
-			continue
+		testEdgeKernel(t, r, uk)
+	}
+	for _, uk := range kernelsF64 {
+		testEdgeKernel(t, r, uk)
+	}
+}
+
+func testEdgeKernel[T float32 | float64](t *testing.T, r *rand.Rand, uk microKernel[T]) {
+	if uk.edge == nil {
+		return
+	}
+	rnd := func(n int) []T {
+		v := make([]T, n)
+		for i := range v {
+			v[i] = T(r.NormFloat64())
 		}
-		for _, kc := range []int{1, 2, 7, 256, 512} {
-			for _, acc := range []bool{false, true} {
-				t.Run(fmt.Sprintf("%s/kc%d/acc%v", uk.name, kc, acc), func(t *testing.T) {
-					mr, nr, ldc := uk.mr, uk.nr, uk.nr+5
-					a, b := randF32(r, mr*kc), randF32(r, nr*kc)
-					c0 := randF32(r, (mr-1)*ldc+nr+2)
-					full := append([]float32(nil), c0...)
-					uk.fn(kc, a, b, full, ldc, acc)
-					got := append([]float32(nil), c0...)
-					uk.edge(kc, a, b, got, ldc, acc)
-					for i := range got {
-						if i/ldc < uk.edgeRows && i%ldc < nr {
-							require.Equal(t, full[i], got[i], "element %d", i)
-						} else {
-							require.Equal(t, c0[i], got[i], "element %d outside the edge rows changed", i)
-						}
+		return v
+	}
+	for _, kc := range []int{1, 2, 7, 256, 512} {
+		for _, acc := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%T/%s/kc%d/acc%v", T(0), uk.name, kc, acc), func(t *testing.T) {
+				mr, nr, ldc := uk.mr, uk.nr, uk.nr+5
+				a, b := rnd(mr*kc), rnd(nr*kc)
+				c0 := rnd((mr-1)*ldc + nr + 2)
+				full := append([]T(nil), c0...)
+				uk.fn(kc, a, b, full, ldc, acc)
+				got := append([]T(nil), c0...)
+				uk.edge(kc, a, b, got, ldc, acc)
+				for i := range got {
+					if i/ldc < uk.edgeRows && i%ldc < nr {
+						require.Equal(t, full[i], got[i], "element %d", i)
+					} else {
+						require.Equal(t, c0[i], got[i], "element %d outside the edge rows changed", i)
 					}
-				})
-			}
+				}
+			})
 		}
 	}
 }

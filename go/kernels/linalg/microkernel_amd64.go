@@ -8,8 +8,8 @@ import "github.com/gojax/gojax/go/internal/cpufeat"
 // support (build tag purego keeps the plain-Go kernels):
 //
 //   - AVX-512 (microkernel512_amd64.s): 14×32 f32 and 14×16 f64, 28 ZMM
-//     accumulators, and for f32 edge panels of at most 4 rows the first 4
-//     rows of that tile alone (microkernel512edge_amd64.s);
+//     accumulators, and for edge panels of at most 4 rows the first 4
+//     rows of those tiles alone (microkernel512edge_amd64.s);
 //   - AVX512_BF16 (microkernelbf16_amd64.s): 14×32 bf16 dot products
 //     into f32, for dots whose operands are both bf16;
 //   - AVX2+FMA (microkernel_amd64.s): 4×16 f32 and 4×8 f64, eight YMM
@@ -32,6 +32,9 @@ func kern14x32F32Asm(kc int, a, b, c []float32, ldc int, acc bool)
 func kern4of14x32F32Asm(kc int, a, b, c []float32, ldc int, acc bool)
 
 //go:noescape
+func kern4of14x16F64Asm(kc int, a, b, c []float64, ldc int, acc bool)
+
+//go:noescape
 func kern14x16F64Asm(kc int, a, b, c []float64, ldc int, acc bool)
 
 //go:noescape
@@ -41,7 +44,7 @@ var (
 	ukF32AVX2   = microKernel[float32]{name: "avx2-4x16", mr: 4, nr: 16, fn: kern4x16F32Checked}
 	ukF64AVX2   = microKernel[float64]{name: "avx2-4x8", mr: 4, nr: 8, fn: kern4x8F64Checked}
 	ukF32AVX512 = microKernel[float32]{name: "avx512-14x32", mr: 14, nr: 32, fn: kern14x32F32Checked, edge: kern4of14x32F32Checked, edgeRows: 4}
-	ukF64AVX512 = microKernel[float64]{name: "avx512-14x16", mr: 14, nr: 16, fn: kern14x16F64Checked}
+	ukF64AVX512 = microKernel[float64]{name: "avx512-14x16", mr: 14, nr: 16, fn: kern14x16F64Checked, edge: kern4of14x16F64Checked, edgeRows: 4}
 	ukBF16Dot   = microKernel[float32]{name: "avx512bf16-14x32", mr: 14, nr: 32, fn: kern14x32BF16Checked, pairs: true}
 )
 
@@ -94,6 +97,15 @@ func kern4of14x32F32Checked(kc int, a, b, c []float32, ldc int, acc bool) {
 	_ = b[32*kc-1]
 	_ = c[3*ldc+31]
 	kern4of14x32F32Asm(kc, a, b, c, ldc, acc)
+}
+
+func kern4of14x16F64Checked(kc int, a, b, c []float64, ldc int, acc bool) {
+	if kc > 0 {
+		_ = a[14*(kc-1)+3]
+	}
+	_ = b[16*kc-1]
+	_ = c[3*ldc+15]
+	kern4of14x16F64Asm(kc, a, b, c, ldc, acc)
 }
 
 func kern14x16F64Checked(kc int, a, b, c []float64, ldc int, acc bool) {
