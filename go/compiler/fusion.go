@@ -1,7 +1,9 @@
 package compiler
 
 import (
+	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/elementwise"
@@ -51,10 +53,20 @@ type fnode struct {
 	// gather that is constant over the block.
 	f2s  func(d, v, s []byte)
 	sArg int
-	args []fsrc
-	out  int // buffer index, or -1 when the member is a result of the fusion
-	res  int // result index, or -1
-	es   int // result element size
+	// faff is the member's loop on an affine function of its operand
+	// (elementwise.UnaryAffineLoop): a broadcast-scalar multiply and/or add
+	// feeding the member, folded in by foldAffine. affS and affO are the
+	// fusion inputs (plus one) of the scale and offset, 0 for 1 and -0.
+	faff       func(d, s, sc, off []byte)
+	affS, affO int
+	// fchain is faff followed by this member's binary op: the member
+	// reads args[0] (the unary member's source) and args[1].
+	fchain func(d, s, w, sc, off []byte)
+	args   []fsrc
+	out    int  // buffer index, or -1 when the member is a result of the fusion
+	res    int  // result index, or -1
+	dead   bool // folded into a later member
+	es     int  // result element size
 }
 
 // fload materializes an input that is not read at the result's index: a
@@ -299,6 +311,7 @@ func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 		}
 		f.nodes = append(f.nodes, nd)
 	}
+	f.foldAffine()
 	// A gather is skipped on constant blocks only if no reader needs its buffer.
 	for _, nd := range f.nodes {
 		for j, a := range nd.args {
@@ -457,6 +470,14 @@ func (f *fusion) blocks(ins, outs [][]byte, lo, hi int) {
 			} else {
 				d = s.bufs[nd.out][:m*nd.es]
 			}
+			if nd.fchain != nil {
+				nd.fchain(d, s.arg(ins, outs, nd.args[0], b, e), s.arg(ins, outs, nd.args[1], b, e), affArg(ins, nd.affS, affOne), affArg(ins, nd.affO, affNegZero))
+				continue
+			}
+			if nd.faff != nil {
+				nd.faff(d, s.arg(ins, outs, nd.args[0], b, e), affArg(ins, nd.affS, affOne), affArg(ins, nd.affO, affNegZero))
+				continue
+			}
 			if nd.f2s != nil {
 				if sc := nd.scalarOf(s, ins); sc != nil {
 					nd.f2s(d, s.arg(ins, outs, nd.args[1-nd.sArg], b, e), sc)
@@ -600,3 +621,150 @@ func init() {
 		cheapOps["stablehlo."+n] = true
 	}
 }
+
+// f32 1 and -0: the scale and offset of an affine member without a
+// multiply or an add (x*1 = x and x + -0 = x exactly).
+var affOne, affNegZero = []byte{0, 0, 0x80, 0x3f}, []byte{0, 0, 0, 0x80}
+
+func affArg(ins [][]byte, in int, none []byte) []byte {
+	if in == 0 {
+		return none
+	}
+	return ins[in-1][:len(none)]
+}
+
+// foldAffine folds x*s + o, x*s or x + o with s and o broadcast scalars
+// (fills) into a following unary member whose loop takes the affine
+// prologue, when the multiply and add results feed only that member. The
+// folded loop rounds after the multiply and after the add, so results are
+// unchanged; the block saves two passes.
+func (f *fusion) foldAffine() {
+	producer := func(k int, a fsrc) int {
+		if a.kind != srcBuf || a.fillIn > 0 || a.gather > 0 {
+			return -1
+		}
+		for j := k - 1; j >= 0; j-- {
+			if f.nodes[j].out == a.idx {
+				return j
+			}
+		}
+		return -1
+	}
+	// readers counts the member operands that read node j's buffer while
+	// it holds j's result (a reshape may pass it on under another value).
+	readers := func(j int) int {
+		out, n := f.nodes[j].out, 0
+		if out < 0 {
+			return -1
+		}
+		for m := j + 1; m < len(f.nodes); m++ {
+			for _, a := range f.nodes[m].args {
+				if a.kind == srcBuf && a.idx == out && a.fillIn == 0 && a.gather == 0 && producer(m, a) == j {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	// scalarStep reports whether node j computes v op fill (fill second).
+	scalarStep := func(j int, name string) bool {
+		nd := &f.nodes[j]
+		return nd.op.Name == name && nd.f2s != nil && nd.sArg == 1 && nd.args[1].fillIn > 0 && nd.res < 0 && readers(j) == 1
+	}
+	for k := range f.nodes {
+		nd := &f.nodes[k]
+		if nd.f1 == nil || nd.res < 0 && nd.out < 0 {
+			continue
+		}
+		faff, ok := elementwise.UnaryAffineLoop(nd.op.Name, nd.op.Results[0].Tensor().Elem)
+		if !ok {
+			continue
+		}
+		drop := []int{}
+		src := nd.args[0]
+		affS, affO := 0, 0
+		if j := producer(k, src); j >= 0 && scalarStep(j, "stablehlo.add") {
+			affO, src = f.nodes[j].args[1].fillIn, f.nodes[j].args[0]
+			drop = append(drop, j)
+		}
+		from := k
+		if len(drop) > 0 {
+			from = drop[0]
+		}
+		if j := producer(from, src); j >= 0 && scalarStep(j, "stablehlo.multiply") {
+			affS, src = f.nodes[j].args[1].fillIn, f.nodes[j].args[0]
+			drop = append(drop, j)
+		}
+		first := k
+		if len(drop) > 0 {
+			first = drop[len(drop)-1]
+		}
+		// The source must survive until node `until`: no member between the
+		// first dropped one and it may write the buffer it lives in.
+		survives := func(until int, also ...int) bool {
+			if src.kind != srcBuf {
+				return true
+			}
+			for j := first + 1; j < until; j++ {
+				if f.nodes[j].out == src.idx && !slices.Contains(drop, j) && !slices.Contains(also, j) {
+					return false
+				}
+			}
+			return true
+		}
+		if len(drop) > 0 && !survives(k) {
+			continue
+		}
+		// A single binary reader of the unary's result (an intermediate)
+		// takes the whole chain as its loop.
+		if nd.res < 0 && readers(k) == 1 {
+			for m := k + 1; m < len(f.nodes); m++ {
+				bn := &f.nodes[m]
+				pos := -1
+				for q, a := range bn.args {
+					if a.kind == srcBuf && a.idx == nd.out && producer(m, a) == k {
+						pos = q
+					}
+				}
+				if pos < 0 {
+					continue
+				}
+				if bn.f2 == nil || bn.f2s != nil || bn.faff != nil || !survives(m, k) {
+					break
+				}
+				ch, ok := elementwise.UnaryAffineBinaryLoop(nd.op.Name, bn.op.Name, bn.op.Results[0].Tensor().Elem, pos == 0)
+				if !ok {
+					break
+				}
+				affineFolds.Add(1)
+				bn.fchain, bn.affS, bn.affO = ch, affS, affO
+				bn.args = []fsrc{src, bn.args[1-pos]}
+				bn.f2 = nil
+				drop = append(drop, k)
+				break
+			}
+		}
+		if len(drop) == 0 {
+			continue
+		}
+		if !slices.Contains(drop, k) {
+			affineFolds.Add(1)
+			nd.faff, nd.affS, nd.affO = faff, affS, affO
+			nd.args = []fsrc{src}
+		}
+		for _, j := range drop {
+			f.nodes[j].f1, f.nodes[j].f2, f.nodes[j].f2s, f.nodes[j].f3 = nil, nil, nil, nil
+			f.nodes[j].dead = true
+		}
+	}
+	live := f.nodes[:0]
+	for _, nd := range f.nodes {
+		if !nd.dead {
+			live = append(live, nd)
+		}
+	}
+	f.nodes = live
+}
+
+// affineFolds counts folded chains (tests check that a fold happened).
+var affineFolds atomic.Int64
