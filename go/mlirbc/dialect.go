@@ -1,5 +1,7 @@
 package mlirbc
 
+import "slices"
+
 // Dialect is one dialect entry.
 type Dialect struct {
 	Name string
@@ -68,6 +70,7 @@ func (f *File) readDialects() error {
 		if err != nil {
 			return err
 		}
+		f.OpNames = slices.Grow(f.OpNames, cnt) // cnt is bounded by the bytes left
 		for j := 0; j < cnt; j++ {
 			o := OpName{Dialect: int(d), Registered: true}
 			if f.Version < VersionNativePropertiesEncoding {

@@ -77,7 +77,10 @@ func read(code []byte, opts readOptions) (*ir.Module, map[string]error, error) {
 	}
 	// The generic ops are garbage once converted; nothing of them escapes.
 	defer f.Release()
-	d := &decoder{f: f, funcTypes: map[string]*vtype{}, opts: opts, funcErrs: map[string]error{}}
+	d := &decoder{f: f, funcTypes: map[string]*vtype{}, opts: opts}
+	if opts.lenient {
+		d.funcErrs = map[string]error{} // the only mode that records them
+	}
 	top, err := f.TopLevel(true)
 	if err != nil {
 		return nil, nil, fmt.Errorf("vhlo: %w", err)
