@@ -284,11 +284,15 @@ func packA[T float32 | float64](dst, a []T, rows, ks []int, mr int, unit bool) {
 	if nfull := len(rows) / mr; !unit && nfull > 0 && unitStride(rows) {
 		// Transposed A (rows adjacent in memory): read each k's run of
 		// rows in order, scattering it over the full panels.
-		for p, ko := range ks {
-			if !copyRows(dst[p*mr:], a, rows[0]+ko, mr, mr*k, mr, nfull) {
-				break
-			}
+		if kStep := constStride(ks); kStep > 0 && copyBlock(dst, a, rows[0]+ks[0], mr, mr*k, mr, nfull, k, kStep, mr) {
 			start = nfull * mr
+		} else {
+			for p, ko := range ks {
+				if !copyRows(dst[p*mr:], a, rows[0]+ko, mr, mr*k, mr, nfull) {
+					break
+				}
+				start = nfull * mr
+			}
 		}
 	}
 	for i0 := start; i0 < len(rows); i0 += mr {
@@ -435,11 +439,15 @@ func packB[T float32 | float64](dst, b []T, ks, cols []int, nr int, unit bool) {
 		// hardware prefetcher follows it), scattering it over the
 		// full panels. (Below 4 panels a row is too short to be worth
 		// a call; the panel loop copies them.)
-		for p, ko := range ks {
-			if !copyRows(dst[p*nr:], b, ko+cols[0], nr, nr*k, nr, nfull) {
-				break
-			}
+		if kStep > 0 && copyBlock(dst, b, ks[0]+cols[0], nr, nr*k, nr, nfull, k, kStep, nr) {
 			start = nfull * nr
+		} else {
+			for p, ko := range ks {
+				if !copyRows(dst[p*nr:], b, ko+cols[0], nr, nr*k, nr, nfull) {
+					break
+				}
+				start = nfull * nr
+			}
 		}
 	}
 	for j0 := start; j0 < len(cols); j0 += nr {

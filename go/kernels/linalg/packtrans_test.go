@@ -102,15 +102,20 @@ func TestPackRowCopiesMatchDefinition(t *testing.T) {
 func testPackRowCopies[T float32 | float64](t *testing.T) {
 	r := rand.New(rand.NewSource(8))
 	const ld = 400
-	m := make([]T, 600*ld)
+	m := make([]T, 800*ld)
 	for i := range m {
 		m[i] = T(r.NormFloat64())
 	}
-	for _, k := range []int{1, 2, 17, 512} {
+	for _, kk := range []int{1, 2, 17, 512, -17, -512} {
+		// Negative: |kk| rows at uneven steps (no single k stride).
+		k := max(kk, -kk)
 		ks := make([]int, k)
 		k0 := r.Intn(50) * ld
 		for p := range ks {
 			ks[p] = k0 + p*ld
+			if kk < 0 {
+				ks[p] += p / 3 * ld
+			}
 		}
 		for _, w := range []int{32, 16, 14, 8, 4} {
 			for _, n := range []int{w, 3*w + 5, 5*w + 3} {
@@ -136,7 +141,7 @@ func testPackRowCopies[T float32 | float64](t *testing.T) {
 					packB(gotB, m, ks, idx, w, true)
 					packA(gotA, m, idx, ks, w, false)
 					packTransOK = old
-					name := fmt.Sprintf("%T k=%d w=%d n=%d asm=%v", T(0), k, w, n, asm)
+					name := fmt.Sprintf("%T k=%d w=%d n=%d asm=%v", T(0), kk, w, n, asm)
 					require.Equal(t, want, gotB, "packB "+name)
 					require.Equal(t, want, gotA, "packA "+name)
 				}
