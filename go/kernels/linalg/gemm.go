@@ -434,14 +434,14 @@ func packB[T float32 | float64](dst, b []T, ks, cols []int, nr int, unit bool) {
 	kStep := constStride(ks)
 	kUnit := kStep == 1
 	start := 0
-	if nfull := len(cols) / nr; unit && nfull >= 4 {
+	if nfull := len(cols) / nr; unit && nfull > 0 {
 		// Row-major B: read each k row of the block in order (the
 		// hardware prefetcher follows it), scattering it over the
-		// full panels. (Below 4 panels a row is too short to be worth
-		// a call; the panel loop copies them.)
+		// full panels; per k row where the k offsets have no single
+		// stride, if that row is long enough to be worth a call.
 		if kStep > 0 && copyBlock(dst, b, ks[0]+cols[0], nr, nr*k, nr, nfull, k, kStep, nr) {
 			start = nfull * nr
-		} else {
+		} else if nfull >= 4 {
 			for p, ko := range ks {
 				if !copyRows(dst[p*nr:], b, ko+cols[0], nr, nr*k, nr, nfull) {
 					break
@@ -456,9 +456,6 @@ func packB[T float32 | float64](dst, b []T, ks, cols []int, nr int, unit bool) {
 		cs := cols[j0 : j0+nn]
 		if unit && nn == nr {
 			c0 := cs[0]
-			if kStep > 0 && copyRows(pan, b, ks[0]+c0, kStep, nr, nr, k) {
-				continue
-			}
 			switch nr {
 			case 32:
 				for p, ko := range ks {
