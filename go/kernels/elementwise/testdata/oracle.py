@@ -255,6 +255,12 @@ for t in FLOATS:
         # same clamp): bit for bit, densely over the range it is not ±1 or x.
         v = np.concatenate([np.linspace(-9, 9, 400001, dtype=np.float32), vals])
         add_case("tanh", [(v, t)], (jx(lax.tanh, v), t), tol="flush")
+        # f32 exp evaluates XLA's Cephes polynomial the way XLA does (FMA,
+        # ln 2 in two parts): bit for bit wherever XLA's result is normal
+        # (XLA flushes subnormal results), densely from underflow to overflow.
+        v = np.concatenate([np.linspace(-105, 90, 400001, dtype=np.float32),
+                            np.random.default_rng(7).uniform(-110, 100, 200000).astype(np.float32), vals])
+        add_case("exponential", [(v, t)], (jx(lax.exp, v), t), tol="flush")
     for e, m in [(5, 10), (8, 7), (4, 3), (5, 2), (8, 23), (11, 52), (2, 1), (3, 1)]:
         add_case("reduce_precision", [(vals, t)],
                  (jx(lambda x: lax.reduce_precision(x, exponent_bits=e, mantissa_bits=m), vals), t),
