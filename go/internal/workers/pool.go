@@ -18,8 +18,8 @@ import (
 // the run, see fpmode), and waking a parked locked goroutine takes two or
 // three thread hand-offs through Go's scheduler. Consecutive kernel steps of
 // a run follow each other within microseconds, so a worker that ran out of
-// chunks, and a caller waiting for the last chunk, may poll for a while
-// (Spin, off by default: see spin.go) before they park.
+// chunks, and a caller waiting for the last chunk, poll for a while (Spin,
+// see spin.go for what it measured) before they park.
 type Pool struct {
 	mu    sync.Mutex
 	queue []task
