@@ -10,50 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestParallelCoversRangeOnce(t *testing.T) {
-	ctx := newCompileCtx()
-	for _, tc := range []struct{ n, grain int }{{0, 1}, {1, 1}, {7, 1}, {100, 8}, {1000, 1}, {1001, 1000}, {5, 0}} {
-		hits := make([]int32, tc.n)
-		ctx.Parallel(tc.n, tc.grain, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				atomic.AddInt32(&hits[i], 1)
-			}
-		})
-		for i, h := range hits {
-			require.Equal(t, int32(1), h, "n=%d grain=%d index %d", tc.n, tc.grain, i)
-		}
-	}
-}
-
-func TestParallelNestedAndConcurrent(t *testing.T) {
-	ctx := newCompileCtx()
-	var total atomic.Int64
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ctx.Parallel(16, 1, func(lo, hi int) {
-				for range hi - lo {
-					ctx.Parallel(64, 1, func(lo, hi int) { total.Add(int64(hi - lo)) })
-				}
-			})
-		}()
-	}
-	wg.Wait()
-	require.Equal(t, int64(8*16*64), total.Load())
-}
-
-func TestParallelPanicReachesCaller(t *testing.T) {
-	ctx := newCompileCtx()
-	require.PanicsWithValue(t, "parallel kernel chunk panicked: bad chunk", func() {
-		ctx.Parallel(1000, 1, func(lo, hi int) {
-			if lo > 0 {
-				panic("bad chunk")
-			}
-		})
-	})
-}
+// The pool itself (chunking, nesting, panics, parking) is tested in
+// go/internal/workers; here only that compiled kernels reach it.
 
 func TestCompileRegionCallable(t *testing.T) {
 	ctx := newCompileCtx()
