@@ -375,14 +375,7 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 			}
 		}
 		for _, t := range e.outTypes {
-			tt, isTensor := t.(*ir.TensorType)
-			var nb *Buffer
-			var err error
-			if isTensor {
-				nb, err = newBuffer(devices[d].memory, tt.Elem, false, tt.Shape)
-			} else {
-				nb, err = newBuffer(devices[d].memory, ir.Invalid, true, nil)
-			}
+			nb, err := newResultBuffer(devices[d].memory, t)
 			if err != nil {
 				undo()
 				return nil, nil, err
@@ -436,9 +429,10 @@ func (l nonDonatable) has(i int) bool {
 // firedOK is the completion event of every inline run that succeeded.
 var firedOK = DoneEvent(nil)
 
-// executeInline runs a small program on the calling thread (see
-// inlinePolicy): a goroutine start and a cross-thread wake-up cost more than
-// such a program. Its outputs and event are ready before it returns. It is
+// executeInline runs a program on the calling thread: a tiny one always
+// (inlinePolicy: a goroutine start and a cross-thread wake-up cost more than
+// it), any other in calling-thread mode (dispatch.go). Its outputs and event
+// are ready before it returns. It is
 // Execute's general path minus the bookkeeping for several devices and
 // asynchronous runs; ok is false, with nothing done, when the call needs that
 // path (an argument that is not ready yet, or one the program may donate).
@@ -471,12 +465,7 @@ func (e *Executable) executeInline(list []*Buffer, dev *Device, nonDon nonDonata
 		out = make([]*Buffer, len(e.outTypes))
 	}
 	for i, t := range e.outTypes {
-		var nb *Buffer
-		if tt, isTensor := t.(*ir.TensorType); isTensor {
-			nb, err = newBuffer(dev.memory, tt.Elem, false, tt.Shape)
-		} else {
-			nb, err = newBuffer(dev.memory, ir.Invalid, true, nil)
-		}
+		nb, err := newResultBuffer(dev.memory, t)
 		if err != nil {
 			for _, h := range list {
 				h.unhold()
@@ -672,21 +661,11 @@ func freeUnaliased(res *compiler.RunResult) {
 	}
 }
 
-// argTypeMatches checks an argument buffer against a parameter type. JAX
-// passes a bool[0] array for a token parameter (ordered effects thread a
+// matchesType checks an argument buffer against a parameter type without
+// building the buffer's type (this runs for every argument of every call).
+// JAX passes a bool[0] array for a token parameter (ordered effects thread a
 // runtime token through the entry function); a token carries no data, so
 // that stands for one.
-func argTypeMatches(got, want ir.Type) bool {
-	if _, tok := want.(*ir.TokenType); tok {
-		if t, ok := got.(*ir.TensorType); ok && t.Elem == ir.Pred && t.NumElements() == 0 {
-			return true
-		}
-	}
-	return ir.TypesEqual(got, want)
-}
-
-// matchesType is argTypeMatches(b.Type(), want) without building b's type
-// (this runs for every argument of every call).
 func (b *Buffer) matchesType(want ir.Type) bool {
 	switch w := want.(type) {
 	case *ir.TensorType:
@@ -706,4 +685,13 @@ func (b *Buffer) matchesType(want ir.Type) bool {
 		return b.elem == ir.Pred && b.size == 0
 	}
 	return false
+}
+
+// newResultBuffer makes the not-yet-ready buffer for one program result of
+// type t (a tensor, or a token).
+func newResultBuffer(mem *Memory, t ir.Type) (*Buffer, error) {
+	if tt, ok := t.(*ir.TensorType); ok {
+		return newBuffer(mem, tt.Elem, false, tt.Shape)
+	}
+	return newBuffer(mem, ir.Invalid, true, nil)
 }

@@ -129,7 +129,7 @@ func (e *Executable) executeSPMD(args [][]*Buffer) ([][]*Buffer, []*Event, error
 			if err != nil {
 				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d: %v", i, err)
 			}
-			if !argTypeMatches(b.Type(), want) {
+			if !b.matchesType(want) {
 				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d of device %d has type %v, partition %d of %q expects %v", i, d, b.Type(), p, e.Name(), want)
 			}
 		}
@@ -160,12 +160,7 @@ func (e *Executable) executeSPMD(args [][]*Buffer) ([][]*Buffer, []*Event, error
 				undo()
 				return nil, nil, Errorf(CodeInvalidArgument, "Execute: result %d: %v", i, err)
 			}
-			var nb *Buffer
-			if tt, ok := st.(*ir.TensorType); ok {
-				nb, err = newBuffer(e.addressable[d].memory, tt.Elem, false, tt.Shape)
-			} else {
-				nb, err = newBuffer(e.addressable[d].memory, ir.Invalid, true, nil)
-			}
+			nb, err := newResultBuffer(e.addressable[d].memory, st)
 			if err != nil {
 				undo()
 				return nil, nil, err
