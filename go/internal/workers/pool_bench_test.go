@@ -11,7 +11,7 @@ import (
 func BenchmarkStepChain(b *testing.B) {
 	for _, d := range []time.Duration{100 * time.Microsecond, 0} {
 		b.Run("spin="+d.String(), func(b *testing.B) {
-			setWorkersB(b, 2)
+			setWorkers(b, 2)
 			old := Spin()
 			SetSpin(d)
 			defer SetSpin(old)
@@ -30,10 +30,4 @@ func BenchmarkStepChain(b *testing.B) {
 			}
 		})
 	}
-}
-
-func setWorkersB(b *testing.B, k int) {
-	prev := n.Load()
-	Set(k)
-	b.Cleanup(func() { n.Store(prev) })
 }

@@ -99,7 +99,7 @@ func TestPoolWorkersParkWhenIdle(t *testing.T) {
 
 // setWorkers sets the worker count for one test and restores the count
 // (set or unset) and GOMAXPROCS afterwards.
-func setWorkers(t *testing.T, k int) {
+func setWorkers(t testing.TB, k int) {
 	prevN, prevProcs := n.Load(), runtime.GOMAXPROCS(0)
 	Set(k)
 	t.Cleanup(func() { n.Store(prevN); runtime.GOMAXPROCS(prevProcs) })
