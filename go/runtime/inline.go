@@ -19,9 +19,9 @@ var inlineBytes = envInt64("GOJAX_INLINE_BYTES", 256<<10)
 const inlineSteps = 64
 
 // inlinePolicy decides whether a single-device execution of prog runs
-// synchronously. For a tiny program, starting a goroutine and waking the
-// caller's thread costs more than the program; a big one runs asynchronously
-// so the caller can go on dispatching while it computes.
+// synchronously even in asynchronous-dispatch mode (dispatch.go): for a tiny
+// program, starting a goroutine and waking the caller's thread costs more
+// than the program.
 func inlinePolicy(prog Program, in, out []ir.Type) bool {
 	if inlineBytes <= 0 {
 		return false
