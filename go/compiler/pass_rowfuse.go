@@ -53,11 +53,11 @@ func rowFuseBlock(blk *ir.Block) {
 	}
 	tried := map[*ir.Op]bool{}
 	for {
-		ms := findRowGroup(blk, tried)
+		ms, users := findRowGroup(blk, tried)
 		if ms == nil {
 			return
 		}
-		spliceRowGroup(blk, ms)
+		spliceRowGroup(blk, ms, users)
 	}
 }
 
@@ -135,11 +135,11 @@ func rowMember(op *ir.Op, g rowGeom) bool {
 }
 
 // findRowGroup returns the members (block order) of the next row group, or
-// nil. A group starts at a reduce and takes, in block order, every later op
+// nil, with the block's users map (spliceRowGroup reuses it). A group starts at a reduce and takes, in block order, every later op
 // that reads a member and can join, skipping ops that depend on the group
 // through an outsider (they move after the fusion). It stops at an op with
 // effects so no effects are reordered.
-func findRowGroup(blk *ir.Block, tried map[*ir.Op]bool) []*ir.Op {
+func findRowGroup(blk *ir.Block, tried map[*ir.Op]bool) ([]*ir.Op, map[*ir.Value][]*ir.Op) {
 	for i, op := range blk.Ops {
 		if tried[op] {
 			continue
@@ -179,9 +179,13 @@ func findRowGroup(blk *ir.Block, tried map[*ir.Op]bool) []*ir.Op {
 		if !spreads {
 			continue
 		}
-		return absorbProducers(blk, ms, member, tainted, g)
+		users := map[*ir.Value][]*ir.Op{}
+		for _, op := range blk.Ops {
+			forEachUse(op, func(v *ir.Value) { users[v] = append(users[v], op) })
+		}
+		return absorbProducers(blk, ms, member, tainted, users, g), users
 	}
-	return nil
+	return nil, nil
 }
 
 // absorbProducers adds, to a fixpoint, the ops feeding members that only
@@ -190,11 +194,7 @@ func findRowGroup(blk *ir.Block, tried map[*ir.Op]bool) []*ir.Op {
 // rows, such as a scaling or a mask before a softmax (their results then
 // never reach memory). Such an op does not depend on the group (it is not
 // tainted) and precedes its readers, so it can run inside the fusion.
-func absorbProducers(blk *ir.Block, ms []*ir.Op, member map[*ir.Op]bool, tainted map[*ir.Value]bool, g rowGeom) []*ir.Op {
-	users := map[*ir.Value][]*ir.Op{}
-	for _, op := range blk.Ops {
-		forEachUse(op, func(v *ir.Value) { users[v] = append(users[v], op) })
-	}
+func absorbProducers(blk *ir.Block, ms []*ir.Op, member map[*ir.Op]bool, tainted map[*ir.Value]bool, users map[*ir.Value][]*ir.Op, g rowGeom) []*ir.Op {
 	for changed := true; changed; {
 		changed = false
 		for i := 0; i < len(ms); i++ {
@@ -242,12 +242,8 @@ func absorbable(p *ir.Op, g rowGeom) bool {
 
 // spliceRowGroup replaces the members (block order) by one row fusion at
 // the last member's place. Ops between the members that depend on the group
-// move right after it, in order.
-func spliceRowGroup(blk *ir.Block, ms []*ir.Op) {
-	users := map[*ir.Value][]*ir.Op{}
-	for _, op := range blk.Ops {
-		forEachUse(op, func(v *ir.Value) { users[v] = append(users[v], op) })
-	}
+// move right after it, in order. users is the block's users map.
+func spliceRowGroup(blk *ir.Block, ms []*ir.Op, users map[*ir.Value][]*ir.Op) {
 	member := make(map[*ir.Op]bool, len(ms))
 	for _, m := range ms {
 		member[m] = true
