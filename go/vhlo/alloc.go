@@ -5,9 +5,9 @@ import (
 )
 
 // irCounts is what converting a list of generic ops allocates.
-type irCounts struct{ ops, vals, refs, blockOps, regions, blocks int }
+type irCounts struct{ ops, refs, blockOps, regions, blocks int }
 
-// count adds up the ops, results and operand/result pointers of ops and of
+// count adds up the ops and operand/result/argument pointers of ops and of
 // their regions, loading lazy regions (which converting them does anyway).
 // A region that fails to load is not counted; converting its op loads it
 // again and reports the error in order.
@@ -19,9 +19,7 @@ func (c *irCounts) count(ops []*mlirbc.Op) {
 			}
 		}
 		c.ops++
-		nRes := len(op.Results())
-		c.vals += nRes
-		c.refs += nRes + len(op.Operands())
+		c.refs += len(op.Results()) + len(op.Operands())
 		c.regions += len(op.Regions)
 		for _, r := range op.Regions {
 			c.blocks += len(r.Blocks)
