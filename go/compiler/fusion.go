@@ -63,10 +63,9 @@ type fnode struct {
 	// reads args[0] (the unary member's source) and args[1].
 	fchain func(d, s, w, sc, off []byte)
 	args   []fsrc
-	out    int  // buffer index, or -1 when the member is a result of the fusion
-	res    int  // result index, or -1
-	dead   bool // folded into a later member
-	es     int  // result element size
+	out    int // buffer index, or -1 when the member is a result of the fusion
+	res    int // result index, or -1
+	es     int // result element size
 }
 
 // fload materializes an input that is not read at the result's index: a
@@ -671,6 +670,7 @@ func (f *fusion) foldAffine() {
 		nd := &f.nodes[j]
 		return nd.op.Name == name && nd.f2s != nil && nd.sArg == 1 && nd.args[1].fillIn > 0 && nd.res < 0 && readers(j) == 1
 	}
+	dead := make([]bool, len(f.nodes)) // folded into a later member
 	for k := range f.nodes {
 		nd := &f.nodes[k]
 		if nd.f1 == nil || nd.res < 0 && nd.out < 0 {
@@ -754,12 +754,12 @@ func (f *fusion) foldAffine() {
 		}
 		for _, j := range drop {
 			f.nodes[j].f1, f.nodes[j].f2, f.nodes[j].f2s, f.nodes[j].f3 = nil, nil, nil, nil
-			f.nodes[j].dead = true
+			dead[j] = true
 		}
 	}
 	live := f.nodes[:0]
-	for _, nd := range f.nodes {
-		if !nd.dead {
+	for k, nd := range f.nodes {
+		if !dead[k] {
 			live = append(live, nd)
 		}
 	}
