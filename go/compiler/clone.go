@@ -89,6 +89,19 @@ func spliceOps(r *ir.Region, rewritten map[*ir.Op][]*ir.Op) {
 	}
 }
 
+// useCounts counts, per value, the operands that read it in r (nested
+// regions included).
+func useCounts(r *ir.Region) map[*ir.Value]int {
+	uses := map[*ir.Value]int{}
+	r.Walk(func(op *ir.Op) bool {
+		for _, v := range op.Operands {
+			uses[v]++
+		}
+		return true
+	})
+	return uses
+}
+
 // replaceUses rewrites every operand in r (nested regions included) through
 // repl, following chains (a→b, b→c gives a→c).
 func replaceUses(r *ir.Region, repl map[*ir.Value]*ir.Value) {

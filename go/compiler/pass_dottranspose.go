@@ -17,13 +17,7 @@ import (
 // is the same products summed in the same order, so results are unchanged
 // bit for bit.
 func foldDotTranspose(st *passState) error {
-	uses := map[*ir.Value]int{}
-	st.entry.Body.Walk(func(op *ir.Op) bool {
-		for _, v := range op.Operands {
-			uses[v]++
-		}
-		return true
-	})
+	uses := useCounts(st.entry.Body)
 	rewritten := map[*ir.Op][]*ir.Op{}
 	repl := map[*ir.Value]*ir.Value{}
 	st.entry.Body.Walk(func(op *ir.Op) bool {

@@ -193,13 +193,7 @@ func constData(v *ir.Value) *ir.ElementsAttr {
 // eliminateDeadCode removes effect-free ops whose results are unused,
 // innermost first, in one backward sweep per block.
 func eliminateDeadCode(st *passState) error {
-	uses := map[*ir.Value]int{}
-	st.entry.Body.Walk(func(op *ir.Op) bool {
-		for _, v := range op.Operands {
-			uses[v]++
-		}
-		return true
-	})
+	uses := useCounts(st.entry.Body)
 	var sweep func(b *ir.Block)
 	sweep = func(b *ir.Block) {
 		keep := make([]*ir.Op, 0, len(b.Ops))
