@@ -43,9 +43,7 @@ func (a *arena) newVals(n int) uint32 {
 		a.vals = slices.Grow(a.vals, n)
 	}
 	a.vals = a.vals[:first+n] // reslicing in place writes no pointer (no write barrier)
-	for i := range n {
-		a.vals[first+i] = Value{ID: uint32(first + i)}
-	}
+	clear(a.vals[first:])
 	return uint32(first)
 }
 
@@ -92,7 +90,7 @@ func (f *File) Counts() Counts {
 	return Counts{Ops: a.nops, Regions: a.nregions, Blocks: a.nblocks, Values: len(a.vals), IDs: len(a.ids.buf)}
 }
 
-// NumValues bounds the ids of the values read so far (Value.ID).
+// NumValues bounds the ids of the values read so far (see File.Value).
 func (f *File) NumValues() int {
 	if f.slabs == nil {
 		return 0

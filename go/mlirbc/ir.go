@@ -57,10 +57,6 @@ type Value struct {
 	Index int    // result index in its op, or argument index in its block
 	// HasLoc/Loc: block-argument location when present.
 	Loc uint64
-	// ID numbers the values of a File densely from 0 in the order the reader
-	// met them (regions loaded later get later ids); a client keeps its own
-	// per-value data in a side table indexed by ID (see File.NumValues).
-	ID uint32
 
 	HasLoc  bool
 	IsArg   bool // a block argument (else an op result)
@@ -100,7 +96,9 @@ func (o *Op) PropsReader() *Reader {
 }
 
 // Value returns value id (from an op's results or operands or a block's
-// arguments).
+// arguments). Ids number the values of a File densely from 0 in the order
+// the reader met them (regions loaded later get later ids); a client keeps
+// its own per-value data in a side table indexed by id (see NumValues).
 func (f *File) Value(id uint32) Value { return f.slabs.vals[id] }
 
 // Lazy reports whether the op's regions have not been read yet.
@@ -269,7 +267,7 @@ func (p *irParser) define(r *Reader, ids []uint32) error {
 			}
 			// Fill the placeholder in place so earlier uses see the definition.
 			nv := p.vals[v]
-			*ov = Value{Type: nv.Type, Index: nv.Index, Loc: nv.Loc, ID: ov.ID, HasLoc: nv.HasLoc, IsArg: nv.IsArg}
+			*ov = Value{Type: nv.Type, Index: nv.Index, Loc: nv.Loc, HasLoc: nv.HasLoc, IsArg: nv.IsArg}
 			s.forward--
 			ids[i] = old - 1
 			continue
