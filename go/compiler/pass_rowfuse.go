@@ -100,22 +100,29 @@ func rowReduceGeom(op *ir.Op) (rowGeom, bool) {
 	return g, true
 }
 
-// rowBcastKind classifies a broadcast_in_dim under g: 1 when it spreads a
-// per-row value along the rows, 2 when it only re-shapes a per-row value
-// (keepdims), 0 otherwise.
-func rowBcastKind(op *ir.Op, g rowGeom) int {
+// rowBcast classifies a broadcast_in_dim under a group's geometry.
+type rowBcast uint8
+
+const (
+	bcastOther   rowBcast = iota // neither of the below
+	bcastSpread                  // spreads a per-row value along the rows
+	bcastReshape                 // only re-shapes a per-row value (keepdims)
+)
+
+// rowBcastKind classifies a broadcast_in_dim under g.
+func rowBcastKind(op *ir.Op, g rowGeom) rowBcast {
 	bm, ok := broadcastMap(op)
 	if !ok || staticTensor(op.Operands[0]).NumElements() != g.rows {
-		return 0
+		return bcastOther
 	}
 	dims, strides := collapse(bm)
 	switch n := staticTensor(op.Results[0]).NumElements(); {
 	case n == g.rows*g.n && len(dims) == 2 && int64(dims[0]) == g.rows && int64(dims[1]) == g.n && strides[0] == 1 && strides[1] == 0:
-		return 1
+		return bcastSpread
 	case n == g.rows && len(dims) == 1 && strides[0] == 1:
-		return 2
+		return bcastReshape
 	}
-	return 0
+	return bcastOther
 }
 
 // rowMember reports whether op, reading a value of the group, can join it.
@@ -125,7 +132,7 @@ func rowMember(op *ir.Op, g rowGeom) bool {
 		rg, ok := rowReduceGeom(op)
 		return ok && rg == g
 	case "stablehlo.broadcast_in_dim":
-		return rowBcastKind(op, g) != 0
+		return rowBcastKind(op, g) != bcastOther
 	}
 	if !fusible(op) {
 		return false
@@ -167,7 +174,7 @@ func findRowGroup(blk *ir.Block, tried map[*ir.Op]bool) ([]*ir.Op, map[*ir.Value
 				member[o] = true
 				ms = append(ms, o)
 				produced[o.Results[0]] = true
-				spreads = spreads || o.Name == "stablehlo.broadcast_in_dim" && rowBcastKind(o, g) == 1
+				spreads = spreads || o.Name == "stablehlo.broadcast_in_dim" && rowBcastKind(o, g) == bcastSpread
 				continue
 			}
 			if reads || dirty {
@@ -208,7 +215,7 @@ func absorbProducers(blk *ir.Block, ms []*ir.Op, member map[*ir.Op]bool, tainted
 					// A broadcast reading a member must spread or re-shape a
 					// per-row value (rowBcastKind); others read outside values.
 					all = all && member[u] && slices.Contains(u.Operands, v) &&
-						(u.Name != "stablehlo.broadcast_in_dim" || rowBcastKind(u, g) != 0)
+						(u.Name != "stablehlo.broadcast_in_dim" || rowBcastKind(u, g) != bcastOther)
 				}
 				if all {
 					member[p] = true

@@ -194,10 +194,10 @@ func (p *rowProg) member(m *ir.Op) error {
 		v := m.Operands[0]
 		if s, ok := p.src[v]; ok && v.Def != nil {
 			switch rowBcastKind(m, g) {
-			case 1:
+			case bcastSpread:
 				p.alias(res, v, s, rkSpread)
 				return nil
-			case 2:
+			case bcastReshape:
 				p.alias(res, v, s, rkCopy)
 				return nil
 			}
