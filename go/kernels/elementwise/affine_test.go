@@ -32,7 +32,7 @@ func TestUnaryAffineMatchesUnfused(t *testing.T) {
 			aff(got, in, bytesOf(sc[:1]), bytesOf(sc[1:]))
 			w, g := view[float32](want), view[float32](got)
 			for i := range w {
-				require.Truef(t, math.Float32bits(w[i]) == math.Float32bits(g[i]) || (w[i] != w[i] && g[i] != g[i]),
+				require.Truef(t, sameF32(g[i], w[i]),
 					"tanh(%v*%v+%v): fused %v, unfused %v", src[i], sc[0], sc[1], g[i], w[i])
 			}
 		}
@@ -57,7 +57,6 @@ func TestUnaryAffineBinaryMatchesUnfused(t *testing.T) {
 	w = append(w, 0, 0, inf32, 2, 3, nan32, negz32, -inf32, 1e-40, 5, -1, 0.5)
 	sc, off := bytesOf([]float32{2}), bytesOf([]float32{1})
 	aff, _ := UnaryAffineLoop("tanh", ir.F32)
-	same := func(g, w float32) bool { return math.Float32bits(g) == math.Float32bits(w) || (g != g && w != w) }
 	for _, bop := range []string{"add", "subtract", "multiply", "divide"} {
 		bin, _ := BinaryLoop(bop, ir.F32)
 		for _, first := range []bool{true, false} {
@@ -73,7 +72,7 @@ func TestUnaryAffineBinaryMatchesUnfused(t *testing.T) {
 				}
 				f(got, bytesOf(src[:n]), bytesOf(w[:n]), sc, off)
 				for i, g := range view[float32](got) {
-					require.Truef(t, same(g, view[float32](want)[i]), "%s(tanh(%v*2+1), %v) first=%v: fused %v, unfused %v",
+					require.Truef(t, sameF32(g, view[float32](want)[i]), "%s(tanh(%v*2+1), %v) first=%v: fused %v, unfused %v",
 						bop, src[i], w[i], first, g, view[float32](want)[i])
 				}
 			}
@@ -88,7 +87,7 @@ func TestUnaryAffineBinaryMatchesUnfused(t *testing.T) {
 		f(bytesOf(overW), bytesOf(src), bytesOf(overW), sc, off)
 		f(bytesOf(overSrc), bytesOf(overSrc), bytesOf(w), sc, off)
 		for i, v := range view[float32](want) {
-			require.Truef(t, same(overW[i], v) && same(overSrc[i], v), "in place, element %d", i)
+			require.Truef(t, sameF32(overW[i], v) && sameF32(overSrc[i], v), "in place, element %d", i)
 		}
 	}
 	n := len(src) &^ 15
@@ -105,7 +104,7 @@ func TestUnaryAffineBinaryMatchesUnfused(t *testing.T) {
 				k.f(got, src[:n], a, &w[0], epi)
 				tanh32Go(want, src[:n], a, w[:n], epi)
 				for i := range got {
-					require.Truef(t, same(got[i], want[i]), "epi %d aff %v: x=%v w=%v vector %v, Go %v", epi, a != nil, src[i], w[i], got[i], want[i])
+					require.Truef(t, sameF32(got[i], want[i]), "epi %d aff %v: x=%v w=%v vector %v, Go %v", epi, a != nil, src[i], w[i], got[i], want[i])
 				}
 			}
 		}

@@ -40,7 +40,7 @@ func TestExpTanhVectorWidths(t *testing.T) {
 		k.f(got, src)
 		for i, x := range src {
 			want := k.scalar(x)
-			if math.Float32bits(got[i]) != math.Float32bits(want) && !(got[i] != got[i] && want != want) {
+			if !sameF32(got[i], want) {
 				t.Fatalf("%s(%v) = %v, scalar %v", k.name, x, got[i], want)
 			}
 		}
