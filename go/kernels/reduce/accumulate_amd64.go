@@ -37,32 +37,21 @@ func useAccumulate(isa string) {
 	switch isa {
 	case "Z":
 		addRowsF32 = addRowsZ
-		addAccF32 = func(dst, src []float32) {
-			src = src[:len(dst)]
-			n := len(dst) &^ 63
-			addAccF32Z(dst[:n], src[:n])
-			sumAcc(dst[n:], src[n:])
-		}
-		addAccF64 = func(dst, src []float64) {
-			src = src[:len(dst)]
-			n := len(dst) &^ 31
-			addAccF64Z(dst[:n], src[:n])
-			sumAcc(dst[n:], src[n:])
-		}
+		addAccF32, addAccF64 = vecAcc(addAccF32Z, 64), vecAcc(addAccF64Z, 32)
 	case "Y":
 		addRowsF32 = addRowsY
-		addAccF32 = func(dst, src []float32) {
-			src = src[:len(dst)]
-			n := len(dst) &^ 31
-			addAccF32Asm(dst[:n], src[:n])
-			sumAcc(dst[n:], src[n:])
-		}
-		addAccF64 = func(dst, src []float64) {
-			src = src[:len(dst)]
-			n := len(dst) &^ 15
-			addAccF64Asm(dst[:n], src[:n])
-			sumAcc(dst[n:], src[n:])
-		}
+		addAccF32, addAccF64 = vecAcc(addAccF32Asm, 32), vecAcc(addAccF64Asm, 16)
+	}
+}
+
+// vecAcc runs kernel over the whole blocks of block elements (a power of
+// two) and sumAcc over the rest.
+func vecAcc[T float32 | float64](kernel func(dst, src []T), block int) func(dst, src []T) {
+	return func(dst, src []T) {
+		src = src[:len(dst)]
+		n := len(dst) &^ (block - 1)
+		kernel(dst[:n], src[:n])
+		sumAcc(dst[n:], src[n:])
 	}
 }
 
