@@ -13,7 +13,7 @@ type arena struct {
 	// Ops, regions and blocks read since the last reset (see Counts).
 	nops, nregions, nblocks int
 	// readers are those of isolated regions read eagerly.
-	readers bump[Reader]
+	readers slab.Bump[Reader]
 	// vals holds the values, at their ids; ids the lists of value ids of
 	// ops and blocks. Both are pointer-free and grow by copying (ops keep
 	// ranges, not slices), so the garbage collector never looks inside.
@@ -22,7 +22,7 @@ type arena struct {
 	// The blocks and regions of the IR and the lists that hold them.
 	blks       slab.Slab[Block]
 	regs       slab.Slab[Region]
-	opRefs     bump[*Op]
+	opRefs     slab.Bump[*Op]
 	blockRefs  slab.Slab[*Block]
 	regionRefs slab.Slab[*Region]
 	// p is the one IR parser (TopLevel and Load never nest).
@@ -101,12 +101,12 @@ func (f *File) NumValues() int {
 func (a *arena) reset() {
 	a.ops.Reset()
 	a.nops, a.nregions, a.nblocks = 0, 0, 0
-	a.readers.reset()
+	a.readers.Reset()
 	a.vals = a.vals[:0]
 	a.ids.buf = a.ids.buf[:0]
 	a.blks.Reset()
 	a.regs.Reset()
-	a.opRefs.reset()
+	a.opRefs.Reset()
 	a.blockRefs.Reset()
 	a.regionRefs.Reset()
 	a.p = irParser{scopes: a.p.scopes[:0]}

@@ -406,7 +406,7 @@ func (p *irParser) blockHeaderInto(r *Reader, b *Block) (*Block, int, error) {
 }
 
 func (p *irParser) blockOps(r *Reader, rs *regionState, b *Block, nOps, depth int) error {
-	b.Ops = p.opRefs.take(nOps) // nOps is bounded by the bytes left
+	b.Ops = p.opRefs.Take(nOps) // nOps is bounded by the bytes left
 	for i := range b.Ops {
 		op, err := p.op(r, rs, depth)
 		if err != nil {
@@ -571,7 +571,7 @@ func (p *irParser) op(r *Reader, rs *regionState, depth int) (*Op, error) {
 			op.lazy, op.lazyOff, op.lazyLen = true, s.off, len(s.data)
 			return op, nil
 		}
-		sr := p.readers.take(1)
+		sr := p.readers.Take(1)
 		sr[0] = Reader{data: s.data, base: s.off, section: SectionName(s.id)}
 		p.pushScope()
 		if err := p.regions(&sr[0], op, depth+1); err != nil {
