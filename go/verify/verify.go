@@ -13,6 +13,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/gojax/gojax/go/internal/slab"
 	"github.com/gojax/gojax/go/ir"
 )
 
@@ -54,8 +55,10 @@ type verifier struct {
 	// ops (StableHLO regions are not isolated from above).
 	defined *valueSet
 	// tensors backs the type lists a check builds (operandTensors and
-	// friends); it is reset before each check, which keeps none of them.
-	tensors scratch
+	// friends); it is rewound, not cleared, before each check, which keeps
+	// none of them: overwriting is all the next check does. The stale
+	// entries only point into the module being verified.
+	tensors slab.Bump[*ir.TensorType]
 	// names caches the check of an op name by the address of its bytes:
 	// the reader shares one string among the ops of a name, which spares
 	// hashing it for each op.
@@ -79,27 +82,6 @@ func (v *verifier) check(name string) (checkFunc, bool) {
 	}
 	return e.fn, e.known
 }
-
-// scratch hands out capped type lists from one buffer that is rewound, not
-// cleared, before each check: overwriting is all the next check does, and
-// clearing pointerful memory per op costs write barriers while the GC marks.
-// The stale entries only point into the module being verified.
-type scratch struct{ buf []*ir.TensorType }
-
-func (s *scratch) Take(n int) []*ir.TensorType {
-	if n <= 0 {
-		return nil
-	}
-	if n > cap(s.buf)-len(s.buf) {
-		// Pieces already handed out keep the old buffer.
-		s.buf = make([]*ir.TensorType, 0, max(2*cap(s.buf), n, 64))
-	}
-	lo := len(s.buf)
-	s.buf = s.buf[:lo+n]
-	return s.buf[lo : lo+n : lo+n]
-}
-
-func (s *scratch) Reset() { s.buf = s.buf[:0] }
 
 // valueKey is a value's address as an integer: the module keeps every value
 // alive (and Go's collector does not move objects), and integer keys spare
@@ -283,7 +265,7 @@ func (v *verifier) op(op *ir.Op) error {
 		}
 	}
 	if known { // foreign ops are not type-checked
-		v.tensors.Reset()
+		v.tensors.Rewind()
 		if err := fn(v, op); err != nil {
 			return err
 		}

@@ -7,8 +7,9 @@ package slab
 // concurrent use.
 type Bump[T any] struct{ buf []T }
 
-// Take returns n zeroed elements (nil for n == 0). Pieces handed out
-// before a growth stay in the old array, which lives as long as they do.
+// Take returns n elements (nil for n == 0): zeroed, unless a Rewind left
+// them as they were. Pieces handed out before a growth stay in the old
+// array, which lives as long as they do.
 func (b *Bump[T]) Take(n int) []T {
 	if n <= 0 {
 		return nil
@@ -26,3 +27,9 @@ func (b *Bump[T]) Reset() {
 	clear(b.buf)
 	b.buf = b.buf[:0]
 }
+
+// Rewind makes the current array reusable without zeroing it, for a caller
+// that overwrites every element it takes: clearing pointerful memory costs
+// write barriers while the collector marks. Stale elements keep what they
+// point to alive until overwritten.
+func (b *Bump[T]) Rewind() { b.buf = b.buf[:0] }
