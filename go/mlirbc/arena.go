@@ -126,5 +126,5 @@ func (f *File) Release() {
 	f.AttrTypes = nil
 	small := a.small()
 	a.reset()
-	putArena(a, small)
+	arenas.Put(a, small)
 }

@@ -106,7 +106,7 @@ type File struct {
 
 func (f *File) arena() *arena {
 	if f.slabs == nil {
-		f.slabs = getArena()
+		f.slabs = arenas.Get()
 	}
 	return f.slabs
 }

@@ -96,7 +96,7 @@ func Module(m *ir.Module) error {
 	if m == nil {
 		return fmt.Errorf("verify: nil module")
 	}
-	v := &verifier{m: m, defined: getSet()}
+	v := &verifier{m: m, defined: definedSets.Get()}
 	defer putSet(v.defined)
 	seen := map[string]bool{}
 	for i, f := range m.Funcs {
