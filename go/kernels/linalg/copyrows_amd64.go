@@ -23,12 +23,7 @@ func copyRows[T float32 | float64](dst, src []T, o, ld, ldd, w, k int) bool {
 	}
 	_ = dst[(k-1)*ldd+w-1]
 	_ = src[o+(k-1)*ld+w-1]
-	m0, m1 := uint16(0xFFFF), uint16(0)
-	if lanes < 16 {
-		m0 = 1<<lanes - 1
-	} else {
-		m1 = uint16(1<<(lanes-16) - 1)
-	}
+	m0, m1 := laneMasks(lanes)
 	copyRowsMasked(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[o]), ld*size, ldd*size, k, m0, m1)
 	return true
 }
@@ -45,12 +40,16 @@ func copyBlock[T float32 | float64](dst, src []T, o, ld, ldd, w, n, k, sstride, 
 	}
 	_ = dst[(k-1)*dstride+(n-1)*ldd+w-1]
 	_ = src[o+(k-1)*sstride+(n-1)*ld+w-1]
-	m0, m1 := uint16(0xFFFF), uint16(0)
-	if lanes < 16 {
-		m0 = 1<<lanes - 1
-	} else {
-		m1 = uint16(1<<(lanes-16) - 1)
-	}
+	m0, m1 := laneMasks(lanes)
 	copyBlockMasked(unsafe.Pointer(&dst[0]), unsafe.Pointer(&src[o]), ld*size, ldd*size, n, k, sstride*size, dstride*size, m0, m1)
 	return true
+}
+
+// laneMasks returns the masks of the first lanes (1 to 32) 4-byte lanes of
+// a 128-byte row: lanes 0-15 in m0, 16-31 in m1.
+func laneMasks(lanes int) (m0, m1 uint16) {
+	if lanes < 16 {
+		return 1<<lanes - 1, 0
+	}
+	return 0xFFFF, uint16(1<<(lanes-16) - 1)
 }
