@@ -360,22 +360,11 @@ func consecutive14(rows []int) bool {
 // the panel sequentially.
 func packA14[T float32 | float64](pan, a []T, rows []int, k0, k int) {
 	_ = rows[13]
-	r0, r1, r2, r3 := a[rows[0]+k0:][:k], a[rows[1]+k0:][:k], a[rows[2]+k0:][:k], a[rows[3]+k0:][:k]
-	r4, r5, r6, r7 := a[rows[4]+k0:][:k], a[rows[5]+k0:][:k], a[rows[6]+k0:][:k], a[rows[7]+k0:][:k]
-	r8, r9, r10, r11 := a[rows[8]+k0:][:k], a[rows[9]+k0:][:k], a[rows[10]+k0:][:k], a[rows[11]+k0:][:k]
-	r12, r13 := a[rows[12]+k0:][:k], a[rows[13]+k0:][:k]
-	pan = pan[:14*k]
 	var offs [14]int
 	for i := range offs {
 		offs[i] = rows[i] + k0
 	}
-	for p := packA14Trans(pan, a, &offs, k); p < k; p++ {
-		d := (*[14]T)(pan[14*p:])
-		d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
-		d[4], d[5], d[6], d[7] = r4[p], r5[p], r6[p], r7[p]
-		d[8], d[9], d[10], d[11] = r8[p], r9[p], r10[p], r11[p]
-		d[12], d[13] = r12[p], r13[p]
-	}
+	packA14Offs(pan, a, &offs, k)
 }
 
 // packAGather packs rows [i0,i0+mm) × contracting indices [p0,p0+k) of an
@@ -408,16 +397,22 @@ func packAGather[T float32 | float64](dst []T, g func(dst []T, ld, i0, i1, p0, p
 
 // packA14ld is packA14 for 14 rows of a row-major matrix (row stride ld).
 func packA14ld[T float32 | float64](pan, a []T, ld, k int) {
-	r0, r1, r2, r3 := a[0*ld:][:k], a[1*ld:][:k], a[2*ld:][:k], a[3*ld:][:k]
-	r4, r5, r6, r7 := a[4*ld:][:k], a[5*ld:][:k], a[6*ld:][:k], a[7*ld:][:k]
-	r8, r9, r10, r11 := a[8*ld:][:k], a[9*ld:][:k], a[10*ld:][:k], a[11*ld:][:k]
-	r12, r13 := a[12*ld:][:k], a[13*ld:][:k]
-	pan = pan[:14*k]
 	var offs [14]int
 	for i := range offs {
 		offs[i] = i * ld
 	}
-	for p := packA14Trans(pan, a, &offs, k); p < k; p++ {
+	packA14Offs(pan, a, &offs, k)
+}
+
+// packA14Offs packs one full 14-row panel whose row i is a[offs[i]:][:k]
+// k-major, writing the panel sequentially.
+func packA14Offs[T float32 | float64](pan, a []T, offs *[14]int, k int) {
+	r0, r1, r2, r3 := a[offs[0]:][:k], a[offs[1]:][:k], a[offs[2]:][:k], a[offs[3]:][:k]
+	r4, r5, r6, r7 := a[offs[4]:][:k], a[offs[5]:][:k], a[offs[6]:][:k], a[offs[7]:][:k]
+	r8, r9, r10, r11 := a[offs[8]:][:k], a[offs[9]:][:k], a[offs[10]:][:k], a[offs[11]:][:k]
+	r12, r13 := a[offs[12]:][:k], a[offs[13]:][:k]
+	pan = pan[:14*k]
+	for p := packA14Trans(pan, a, offs, k); p < k; p++ {
 		d := (*[14]T)(pan[14*p:])
 		d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
 		d[4], d[5], d[6], d[7] = r4[p], r5[p], r6[p], r7[p]
