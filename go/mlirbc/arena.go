@@ -76,9 +76,9 @@ func (a *arena) parser(f *File, lazy bool) *irParser {
 // difference across loading it (see Op.LoadDeep).
 type Counts struct {
 	Ops, Regions, Blocks int
-	// Values is NumValues; IDs counts the entries of every op's results
-	// and operands and every block's arguments.
-	Values, IDs int
+	// IDs counts the entries of every op's results and operands and every
+	// block's arguments (NumValues gives the values).
+	IDs int
 }
 
 // Counts returns the totals so far.
@@ -87,7 +87,7 @@ func (f *File) Counts() Counts {
 	if a == nil {
 		return Counts{}
 	}
-	return Counts{Ops: a.nops, Regions: a.nregions, Blocks: a.nblocks, Values: len(a.vals), IDs: len(a.ids.buf)}
+	return Counts{Ops: a.nops, Regions: a.nregions, Blocks: a.nblocks, IDs: len(a.ids.buf)}
 }
 
 // NumValues bounds the ids of the values read so far (see File.Value).
