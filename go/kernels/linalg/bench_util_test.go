@@ -28,6 +28,28 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// benchStep lowers op and runs it on ins b.N times, reporting wall-clock
+// GFLOP/s and GFLOP per CPU-second for flops per run.
+func benchStep(b *testing.B, op *ir.Op, ins [][]byte, flops float64) {
+	l, _ := lookupForBench(op)
+	step, err := l(benchCtx(), op)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := [][]byte{make([]byte, op.Results[0].Tensor().ByteSize())}
+	b.ResetTimer()
+	cpu0 := processCPU()
+	for i := 0; i < b.N; i++ {
+		if err := step(ins, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cpu := processCPU() - cpu0
+	flops *= float64(b.N)
+	b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	b.ReportMetric(flops/cpu.Seconds()/1e9, "GFLOP/cpu-s")
+}
+
 // BenchmarkDotGeneral reports wall-clock GFLOP/s and GFLOP per CPU-second
 // (per core) for square matmuls.
 func BenchmarkDotGeneral(b *testing.B) {
@@ -52,23 +74,7 @@ func BenchmarkDotGeneral(b *testing.B) {
 				fromF32(x, randF32(r, int(n*n)), et)
 				fromF32(y, randF32(r, int(n*n)), et)
 			}
-			l, _ := lookupForBench(op)
-			step, err := l(benchCtx(), op)
-			if err != nil {
-				b.Fatal(err)
-			}
-			out := [][]byte{make([]byte, n*n*int64(et.ByteSize()))}
-			b.ResetTimer()
-			cpu0 := processCPU()
-			for i := 0; i < b.N; i++ {
-				if err := step([][]byte{x, y}, out); err != nil {
-					b.Fatal(err)
-				}
-			}
-			cpu := processCPU() - cpu0
-			flops := 2 * float64(n*n*n) * float64(b.N)
-			b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-			b.ReportMetric(flops/cpu.Seconds()/1e9, "GFLOP/cpu-s")
+			benchStep(b, op, [][]byte{x, y}, 2 * float64(n*n*n))
 		})
 	}
 }
@@ -82,23 +88,7 @@ func BenchmarkConvolution(b *testing.B) {
 	op := mkOp("stablehlo.convolution", []*ir.TensorType{ir.Tensor(ir.F32, c.lhsShape...), ir.Tensor(ir.F32, c.rhsShape...)},
 		[]*ir.TensorType{ir.Tensor(ir.F32, c.outShape()...)}, c.attrs())
 	x, y := f32Bytes(randF32(r, 8*32*32*64)), f32Bytes(randF32(r, 3*3*64*64))
-	l, _ := lookupForBench(op)
-	step, err := l(benchCtx(), op)
-	if err != nil {
-		b.Fatal(err)
-	}
-	out := [][]byte{make([]byte, 8*32*32*64*4)}
-	b.ResetTimer()
-	cpu0 := processCPU()
-	for i := 0; i < b.N; i++ {
-		if err := step([][]byte{x, y}, out); err != nil {
-			b.Fatal(err)
-		}
-	}
-	cpu := processCPU() - cpu0
-	flops := 2 * float64(8*32*32) * 64 * 9 * 64 * float64(b.N)
-	b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-	b.ReportMetric(flops/cpu.Seconds()/1e9, "GFLOP/cpu-s")
+	benchStep(b, op, [][]byte{x, y}, 2 * float64(8*32*32) * 64 * 9 * 64)
 }
 
 // BenchmarkConvolutionNHWC: the benchmark suite's conv2d (batch 32,
@@ -135,24 +125,8 @@ func BenchmarkConvolutionNHWC(b *testing.B) {
 			op := mkOp("stablehlo.convolution", []*ir.TensorType{ir.Tensor(ir.F32, c.lhsShape...), ir.Tensor(ir.F32, c.rhsShape...)},
 				[]*ir.TensorType{ir.Tensor(ir.F32, c.outShape()...)}, c.attrs())
 			x, y := f32Bytes(randF32(r, nl)), f32Bytes(randF32(r, nr))
-			l, _ := lookupForBench(op)
-			step, err := l(benchCtx(), op)
-			if err != nil {
-				b.Fatal(err)
-			}
-			out := [][]byte{make([]byte, op.Results[0].Tensor().ByteSize())}
 			b.ReportAllocs()
-			b.ResetTimer()
-			cpu0 := processCPU()
-			for i := 0; i < b.N; i++ {
-				if err := step([][]byte{x, y}, out); err != nil {
-					b.Fatal(err)
-				}
-			}
-			cpu := processCPU() - cpu0
-			flops := 2 * float64(nb*hw*hw) * ci * 9 * co * float64(b.N)
-			b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-			b.ReportMetric(flops/cpu.Seconds()/1e9, "GFLOP/cpu-s")
+			benchStep(b, op, [][]byte{x, y}, 2 * float64(nb*hw*hw) * ci * 9 * co)
 		})
 	}
 }
@@ -185,23 +159,7 @@ func BenchmarkDotMLP(b *testing.B) {
 				[]*ir.TensorType{ir.Tensor(ir.F32, os...)}, dotAttrs(nil, nil, d.lhsContract, d.rhsContract))
 			x := f32Bytes(randF32(r, int(tc.ls[0]*tc.ls[1])))
 			y := f32Bytes(randF32(r, int(tc.rs[0]*tc.rs[1])))
-			l, _ := lookupForBench(op)
-			step, err := l(benchCtx(), op)
-			if err != nil {
-				b.Fatal(err)
-			}
-			out := [][]byte{make([]byte, 4*os[0]*os[1])}
-			flops := 2 * float64(os[0]*os[1]*tc.ls[tc.lc])
-			b.ResetTimer()
-			cpu0 := processCPU()
-			for i := 0; i < b.N; i++ {
-				if err := step([][]byte{x, y}, out); err != nil {
-					b.Fatal(err)
-				}
-			}
-			cpu := processCPU() - cpu0
-			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-			b.ReportMetric(flops*float64(b.N)/cpu.Seconds()/1e9, "GFLOP/cpu-s")
+			benchStep(b, op, [][]byte{x, y}, 2 * float64(os[0]*os[1]*tc.ls[tc.lc]))
 		})
 	}
 }
