@@ -143,18 +143,33 @@ func (r *fastReducer[A]) tree(lo, hi int, leaf func(s int) A) A {
 	return r.f.comb(r.tree(lo, mid, leaf), r.tree(mid, hi, leaf))
 }
 
+// rowsAt stores outputs [lo, hi) when output k reduces the rows starting
+// at input offset k*stride (one kept dim): runInnerReduced's common case
+// and RowReduce.
+func (r *fastReducer[A]) rowsAt(in, out []byte, init A, lo, hi, stride int, sc *scratch[A]) {
+	L, _, nseg := r.segs()
+	if nseg == 1 && r.st.view != nil {
+		// One contiguous run per output at a fixed stride: no index math.
+		v := r.st.view(in)
+		for k := lo; k < hi; k++ {
+			off := k * stride
+			r.st.store(out, k, r.f.comb(init, r.f.leaf(v[off:off+L])))
+		}
+		return
+	}
+	for k := lo; k < hi; k++ {
+		v := r.tree(0, nseg, func(s int) A { return r.leafSeg(in, k*stride, s, sc) })
+		r.st.store(out, k, r.f.comb(init, v))
+	}
+}
+
 func (r *fastReducer[A]) runInnerReduced(ctx kernel.Context, in, out []byte, init A) {
 	l := &r.lay
 	_, _, nseg := r.segs()
 	total := l.kn * l.rn
 	perOut := func(lo, hi int, sc *scratch[A]) {
-		if nseg == 1 && len(l.kShape) == 1 && r.st.view != nil {
-			// One contiguous run per output at a fixed stride: no index math.
-			v, L, ks := r.st.view(in), l.rShape[len(l.rShape)-1], l.kStride[0]
-			for k := lo; k < hi; k++ {
-				off := k * ks
-				r.st.store(out, k, r.f.comb(init, r.f.leaf(v[off:off+L])))
-			}
+		if len(l.kShape) == 1 {
+			r.rowsAt(in, out, init, lo, hi, l.kStride[0], sc)
 			return
 		}
 		for k := lo; k < hi; k++ {

@@ -36,7 +36,6 @@ func (t *typed[A]) rowFunc(n int) RowFunc {
 	// One reduced dim of n elements: leafSeg and tree then walk a row just
 	// as runInnerReduced walks each output's row.
 	r := &fastReducer[A]{lay: newLayout([]int64{int64(n)}, []bool{true}), f: t.f, st: t.st}
-	_, _, nseg := r.segs()
 	return func(dst, src, init []byte, rows int) {
 		sc := r.getScratch()
 		// The init value as readInit reads it, without its escaping array.
@@ -47,17 +46,7 @@ func (t *typed[A]) rowFunc(n int) RowFunc {
 			r.st.load(sc.conv[:1], init, 0)
 			ini = sc.conv[0]
 		}
-		if nseg == 1 && r.st.view != nil {
-			v := r.st.view(src)
-			for k := range rows {
-				r.st.store(dst, k, r.f.comb(ini, r.f.leaf(v[k*n:(k+1)*n])))
-			}
-		} else {
-			for k := range rows {
-				v := r.tree(0, nseg, func(s int) A { return r.leafSeg(src, k*n, s, sc) })
-				r.st.store(dst, k, r.f.comb(ini, v))
-			}
-		}
+		r.rowsAt(src, dst, ini, 0, rows, n, sc)
 		r.pool.Put(sc)
 	}
 }
