@@ -29,33 +29,27 @@ var packTransOK = cpufeat.AVX512
 // (float32) or 8 (float64), 0 without AVX-512.
 func packA14Trans[T float32 | float64](pan, a []T, offs *[14]int, k int) int {
 	var z T
-	if !packTransOK {
+	size := int(unsafe.Sizeof(z))
+	kv := k &^ (64/size - 1) // whole 64-byte vectors of a row
+	if !packTransOK || kv == 0 {
 		return 0
 	}
-	if unsafe.Sizeof(z) == 8 {
-		k8 := k &^ 7
-		if k8 == 0 {
-			return 0
-		}
-		_ = pan[14*k8-1]
-		var b [14]int
-		for i, o := range offs {
-			b[i] = 8 * o
-		}
-		packA14TransF64((*float64)(unsafe.Pointer(&pan[0])), (*float64)(unsafe.Pointer(&a[0])), &b, k8)
-		return k8
+	_ = pan[14*kv-1]
+	b := byteOffs(offs, size)
+	if size == 8 {
+		packA14TransF64((*float64)(unsafe.Pointer(&pan[0])), (*float64)(unsafe.Pointer(&a[0])), &b, kv)
+	} else {
+		packA14TransF32((*float32)(unsafe.Pointer(&pan[0])), (*float32)(unsafe.Pointer(&a[0])), &b, kv)
 	}
-	k16 := k &^ 15
-	if k16 == 0 {
-		return 0
-	}
-	_ = pan[14*k16-1]
-	var b [14]int
+	return kv
+}
+
+// byteOffs returns offs in bytes of size-byte elements.
+func byteOffs(offs *[14]int, size int) (b [14]int) {
 	for i, o := range offs {
-		b[i] = 4 * o
+		b[i] = size * o
 	}
-	packA14TransF32((*float32)(unsafe.Pointer(&pan[0])), (*float32)(unsafe.Pointer(&a[0])), &b, k16)
-	return k16
+	return b
 }
 
 // packBTrans32 packs the first k&^15 k rows of a full 32-column float32 B
@@ -90,10 +84,7 @@ func packAPairs14Trans(pan []uint32, a []uint16, offs *[14]int, kq int) int {
 		return 0
 	}
 	_ = pan[14*k16-1]
-	var b [14]int
-	for i, o := range offs {
-		b[i] = 2 * o
-	}
+	b := byteOffs(offs, 2)
 	packA14TransF32((*float32)(unsafe.Pointer(&pan[0])), (*float32)(unsafe.Pointer(&a[0])), &b, k16)
 	return k16
 }
