@@ -1,5 +1,7 @@
 package elementwise
 
+import "unsafe"
+
 //go:generate go run gen_selcmp.go
 
 // Vector select on 1-, 2-, 4- and 8-byte elements and vector float32/float64
@@ -65,32 +67,34 @@ var (
 // cmpVec32 is the float32 FLOAT compare dir with the vector loop over
 // whole vectors and cmpReal's loop on the tail.
 func cmpVec32(dir string) kern {
-	tail, i := cmpReal[float32](dir), cmpDirs[dir]
-	return func(d, a, b, _ []byte) {
-		n := 0
-		if t := selcmp; t != nil && len(d) >= t.lanes[2] {
-			n = len(d) &^ (t.lanes[2] - 1)
-			x, y := view[float32](a)[:n], view[float32](b)[:n]
-			t.cmp32[i](&d[0], &x[0], &y[0], n)
-		}
-		if n < len(d) {
-			tail(d[n:], a[4*n:], b[4*n:], nil)
-		}
-	}
+	return cmpVec(dir, func(t *selcmpTable, i int) (int, func(d *uint8, a, b *float32, n int)) {
+		return t.lanes[2], t.cmp32[i]
+	})
 }
 
 // cmpVec64 is cmpVec32 for float64.
 func cmpVec64(dir string) kern {
-	tail, i := cmpReal[float64](dir), cmpDirs[dir]
+	return cmpVec(dir, func(t *selcmpTable, i int) (int, func(d *uint8, a, b *float64, n int)) {
+		return t.lanes[3], t.cmp64[i]
+	})
+}
+
+// cmpVec is the compare dir on T with the vector loop pick(t, dir's index).
+func cmpVec[T float32 | float64](dir string, pick func(t *selcmpTable, i int) (int, func(d *uint8, a, b *T, n int))) kern {
+	tail, i := cmpReal[T](dir), cmpDirs[dir]
+	var z T
+	es := int(unsafe.Sizeof(z))
 	return func(d, a, b, _ []byte) {
 		n := 0
-		if t := selcmp; t != nil && len(d) >= t.lanes[3] {
-			n = len(d) &^ (t.lanes[3] - 1)
-			x, y := view[float64](a)[:n], view[float64](b)[:n]
-			t.cmp64[i](&d[0], &x[0], &y[0], n)
+		if t := selcmp; t != nil {
+			if lanes, f := pick(t, i); len(d) >= lanes {
+				n = len(d) &^ (lanes - 1)
+				x, y := view[T](a)[:n], view[T](b)[:n]
+				f(&d[0], &x[0], &y[0], n)
+			}
 		}
 		if n < len(d) {
-			tail(d[n:], a[8*n:], b[8*n:], nil)
+			tail(d[n:], a[es*n:], b[es*n:], nil)
 		}
 	}
 }
