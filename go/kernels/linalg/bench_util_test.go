@@ -74,7 +74,7 @@ func BenchmarkDotGeneral(b *testing.B) {
 				fromF32(x, randF32(r, int(n*n)), et)
 				fromF32(y, randF32(r, int(n*n)), et)
 			}
-			benchStep(b, op, [][]byte{x, y}, 2 * float64(n*n*n))
+			benchStep(b, op, [][]byte{x, y}, 2*float64(n*n*n))
 		})
 	}
 }
@@ -88,7 +88,7 @@ func BenchmarkConvolution(b *testing.B) {
 	op := mkOp("stablehlo.convolution", []*ir.TensorType{ir.Tensor(ir.F32, c.lhsShape...), ir.Tensor(ir.F32, c.rhsShape...)},
 		[]*ir.TensorType{ir.Tensor(ir.F32, c.outShape()...)}, c.attrs())
 	x, y := f32Bytes(randF32(r, 8*32*32*64)), f32Bytes(randF32(r, 3*3*64*64))
-	benchStep(b, op, [][]byte{x, y}, 2 * float64(8*32*32) * 64 * 9 * 64)
+	benchStep(b, op, [][]byte{x, y}, 2*float64(8*32*32)*64*9*64)
 }
 
 // BenchmarkConvolutionNHWC: the benchmark suite's conv2d (batch 32,
@@ -126,7 +126,7 @@ func BenchmarkConvolutionNHWC(b *testing.B) {
 				[]*ir.TensorType{ir.Tensor(ir.F32, c.outShape()...)}, c.attrs())
 			x, y := f32Bytes(randF32(r, nl)), f32Bytes(randF32(r, nr))
 			b.ReportAllocs()
-			benchStep(b, op, [][]byte{x, y}, 2 * float64(nb*hw*hw) * ci * 9 * co)
+			benchStep(b, op, [][]byte{x, y}, 2*float64(nb*hw*hw)*ci*9*co)
 		})
 	}
 }
@@ -159,7 +159,7 @@ func BenchmarkDotMLP(b *testing.B) {
 				[]*ir.TensorType{ir.Tensor(ir.F32, os...)}, dotAttrs(nil, nil, d.lhsContract, d.rhsContract))
 			x := f32Bytes(randF32(r, int(tc.ls[0]*tc.ls[1])))
 			y := f32Bytes(randF32(r, int(tc.rs[0]*tc.rs[1])))
-			benchStep(b, op, [][]byte{x, y}, 2 * float64(os[0]*os[1]*tc.ls[tc.lc]))
+			benchStep(b, op, [][]byte{x, y}, 2*float64(os[0]*os[1]*tc.ls[tc.lc]))
 		})
 	}
 }
