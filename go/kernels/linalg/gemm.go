@@ -284,15 +284,8 @@ func packA[T float32 | float64](dst, a []T, rows, ks []int, mr int, unit bool) {
 	if nfull := len(rows) / mr; !unit && nfull > 0 && unitStride(rows) {
 		// Transposed A (rows adjacent in memory): read each k's run of
 		// rows in order, scattering it over the full panels.
-		if kStep := constStride(ks); kStep > 0 && copyBlock(dst, a, rows[0]+ks[0], mr, mr*k, mr, nfull, k, kStep, mr) {
+		if packFullPanels(dst, a, rows[0], ks, constStride(ks), mr, nfull, true) {
 			start = nfull * mr
-		} else {
-			for p, ko := range ks {
-				if !copyRows(dst[p*mr:], a, rows[0]+ko, mr, mr*k, mr, nfull) {
-					break
-				}
-				start = nfull * mr
-			}
 		}
 	}
 	for i0 := start; i0 < len(rows); i0 += mr {
@@ -329,6 +322,28 @@ func packA[T float32 | float64](dst, a []T, rows, ks []int, mr int, unit bool) {
 			}
 		}
 	}
+}
+
+// packFullPanels copies the first nfull full w-wide panels of a k-major
+// pack (dst[p*w + j*w*k + i] = src[base + ks[p] + j*w + i]) in one block
+// copy when the k offsets have the single stride kStep > 0, else, where
+// byRows allows, one row copy per k, and reports whether it did.
+func packFullPanels[T float32 | float64](dst, src []T, base int, ks []int, kStep, w, nfull int, byRows bool) bool {
+	k := len(ks)
+	if kStep > 0 && copyBlock(dst, src, base+ks[0], w, w*k, w, nfull, k, kStep, w) {
+		return true
+	}
+	if !byRows {
+		return false
+	}
+	done := false
+	for p, ko := range ks {
+		if !copyRows(dst[p*w:], src, base+ko, w, w*k, w, nfull) {
+			break
+		}
+		done = true
+	}
+	return done
 }
 
 // constStride returns s > 0 when offs[i] = offs[0] + i*s for all i (at
@@ -434,15 +449,8 @@ func packB[T float32 | float64](dst, b []T, ks, cols []int, nr int, unit bool) {
 		// hardware prefetcher follows it), scattering it over the
 		// full panels; per k row where the k offsets have no single
 		// stride, if that row is long enough to be worth a call.
-		if kStep > 0 && copyBlock(dst, b, ks[0]+cols[0], nr, nr*k, nr, nfull, k, kStep, nr) {
+		if packFullPanels(dst, b, cols[0], ks, kStep, nr, nfull, nfull >= 4) {
 			start = nfull * nr
-		} else if nfull >= 4 {
-			for p, ko := range ks {
-				if !copyRows(dst[p*nr:], b, ko+cols[0], nr, nr*k, nr, nfull) {
-					break
-				}
-				start = nfull * nr
-			}
 		}
 	}
 	for j0 := start; j0 < len(cols); j0 += nr {
