@@ -82,6 +82,7 @@ type rowFusionK struct {
 	outBytes []int
 	prog     []rinstr
 	streamed []int // operands read along the rows (full values)
+	streams  bool  // a result is written with non-temporal stores
 	bufSize  []int
 	grain    int
 	scratch  sync.Pool // *rscratch
@@ -90,7 +91,7 @@ type rowFusionK struct {
 
 // rscratch is one worker's scratch buffers (pooled by pointer: putting a
 // slice in a sync.Pool would allocate).
-type rscratch struct{ bufs [][]byte }
+type rscratch struct{ bufs, pf [][]byte }
 
 // rrun carries one Step's buffers to the parallel chunks.
 type rrun struct {
@@ -114,16 +115,22 @@ func (r *rrun) chunk(lo, hi int) {
 	s := f.scratch.Get().(*rscratch)
 	for b := lo; b < hi; b++ {
 		r0 := b * f.rpb
+		pf := s.pf[:0]
 		if b+1 < hi {
-			// The next block's rows load while this one computes.
+			// The next block's rows load while this one computes, their
+			// prefetches spread over its steps (block): issued at once,
+			// most would be dropped or stall on the few miss buffers.
 			r1 := r0 + f.rpb
 			r2 := min(r1+f.rpb, f.rows)
 			for _, i := range f.streamed {
 				es := f.inBytes[i] / (f.rows * f.n)
-				reduce.Prefetch(r.ins[i][r1*f.n*es : r2*f.n*es])
+				pf = append(pf, r.ins[i][r1*f.n*es:r2*f.n*es])
 			}
 		}
-		f.block(r.ins, r.outs, s.bufs, r0, min(f.rpb, f.rows-r0))
+		f.block(r.ins, r.outs, s.bufs, pf, r0, min(f.rpb, f.rows-r0))
+	}
+	if f.streams {
+		reduce.StreamFence()
 	}
 	f.scratch.Put(s)
 }
@@ -165,7 +172,7 @@ func lowerRowFusion(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		return nil, err
 	}
 	f.scratch.New = func() any {
-		s := &rscratch{bufs: make([][]byte, len(f.bufSize))}
+		s := &rscratch{bufs: make([][]byte, len(f.bufSize)), pf: make([][]byte, 0, len(f.streamed))}
 		for i, n := range f.bufSize {
 			s.bufs[i] = make([]byte, n)
 		}
@@ -228,10 +235,19 @@ func (f *rowFusionK) slice(ins, outs, bufs [][]byte, s rsrc, r0, nr int) []byte 
 	return bufs[s.idx][:nr*per*s.es]
 }
 
-// block runs the program over rows [r0, r0+nr).
-func (f *rowFusionK) block(ins, outs, bufs [][]byte, r0, nr int) {
+// block runs the program over rows [r0, r0+nr), prefetching an equal
+// share of pf (the next block's operands) before each step.
+func (f *rowFusionK) block(ins, outs, bufs, pf [][]byte, r0, nr int) {
 	n := f.n
+	np := len(f.prog)
 	for i := range f.prog {
+		for _, p := range pf {
+			lo, hi := len(p)*i/np&^63, len(p)*(i+1)/np&^63
+			if i == np-1 {
+				hi = len(p)
+			}
+			reduce.Prefetch(p[lo:hi])
+		}
 		in := &f.prog[i]
 		d := f.slice(ins, outs, bufs, in.dst, r0, nr)
 		switch in.kind {

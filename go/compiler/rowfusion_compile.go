@@ -269,6 +269,7 @@ func (p *rowProg) elementwise(m *ir.Op, isRow bool) error {
 		in.dst = p.dest(m.Results[0], false)
 		p.emit(in)
 		p.emit(rinstr{kind: rkStream, args: []rsrc{in.dst}, dst: rsrc{loc: rlOut, idx: k, es: in.dst.es}})
+		p.f.streams = true
 		if p.uses[m.Results[0]] == 0 {
 			p.put(in.dst.idx)
 		}

@@ -4,8 +4,7 @@
 
 // func streamLines(dst, src *byte, n int)
 // Copies n bytes (a multiple of 64, n > 0) to dst (16-byte aligned) with
-// non-temporal stores, then SFENCE so the data is visible before any later
-// store (the worker pool's completion signal).
+// non-temporal stores; StreamFence orders them before later stores.
 TEXT ·streamLines(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -23,5 +22,9 @@ loop:
 	ADDQ $64, DI
 	SUBQ $64, CX
 	JGT loop
+	RET
+
+// func StreamFence()
+TEXT ·StreamFence(SB), NOSPLIT, $0-0
 	SFENCE
 	RET
