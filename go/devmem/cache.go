@@ -44,7 +44,8 @@ const pageSize = 4096
 // classOf returns the block size that serves an n-byte request (0: not a
 // cached class). Classes are page multiples with eight steps per power of
 // two, so a class wastes at most 1/8 of the request's address space (pages
-// past the request are never touched, so never backed by memory).
+// past the request are never touched, so never backed by memory, but for
+// the rest of a huge page the request ends in: under 2 MiB per block).
 func classOf(n int) int {
 	if n < MinCachedBytes {
 		return 0

@@ -19,9 +19,21 @@ static void* gojax_aligned_alloc(size_t n) {
 }
 // Blocks of a cached size class are mapped directly, so evicting one gives
 // its pages back to the OS for certain (free() may keep them in an arena).
+// Blocks of at least two huge pages start on a huge-page boundary and ask
+// for transparent huge pages (the system default is often "madvise"): a
+// kernel streaming through 64 MiB then takes 32 TLB misses instead of
+// 16384, and XLA's own buffers get huge pages too.
+#define GOJAX_HUGE ((size_t)2 << 20)
 static void* gojax_map(size_t n) {
-	void* p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
+	size_t extra = n >= 2 * GOJAX_HUGE ? GOJAX_HUGE : 0;
+	char* p = mmap(NULL, n + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) return NULL;
+	if (extra == 0) return p;
+	size_t head = (GOJAX_HUGE - ((size_t)p & (GOJAX_HUGE - 1))) & (GOJAX_HUGE - 1);
+	if (head > 0) munmap(p, head);
+	if (extra - head > 0) munmap(p + head + n, extra - head);
+	madvise(p + head, n, MADV_HUGEPAGE);
+	return p + head;
 }
 static void gojax_unmap(void* p, size_t n) { munmap(p, n); }
 static long long gojax_phys_bytes(void) {

@@ -2,6 +2,7 @@ package devmem
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
@@ -38,4 +39,22 @@ func TestAllocZeroed(t *testing.T) {
 func TestNegativeSizeIsAnError(t *testing.T) {
 	_, err := Alloc(-1)
 	require.Error(t, err)
+}
+
+// Blocks of two huge pages or more start on a huge-page boundary (so the
+// kernel can back them with transparent huge pages), whatever their size
+// class, and unmapping them gives back exactly what was kept.
+func TestLargeBlocksHugePageAligned(t *testing.T) {
+	for _, n := range []int{4 << 20, 4<<20 + 4096, 9<<20 + 123, 64 << 20} {
+		class := classOf(n)
+		p := sysAlloc(n, class)
+		require.NotNil(t, p, "size %d", n)
+		require.Zero(t, uintptr(p)%(2<<20), "size %d", n)
+		b := unsafe.Slice((*byte)(p), class)
+		b[0], b[n-1], b[class-1] = 1, 2, 3 // the whole class is mapped
+		sysFree(p, class)
+	}
+	p := sysAlloc(1<<20, classOf(1<<20))
+	require.NotNil(t, p)
+	sysFree(p, classOf(1<<20))
 }
