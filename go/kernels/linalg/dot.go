@@ -474,8 +474,8 @@ func naiveDot[T int64 | complex64 | complex128](p *gemmPlan, a, b, c []T, par pa
 	par(rows, grain, work)
 }
 
-// narrowRowBF16 is fromF32 to bf16 on a typed row.
-func narrowRowBF16(dst []uint16, src []float32) {
+// narrowBF16Go is narrowRowBF16 in plain Go.
+func narrowBF16Go(dst []uint16, src []float32) {
 	src = src[:len(dst)]
 	for i, v := range src {
 		dst[i] = f32ToBF16(v)

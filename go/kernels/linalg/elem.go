@@ -237,8 +237,9 @@ func fromF32(dst []byte, src []float32, t ir.ElemType) {
 			d[i] = float64(v)
 		}
 	case ir.BF16:
-		for i, v := range src {
-			binary.LittleEndian.PutUint16(dst[2*i:], f32ToBF16(v))
+		if len(src) > 0 {
+			_ = dst[2*len(src)-1]
+			narrowRowBF16(unsafe.Slice((*uint16)(unsafe.Pointer(&dst[0])), len(src)), src)
 		}
 	case ir.F16:
 		for i, v := range src {
