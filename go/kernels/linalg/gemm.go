@@ -199,7 +199,7 @@ func gemmSrc[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b operand[T
 				}
 				if key := bi*tilesN + jt; !oneK || packed != key {
 					if uk.pairs {
-						packBPairs(asU32(bp), b.bf16[p.rhsBatch[bi]:], p.rhsK[p0:p0+k], p.rhsCol[j0:j0+n], nr)
+						packBPairs(asU32(bp), b.bf16[p.rhsBatch[bi]:], p.rhsK[p0:p0+k], p.rhsCol[j0:j0+n], nr, p.rhsColUnit)
 					} else if b.bf16 != nil {
 						packBBF16(asF32(bp), b.bf16[p.rhsBatch[bi]:], p.rhsK[p0:p0+k], p.rhsCol[j0:j0+n], nr, p.rhsColUnit)
 					} else {
@@ -594,17 +594,19 @@ func packAPairs14(pan []uint32, a []uint16, rows []int, k0, k int) {
 
 // packBPairs packs ks×cols of bf16 B into nr-column panels of k pairs:
 // slot q*nr+j holds B[2q][j] (low half) and B[2q+1][j] (high half).
-func packBPairs(dst []uint32, b []uint16, ks, cols []int, nr int) {
+// Whole pairs of unit-stride columns may be packed in assembly first.
+func packBPairs(dst []uint32, b []uint16, ks, cols []int, nr int, unit bool) {
 	k := len(ks)
 	kp := (k + 1) / 2
+	q0 := packBPairsVec(dst, b, ks, cols, nr, unit)
 	for j0 := 0; j0 < len(cols); j0 += nr {
 		pan := dst[(j0/nr)*nr*kp : (j0/nr+1)*nr*kp]
 		nn := min(nr, len(cols)-j0)
 		cs := cols[j0 : j0+nn]
 		if nn < nr {
-			clear(pan)
+			clear(pan[q0*nr:]) // the assembly zeroes its rows' padding
 		}
-		for q := 0; q < kp; q++ {
+		for q := q0; q < kp; q++ {
 			row := pan[q*nr : q*nr+nn]
 			lo := b[ks[2*q]:]
 			if 2*q+1 == k {
