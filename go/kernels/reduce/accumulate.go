@@ -22,12 +22,13 @@ func floatSumAcc[A floatT]() func(dst, src []A) {
 // addRowsF32, when not nil, adds rows src[r*stride:][:len(dst)] for r in
 // [0, rows) into dst, one row after another (the same additions as calling
 // addAccF32 per row), keeping a block of dst in registers across the rows
-// instead of loading and storing it once per row.
-var addRowsF32 func(dst, src []float32, stride, rows int)
+// instead of loading and storing it once per row. With set, dst starts as
+// row 0 instead (as a copy of it would, without the copy's pass over dst).
+var addRowsF32 func(dst, src []float32, stride, rows int, set bool)
 
 // floatSumRows returns addRowsF32 for float32 (nil when there is none).
-func floatSumRows[A any]() func(dst, src []A, stride, rows int) {
-	if f, ok := any(addRowsF32).(func(dst, src []A, stride, rows int)); ok && f != nil {
+func floatSumRows[A any]() func(dst, src []A, stride, rows int, set bool) {
+	if f, ok := any(addRowsF32).(func(dst, src []A, stride, rows int, set bool)); ok && f != nil {
 		return f
 	}
 	return nil

@@ -17,10 +17,10 @@ func addAccF32Z(dst, src []float32)
 func addAccF64Z(dst, src []float64)
 
 //go:noescape
-func addRowsF32Z(dst, src *float32, n, stride, rows int)
+func addRowsF32Z(dst, src *float32, n, stride, rows int, set bool)
 
 //go:noescape
-func addRowsF32Y(dst, src *float32, n, stride, rows int)
+func addRowsF32Y(dst, src *float32, n, stride, rows int, set bool)
 
 // rowGroup is how many rows addRowsF32Z/Y add per pass over a dst block: few
 // enough input streams at once for the prefetchers to follow.
@@ -58,12 +58,14 @@ func vecAcc[T float32 | float64](kernel func(dst, src []T), block int) func(dst,
 // addRowsZ and addRowsY run the kernel over the columns that fill whole
 // blocks (128 floats for AVX-512, 64 for AVX2), rowGroup rows per pass, and
 // addAccF32 per row over the rest.
-func addRowsZ(dst, src []float32, stride, rows int) {
-	addRows(addRowsF32Z, 127, dst, src, stride, rows)
+func addRowsZ(dst, src []float32, stride, rows int, set bool) {
+	addRows(addRowsF32Z, 127, dst, src, stride, rows, set)
 }
-func addRowsY(dst, src []float32, stride, rows int) { addRows(addRowsF32Y, 63, dst, src, stride, rows) }
+func addRowsY(dst, src []float32, stride, rows int, set bool) {
+	addRows(addRowsF32Y, 63, dst, src, stride, rows, set)
+}
 
-func addRows(kernel func(dst, src *float32, n, stride, rows int), mask int, dst, src []float32, stride, rows int) {
+func addRows(kernel func(dst, src *float32, n, stride, rows int, set bool), mask int, dst, src []float32, stride, rows int, set bool) {
 	if rows <= 0 || len(dst) == 0 {
 		return
 	}
@@ -71,10 +73,16 @@ func addRows(kernel func(dst, src *float32, n, stride, rows int), mask int, dst,
 	n := len(dst) &^ mask
 	for r := 0; r < rows; r += rowGroup {
 		g := min(rowGroup, rows-r)
+		first := set && r == 0
 		if n > 0 {
-			kernel(&dst[0], &src[r*stride], n, stride, g)
+			kernel(&dst[0], &src[r*stride], n, stride, g, first)
 		}
-		for i := r; i < r+g && n < len(dst); i++ {
+		i := r
+		if first && n < len(dst) {
+			copy(dst[n:], src[n:len(dst)])
+			i++
+		}
+		for ; i < r+g && n < len(dst); i++ {
 			addAccF32(dst[n:], src[i*stride+n:i*stride+len(dst)])
 		}
 	}

@@ -117,20 +117,26 @@ loop64z:
 done64z:
 	RET
 
-// func addRowsF32Z(dst, src *float32, n, stride, rows int): for each block
-// of 128 columns of dst (n a multiple of 128), dst += src row 0, row 1, …,
-// row rows-1 (rows >= 1, stride in elements) in that order, the block held
-// in Z0-Z7 across the rows.
-TEXT ·addRowsF32Z(SB), NOSPLIT, $0-40
+// func addRowsF32Z(dst, src *float32, n, stride, rows int, set bool): for
+// each block of 128 columns of dst (n a multiple of 128), dst += src row 0,
+// row 1, …, row rows-1 (rows >= 1, stride in elements) in that order, the
+// block held in Z0-Z7 across the rows; with set, dst = row 0 + row 1 + …
+// instead (dst is not read).
+TEXT ·addRowsF32Z(SB), NOSPLIT, $0-41
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
 	MOVQ stride+24(FP), DX
 	MOVQ rows+32(FP), BX
+	MOVBLZX set+40(FP), AX
 	SHLQ $2, DX
 	SHRQ $7, CX
 	JZ doneRows
 blockRows:
+	MOVQ SI, R8
+	MOVQ BX, R9
+	TESTQ AX, AX
+	JNZ setZ
 	VMOVUPS 0(DI), Z0
 	VMOVUPS 64(DI), Z1
 	VMOVUPS 128(DI), Z2
@@ -139,8 +145,19 @@ blockRows:
 	VMOVUPS 320(DI), Z5
 	VMOVUPS 384(DI), Z6
 	VMOVUPS 448(DI), Z7
-	MOVQ SI, R8
-	MOVQ BX, R9
+	JMP rowRows
+setZ:
+	VMOVUPS 0(SI), Z0
+	VMOVUPS 64(SI), Z1
+	VMOVUPS 128(SI), Z2
+	VMOVUPS 192(SI), Z3
+	VMOVUPS 256(SI), Z4
+	VMOVUPS 320(SI), Z5
+	VMOVUPS 384(SI), Z6
+	VMOVUPS 448(SI), Z7
+	ADDQ DX, R8
+	DECQ R9
+	JZ storeZ
 rowRows:
 	VADDPS 0(R8), Z0, Z0
 	VADDPS 64(R8), Z1, Z1
@@ -153,6 +170,7 @@ rowRows:
 	ADDQ DX, R8
 	DECQ R9
 	JNZ rowRows
+storeZ:
 	VMOVUPS Z0, 0(DI)
 	VMOVUPS Z1, 64(DI)
 	VMOVUPS Z2, 128(DI)
@@ -169,18 +187,23 @@ rowRows:
 doneRows:
 	RET
 
-// func addRowsF32Y(dst, src *float32, n, stride, rows int): addRowsF32Z
+// func addRowsF32Y(dst, src *float32, n, stride, rows int, set bool): addRowsF32Z
 // with AVX2, blocks of 64 columns (n a multiple of 64) in Y0-Y7.
-TEXT ·addRowsF32Y(SB), NOSPLIT, $0-40
+TEXT ·addRowsF32Y(SB), NOSPLIT, $0-41
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
 	MOVQ stride+24(FP), DX
 	MOVQ rows+32(FP), BX
+	MOVBLZX set+40(FP), AX
 	SHLQ $2, DX
 	SHRQ $6, CX
 	JZ doneRowsY
 blockRowsY:
+	MOVQ SI, R8
+	MOVQ BX, R9
+	TESTQ AX, AX
+	JNZ setY
 	VMOVUPS 0(DI), Y0
 	VMOVUPS 32(DI), Y1
 	VMOVUPS 64(DI), Y2
@@ -189,8 +212,19 @@ blockRowsY:
 	VMOVUPS 160(DI), Y5
 	VMOVUPS 192(DI), Y6
 	VMOVUPS 224(DI), Y7
-	MOVQ SI, R8
-	MOVQ BX, R9
+	JMP rowRowsY
+setY:
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	VMOVUPS 128(SI), Y4
+	VMOVUPS 160(SI), Y5
+	VMOVUPS 192(SI), Y6
+	VMOVUPS 224(SI), Y7
+	ADDQ DX, R8
+	DECQ R9
+	JZ storeY
 rowRowsY:
 	VADDPS 0(R8), Y0, Y0
 	VADDPS 32(R8), Y1, Y1
@@ -203,6 +237,7 @@ rowRowsY:
 	ADDQ DX, R8
 	DECQ R9
 	JNZ rowRowsY
+storeY:
 	VMOVUPS Y0, 0(DI)
 	VMOVUPS Y1, 32(DI)
 	VMOVUPS Y2, 64(DI)

@@ -51,7 +51,8 @@ func BenchmarkAccumulateF32(b *testing.B) {
 	}
 }
 
-// addRowsF32 must give the bits of one sumAcc per row, in row order.
+// addRowsF32 must give the bits of one sumAcc per row, in row order (after
+// a copy of row 0 with set).
 func TestVectorAddRowsMatchesLoop(t *testing.T) {
 	defer useAccumulate(cpufeat.Widest())
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -70,16 +71,23 @@ func TestVectorAddRowsMatchesLoop(t *testing.T) {
 				}
 				src[n/2] = float32(math.Inf(1))
 				got, want := make([]float32, n), make([]float32, n)
-				for i := range got {
-					got[i] = float32(rng.NormFloat64())
-				}
-				copy(want, got)
-				for r := range rows {
-					sumAcc(want, src[r*stride:r*stride+n])
-				}
-				f(got, src, stride, rows)
-				for i := range n {
-					require.Equal(t, math.Float32bits(want[i]), math.Float32bits(got[i]), "%q n=%d rows=%d i=%d", isa, n, rows, i)
+				for _, set := range []bool{false, true} {
+					for i := range got {
+						got[i] = float32(rng.NormFloat64())
+					}
+					copy(want, got)
+					r0 := 0
+					if set {
+						copy(want, src[:n])
+						r0 = 1
+					}
+					for r := r0; r < rows; r++ {
+						sumAcc(want, src[r*stride:r*stride+n])
+					}
+					f(got, src, stride, rows, set)
+					for i := range n {
+						require.Equal(t, math.Float32bits(want[i]), math.Float32bits(got[i]), "%q n=%d rows=%d set=%v i=%d", isa, n, rows, set, i)
+					}
 				}
 			}
 		}

@@ -53,8 +53,8 @@ type fastReducer[A any] struct {
 	lay  layout
 	f    opFuncs[A]
 	st   storage[A]
-	rows func(dst, src []A, stride, rows int) // f.acc over many rows; may be nil
-	pool sync.Pool                            // *scratch[A]
+	rows func(dst, src []A, stride, rows int, set bool) // f.acc over many rows; may be nil
+	pool sync.Pool                                      // *scratch[A]
 }
 
 type scratch[A any] struct {
@@ -214,7 +214,7 @@ func (r *fastReducer[A]) runInnerReduced(ctx kernel.Context, in, out []byte, ini
 type typed[A any] struct {
 	st   storage[A]
 	f    opFuncs[A]
-	rows func(dst, src []A, stride, rows int) // see fastReducer.rows
+	rows func(dst, src []A, stride, rows int, set bool) // see fastReducer.rows
 }
 
 // typedKernels is what newTyped returns, whatever A is.

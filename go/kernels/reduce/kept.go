@@ -159,13 +159,14 @@ func (r *fastReducer[A]) loadRow(in []byte, off int, dst []A, sc *scratch[A]) []
 func (r *fastReducer[A]) vecTree(in []byte, base, lo, hi int, dst []A, level int, sc *scratch[A]) {
 	l := &r.lay
 	if hi-lo <= vecRows {
-		copy(dst, r.loadRow(in, base+offset(lo, l.rShape, l.rStride), dst, sc))
 		if r.rows != nil && r.st.view != nil && len(l.rShape) == 1 && hi-lo > 1 {
-			// One reduced dim: rows lo+1.. are evenly spaced in the input.
+			// One reduced dim: rows lo.. are evenly spaced in the input;
+			// dst starts as row lo, as the copy below would make it.
 			st := l.rStride[0]
-			r.rows(dst, r.st.view(in)[base+(lo+1)*st:], st, hi-lo-1)
+			r.rows(dst, r.st.view(in)[base+lo*st:], st, hi-lo, true)
 			return
 		}
+		copy(dst, r.loadRow(in, base+offset(lo, l.rShape, l.rStride), dst, sc))
 		for i := lo + 1; i < hi; i++ {
 			r.f.acc(dst, r.loadRow(in, base+offset(i, l.rShape, l.rStride), dst, sc))
 		}
