@@ -163,3 +163,24 @@ func BenchmarkDotMLP(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkConvFwdNHWC: BenchmarkConvolutionNHWC's forward convolution
+// with the pack's input prefetching off and on; one run runs both, so
+// repeated runs (-count) alternate them.
+func BenchmarkConvFwdNHWC(b *testing.B) {
+	const nb, hw, ci, co = 32, 32, 64, 64
+	c := convCase{lhsShape: []int64{nb, hw, hw, ci}, rhsShape: []int64{3, 3, ci, co},
+		inB: 0, inF: 3, inSp: []int64{1, 2}, kSp: []int64{0, 1}, kI: 2, kO: 3, outB: 0, outF: 3, outSp: []int64{1, 2},
+		pad: []int64{1, 1, 1, 1}}
+	r := rand.New(rand.NewSource(1))
+	op := mkOp("stablehlo.convolution", []*ir.TensorType{ir.Tensor(ir.F32, c.lhsShape...), ir.Tensor(ir.F32, c.rhsShape...)},
+		[]*ir.TensorType{ir.Tensor(ir.F32, c.outShape()...)}, c.attrs())
+	x, y := f32Bytes(randF32(r, nb*hw*hw*ci)), f32Bytes(randF32(r, 9*ci*co))
+	for _, pf := range []bool{false, true} {
+		b.Run(map[bool]string{false: "pack", true: "pack+pf"}[pf], func(b *testing.B) {
+			defer func(old bool) { convPrefetch = old }(convPrefetch)
+			convPrefetch = pf
+			benchStep(b, op, [][]byte{x, y}, 2*float64(nb*hw*hw)*ci*9*co)
+		})
+	}
+}

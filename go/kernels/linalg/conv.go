@@ -445,6 +445,11 @@ func runConvFast[T float32 | float64](f *convFast, uk microKernel[T], lhs, rhs, 
 				}
 				q += run
 			}
+			if convPrefetch {
+				// The panel one A block on: its rows' last kernel
+				// position reads the input lines no earlier row has.
+				prefetchRows(f, lhs32, i0+mcBlock/14*14, (p0+k-1)/kin)
+			}
 			return true
 		}
 	}
@@ -473,6 +478,28 @@ func runConvFast[T float32 | float64](f *convFast, uk microKernel[T], lhs, rhs, 
 		}
 	}
 	gemmSrc(&f.g, uk, operand[T]{gather: gather, panel: panel}, operand[T]{v: rhs}, out[:f.g.m*f.g.n], par, pool, nil)
+}
+
+// convPrefetch makes each transposing panel pack ask L2 for the input the
+// matching panel of the next A block will read first: without it those
+// loads wait on L3 or memory inside the pack (tests flip it; values are
+// only loaded earlier, so bits cannot change).
+var convPrefetch = true
+
+// prefetchRows asks for the input that GEMM rows [i0,i0+14) read at
+// kernel position pos, when that is one short contiguous range.
+func prefetchRows(f *convFast, lhs []float32, i0, pos int) {
+	i1 := i0 + 13
+	if i1 >= len(f.rowBase) || f.rowBase[i0] != f.rowBase[i1] {
+		return
+	}
+	a, b := f.rowTab[i0][pos], f.rowTab[i1][pos]
+	if a < 0 || b < a || b-a > 2048 {
+		return
+	}
+	o := f.rowBase[i0] + a
+	_ = lhs[o+b-a+f.kin-1]
+	prefetchL2(&lhs[o], (b-a+f.kin+15)/16)
 }
 
 func unravelI(i int, shape []int64) []int64 {
