@@ -278,7 +278,7 @@ func dotStep(kind computeKind, p *gemmPlan, le, re, oe ir.ElemType, par parallel
 				c, cr := viewF32Out(outs[0], oe)
 				var fin func(off, rows, cols, ldc int)
 				if cr != nil {
-					// Narrow each output tile as its worker finishes it.
+					// Narrow each block of output rows as its worker finishes it.
 					out := outs[0]
 					es := oe.ByteSize()
 					fin = func(off, rows, cols, ldc int) {

@@ -136,9 +136,9 @@ func (p *gemmPlan) packedOnly() bool {
 }
 
 // gemmSrc is gemm on operands that may be bf16. When fin is not nil, the
-// packed path calls it from the worker for each finished output tile:
-// rows×cols elements of c starting at off, row stride ldc (so a narrow
-// result can be written while the tile is still in cache).
+// packed path calls it from the worker for each finished block of rows of
+// an output tile: rows×cols elements of c starting at off, row stride ldc
+// (so a narrow result is written while the block is still in L2).
 func gemmSrc[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b operand[T], c []T, par parallelFn, pool func(n int) *buf[T], fin func(off, rows, cols, ldc int)) {
 	if p.batch == 0 || p.m == 0 || p.n == 0 {
 		return
@@ -220,10 +220,11 @@ func gemmSrc[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b operand[T
 						packA(ap, a.v[p.lhsBatch[bi]:], p.lhsRow[i0+ic:i0+ic+mm], p.lhsK[p0:p0+k], mr, p.lhsKUnit)
 					}
 					macroKernel(uk, kk, ap, bp, cb[(i0+ic)*p.n+j0:], p.n, mm, n, acc, tmp)
+					if fin != nil && p0+k == p.k {
+						// Last K block: these rows are final.
+						fin(bi*p.m*p.n+(i0+ic)*p.n+j0, mm, n, p.n)
+					}
 				}
-			}
-			if fin != nil {
-				fin(bi*p.m*p.n+i0*p.n+j0, m, n, p.n)
 			}
 		}
 	}
