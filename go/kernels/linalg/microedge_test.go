@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"testing"
 
@@ -19,6 +20,9 @@ func TestEdgeKernelsMatchFullKernel(t *testing.T) {
 	for _, uk := range kernelsF64 {
 		testEdgeKernel(t, r, uk)
 	}
+	for _, uk := range kernelsBF16 {
+		testEdgeKernel(t, r, uk)
+	}
 }
 
 func testEdgeKernel[T float32 | float64](t *testing.T, r *rand.Rand, uk microKernel[T]) {
@@ -29,6 +33,11 @@ func testEdgeKernel[T float32 | float64](t *testing.T, r *rand.Rand, uk microKer
 		v := make([]T, n)
 		for i := range v {
 			v[i] = T(r.NormFloat64())
+			if uk.pairs {
+				// Two bf16 values, as packAPairs/packBPairs store them.
+				lo, hi := f32ToBF16(float32(r.NormFloat64())), f32ToBF16(float32(r.NormFloat64()))
+				v[i] = T(math.Float32frombits(uint32(hi)<<16 | uint32(lo)))
+			}
 		}
 		return v
 	}

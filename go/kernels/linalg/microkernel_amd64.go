@@ -11,7 +11,8 @@ import "github.com/gojax/gojax/go/internal/cpufeat"
 //     accumulators, and for edge panels of at most 4 rows the first 4
 //     rows of those tiles alone (microkernel512edge_amd64.s);
 //   - AVX512_BF16 (microkernelbf16_amd64.s): 14×32 bf16 dot products
-//     into f32, for dots whose operands are both bf16;
+//     into f32, for dots whose operands are both bf16, and their first 4
+//     rows for edge panels (microkernelbf16edge_amd64.s);
 //   - AVX2+FMA (microkernel_amd64.s): 4×16 f32 and 4×8 f64, eight YMM
 //     accumulators plus two B vectors and a broadcast A element.
 //
@@ -40,12 +41,15 @@ func kern14x16F64Asm(kc int, a, b, c []float64, ldc int, acc bool)
 //go:noescape
 func kern14x32BF16Asm(kp int, a, b, c []float32, ldc int, acc bool)
 
+//go:noescape
+func kern4of14x32BF16Asm(kp int, a, b, c []float32, ldc int, acc bool)
+
 var (
 	ukF32AVX2   = microKernel[float32]{name: "avx2-4x16", mr: 4, nr: 16, fn: kern4x16F32Checked}
 	ukF64AVX2   = microKernel[float64]{name: "avx2-4x8", mr: 4, nr: 8, fn: kern4x8F64Checked}
 	ukF32AVX512 = microKernel[float32]{name: "avx512-14x32", mr: 14, nr: 32, fn: kern14x32F32Checked, edge: kern4of14x32F32Checked, edgeRows: 4}
 	ukF64AVX512 = microKernel[float64]{name: "avx512-14x16", mr: 14, nr: 16, fn: kern14x16F64Checked, edge: kern4of14x16F64Checked, edgeRows: 4}
-	ukBF16Dot   = microKernel[float32]{name: "avx512bf16-14x32", mr: 14, nr: 32, fn: kern14x32BF16Checked, pairs: true}
+	ukBF16Dot   = microKernel[float32]{name: "avx512bf16-14x32", mr: 14, nr: 32, fn: kern14x32BF16Checked, edge: kern4of14x32BF16Checked, edgeRows: 4, pairs: true}
 )
 
 func init() {
@@ -121,4 +125,14 @@ func kern14x32BF16Checked(kp int, a, b, c []float32, ldc int, acc bool) {
 	_ = b[32*kp-1]
 	_ = c[13*ldc+31]
 	kern14x32BF16Asm(kp, a, b, c, ldc, acc)
+}
+
+// kern4of14x32BF16Checked reads rows 0-3 of a 14-row A pair panel.
+func kern4of14x32BF16Checked(kp int, a, b, c []float32, ldc int, acc bool) {
+	if kp > 0 {
+		_ = a[14*(kp-1)+3]
+	}
+	_ = b[32*kp-1]
+	_ = c[3*ldc+31]
+	kern4of14x32BF16Asm(kp, a, b, c, ldc, acc)
 }
