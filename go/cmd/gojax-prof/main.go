@@ -40,7 +40,8 @@ type config struct {
 	inputs     string // sidecar path; "" means NAME.json beside the artifact, if present
 	runs       int
 	warmup     int
-	cpuProfile string // written around the timed runs only (not compile, not warm-up)
+	cpuProfile string        // written around the timed runs only (not compile, not warm-up)
+	pause      time.Duration // idle time before each timed run
 }
 
 // report is what one invocation measured.
@@ -70,6 +71,7 @@ func main() {
 	flag.IntVar(&c.runs, "n", 10, "timed runs")
 	flag.IntVar(&c.warmup, "warmup", 1, "untimed runs before the timed ones")
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed runs to this file")
+	flag.DurationVar(&c.pause, "pause", 0, "sleep this long before each timed run (first calls after idle time)")
 	flag.StringVar(&c.inputs, "inputs", "", "JSON sidecar with input dtypes/shapes (default: NAME.json beside the artifact, if any)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: gojax-prof [flags] artifact.bc\n")
@@ -132,6 +134,9 @@ func run(c config) (*report, error) {
 		defer pprof.StopCPUProfile()
 	}
 	for range c.runs {
+		if c.pause > 0 {
+			time.Sleep(c.pause)
+		}
 		t := time.Now()
 		if err := runOnce(exe, args); err != nil {
 			return nil, err
