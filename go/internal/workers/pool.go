@@ -15,18 +15,21 @@ import (
 // inside a chunk cannot deadlock.
 //
 // Workers are locked to their threads (they carry the floating-point mode of
-// the run, see fpmode), and waking a parked locked goroutine takes two or
-// three thread hand-offs through Go's scheduler. Consecutive kernel steps of
-// a run follow each other within microseconds, so a worker that ran out of
-// chunks, and a caller waiting for the last chunk, poll for a while (Spin,
-// see spin.go for what it measured) before they park.
+// the run, see fpmode). Waking a locked goroutine parked on a channel takes
+// two or three thread hand-offs through Go's scheduler, so on Linux an idle
+// worker sleeps in a futex on its own thread instead (park_linux.go), which
+// one wake-up reaches. Consecutive kernel steps of a run follow each other
+// within microseconds, so a worker that ran out of chunks, and a caller
+// waiting for the last chunk, poll for a while (Spin, see spin.go for what
+// it measured) before they park.
 type Pool struct {
 	mu    sync.Mutex
 	queue []task
 	head  int
 
 	queued   atomic.Int32 // len(queue) - head, readable without mu
-	sleepers atomic.Int32 // goroutines parked (or about to park) on wake
+	sleepers atomic.Int32 // callers parked (or about to park) on wake
+	wsleep   sleeper      // idle workers
 	started  atomic.Int32 // worker goroutines running
 	wake     chan struct{}
 	startMu  sync.Mutex
@@ -109,6 +112,7 @@ func (p *Pool) push(ts []task) {
 	// Sequentially consistent atomics: either this load sees a sleeper, or
 	// that sleeper's re-check of queued (after counting itself) sees the
 	// tasks.
+	p.wsleep.wake(len(ts))
 	if s := int(p.sleepers.Load()); s > 0 {
 		for range min(s, len(ts)) {
 			select {
@@ -139,8 +143,8 @@ func (p *Pool) pop() (task, bool) {
 	return t, true
 }
 
-// park blocks until a wake-up token arrives or, when done is not nil, the
-// job signals completion (reported by the result).
+// park blocks a caller until a wake-up token arrives or the job signals
+// completion (reported by the result).
 func (p *Pool) park(done chan struct{}) (finished bool) {
 	p.sleepers.Add(1)
 	defer p.sleepers.Add(-1)
@@ -150,7 +154,7 @@ func (p *Pool) park(done chan struct{}) (finished bool) {
 	select {
 	case <-p.wake:
 		return false
-	case <-done: // nil for workers: never ready
+	case <-done:
 		return true
 	}
 }
@@ -166,7 +170,7 @@ func (p *Pool) loop() {
 			if spinUntil(func() bool { return p.queued.Load() > 0 }) {
 				continue
 			}
-			p.park(nil)
+			p.wsleep.sleep(func() bool { return p.queued.Load() > 0 })
 			continue
 		}
 		if t.csr != cur {
