@@ -322,5 +322,7 @@ func TestRowFusionStepAllocations(t *testing.T) {
 	}
 	outs := [][]byte{make([]byte, 16*1000*4)}
 	require.NoError(t, k.step(ins, outs))
-	require.Zero(t, testing.AllocsPerRun(20, func() { _ = k.step(ins, outs) }))
+	if !raceOn {
+		require.Zero(t, testing.AllocsPerRun(20, func() { _ = k.step(ins, outs) }))
+	}
 }

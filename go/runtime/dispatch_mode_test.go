@@ -45,7 +45,7 @@ func TestCallerDispatchDonates(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, done[0].IsReady(), "a donating call runs on the calling thread too")
 	require.True(t, x.IsDeleted(), "donated")
-	require.Equal(t, []bool{true}, p.lastDon)
+	require.Equal(t, []bool{true}, p.donated())
 	require.Equal(t, []float32{2, 3, 4}, readF32(t, outs[0][0]))
 }
 

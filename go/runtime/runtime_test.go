@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -334,7 +335,15 @@ type fakeProg struct {
 	gate    chan struct{} // when set, Run waits on it
 	fail    error
 	runs    atomic.Int32
+	mu      sync.Mutex // guards lastDon: runs on several devices write it
 	lastDon []bool
+}
+
+// donated is the donatable flags of the last run.
+func (p *fakeProg) donated() []bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lastDon
 }
 
 func (p *fakeProg) Name() string { return "add_one" }
@@ -352,7 +361,9 @@ func (p *fakeProg) NumReplicas() int       { return 1 }
 func (p *fakeProg) NumPartitions() int     { return 1 }
 func (p *fakeProg) Run(args [][]byte, donatable []bool) (*compiler.RunResult, error) {
 	p.runs.Add(1)
+	p.mu.Lock()
 	p.lastDon = append([]bool(nil), donatable...)
+	p.mu.Unlock()
 	if p.gate != nil {
 		<-p.gate
 	}
@@ -397,7 +408,7 @@ func TestExecuteRunsAsynchronously(t *testing.T) {
 	require.NoError(t, done[0].Wait())
 	require.Equal(t, []float32{2, 3, 4}, readF32(t, outs[0][0]))
 	require.False(t, x.IsDeleted(), "not a donor parameter: input survives")
-	require.Equal(t, []bool{false}, p.lastDon)
+	require.Equal(t, []bool{false}, p.donated())
 }
 
 func TestExecuteDonation(t *testing.T) {

@@ -282,7 +282,9 @@ func TestStepsDoNotAllocate(t *testing.T) {
 		}
 		outs := [][]byte{make([]byte, ir.Tensor(c.out, n).ByteSize())}
 		require.NoError(t, step(ins, outs))
-		require.Zero(t, testing.AllocsPerRun(5, func() { _ = step(ins, outs) }), "%s -> %s", c.op, c.out)
+		if !raceOn {
+			require.Zero(t, testing.AllocsPerRun(5, func() { _ = step(ins, outs) }), "%s -> %s", c.op, c.out)
+		}
 	}
 }
 
