@@ -97,22 +97,27 @@ func BenchmarkConvolution(b *testing.B) {
 // with batch and feature swapped, HWIO result).
 func BenchmarkConvolutionNHWC(b *testing.B) {
 	const nb, hw, ci, co = 32, 32, 64, 64
+	fwd := convCase{lhsShape: []int64{nb, hw, hw, ci}, rhsShape: []int64{3, 3, ci, co},
+		inB: 0, inF: 3, inSp: []int64{1, 2}, kSp: []int64{0, 1}, kI: 2, kO: 3, outB: 0, outF: 3, outSp: []int64{1, 2},
+		pad: []int64{1, 1, 1, 1}}
 	cases := []struct {
 		name string
 		c    convCase
+		noPF bool // the pack's input prefetching off (convPrefetch)
 	}{
-		{"fwd", convCase{lhsShape: []int64{nb, hw, hw, ci}, rhsShape: []int64{3, 3, ci, co},
-			inB: 0, inF: 3, inSp: []int64{1, 2}, kSp: []int64{0, 1}, kI: 2, kO: 3, outB: 0, outF: 3, outSp: []int64{1, 2},
-			pad: []int64{1, 1, 1, 1}}},
+		{"fwd", fwd, false},
+		{"fwd-nopf", fwd, true},
 		{"dx", convCase{lhsShape: []int64{nb, hw, hw, co}, rhsShape: []int64{3, 3, ci, co},
 			inB: 0, inF: 3, inSp: []int64{1, 2}, kSp: []int64{0, 1}, kI: 3, kO: 2, outB: 0, outF: 3, outSp: []int64{1, 2},
-			pad: []int64{1, 1, 1, 1}, rev: []bool{true, true}}},
+			pad: []int64{1, 1, 1, 1}, rev: []bool{true, true}}, false},
 		{"dw", convCase{lhsShape: []int64{nb, hw, hw, ci}, rhsShape: []int64{nb, hw, hw, co},
 			inB: 3, inF: 0, inSp: []int64{1, 2}, kI: 0, kO: 3, kSp: []int64{1, 2}, outB: 2, outF: 3, outSp: []int64{0, 1},
-			pad: []int64{1, 1, 1, 1}}},
+			pad: []int64{1, 1, 1, 1}}, false},
 	}
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
+			defer func(old bool) { convPrefetch = old }(convPrefetch)
+			convPrefetch = !tc.noPF
 			c := tc.c
 			r := rand.New(rand.NewSource(1))
 			nl, nr := 1, 1
@@ -160,27 +165,6 @@ func BenchmarkDotMLP(b *testing.B) {
 			x := f32Bytes(randF32(r, int(tc.ls[0]*tc.ls[1])))
 			y := f32Bytes(randF32(r, int(tc.rs[0]*tc.rs[1])))
 			benchStep(b, op, [][]byte{x, y}, 2*float64(os[0]*os[1]*tc.ls[tc.lc]))
-		})
-	}
-}
-
-// BenchmarkConvFwdNHWC: BenchmarkConvolutionNHWC's forward convolution
-// with the pack's input prefetching off and on; one run runs both, so
-// repeated runs (-count) alternate them.
-func BenchmarkConvFwdNHWC(b *testing.B) {
-	const nb, hw, ci, co = 32, 32, 64, 64
-	c := convCase{lhsShape: []int64{nb, hw, hw, ci}, rhsShape: []int64{3, 3, ci, co},
-		inB: 0, inF: 3, inSp: []int64{1, 2}, kSp: []int64{0, 1}, kI: 2, kO: 3, outB: 0, outF: 3, outSp: []int64{1, 2},
-		pad: []int64{1, 1, 1, 1}}
-	r := rand.New(rand.NewSource(1))
-	op := mkOp("stablehlo.convolution", []*ir.TensorType{ir.Tensor(ir.F32, c.lhsShape...), ir.Tensor(ir.F32, c.rhsShape...)},
-		[]*ir.TensorType{ir.Tensor(ir.F32, c.outShape()...)}, c.attrs())
-	x, y := f32Bytes(randF32(r, nb*hw*hw*ci)), f32Bytes(randF32(r, 9*ci*co))
-	for _, pf := range []bool{false, true} {
-		b.Run(map[bool]string{false: "pack", true: "pack+pf"}[pf], func(b *testing.B) {
-			defer func(old bool) { convPrefetch = old }(convPrefetch)
-			convPrefetch = pf
-			benchStep(b, op, [][]byte{x, y}, 2*float64(nb*hw*hw)*ci*9*co)
 		})
 	}
 }
