@@ -35,7 +35,3 @@ func narrowRowBF16(dst []uint16, src []float32) {
 		narrowBF16Go(dst, src)
 	}
 }
-
-func narrowBF16Flags() (v512, vAVX2 bool) { return narrowBF16OK512, narrowBF16OK2 }
-
-func setNarrowBF16Flags(v512, vAVX2 bool) { narrowBF16OK512, narrowBF16OK2 = v512, vAVX2 }

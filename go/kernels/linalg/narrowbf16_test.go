@@ -18,18 +18,23 @@ var narrowSpecials = []uint32{
 	0x7f800001, 0xff800001, 0x7fc00000, 0xffc00000, 0x7fbfffff, 0x7fffffff, 0xffffffff, 0x7f80ffff, 0x7fa00000, // NaNs
 }
 
-// narrowVariants runs f once per narrowRowBF16 implementation this build
-// and CPU offer.
-func narrowVariants(t *testing.T, f func(t *testing.T)) {
-	old512, old2 := narrowBF16Flags()
-	defer setNarrowBF16Flags(old512, old2)
+// narrowEach runs f once per narrowRowBF16 implementation this build and
+// CPU offer, with that implementation selected.
+func narrowEach(f func(name string)) {
+	old512, old2 := narrowBF16OK512, narrowBF16OK2
+	defer func() { narrowBF16OK512, narrowBF16OK2 = old512, old2 }()
 	for _, v := range []struct {
 		name        string
 		v512, vAVX2 bool
 	}{{"go", false, false}, {"avx2", false, old2}, {"avx512", old512, old2}} {
-		setNarrowBF16Flags(v.v512, v.vAVX2)
-		t.Run(v.name, f)
+		narrowBF16OK512, narrowBF16OK2 = v.v512, v.vAVX2
+		f(v.name)
 	}
+}
+
+// narrowVariants runs f as a subtest per narrowRowBF16 implementation.
+func narrowVariants(t *testing.T, f func(t *testing.T)) {
+	narrowEach(func(name string) { t.Run(name, f) })
 }
 
 func TestNarrowRowBF16MatchesScalar(t *testing.T) {
@@ -102,18 +107,12 @@ func TestNarrowRowBF16Exhaustive(t *testing.T) {
 func BenchmarkNarrowRowBF16(b *testing.B) {
 	src := randF32(rand.New(rand.NewSource(1)), 1024)
 	dst := make([]uint16, len(src))
-	old512, old2 := narrowBF16Flags()
-	defer setNarrowBF16Flags(old512, old2)
-	for _, v := range []struct {
-		name        string
-		v512, vAVX2 bool
-	}{{"go", false, false}, {"avx2", false, old2}, {"avx512", old512, old2}} {
-		setNarrowBF16Flags(v.v512, v.vAVX2)
-		b.Run(v.name, func(b *testing.B) {
+	narrowEach(func(name string) {
+		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(6 * len(src)))
 			for i := 0; i < b.N; i++ {
 				narrowRowBF16(dst, src)
 			}
 		})
-	}
+	})
 }
