@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gojax/gojax/go/internal/racedetect"
 	"github.com/gojax/gojax/go/internal/workers"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/stretchr/testify/require"
@@ -322,7 +323,7 @@ func TestRowFusionStepAllocations(t *testing.T) {
 	}
 	outs := [][]byte{make([]byte, 16*1000*4)}
 	require.NoError(t, k.step(ins, outs))
-	if !raceOn {
+	if !racedetect.Enabled {
 		require.Zero(t, testing.AllocsPerRun(20, func() { _ = k.step(ins, outs) }))
 	}
 }

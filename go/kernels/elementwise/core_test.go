@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gojax/gojax/go/internal/racedetect"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/stretchr/testify/require"
 )
@@ -282,7 +283,7 @@ func TestStepsDoNotAllocate(t *testing.T) {
 		}
 		outs := [][]byte{make([]byte, ir.Tensor(c.out, n).ByteSize())}
 		require.NoError(t, step(ins, outs))
-		if !raceOn {
+		if !racedetect.Enabled {
 			require.Zero(t, testing.AllocsPerRun(5, func() { _ = step(ins, outs) }), "%s -> %s", c.op, c.out)
 		}
 	}

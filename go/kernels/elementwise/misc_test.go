@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gojax/gojax/go/internal/racedetect"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
 	"github.com/stretchr/testify/require"
@@ -130,7 +131,7 @@ func TestMap(t *testing.T) {
 	require.Equal(t, 3, reg.calls)
 	ins := [][]byte{enc[float32](1, 2, 3), enc[float32](10, 20, 30)}
 	outs := [][]byte{out}
-	if !raceOn {
+	if !racedetect.Enabled {
 		require.Zero(t, testing.AllocsPerRun(10, func() { _ = step(ins, outs) }))
 	}
 	// Without a region compiler the error surfaces.

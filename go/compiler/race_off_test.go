@@ -1,5 +1,0 @@
-//go:build !race
-
-package compiler
-
-const raceOn = false

@@ -1,5 +1,0 @@
-//go:build !race
-
-package elementwise
-
-const raceOn = false
