@@ -50,5 +50,8 @@ func (s *sleeper) wake(n int) {
 	syscall.RawSyscall6(syscall.SYS_FUTEX, uintptr(unsafe.Pointer(&s.seq)), futexWakePrivate, uintptr(n), 0, 0, 0)
 }
 
-// asleep is how many workers sleep (or are about to).
-func (s *sleeper) asleep() int { return int(s.waiting.Load()) }
+// parkWorker sleeps until push queues work.
+func (p *Pool) parkWorker() { p.wsleep.sleep(func() bool { return p.queued.Load() > 0 }) }
+
+// workersAsleep is how many workers sleep (or are about to).
+func (p *Pool) workersAsleep() int { return int(p.wsleep.waiting.Load()) }

@@ -28,8 +28,8 @@ type Pool struct {
 	head  int
 
 	queued   atomic.Int32 // len(queue) - head, readable without mu
-	sleepers atomic.Int32 // callers parked (or about to park) on wake
-	wsleep   sleeper      // idle workers
+	sleepers atomic.Int32 // callers (and, off Linux, workers) parked or about to park on wake
+	wsleep   sleeper      // idle workers where they sleep apart (park_linux.go)
 	started  atomic.Int32 // worker goroutines running
 	wake     chan struct{}
 	startMu  sync.Mutex
@@ -143,8 +143,8 @@ func (p *Pool) pop() (task, bool) {
 	return t, true
 }
 
-// park blocks a caller until a wake-up token arrives or the job signals
-// completion (reported by the result).
+// park blocks until a wake-up token arrives or, when done is not nil, the
+// job signals completion (reported by the result).
 func (p *Pool) park(done chan struct{}) (finished bool) {
 	p.sleepers.Add(1)
 	defer p.sleepers.Add(-1)
@@ -154,7 +154,7 @@ func (p *Pool) park(done chan struct{}) (finished bool) {
 	select {
 	case <-p.wake:
 		return false
-	case <-done:
+	case <-done: // nil for workers (off Linux): never ready
 		return true
 	}
 }
@@ -170,7 +170,7 @@ func (p *Pool) loop() {
 			if spinUntil(func() bool { return p.queued.Load() > 0 }) {
 				continue
 			}
-			p.wsleep.sleep(func() bool { return p.queued.Load() > 0 })
+			p.parkWorker()
 			continue
 		}
 		if t.csr != cur {

@@ -90,7 +90,7 @@ func TestPoolWorkersParkWhenIdle(t *testing.T) {
 	t.Cleanup(func() { SetSpin(oldSpin) })
 	p := NewPool()
 	p.Parallel(2, 1, func(lo, hi int) {})
-	require.Eventually(t, func() bool { return p.wsleep.asleep() == 1 }, 5*time.Second, time.Millisecond,
+	require.Eventually(t, func() bool { return p.workersAsleep() == 1 }, 5*time.Second, time.Millisecond,
 		"an idle worker stops polling after the spin time")
 	var n atomic.Int32
 	p.Parallel(2, 1, func(lo, hi int) { n.Add(1) })
