@@ -161,3 +161,71 @@ def test_set_worker_threads(n):
 def test_set_worker_threads_rejects_bad_values(bad):
     with pytest.raises((TypeError, RuntimeError, ValueError)):
         gojax.set_worker_threads(bad)
+
+
+def _module_level_imports(path: str) -> set[str]:
+    """Top-level package names a module imports when it is loaded (imports
+    inside functions are lazy and optional, e.g. pyarrow for Arrow interop)."""
+    import ast
+
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    names = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_declared_dependencies_cover_imports():
+    """The wheel declares every third-party package that importing gojax or
+    its JAX entry point loads, so `pip install gojax` alone is enough."""
+    import os
+    import sys
+
+    import gojax_plugin
+
+    files = [os.path.join(os.path.dirname(gojax.__file__), f)
+             for f in os.listdir(os.path.dirname(gojax.__file__)) if f.endswith(".py")]
+    files.append(gojax_plugin.__file__)
+    imported = set().union(*(_module_level_imports(f) for f in files))
+    third_party = {n for n in imported
+                   if n not in sys.stdlib_module_names and n not in ("gojax", "gojax_plugin", "__future__")}
+    declared = {re.split(r"[<>=!~;\[ ]", r, maxsplit=1)[0].strip().lower().replace("-", "_")
+                for r in importlib.metadata.requires("gojax") or []}
+    assert third_party, "the import scan found nothing: it is broken"
+    assert third_party <= declared, f"imported but not declared in pyproject.toml: {third_party - declared}"
+
+
+def test_vector_limit_in_force():
+    """GOJAX_VECTOR (CI runs the suites with avx2 and none) really limits the
+    kernels of this process: the library reports the limit it read."""
+    import os
+
+    limit = os.environ.get("GOJAX_VECTOR", "").strip().lower() or "auto"
+    vector = gojax.build_info().vector
+    assert vector.endswith(f"(GOJAX_VECTOR={'avx512' if limit == 'auto' else limit})"), vector
+    if limit == "none":
+        assert vector.startswith("none "), vector
+    if limit == "avx2":
+        assert not vector.startswith("avx512"), vector
+
+
+@pytest.mark.parametrize("limit,prefix", [("none", "none "), ("avx2", "")])
+def test_vector_limit_subprocess(limit, prefix):
+    out = check_python("import gojax; print(gojax.build_info().vector)", env={"GOJAX_VECTOR": limit})
+    assert out.strip().endswith(f"(GOJAX_VECTOR={limit})"), out
+    assert out.startswith(prefix), out
+
+
+def test_bad_vector_limit_is_an_error():
+    out = check_python("""
+        import jax
+        try:
+            jax.devices("gojax")
+        except RuntimeError as e:
+            print("error:", e)
+    """, env={"GOJAX_VECTOR": "avx-512"})
+    assert "error:" in out and "GOJAX_VECTOR" in out and "accepted values" in out, out

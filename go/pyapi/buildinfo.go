@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/gojax/gojax/go/internal/cpufeat"
 )
 
 // BuildInfo describes how the library was built: gojax version, Go toolchain,
@@ -20,3 +22,7 @@ func BuildInfo() string {
 	}
 	return b.String()
 }
+
+// VectorISA names the vector instruction sets the kernels use and the
+// GOJAX_VECTOR limit in force, e.g. "avx512+bf16 (GOJAX_VECTOR=avx512)".
+func VectorISA() string { return cpufeat.Describe() }

@@ -5,9 +5,11 @@ package runtime
 
 import (
 	"fmt"
-	"github.com/gojax/gojax/go/internal/workers"
 	"os"
 	"strconv"
+
+	"github.com/gojax/gojax/go/internal/cpufeat"
+	"github.com/gojax/gojax/go/internal/workers"
 )
 
 // Version is the gojax version reported in the platform version.
@@ -62,6 +64,9 @@ const DeviceKind = "cpu"
 
 // NewClient creates a client with opts.NumDevices devices.
 func NewClient(opts Options) (*Client, error) {
+	if err := cpufeat.ConfigErr; err != nil {
+		return nil, Errorf(CodeInvalidArgument, "%v", err)
+	}
 	n := opts.NumDevices
 	if n == 0 {
 		v, err := DefaultNumDevices()

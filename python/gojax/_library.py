@@ -57,6 +57,7 @@ class BuildInfo:
     go: dict[str, str]  # build settings recorded by the Go linker
     build: dict[str, Any]  # the build backend's record (build_log.json), JSON data
     library: str  # path of the shared library
+    vector: str  # vector sets the kernels use and the GOJAX_VECTOR limit, e.g. "avx2 (GOJAX_VECTOR=avx2)"
 
 
 def build_info() -> BuildInfo:
@@ -78,6 +79,7 @@ def build_info() -> BuildInfo:
         go=settings,
         build=build,
         library=library_path(),
+        vector=str(_pyapi.VectorISA()),
     )
 
 

@@ -1,19 +1,58 @@
 // Package cpufeat reports, once at start, which vector instruction sets the
 // CPU and the OS support, for kernels that pick an assembly path at run time.
+//
+// GOJAX_VECTOR (read once, at load) caps the sets kernels may use, so every
+// code path can be run on one machine: "avx512" (the default, "auto" or
+// unset: whatever the CPU has), "avx2" (AVX2 + FMA, no AVX-512) or "none"
+// (plain Go everywhere). It never enables a set the CPU lacks. Any other
+// value leaves the kernels on plain Go and is reported by ConfigErr, which
+// client creation returns, so a typo cannot pass unnoticed.
 package cpufeat
 
-// AVX2FMA is true when AVX2 and FMA are available and the OS saves the YMM
-// registers. It is false under the purego build tag and on other
-// architectures, where kernels use their plain-Go code.
-var AVX2FMA = detectAVX2FMA()
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// EnvVector names the environment variable that caps the vector sets.
+const EnvVector = "GOJAX_VECTOR"
+
+// Limit is the widest set GOJAX_VECTOR allows: "Z", "Y" or "" (see Sets).
+// ConfigErr is non-nil when GOJAX_VECTOR holds no accepted value.
+var Limit, ConfigErr = parseLimit(os.Getenv(EnvVector))
+
+// Detected* say what the CPU and OS support, whatever the limit.
+var (
+	DetectedAVX2FMA    = detectAVX2FMA()
+	DetectedAVX512     = DetectedAVX2FMA && detectAVX512()
+	DetectedAVX512BF16 = DetectedAVX512 && detectAVX512BF16()
+)
+
+// AVX2FMA is true when AVX2 and FMA are available, the OS saves the YMM
+// registers and GOJAX_VECTOR allows them. It is false under the purego
+// build tag and on other architectures, where kernels use their plain-Go
+// code.
+var AVX2FMA = DetectedAVX2FMA && Limit != ""
 
 // AVX512 is true when AVX2FMA holds, the CPU has AVX-512 F, BW, DQ and VL,
-// and the OS saves the opmask and all 32 ZMM registers (XCR0 bits 5-7).
-var AVX512 = AVX2FMA && detectAVX512()
+// the OS saves the opmask and all 32 ZMM registers (XCR0 bits 5-7) and
+// GOJAX_VECTOR allows it.
+var AVX512 = AVX2FMA && DetectedAVX512 && Limit == "Z"
 
 // AVX512BF16 is true when AVX512 holds and the CPU has the AVX512_BF16
 // dot-product and conversion instructions (VDPBF16PS, VCVTNE2PS2BF16).
-var AVX512BF16 = AVX512 && detectAVX512BF16()
+var AVX512BF16 = AVX512 && DetectedAVX512BF16
+
+// limits maps each accepted GOJAX_VECTOR value to the widest set it allows.
+var limits = map[string]string{"": "Z", "auto": "Z", "avx512": "Z", "avx2": "Y", "none": ""}
+
+func parseLimit(v string) (string, error) {
+	if l, ok := limits[strings.ToLower(strings.TrimSpace(v))]; ok {
+		return l, nil
+	}
+	return "", fmt.Errorf("%s=%q: accepted values are auto, avx512, avx2 and none", EnvVector, v)
+}
 
 // Vector instruction sets by the short names kernels select them with:
 // "Z" (AVX-512), "Y" (AVX2 + FMA) and "" (plain Go).
@@ -40,4 +79,15 @@ func Sets() []string {
 		l = append(l, "Z")
 	}
 	return l
+}
+
+// Describe names the sets in use and the limit, for build and debug
+// reports.
+func Describe() string {
+	names := map[string]string{"Z": "avx512", "Y": "avx2", "": "none"}
+	s := names[Widest()]
+	if AVX512BF16 {
+		s += "+bf16"
+	}
+	return fmt.Sprintf("%s (%s=%s)", s, EnvVector, names[Limit])
 }

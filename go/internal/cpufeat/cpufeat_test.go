@@ -12,9 +12,9 @@ import (
 func TestAgreesWithProcCpuinfo(t *testing.T) {
 	data, err := os.ReadFile("/proc/cpuinfo")
 	if !detects || err != nil {
-		require.False(t, AVX2FMA)
-		require.False(t, AVX512)
-		require.False(t, AVX512BF16)
+		require.False(t, DetectedAVX2FMA)
+		require.False(t, DetectedAVX512)
+		require.False(t, DetectedAVX512BF16)
 		return
 	}
 	flags := ""
@@ -25,14 +25,14 @@ func TestAgreesWithProcCpuinfo(t *testing.T) {
 		}
 	}
 	want := strings.Contains(flags, " avx2 ") && strings.Contains(flags, " fma ")
-	require.Equal(t, want, AVX2FMA)
+	require.Equal(t, want, DetectedAVX2FMA)
 	has := func(f string) bool { return strings.Contains(flags, " "+f+" ") }
 	// /proc/cpuinfo lists only features the kernel enabled (XSAVE state
 	// included), so it agrees with the CPUID and XCR0 checks.
 	want512 := want && has("avx512f") && has("avx512bw") && has("avx512dq") && has("avx512vl")
-	require.Equal(t, want512, AVX512)
-	require.Equal(t, want512 && has("avx512_bf16"), AVX512BF16)
-	t.Logf("AVX2FMA=%v AVX512=%v AVX512BF16=%v", AVX2FMA, AVX512, AVX512BF16)
+	require.Equal(t, want512, DetectedAVX512)
+	require.Equal(t, want512 && has("avx512_bf16"), DetectedAVX512BF16)
+	t.Logf("detected AVX2FMA=%v AVX512=%v AVX512BF16=%v; in use: %s", DetectedAVX2FMA, DetectedAVX512, DetectedAVX512BF16, Describe())
 }
 
 func TestSetsFollowFlags(t *testing.T) {
@@ -41,4 +41,27 @@ func TestSetsFollowFlags(t *testing.T) {
 	require.Equal(t, sets[len(sets)-1], Widest())
 	require.Equal(t, AVX2FMA, len(sets) >= 2)
 	require.Equal(t, AVX512, len(sets) == 3)
+}
+
+// The flags in use are what the CPU has, capped by GOJAX_VECTOR.
+func TestLimitCapsDetected(t *testing.T) {
+	require.Equal(t, DetectedAVX2FMA && Limit != "", AVX2FMA)
+	require.Equal(t, DetectedAVX512 && Limit == "Z", AVX512)
+	require.Equal(t, DetectedAVX512BF16 && Limit == "Z", AVX512BF16)
+	if ConfigErr != nil {
+		require.Equal(t, "", Widest(), "a bad setting must leave plain Go")
+	}
+}
+
+func TestParseLimit(t *testing.T) {
+	for v, want := range map[string]string{"": "Z", "auto": "Z", "AVX512": "Z", " avx2 ": "Y", "none": ""} {
+		got, err := parseLimit(v)
+		require.NoError(t, err, v)
+		require.Equal(t, want, got, v)
+	}
+	for _, v := range []string{"avx", "sse", "off", "0", "avx-512", "z"} {
+		_, err := parseLimit(v)
+		require.ErrorContains(t, err, "accepted values are auto, avx512, avx2 and none", v)
+		require.ErrorContains(t, err, EnvVector, v)
+	}
 }
