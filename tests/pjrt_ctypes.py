@@ -2,7 +2,7 @@
 
 jaxlib parses MLIR itself before a program reaches a plugin, so this is the
 way to hand gojax arbitrary program bytes. Offsets are the PJRT C API 0.114
-ABI on x86-64 Linux (shared/reference/pjrt-abi-0.114.txt).
+ABI on x86-64 Linux (testdata/pjrt/pjrt-abi-0.114.txt).
 """
 
 from __future__ import annotations

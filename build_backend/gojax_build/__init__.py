@@ -22,7 +22,8 @@ __all__ = [
     "prepare_metadata_for_build_wheel",
 ]
 
-# Source-tree entries that make up an sdist (everything the build needs).
+# Source-tree entries that make up an sdist (everything the build needs). The
+# root testdata/ (test corpora, ~38 MB) is left out: tests run from a checkout.
 _SDIST_ENTRIES = (
     "pyproject.toml",
     "README.md",

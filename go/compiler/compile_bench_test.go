@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gojax/gojax/go/internal/testenv"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/stretchr/testify/require"
 )
@@ -59,28 +60,11 @@ exp = export.export(step)(ps, zs, zs, jnp.float32(1), x, y)
 open(sys.argv[1], "wb").write(exp.mlir_module_serialized)
 `
 
-// mlpStepArtifact exports the MLP step with the shared venv's JAX
-// (../venv from the repository root), or skips.
+// mlpStepArtifact exports the MLP step with the oracle venv's JAX
+// (testenv.Python).
 func mlpStepArtifact(tb testing.TB) []byte {
 	tb.Helper()
-	root, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(root)
-		if parent == root {
-			tb.Skip("repository root not found")
-		}
-		root = parent
-	}
-	python := filepath.Join(root, "..", "venv", "bin", "python")
-	if _, err := os.Stat(python); err != nil {
-		tb.Skipf("no JAX venv at %s", python)
-	}
+	python := testenv.Python(tb)
 	dir := tb.TempDir()
 	script, out := filepath.Join(dir, "export.py"), filepath.Join(dir, "mlp_step.bc")
 	if err := os.WriteFile(script, []byte(mlpStepScript), 0o644); err != nil {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gojax/gojax/go/internal/testenv"
 )
 
 // Flags of the corpus tests:
@@ -47,15 +49,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	root, err := RepoRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
-
 func TestStableHLOTestdata(t *testing.T) { runStableHLOCorpus(t, "testdata") }
 
 func TestStableHLOInterpret(t *testing.T) { runStableHLOCorpus(t, "interpret") }
@@ -64,10 +57,10 @@ func runStableHLOCorpus(t *testing.T, corpus string) {
 	if testing.Short() {
 		t.Skip("conformance corpus: skipped in -short mode")
 	}
-	root := repoRoot(t)
+	root := testenv.RepoRoot(t)
 	m, err := Serialize(root, corpus)
 	if errors.Is(err, ErrNoPython) {
-		t.Skipf("cannot serialize the %s corpus: %v", corpus, err)
+		testenv.Unavailable(t, "cannot serialize the %s corpus: %v", corpus, err)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -155,11 +148,8 @@ func TestJAXExport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("conformance corpus: skipped in -short mode")
 	}
-	dir := filepath.Join(SharedDir(repoRoot(t)), "jax-export")
-	if _, err := os.Stat(filepath.Join(dir, "index.json")); err != nil {
-		t.Skipf("jax-export corpus not found: %v", err)
-	}
-	rs, err := RunJAXExport(repoRoot(t), dir, filter(), progress(t))
+	dir := testenv.Data(t, "jax-export")
+	rs, err := RunJAXExport(testenv.RepoRoot(t), dir, filter(), progress(t))
 	if err != nil {
 		t.Fatal(err)
 	}

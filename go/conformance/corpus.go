@@ -9,34 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gojax/gojax/go/internal/testenv"
 	"github.com/gojax/gojax/go/vhlo"
 )
 
-// Locating the corpora (../shared/conformance beside the repository), the
-// Python that serializes the text corpora, and the artifact cache.
-
-// RepoRoot walks up from dir to the directory holding go.mod.
-func RepoRoot(dir string) (string, error) {
-	d, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d, nil
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", errors.New("conformance: no go.mod above " + dir)
-		}
-		d = parent
-	}
-}
-
-// SharedDir is ../shared/conformance relative to the repository root.
-func SharedDir(root string) string {
-	return filepath.Join(filepath.Dir(root), "shared", "conformance")
-}
+// Locating the corpora (testdata/ at the repository root, through
+// testenv), the Python that serializes the text corpora, and the artifact
+// cache.
 
 // CacheDir holds serialized artifacts, outside the repository:
 // $GOJAX_CONFORMANCE_CACHE, else the user cache dir.
@@ -51,17 +30,12 @@ func CacheDir() (string, error) {
 	return filepath.Join(base, "gojax", "conformance"), nil
 }
 
-// Python returns the interpreter with jax installed: $GOJAX_PYTHON, else the
-// shared venv beside the repository (../venv), else python3 on PATH.
-func Python(root string) string {
-	if p := os.Getenv("GOJAX_PYTHON"); p != "" {
-		return p
-	}
-	venv := filepath.Join(filepath.Dir(root), "venv", "bin", "python")
-	if _, err := os.Stat(venv); err == nil {
-		return venv
-	}
-	return "python3"
+// Python returns the oracle interpreter with jax installed, as every test
+// finds it: $GOJAX_PYTHON, else the repository's .venv (testenv.PythonPath).
+// When it is missing, running it fails and callers report ErrNoPython.
+func Python() string {
+	p, _ := testenv.PythonPath()
+	return p
 }
 
 // TargetVersion is the StableHLO version gojax advertises (vhlo.MaxVersion);
@@ -72,7 +46,7 @@ func TargetVersion() string {
 }
 
 // ErrNoPython means the serializer could not start (no python or no jax);
-// tests skip rather than fail.
+// tests end through testenv.Unavailable (a failure in CI, else a skip).
 var ErrNoPython = errors.New("conformance: python with jax is not available")
 
 // Manifest is what serialize.py writes for one corpus.
@@ -121,11 +95,15 @@ func Serialize(root, corpus string) (*Manifest, error) {
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return nil, err
 	}
-	py := Python(root)
+	py := Python()
 	if out, err := exec.Command(py, "-c", "import jax, jaxlib.mlir.ir").CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v %s", ErrNoPython, py, err, strings.TrimSpace(string(out)))
 	}
-	src := filepath.Join(SharedDir(root), "stablehlo", corpus)
+	data, err := testenv.DataDir()
+	if err != nil {
+		return nil, err
+	}
+	src := filepath.Join(data, "stablehlo", corpus)
 	if _, err := os.Stat(src); err != nil {
 		return nil, fmt.Errorf("conformance: corpus %s: %w", corpus, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gojax/gojax/go/internal/testenv"
 	"github.com/gojax/gojax/go/compiler"
 )
 
@@ -26,9 +27,9 @@ func TestDumpOutputs(t *testing.T) {
 	if dir == "" || *caseFilter == "" {
 		t.Skip("set GOJAX_CONFORMANCE_DUMP and -case to dump case outputs")
 	}
-	m, err := Serialize(repoRoot(t), "testdata")
+	m, err := Serialize(testenv.RepoRoot(t), "testdata")
 	if errors.Is(err, ErrNoPython) {
-		t.Skip(err)
+		testenv.Unavailable(t, "%v", err)
 	}
 	require.NoError(t, err)
 	require.NoError(t, os.MkdirAll(dir, 0o755))

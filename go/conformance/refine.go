@@ -66,7 +66,7 @@ func RefineExport(root, dir string, e ExportEntry) (string, error) {
 	defer os.Remove(tmp.Name())
 	// Empty strings are scalar shapes; exec passes them as empty arguments.
 	args := append([]string{script, in, tmp.Name()}, shapes...)
-	if msg, err := exec.Command(Python(root), args...).CombinedOutput(); err != nil {
+	if msg, err := exec.Command(Python(), args...).CombinedOutput(); err != nil {
 		return "", fmt.Errorf("%s %s: %v\n%s", refineScript, e.Name, err, lastLines(string(msg), 5))
 	}
 	if err := os.Rename(tmp.Name(), out); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gojax/gojax/go/internal/testenv"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/vhlo"
 )
@@ -16,14 +17,12 @@ import (
 // inputs: the result reads as a static module, and a second call reuses the
 // cached artifact.
 func TestRefineExport(t *testing.T) {
-	root := repoRoot(t)
-	dir := filepath.Join(SharedDir(root), "jax-export")
+	root := testenv.RepoRoot(t)
+	dir := testenv.Data(t, "jax-export")
 	entries, err := LoadExportIndex(dir)
-	if err != nil {
-		t.Skipf("jax-export corpus not found: %v", err)
-	}
-	if err := exec.Command(Python(root), "-c", "import jax").Run(); err != nil {
-		t.Skipf("no python with jax: %v", err)
+	require.NoError(t, err)
+	if err := exec.Command(testenv.Python(t), "-c", "import jax").Run(); err != nil {
+		testenv.Unavailable(t, "no python with jax: %v", err)
 	}
 	t.Setenv("GOJAX_CONFORMANCE_CACHE", t.TempDir())
 	var e ExportEntry

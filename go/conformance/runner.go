@@ -3,10 +3,11 @@
 // compiled with compiler.Compile and executed, verdicts collected into a
 // summary ("N passed, N failed, N skipped of N cases"; the pass rate is
 // passed/cases, a skipped case counting as not passed) and compared with a checked-in list of known
-// failures (testdata/<corpus>_failures.txt): a failure not in the list fails
+// failures (go/conformance/testdata/<corpus>_failures.txt): a failure not in the list fails
 // the test, as does a pass rate under the corpus floor.
 //
-// Corpora (read at test time from ../shared/conformance, never copied):
+// Corpora (unchanged upstream copies in testdata/ at the repository root,
+// see testdata/README.md):
 //   - stablehlo/testdata: JAX-generated programs checking themselves with
 //     check.* custom calls (checks.go implements them). Upstream's
 //     serialization round-trip tests (no checks, shape-polymorphic) are
@@ -30,8 +31,8 @@
 // "[verdict: …]" note saying which is closer to the true value, computed by
 // verdicts.py from outputs TestDumpOutputs writes; -update-failures keeps it.
 //
-// The text corpora are serialized by serialize.py with jaxlib from ../venv
-// ($GOJAX_PYTHON overrides) into a cache outside the repository
+// The text corpora are serialized by serialize.py with jaxlib from the
+// repository's .venv ($GOJAX_PYTHON overrides) into a cache outside the repository
 // ($GOJAX_CONFORMANCE_CACHE, else the user cache dir), keyed by content hash,
 // so later runs only pay for execution. Cases run in a worker process
 // (worker.go) so a hang or crash fails one case, not the run. -short skips

@@ -1,8 +1,8 @@
 """Turn the StableHLO text corpora into portable artifacts for gojax's runner.
 
 The conformance runner (go/conformance) executes portable artifacts, the form a
-PJRT plugin receives. The corpora under ../shared/conformance/stablehlo are
-MLIR text, so this script serializes them with jaxlib's own serializer
+PJRT plugin receives. The corpora under testdata/stablehlo at the repository
+root are MLIR text, so this script serializes them with jaxlib's own serializer
 (`_jax.mlir.serialize_portable_artifact`, the function JAX's PJRT path uses:
 it legalizes CHLO and writes VHLO bytecode for a target version).
 
@@ -23,7 +23,8 @@ Output: <out>/<corpus>/<sha256>.bc per case (cached by content hash, target
 version and this script's version) and <out>/<corpus>-manifest.json listing
 every case with its artifact, or why it was skipped or failed to serialize.
 
-Usage: python serialize.py --corpus testdata --src DIR --out DIR --target 1.20.0
+Usage: python serialize.py --corpus testdata [--src DIR] --out DIR --target 1.20.0
+(--src defaults to the corpus in the repository's testdata/stablehlo)
 """
 
 import argparse
@@ -35,6 +36,9 @@ import shutil
 import sys
 import tempfile
 import time
+
+# The repository's test data, found from this file (go/conformance/).
+DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "testdata")
 
 # Bump when the translation changes, so cached artifacts are rebuilt.
 SCRIPT_VERSION = "5"
@@ -413,12 +417,14 @@ def base_seed(name):
 def main():
   ap = argparse.ArgumentParser()
   ap.add_argument("--corpus", required=True, choices=["testdata", "interpret"])
-  ap.add_argument("--src", required=True)
+  ap.add_argument("--src", default="", help="corpus folder (default testdata/stablehlo/<corpus>)")
   ap.add_argument("--out", required=True)
   ap.add_argument("--target", required=True, help="requested StableHLO version, e.g. 1.20.0")
   ap.add_argument("--only", default="", help="substring filter on file names (debugging)")
   ap.add_argument("--manifest", default="", help="where to write the manifest (default <out>/<corpus>-manifest.json)")
   args = ap.parse_args()
+  if not args.src:
+    args.src = os.path.join(DATA_DIR, "stablehlo", args.corpus)
 
   # Imported late so --help works without jax.
   from jax._src.interpreters import mlir as jax_mlir

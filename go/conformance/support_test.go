@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gojax/gojax/go/internal/testenv"
 	"github.com/gojax/gojax/go/ir"
 )
 
@@ -89,15 +90,12 @@ func TestReadNPZ(t *testing.T) {
 	require.Equal(t, "tensor<2xf32>", arrays["in0"].Type.String())
 	require.Equal(t, "tensor<1xi32>", arrays["out0"].Type.String())
 
-	// A real vector of the shared corpus, when present.
-	root, err := RepoRoot(".")
+	// A real vector of the jax-export corpus.
+	data, err := os.ReadFile(testenv.Data(t, "jax-export", "cpu_schur_lapack_gees#0.npz"))
 	require.NoError(t, err)
-	path := filepath.Join(SharedDir(root), "jax-export", "cpu_schur_lapack_gees#0.npz")
-	if data, err := os.ReadFile(path); err == nil {
-		arrays, err := ReadNPZ(data)
-		require.NoError(t, err)
-		require.Equal(t, "tensor<4x4xcomplex<f64>>", arrays["in0"].Type.String())
-	}
+	arrays, err = ReadNPZ(data)
+	require.NoError(t, err)
+	require.Equal(t, "tensor<4x4xcomplex<f64>>", arrays["in0"].Type.String())
 }
 
 func TestFailuresFile(t *testing.T) {
@@ -280,12 +278,7 @@ func TestWorkerPool(t *testing.T) {
 // TestSerializeTranslation runs serialize.py's own tests (check-op rewriting,
 // entry selection) when python is available.
 func TestSerializeTranslation(t *testing.T) {
-	root, err := RepoRoot(".")
-	require.NoError(t, err)
-	py := Python(root)
-	if err := exec.Command(py, "-c", "import sys").Run(); err != nil {
-		t.Skipf("no python: %v", err)
-	}
+	py := testenv.Python(t)
 	cmd := exec.Command(py, "-m", "unittest", "-q", "serialize_test")
 	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
 	out, err := cmd.CombinedOutput()
@@ -295,14 +288,10 @@ func TestSerializeTranslation(t *testing.T) {
 // TestJAXExportDetectsWrongOutputs reruns a real vector with a corrupted
 // expected output: the runner must notice.
 func TestJAXExportDetectsWrongOutputs(t *testing.T) {
-	root, err := RepoRoot(".")
-	require.NoError(t, err)
-	src := filepath.Join(SharedDir(root), "jax-export")
+	src := testenv.Data(t, "jax-export")
 	const name = "cpu_cholesky_lapack_potrf#3"
 	entries, err := LoadExportIndex(src)
-	if err != nil {
-		t.Skipf("jax-export corpus not available: %v", err)
-	}
+	require.NoError(t, err)
 	var entry *ExportEntry
 	for i := range entries {
 		if entries[i].Name == name {

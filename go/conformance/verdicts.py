@@ -8,16 +8,22 @@ TestDumpOutputs) and of the expected values in ULPs of the output type.
 
 Usage:
   GOJAX_CONFORMANCE_DUMP=/tmp/dump go test ./go/conformance -run TestDumpOutputs -case NAME
-  python verdicts.py --src ../shared/conformance/stablehlo/testdata --dump /tmp/dump NAME...
+  python verdicts.py --dump /tmp/dump NAME...
+(--src defaults to testdata/stablehlo/testdata at the repository root)
 
 Round-trip cases (roundtrip.py: f32 programs checked against XLA:CPU) use
 the same program run by XLA in f64 as the reference.
 """
 import argparse
+import os
 import re
 from fractions import Fraction as Fr
 
 import numpy as np
+
+# The corpus in the repository's test data, found from this file (go/conformance/).
+DEFAULT_SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                           "testdata", "stablehlo", "testdata")
 
 LD = np.longdouble
 CLD = np.clongdouble
@@ -199,7 +205,7 @@ def verdict(src, dump, name):
 
 if __name__ == "__main__":
   ap = argparse.ArgumentParser()
-  ap.add_argument("--src", required=True)
+  ap.add_argument("--src", default=DEFAULT_SRC)
   ap.add_argument("--dump", required=True)
   ap.add_argument("names", nargs="*")
   args = ap.parse_args()

@@ -6,28 +6,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gojax/gojax/go/internal/testenv"
 )
 
-// sharedDir finds ../shared beside the repository root (the directory that
-// holds go.mod).
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared")
-		}
-		parent := filepath.Dir(dir)
-		require.NotEqual(t, dir, parent, "no go.mod above the test directory")
-		dir = parent
-	}
-}
-
-// corpusFiles lists every .bc artifact of the shared conformance corpora.
+// corpusFiles lists every .bc artifact of the conformance corpora in the
+// repository's testdata.
 func corpusFiles(t testing.TB) []string {
 	t.Helper()
-	root := filepath.Join(sharedDir(t), "conformance")
+	root := testenv.Data(t)
 	var files []string
 	for _, pat := range []string{"stablehlo/vhlo/*.bc", "jax-export/*.bc"} {
 		m, err := filepath.Glob(filepath.Join(root, pat))

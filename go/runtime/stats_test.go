@@ -3,30 +3,15 @@ package runtime
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gojax/gojax/go/internal/testenv"
 	"github.com/gojax/gojax/go/ir"
 )
-
-// sharedDir is ../shared beside the repository root (the dir with go.mod).
-func sharedDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(filepath.Dir(dir), "shared")
-		}
-		parent := filepath.Dir(dir)
-		require.NotEqual(t, dir, parent, "no go.mod above the test directory")
-		dir = parent
-	}
-}
 
 // delta is after - before for the counters a test looks at.
 func delta(before, after Stats) Stats {
@@ -44,7 +29,7 @@ func delta(before, after Stats) Stats {
 
 func TestStatsCountCompiles(t *testing.T) {
 	c := newTestClient(t, 1)
-	code, err := os.ReadFile(filepath.Join(sharedDir(t), "conformance", "jax-export", "annotate_data_placement#0.bc"))
+	code, err := os.ReadFile(testenv.Data(t, "jax-export", "annotate_data_placement#0.bc"))
 	require.NoError(t, err)
 
 	before := ReadStats()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gojax/gojax/go/internal/testenv"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/verify"
 	"github.com/gojax/gojax/go/vhlo"
@@ -15,24 +16,13 @@ import (
 
 // Real programs: every artifact the reader accepts must verify, and breaking
 // any op's result type must be caught at that op (a mutation test of the
-// per-op checks). Artifacts come from ../shared/conformance/jax-export and,
-// when the conformance runner has filled it, its serialized-artifact cache.
+// per-op checks). Artifacts come from the repository's testdata/jax-export
+// and, when the conformance runner has filled it, its serialized-artifact
+// cache.
 
 func artifacts(t *testing.T) []string {
 	t.Helper()
-	dir, err := filepath.Abs(".")
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test")
-		}
-		dir = parent
-	}
-	files, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), "shared", "conformance", "jax-export", "*.bc"))
+	files, _ := filepath.Glob(filepath.Join(testenv.Data(t, "jax-export"), "*.bc"))
 	cache := os.Getenv("GOJAX_CONFORMANCE_CACHE")
 	if cache == "" {
 		if base, err := os.UserCacheDir(); err == nil {

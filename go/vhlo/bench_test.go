@@ -6,13 +6,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gojax/gojax/go/internal/testenv"
 	"github.com/gojax/gojax/go/verify"
 )
 
 // BenchmarkReadConformance decodes the 1.20.0 conformance artifact (about
 // 22 KB, 800+ ops in 220 functions), every function.
 func BenchmarkReadConformance(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join(sharedDir(b), "conformance/stablehlo/vhlo/stablehlo_legalize_to_vhlo.1_20_0.mlir.bc"))
+	data, err := os.ReadFile(testenv.Data(b, "stablehlo", "vhlo", "stablehlo_legalize_to_vhlo.1_20_0.mlir.bc"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -27,7 +28,7 @@ func BenchmarkReadConformance(b *testing.B) {
 
 // BenchmarkReadJAXExport runs Read on the largest jax.export artifact.
 func BenchmarkReadJAXExport(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join(sharedDir(b), "conformance/jax-export/cpu_lu_lapack_getrf#0.bc"))
+	data, err := os.ReadFile(testenv.Data(b, "jax-export", "cpu_lu_lapack_getrf#0.bc"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func BenchmarkReadJAXExport(b *testing.B) {
 // step with Adam (testdata/jax_programs.py, program train_step), exported at
 // benchmark start with the venv's jax.
 func trainStepArtifact(b *testing.B) []byte {
-	python := venvPython(b)
+	python := testenv.Python(b)
 	dir := b.TempDir()
 	if out, err := exec.Command(python, "testdata/jax_programs.py", dir, "train_step").CombinedOutput(); err != nil {
 		b.Fatalf("jax_programs.py: %v\n%s", err, out)

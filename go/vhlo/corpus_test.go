@@ -8,29 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gojax/gojax/go/internal/testenv"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/stretchr/testify/require"
 )
 
-// sharedDir finds ../shared beside the repository root (the directory that
-// holds go.mod).
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared")
-		}
-		parent := filepath.Dir(dir)
-		require.NotEqual(t, dir, parent, "no go.mod above the test directory")
-		dir = parent
-	}
-}
-
 func glob(t testing.TB, pattern string, atLeast int) []string {
 	t.Helper()
-	m, err := filepath.Glob(filepath.Join(sharedDir(t), "conformance", pattern))
+	m, err := filepath.Glob(filepath.Join(testenv.Data(t), pattern))
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(m), atLeast, "corpus %s missing or incomplete", pattern)
 	sort.Strings(m)

@@ -14,11 +14,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gojax/gojax/go/internal/testenv"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/stretchr/testify/require"
 )
 
-// TestJAXPrograms exports real JAX programs with the shared venv's jax
+// TestJAXPrograms exports real JAX programs with the oracle venv's jax
 // (testdata/jax_programs.py) and checks vhlo.Read against jaxlib's own
 // deserialization of the same bytes: every op in order with its result types,
 // and the attribute values (constants byte for byte). Each program is also
@@ -28,7 +29,7 @@ func TestJAXPrograms(t *testing.T) {
 	if testing.Short() {
 		t.Skip("exports JAX programs with Python; skipped in -short mode")
 	}
-	python := venvPython(t)
+	python := testenv.Python(t)
 	out := t.TempDir()
 	cmd := exec.Command(python, "testdata/jax_programs.py", out)
 	var stderr bytes.Buffer
@@ -586,8 +587,8 @@ func TestRefinedShapePolymorphic(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Python; skipped in -short mode")
 	}
-	python := venvPython(t)
-	idx, err := os.ReadFile(filepath.Join(sharedDir(t), "conformance/jax-export/index.json"))
+	python := testenv.Python(t)
+	idx, err := os.ReadFile(testenv.Data(t, "jax-export", "index.json"))
 	require.NoError(t, err)
 	var vectors []struct {
 		Name             string `json:"name"`
@@ -607,7 +608,7 @@ func TestRefinedShapePolymorphic(t *testing.T) {
 		}
 		n++
 		t.Run(v.Name, func(t *testing.T) {
-			in := filepath.Join(sharedDir(t), "conformance/jax-export", v.Name+".bc")
+			in := testenv.Data(t, "jax-export", v.Name+".bc")
 			out := filepath.Join(t.TempDir(), "refined.bc")
 			args := []string{"testdata/refine_polymorphic.py", in, out}
 			for _, a := range v.Inputs {
@@ -636,16 +637,4 @@ func TestRefinedShapePolymorphic(t *testing.T) {
 		})
 	}
 	require.Equal(t, 4, n)
-}
-
-// venvPython is the shared venv's python (GOJAX_PYTHON overrides); the tests
-// that export JAX programs require it rather than skip.
-func venvPython(t testing.TB) string {
-	python := os.Getenv("GOJAX_PYTHON")
-	if python == "" {
-		python = filepath.Join(sharedDir(t), "..", "venv", "bin", "python")
-	}
-	_, err := os.Stat(python)
-	require.NoError(t, err, "the JAX venv python is required (set GOJAX_PYTHON to override)")
-	return python
 }

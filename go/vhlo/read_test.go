@@ -3,16 +3,16 @@ package vhlo
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/gojax/gojax/go/internal/testenv"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/stretchr/testify/require"
 )
 
 func readCorpus(t *testing.T, rel string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(sharedDir(t), "conformance", rel))
+	data, err := os.ReadFile(testenv.Data(t, rel))
 	require.NoError(t, err)
 	return data
 }

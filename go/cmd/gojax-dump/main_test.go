@@ -7,32 +7,12 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gojax/gojax/go/internal/testenv"
 )
 
-// sharedArtifact finds a jax-export vector beside the repository.
-func sharedArtifact(t *testing.T, name string) string {
-	t.Helper()
-	dir, err := filepath.Abs(".")
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test")
-		}
-		dir = parent
-	}
-	path := filepath.Join(filepath.Dir(dir), "shared", "conformance", "jax-export", name)
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("corpus file not available: %v", err)
-	}
-	return path
-}
-
 func TestDump(t *testing.T) {
-	path := sharedArtifact(t, "annotate_data_placement#0.bc")
+	path := testenv.Data(t, "jax-export", "annotate_data_placement#0.bc")
 	cases := []struct {
 		name     string
 		verify   bool

@@ -7,29 +7,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-)
 
-// sharedArtifact finds a jax-export vector beside the repository.
-func sharedArtifact(t *testing.T, name string) string {
-	t.Helper()
-	dir, err := filepath.Abs(".")
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test")
-		}
-		dir = parent
-	}
-	path := filepath.Join(filepath.Dir(dir), "shared", "conformance", "jax-export", name)
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("corpus file not available: %v", err)
-	}
-	return path
-}
+	"github.com/gojax/gojax/go/internal/testenv"
+)
 
 // copyArtifact puts the artifact in a temp dir so a sidecar can sit beside it.
 func copyArtifact(t *testing.T, src string) string {
@@ -42,7 +22,7 @@ func copyArtifact(t *testing.T, src string) string {
 }
 
 func TestRunWithProfile(t *testing.T) {
-	art := copyArtifact(t, sharedArtifact(t, "annotate_data_placement#8.bc")) // f32[2] + f32[2]
+	art := copyArtifact(t, testenv.Data(t, "jax-export", "annotate_data_placement#8.bc")) // f32[2] + f32[2]
 	cases := []struct {
 		name    string
 		sidecar string // written beside the artifact; "" for none

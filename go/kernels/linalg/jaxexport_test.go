@@ -1,34 +1,14 @@
 package linalg
 
 import (
-	"os"
 	"path/filepath"
 	"sort"
 	"testing"
 
+	"github.com/gojax/gojax/go/internal/testenv"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/stretchr/testify/require"
 )
-
-// sharedDir finds ../shared beside the repository root (the directory
-// holding go.mod).
-func sharedDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		require.NotEqual(t, parent, dir, "go.mod not found above the test directory")
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	_, err = os.Stat(shared)
-	require.NoError(t, err, "test corpora are expected in %s", shared)
-	return shared
-}
 
 // ccSigScript lists every custom call of the given artifacts: target,
 // operand/result types, backend_config entries and layouts.
@@ -88,7 +68,7 @@ type ccSig struct {
 // the jax-export CPU vectors with the exact types, layouts and attributes
 // JAX emitted, so that operand/result conventions cannot drift from jaxlib's.
 func TestJaxExportCustomCalls(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(sharedDir(t), "conformance", "jax-export", "cpu_*.bc"))
+	files, err := filepath.Glob(filepath.Join(testenv.Data(t, "jax-export"), "cpu_*.bc"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	sort.Strings(files)

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/gojax/gojax/go/internal/testenv"
 )
 
 // Slot is one PJRT_Api function pointer.
@@ -152,8 +154,8 @@ func FieldName(decl string) string {
 	return decl[i+1:]
 }
 
-// Load finds and parses the table under ../shared/reference relative to the
-// directory holding go.mod, walking up from the working directory.
+// Load finds and parses the table in the repository's test data
+// (testdata/pjrt/pjrt-abi-0.114.txt).
 func Load() (*Table, string, error) {
 	path, err := Locate()
 	if err != nil {
@@ -168,24 +170,16 @@ func Load() (*Table, string, error) {
 	return t, path, err
 }
 
-// Locate returns the path of pjrt-abi-0.114.txt in the shared reference folder.
+// Locate returns the path of pjrt-abi-0.114.txt in the repository's
+// testdata/pjrt, found from the working directory as tests find it.
 func Locate() (string, error) {
-	dir, err := os.Getwd()
+	dir, err := testenv.DataDir()
 	if err != nil {
 		return "", err
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			p := filepath.Join(dir, "..", "shared", "reference", "pjrt-abi-0.114.txt")
-			if _, err := os.Stat(p); err != nil {
-				return "", fmt.Errorf("abi: table not found: %w", err)
-			}
-			return p, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("abi: no go.mod above the working directory")
-		}
-		dir = parent
+	p := filepath.Join(dir, "pjrt", "pjrt-abi-0.114.txt")
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("abi: table not found: %w", err)
 	}
+	return p, nil
 }

@@ -14,22 +14,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-)
 
-// corpusDir finds ../shared/conformance/jax-export beside the module root.
-func corpusDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "conformance", "jax-export")
-		}
-		parent := filepath.Dir(dir)
-		require.NotEqual(t, parent, dir, "no go.mod above the test")
-		dir = parent
-	}
-}
+	"github.com/gojax/gojax/go/internal/testenv"
+)
 
 type npyArray struct {
 	descr string
@@ -80,12 +67,9 @@ func readNPZ(t *testing.T, path string) map[string]npyArray {
 // PJRT_Client_Compile and runs it through PJRT_LoadedExecutable_Execute, the
 // way jaxlib does. It skips when the compiler cannot handle the program yet.
 func TestCompileAndExecuteThroughCAPI(t *testing.T) {
-	dir := corpusDir(t)
+	dir := testenv.Data(t, "jax-export")
 	const name = "annotate_data_placement#8"
 	code, err := os.ReadFile(filepath.Join(dir, name+".bc"))
-	if os.IsNotExist(err) {
-		t.Skip("conformance corpus not present")
-	}
 	require.NoError(t, err)
 	vec := readNPZ(t, filepath.Join(dir, name+".npz"))
 
