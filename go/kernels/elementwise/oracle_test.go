@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gojax/gojax/go/internal/testenv"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/stretchr/testify/require"
 )
@@ -36,13 +37,6 @@ type oracleCase struct {
 	Out   oracleBuf      `json:"out"`
 }
 
-func pythonPath() string {
-	if p := os.Getenv("GOJAX_PYTHON"); p != "" {
-		return p
-	}
-	return "/work/venv/bin/python"
-}
-
 func oracleDir(t *testing.T) string {
 	t.Helper()
 	script, err := os.ReadFile("testdata/oracle.py")
@@ -52,9 +46,7 @@ func oracleDir(t *testing.T) string {
 	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err == nil {
 		return dir
 	}
-	py := pythonPath()
-	_, err = os.Stat(py)
-	require.NoErrorf(t, err, "python with numpy, ml_dtypes and jax is required (set GOJAX_PYTHON)")
+	py := testenv.Python(t) // numpy, ml_dtypes and jax
 	tmp, err := os.MkdirTemp(os.TempDir(), "gojax-oracle-tmp-")
 	require.NoError(t, err)
 	cmd := exec.Command(py, "testdata/oracle.py", tmp)
