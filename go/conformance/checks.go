@@ -33,7 +33,12 @@ import (
 //   - expect_allclose (gojax's own, for round-trip programs checked against
 //     XLA:CPU, see roundtrip.py): numpy.allclose per float component,
 //     |actual - expected| <= atol + rtol*|expected|, NaN matches NaN,
-//     infinities must be equal; exact for integers.
+//     infinities must be equal; exact for integers;
+//   - expect_within (gojax's own, roundtrip.py's check of accumulating
+//     programs): a third operand, a float64 tensor of the result's shape,
+//     holds each element's allowed |actual - expected| (an error bound
+//     computed from the inputs); otherwise as expect_allclose, per float
+//     component.
 
 const (
 	defaultMaxULP           = 3
@@ -42,7 +47,7 @@ const (
 )
 
 // checkTargets are the custom-call targets the runner implements.
-var checkTargets = []string{"check.expect_eq", "check.expect_close", "check.expect_almost_eq", "check.eq", "check.expect_allclose"}
+var checkTargets = []string{"check.expect_eq", "check.expect_close", "check.expect_almost_eq", "check.eq", "check.expect_allclose", "check.expect_within"}
 
 func init() {
 	for _, t := range checkTargets {
@@ -149,6 +154,7 @@ type checkParams struct {
 	atol      float64 // expect_allclose
 	maxULP    uint64
 	minULP    uint64
+	bound     []byte // expect_within: float64 per element, set per execution
 }
 
 func parseParams(target, config string) (checkParams, error) {
@@ -192,8 +198,12 @@ func parseParams(target, config string) (checkParams, error) {
 // to its i1 result.
 func lowerCheck(target string) kernel.Lower {
 	return func(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
-		if len(op.Operands) != 2 {
-			return nil, op.Errorf("%s takes 2 operands, has %d", target, len(op.Operands))
+		want := 2
+		if target == "check.expect_within" {
+			want = 3
+		}
+		if len(op.Operands) != want {
+			return nil, op.Errorf("%s takes %d operands, has %d", target, want, len(op.Operands))
 		}
 		a, b := op.Operands[0].Tensor(), op.Operands[1].Tensor()
 		if a == nil || b == nil {
@@ -201,6 +211,11 @@ func lowerCheck(target string) kernel.Lower {
 		}
 		if !a.Equal(b) {
 			return nil, op.Errorf("%s operands differ in type: %s vs %s", target, a, b)
+		}
+		if want == 3 {
+			if bt := op.Operands[2].Tensor(); bt == nil || !bt.Equal(ir.Tensor(ir.F64, a.Shape...)) {
+				return nil, op.Errorf("%s bound must be a float64 tensor of shape %v", target, a.Shape)
+			}
 		}
 		writesResult := false
 		switch len(op.Results) {
@@ -222,7 +237,11 @@ func lowerCheck(target string) kernel.Lower {
 		loc := op.Loc.String()
 		t := a
 		return func(ins, outs [][]byte) error {
-			cmpErr := compareTensors(target, t, ins[0], ins[1], params)
+			p := params
+			if len(ins) == 3 {
+				p.bound = ins[2]
+			}
+			cmpErr := compareTensors(target, t, ins[0], ins[1], p)
 			if writesResult {
 				outs[0][0] = 0
 				if cmpErr == nil {
@@ -240,6 +259,9 @@ func compareTensors(target string, t *ir.TensorType, actual, expected []byte, p 
 	n := int(t.NumElements())
 	if len(actual) < n*t.Elem.ByteSize() || len(expected) < n*t.Elem.ByteSize() {
 		return fmt.Errorf("buffers too small for %s", t)
+	}
+	if target == "check.expect_within" && len(p.bound) < 8*n {
+		return fmt.Errorf("bound buffer too small for %s", t)
 	}
 	bad, first := 0, -1
 	var why string
@@ -261,6 +283,10 @@ func compareTensors(target string, t *ir.TensorType, actual, expected []byte, p 
 
 // elementMatches compares element i; detail explains a float mismatch.
 func elementMatches(target string, e ir.ElemType, actual, expected []byte, i int, p checkParams) (bool, string) {
+	if target == "check.expect_within" {
+		// Element i's bound is an absolute tolerance for each of its components.
+		p.atol, p.rtol = floatAt(ir.F64, p.bound, i), 0
+	}
 	switch {
 	case e.IsBool() || e.IsInteger():
 		return intAt(e, actual, i) == intAt(e, expected, i), ""
@@ -293,12 +319,18 @@ func floatMatches(target string, e ir.ElemType, actual, expected []byte, i int, 
 			return false, fmt.Sprintf(" (%d ULP; allowed %d..%d)", d, p.minULP, p.maxULP)
 		}
 		return true, ""
-	case "check.expect_allclose":
+	case "check.expect_allclose", "check.expect_within":
 		if a == b {
 			return true, ""
 		}
 		if math.IsInf(a, 0) || math.IsInf(b, 0) {
 			return false, ""
+		}
+		if target == "check.expect_within" {
+			if d := math.Abs(a - b); !(d <= p.atol) {
+				return false, fmt.Sprintf(" (|diff| %.3g > error bound %.3g)", d, p.atol)
+			}
+			return true, ""
 		}
 		if lim := p.atol + p.rtol*math.Abs(b); math.Abs(a-b) > lim {
 			return false, fmt.Sprintf(" (|diff| %.3g > atol %g + rtol %g * |want|)", math.Abs(a-b), p.atol, p.rtol)

@@ -19,6 +19,14 @@ func f32s(vs ...float32) []byte {
 	return out
 }
 
+func f64s(vs ...float64) []byte {
+	out := make([]byte, 8*len(vs))
+	for i, v := range vs {
+		binary.LittleEndian.PutUint64(out[8*i:], math.Float64bits(v))
+	}
+	return out
+}
+
 func nextUp32(v float32, n int) float32 {
 	for i := 0; i < n; i++ {
 		v = math.Nextafter32(v, float32(math.Inf(1)))
@@ -31,6 +39,7 @@ func TestCompareTensors(t *testing.T) {
 	nan := float32(math.NaN())
 	def := checkParams{maxULP: defaultMaxULP, tolerance: almostEqTolerance}
 	allclose := checkParams{rtol: 1e-5, atol: 1e-6}
+	within := func(bounds ...float64) checkParams { return checkParams{bound: f64s(bounds...)} }
 	cases := []struct {
 		name      string
 		target    string
@@ -64,6 +73,16 @@ func TestCompareTensors(t *testing.T) {
 		{"allclose nan", "check.expect_allclose", f32x2, f32s(nan, 1), f32s(nan, 1), allclose, ""},
 		{"allclose inf", "check.expect_allclose", f32x2, f32s(float32(math.Inf(1)), 1), f32s(float32(math.MaxFloat32), 1), allclose, "1 of 2"},
 		{"allclose ints exact", "check.expect_allclose", ir.Tensor(ir.S32, 1), []byte{2, 0, 0, 0}, []byte{3, 0, 0, 0}, allclose, "got 2, want 3"},
+		{"within per-element bound", "check.expect_within", f32x2, f32s(1.5, 100.25), f32s(1, 100), within(0.5, 0.25), ""},
+		{"within second element over", "check.expect_within", f32x2, f32s(1.5, 100.5), f32s(1, 100), within(0.5, 0.25), "first at [1]: got 100.5, want 100 (|diff| 0.5 > error bound 0.25)"},
+		{"within bound is absolute", "check.expect_within", f32x2, f32s(1e6+1, 0), f32s(1e6, 0), within(0.5, 0.5), "error bound 0.5"},
+		{"within zero bound", "check.expect_within", f32x2, f32s(nextUp32(1, 1), 2), f32s(1, 2), within(0, 0), "1 of 2"},
+		{"within nan and inf", "check.expect_within", f32x2, f32s(nan, float32(math.Inf(1))), f32s(nan, float32(math.Inf(1))), within(0, 0), ""},
+		{"within inf differs", "check.expect_within", f32x2, f32s(float32(math.Inf(1)), 0), f32s(float32(math.MaxFloat32), 0), within(math.Inf(1), 0), "1 of 2"},
+		{"within nan bound fails", "check.expect_within", f32x2, f32s(1, 0), f32s(2, 0), within(math.NaN(), 0), "1 of 2"},
+		{"within complex per component", "check.expect_within", ir.Tensor(ir.C64, 1), f32s(1, 2.5), f32s(1, 2), within(0.25), "got (1, 2.5), want (1, 2)"},
+		{"within ints exact", "check.expect_within", ir.Tensor(ir.S32, 1), []byte{2, 0, 0, 0}, []byte{3, 0, 0, 0}, within(10), "got 2, want 3"},
+		{"within short bound", "check.expect_within", f32x2, f32s(1, 2), f32s(1, 2), within(1), "bound buffer too small"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -182,4 +201,32 @@ func TestNoCheckExecuted(t *testing.T) {
 	require.ErrorContains(t, rec.result(true), "no check executed")
 	require.NoError(t, rec.result(false))
 	require.ErrorContains(t, record(verdict{target: "check.eq", loc: "x"}), "outside the conformance runner")
+}
+
+// TestExpectWithinEndToEnd runs check.expect_within as roundtrip.py emits it:
+// the bound is a third operand, a float64 tensor of the result's shape.
+func TestExpectWithinEndToEnd(t *testing.T) {
+	typ := ir.Tensor(ir.F32, 2)
+	build := func(a, b []byte, bt *ir.TensorType, bound []byte) *ir.Module {
+		blk := ir.NewBlock()
+		konst := func(tt *ir.TensorType, data []byte) *ir.Value {
+			return blk.Append(ir.NewOp("stablehlo.constant", nil, []ir.Type{tt}, ir.Attrs{"value": &ir.ElementsAttr{Type: tt, Data: data}})).Result()
+		}
+		call := blk.Append(ir.NewOp("stablehlo.custom_call", []*ir.Value{konst(typ, a), konst(typ, b), konst(bt, bound)}, nil, ir.Attrs{
+			"call_target_name": ir.StringAttr{Value: "check.expect_within"},
+			"has_side_effect":  ir.BoolAttr{Value: true},
+		}))
+		call.Loc = &ir.Location{Name: "check-site"}
+		blk.Append(ir.NewOp("func.return", nil, nil, nil))
+		return &ir.Module{Funcs: []*ir.Func{{Name: "main", Body: ir.NewRegion(blk)}}}
+	}
+	bt := ir.Tensor(ir.F64, 2)
+	exe, err := compiler.CompileModule(build(f32s(1, 2.0625), f32s(1, 2), bt, f64s(0, 0.125)), compiler.Options{})
+	require.NoError(t, err)
+	require.NoError(t, runSelfChecking(exe, true))
+	exe, err = compiler.CompileModule(build(f32s(1, 2.25), f32s(1, 2), bt, f64s(0, 0.125)), compiler.Options{})
+	require.NoError(t, err)
+	require.ErrorContains(t, runSelfChecking(exe, true), "check.expect_within at check-site: 1 of 2 elements")
+	_, err = compiler.CompileModule(build(f32s(1, 2), f32s(1, 2), typ, f32s(0, 0)), compiler.Options{})
+	require.ErrorContains(t, err, "bound must be a float64 tensor")
 }

@@ -51,6 +51,11 @@ func WriteFailures(path, corpus, regenerate string, rs []Result) error {
 	s := Summarize(rs)
 	fmt.Fprintf(&b, "# %s conformance: known failures, one \"name<TAB>reason\" per line.\n", corpus)
 	fmt.Fprintf(&b, "# Regenerate: %s\n", regenerate)
+	b.WriteString("# An entry must fail the same way on every CPU. Results checked against XLA:CPU\n" +
+		"# computed at test time are compared within an error bound derived from the inputs\n" +
+		"# where the op accumulates (dot, convolution, reductions: XLA's own sums vary with the\n" +
+		"# CPU), else within JAX's per-dtype tolerance; a case that passes on one CPU and fails\n" +
+		"# on another is a tolerance or rounding defect to fix, not an entry.\n")
 	fmt.Fprintf(&b, "# %s\n", s)
 	if skips := SkipReasons(rs); len(skips) > 0 {
 		b.WriteString("# skipped (not applicable to gojax or to this runner):\n")

@@ -276,10 +276,11 @@ func TestWorkerPool(t *testing.T) {
 }
 
 // TestSerializeTranslation runs serialize.py's own tests (check-op rewriting,
-// entry selection) when python is available.
+// entry selection) and roundtrip.py's (error bounds of accumulating
+// programs) when python is available.
 func TestSerializeTranslation(t *testing.T) {
 	py := testenv.Python(t)
-	cmd := exec.Command(py, "-m", "unittest", "-q", "serialize_test")
+	cmd := exec.Command(py, "-m", "unittest", "-q", "serialize_test", "roundtrip_test")
 	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
