@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from diffutil import assert_same, dname, make, rng_for, run_both, x64_for
+from diffutil import BOUND_CLASSES, assert_same, dname, dot_bounds, make, rng_for, run_both, x64_for
 from optable import ALL_TABLES, primary_dtype
 
 _pick_dtype = primary_dtype
@@ -27,7 +27,7 @@ CASES = [pytest.param(op, _pick_dtype(op), id=f"{kind}-{op.name}-{dname(_pick_dt
 # Gradients chain several ops (and saturating approximations such as XLA's
 # tanh, which returns exactly 1 past |x|~9), so they get the next class up.
 _LOOSER = {"exact": "default", "default": "transc", "transc": "special", "special": "special",
-           "linalg": "linalg"}
+           "linalg": "linalg", "dot": "transc"}
 
 
 def _inexact(x):
@@ -55,15 +55,23 @@ def test_transforms(op, dt):
         has_float_out = any(jnp.issubdtype(l.dtype, jnp.inexact) for l in jax.tree.leaves(out_shapes))
         do_grad = op.grad and bool(float_idx) and has_float_out
 
-        def program(args, batched, axis):
+        def primal(args, batched, axis):
             res = {"vmap": jax.vmap(op.fn)(*batched)}
             # Static axis: reverse every non-scalar result along it.
             res["static"] = jax.tree.map(
                 lambda l: jnp.flip(l, axis=axis % l.ndim) if l.ndim else l, op.fn(*args))
+            return res
+
+        def program(args, batched, axis):
+            res = primal(args, batched, axis)
             if do_grad:
                 res["grad"] = jax.grad(_loss(op.fn), argnums=float_idx)(*args)
             return res
 
         got, want = run_both(program, args, batched, 1, static_argnums=(2,))
+        bounds = {}
+        if op.cls in BOUND_CLASSES:
+            bounds = dot_bounds(lambda a, b: primal(a, b, 1), args, batched)
         for key in want:
-            assert_same(got[key], want[key], _LOOSER[op.cls] if key == "grad" else op.cls, path=key)
+            assert_same(got[key], want[key], _LOOSER[op.cls] if key == "grad" else op.cls, path=key,
+                        bounds=bounds.get(key))
