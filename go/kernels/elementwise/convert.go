@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/floatconv"
 )
 
 // convert between every pair of element types. Native pairs run typed loops;
@@ -13,8 +14,8 @@ import (
 //
 // Semantics (XLA CPU): float→int truncates toward zero and saturates to the
 // destination's range (logical width for sub-byte types), NaN→0;
-// int→float and float→narrower float round to nearest even, directly, except
-// f64→f16/bf16 which XLA and ml_dtypes round through f32; anything→pred is
+// int→float and float→narrower float round to nearest even, once, from the
+// source value (never through an intermediate format); anything→pred is
 // x != 0; complex→anything real uses the real part (so 1i→pred is false, as
 // in XLA); real→complex has zero imaginary part.
 
@@ -138,14 +139,14 @@ func toF64(t ir.ElemType) func(dst []float64, src []byte) {
 		return func(dst []float64, src []byte) {
 			s := view[uint16](src)[:len(dst)]
 			for i := range dst {
-				dst[i] = float64(bf16ToF32(s[i]))
+				dst[i] = float64(floatconv.BF16ToF32(s[i]))
 			}
 		}
 	case t == ir.F16:
 		return func(dst []float64, src []byte) {
 			s := view[uint16](src)[:len(dst)]
 			for i := range dst {
-				dst[i] = float64(f16ToF32(s[i]))
+				dst[i] = float64(floatconv.F16ToF32(s[i]))
 			}
 		}
 	case t.IsSmallFloat():
@@ -218,19 +219,25 @@ func fromF64(t ir.ElemType) func(dst []byte, src []float64) {
 				d[2*i], d[2*i+1] = v, 0
 			}
 		}
-	case t == ir.F16 || t == ir.BF16 || t.IsSmallFloat():
-		f := formats[t]
-		if t.ByteSize() == 2 {
-			return func(dst []byte, src []float64) {
-				d := view[uint16](dst)
-				for i, v := range src {
-					d[i] = uint16(f.encode(v))
-				}
+	case t == ir.F16:
+		return func(dst []byte, src []float64) {
+			d := view[uint16](dst)
+			for i, v := range src {
+				d[i] = floatconv.F64ToF16(v)
 			}
 		}
+	case t == ir.BF16:
+		return func(dst []byte, src []float64) {
+			d := view[uint16](dst)
+			for i, v := range src {
+				d[i] = floatconv.F64ToBF16(v)
+			}
+		}
+	case t.IsSmallFloat():
+		f, _ := floatconv.Of(t)
 		return func(dst []byte, src []float64) {
 			for i, v := range src {
-				dst[i] = byte(f.encode(v))
+				dst[i] = byte(f.Encode(v))
 			}
 		}
 	case t == ir.Pred:
@@ -383,11 +390,6 @@ func convertKern(from, to ir.ElemType) kern {
 	if emulated(from) && to == ir.F32 {
 		dec := decoder(from)
 		return func(d, a, _, _ []byte) { dec(view[float32](d), a) }
-	}
-	if (from == ir.F64 || from == ir.C128) && (to == ir.F16 || to == ir.BF16) {
-		// XLA (and ml_dtypes) narrow f64 to the 16-bit formats through f32,
-		// rounding twice; match them bit for bit.
-		return composeConv(from, ir.F32, to)
 	}
 	if (from.IsInteger() || from == ir.Pred) && to == ir.C128 {
 		// float64(int64) rounds once, correctly; the sticky path is for narrower targets.

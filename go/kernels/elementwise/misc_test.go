@@ -6,6 +6,7 @@ import (
 
 	"github.com/gojax/gojax/go/internal/racedetect"
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/floatconv"
 	"github.com/gojax/gojax/go/kernels/kernel"
 	"github.com/stretchr/testify/require"
 )
@@ -57,7 +58,7 @@ func TestTotalOrder(t *testing.T) {
 	var abf, bbf []uint16
 	for i := range a {
 		a32, b32 = append(a32, float32(a[i])), append(b32, float32(b[i]))
-		abf, bbf = append(abf, f32ToBF16(float32(a[i]))), append(bbf, f32ToBF16(float32(b[i])))
+		abf, bbf = append(abf, floatconv.F32ToBF16(float32(a[i]))), append(bbf, floatconv.F32ToBF16(float32(b[i])))
 	}
 	require.Equal(t, want, runOp(t, "compare", cmpAttrs("LT", "TOTALORDER"), p, vec(ir.F32, a32...), vec(ir.F32, b32...)))
 	require.Equal(t, want, runOp(t, "compare", cmpAttrs("LT", "TOTALORDER"), p, vec(ir.BF16, abf...), vec(ir.BF16, bbf...)))
@@ -146,20 +147,20 @@ func TestEmulatedBroadcastAndSelect(t *testing.T) {
 	bf := func(vs ...float32) []uint16 {
 		out := make([]uint16, len(vs))
 		for i, v := range vs {
-			out[i] = f32ToBF16(v)
+			out[i] = floatconv.F32ToBF16(v)
 		}
 		return out
 	}
 	x := vec(ir.BF16, bf(-3, 0.5, 7, nan32)...)
-	got := dec[uint16](runOp(t, "clamp", nil, ir.Tensor(ir.BF16, 4), scalarArg(ir.BF16, f32ToBF16(0)), x, scalarArg(ir.BF16, f32ToBF16(2))))
+	got := dec[uint16](runOp(t, "clamp", nil, ir.Tensor(ir.BF16, 4), scalarArg(ir.BF16, floatconv.F32ToBF16(0)), x, scalarArg(ir.BF16, floatconv.F32ToBF16(2))))
 	require.Equal(t, bf(0, 0.5, 2), got[:3])
-	require.True(t, math.IsNaN(float64(bf16ToF32(got[3]))))
+	require.True(t, math.IsNaN(float64(floatconv.BF16ToF32(got[3]))))
 	sel := dec[uint16](runOp(t, "select", nil, ir.Tensor(ir.BF16, 4), vec[uint8](ir.Pred, 1, 0, 0, 1), x, vec(ir.BF16, bf(1, 2, 3, 4)...)))
-	require.Equal(t, []uint16{f32ToBF16(-3), f32ToBF16(2), f32ToBF16(3), got[3]}, sel)
+	require.Equal(t, []uint16{floatconv.F32ToBF16(-3), floatconv.F32ToBF16(2), floatconv.F32ToBF16(3), got[3]}, sel)
 	c := vec(ir.C128, complex(1, 2), complex(3, 4))
 	require.Equal(t, []complex128{complex(5, 6), complex(3, 4)}, dec[complex128](runOp(t, "select", nil, ir.Tensor(ir.C128, 2), vec[uint8](ir.Pred, 0, 1), vec(ir.C128, complex(1, 1), complex(3, 4)), arg{c.t, enc(complex(5, 6), complex(7, 8))})))
 	// f16 arithmetic rounds once from f32: 2049 is not representable (ties to even → 2048).
-	h := func(v float32) uint16 { return f32ToF16(v) }
+	h := func(v float32) uint16 { return floatconv.F32ToF16(v) }
 	require.Equal(t, []uint16{h(2048), h(2052)}, dec[uint16](runOp(t, "add", nil, ir.Tensor(ir.F16, 2), vec(ir.F16, h(2048), h(2050)), vec(ir.F16, h(1), h(1)))))
 }
 
@@ -229,75 +230,5 @@ func TestEveryOpRegistered(t *testing.T) {
 	for _, n := range want {
 		_, ok := kernel.Lookup("stablehlo." + n)
 		require.True(t, ok, n)
-	}
-}
-
-func TestSmallFloatCodecs(t *testing.T) {
-	// Round trip of every code through f32 and back, per format.
-	for et, f := range formats {
-		for c := range uint32(1) << f.nbits() {
-			v := f.decode(c)
-			back := f.encode(v)
-			switch {
-			case math.IsNaN(v) && f.kind == kindFNUZ:
-				require.Equal(t, uint32(1)<<(f.nbits()-1), back, "%s %#x", et, c)
-			case math.IsNaN(v):
-				require.True(t, math.IsNaN(f.decode(back)), "%s %#x", et, c)
-			default:
-				require.Equal(t, c, back, "%s %#x -> %v", et, c, v)
-			}
-		}
-	}
-	// Hand-checked roundings.
-	e4 := formats[ir.F8E4M3FN]
-	require.Equal(t, uint32(0x7E), e4.encode(448))    // max
-	require.Equal(t, uint32(0x7E), e4.encode(463.99)) // rounds down to max
-	require.Equal(t, uint32(0x7E), e4.encode(464))    // tie between 448 and 480: even mantissa
-	require.Equal(t, uint32(0x7F), e4.encode(480))    // beyond max: NaN (no Inf)
-	require.Equal(t, uint32(0x01), e4.encode(0x1p-9)) // smallest subnormal
-	require.Equal(t, uint32(0x00), e4.encode(0x1p-10))
-	require.Equal(t, uint32(0x01), e4.encode(0x1.0000001p-10))
-	e5 := formats[ir.F8E5M2]
-	require.Equal(t, uint32(0x7C), e5.encode(61440)) // halfway above max 57344: Inf
-	require.Equal(t, uint32(0x7B), e5.encode(61439))
-	require.Equal(t, uint32(0x80), formats[ir.F8E5M2FNUZ].encode(math.Inf(-1)))
-	require.Equal(t, uint32(0x00), formats[ir.F8E5M2FNUZ].encode(negz64))
-	require.Equal(t, uint32(0x7), formats[ir.F4E2M1FN].encode(1e9))
-	require.Equal(t, uint32(0xF), formats[ir.F4E2M1FN].encode(math.Inf(-1)))
-	m := formats[ir.F8E8M0FNU]
-	require.Equal(t, uint32(127), m.encode(1))
-	require.Equal(t, uint32(128), m.encode(1.5))
-	require.Equal(t, uint32(127), m.encode(1.49))
-	require.Equal(t, uint32(0xFF), m.encode(0))
-	require.Equal(t, uint32(0), m.encode(1e-45))
-	require.Equal(t, uint32(0), m.encode(0x1p-127))
-	require.Equal(t, uint32(1), m.encode(0x1.000002p-127))
-	require.Equal(t, uint32(0), m.encode32(0x1p-127))
-	require.Equal(t, uint32(1), m.encode32(0x1.7ffffcp-127))
-	require.Equal(t, uint32(129), m.encode32(3))
-	// Integer fast path against the float64 encoder on a sweep of f32 values.
-	for et, f := range formats {
-		for b := uint32(0); b < 1<<32-1<<16; b += 1<<16 - 3 {
-			x := math.Float32frombits(b)
-			require.Equal(t, f.encode(float64(x)), f.encode32(x), "%s %#x", et, b)
-		}
-		for c := range uint32(1) << f.nbits() { // every code and the midpoints around it
-			v := float32(f.decode(c))
-			mid := float32((f.decode(c) + f.decode(c+1)) / 2) // exact tie between neighbours
-			for _, x := range []float32{v, math.Nextafter32(v, inf32), math.Nextafter32(v, -inf32), v * 1.0625, v * 0.96875, mid, math.Nextafter32(mid, inf32), math.Nextafter32(mid, -inf32)} {
-				require.Equal(t, f.encode(float64(x)), f.encode32(x), "%s %v", et, x)
-			}
-		}
-	}
-	// f16 fast path against the generic encoder on many f32 values.
-	h := formats[ir.F16]
-	for b := uint32(0); b < 1<<32-1<<20; b += 1<<20 - 7 {
-		x := math.Float32frombits(b)
-		if x != x {
-			continue
-		}
-		require.Equal(t, uint16(h.encode(float64(x))), f32ToF16(x), "%#x", b)
-		bb := formats[ir.BF16]
-		require.Equal(t, uint16(bb.encode(float64(x))), f32ToBF16(x), "%#x", b)
 	}
 }

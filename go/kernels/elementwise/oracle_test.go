@@ -15,6 +15,7 @@ import (
 
 	"github.com/gojax/gojax/go/internal/testenv"
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/floatconv"
 	"github.com/stretchr/testify/require"
 )
 
@@ -138,14 +139,15 @@ func ulpDist(t ir.ElemType, a, b float64) float64 {
 		return math.Inf(1)
 	}
 	mbits := map[ir.ElemType]int{ir.F32: 23, ir.F64: 52, ir.BF16: 7, ir.F16: 10}[t]
-	if f, ok := formats[t]; ok {
-		mbits = f.mbits
+	f, small := floatconv.Of(t)
+	if small {
+		mbits = f.MantBits()
 	}
 	e := math.Max(math.Abs(a), math.Abs(b))
 	_, exp := math.Frexp(e)
 	ulp := math.Ldexp(1, exp-1-mbits)
-	if f, ok := formats[t]; ok && f.kind != kindE8M0 {
-		ulp = math.Max(ulp, math.Ldexp(1, 1-f.bias-f.mbits))
+	if small {
+		ulp = math.Max(ulp, f.Quantum())
 	}
 	if t == ir.F16 {
 		ulp = math.Max(ulp, 0x1p-24)

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/floatconv"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -478,6 +479,6 @@ func naiveDot[T int64 | complex64 | complex128](p *gemmPlan, a, b, c []T, par pa
 func narrowBF16Go(dst []uint16, src []float32) {
 	src = src[:len(dst)]
 	for i, v := range src {
-		dst[i] = f32ToBF16(v)
+		dst[i] = floatconv.F32ToBF16(v)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/floatconv"
 	"github.com/stretchr/testify/require"
 )
 
@@ -295,14 +296,14 @@ func TestDotGeneralOtherTypes(t *testing.T) {
 			a, b := make([]byte, 2*nl), make([]byte, 2*nr)
 			ac, bc := make([]complex128, nl), make([]complex128, nr)
 			for i := 0; i < nl; i++ {
-				h := f32ToBF16(float32(r.NormFloat64()))
+				h := floatconv.F32ToBF16(float32(r.NormFloat64()))
 				a[2*i], a[2*i+1] = byte(h), byte(h>>8)
-				ac[i] = complex(float64(bf16ToF32(h)), 0)
+				ac[i] = complex(float64(floatconv.BF16ToF32(h)), 0)
 			}
 			for i := 0; i < nr; i++ {
-				h := f32ToBF16(float32(r.NormFloat64()))
+				h := floatconv.F32ToBF16(float32(r.NormFloat64()))
 				b[2*i], b[2*i+1] = byte(h), byte(h>>8)
-				bc[i] = complex(float64(bf16ToF32(h)), 0)
+				bc[i] = complex(float64(floatconv.BF16ToF32(h)), 0)
 			}
 			want := refDot(tc.ls, tc.rs, os, tc.d, ac, bc)
 			op := mkOp("stablehlo.dot_general", []*ir.TensorType{ir.Tensor(ir.BF16, tc.ls...), ir.Tensor(ir.BF16, tc.rs...)},

@@ -2,12 +2,12 @@ package linalg
 
 import (
 	"encoding/binary"
-	"math"
 	"sync"
 	"unsafe"
 
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/elementwise"
+	"github.com/gojax/gojax/go/kernels/internal/floatconv"
 )
 
 // Views of raw buffers as typed slices. gojax buffers are 64-byte aligned
@@ -47,80 +47,6 @@ func i64s(b []byte) []int64 {
 		return nil
 	}
 	return unsafe.Slice((*int64)(unsafe.Pointer(&b[0])), len(b)/8)
-}
-
-// bf16ToF32 widens a bfloat16 (exact).
-func bf16ToF32(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
-
-// f32ToBF16 rounds to nearest even, keeping NaNs quiet NaNs.
-func f32ToBF16(f float32) uint16 {
-	u := math.Float32bits(f)
-	if u&0x7fffffff > 0x7f800000 {
-		return uint16(u>>16) | 0x40
-	}
-	u += 0x7fff + (u>>16)&1
-	return uint16(u >> 16)
-}
-
-// f16ToF32 widens an IEEE half (exact).
-func f16ToF32(h uint16) float32 {
-	sign := uint32(h>>15) << 31
-	exp := uint32(h>>10) & 0x1f
-	man := uint32(h) & 0x3ff
-	switch {
-	case exp == 0x1f:
-		return math.Float32frombits(sign | 0x7f800000 | man<<13)
-	case exp == 0:
-		if man == 0 {
-			return math.Float32frombits(sign)
-		}
-		// Subnormal half: value is man * 2^-24, exact in f32.
-		f := float32(man) * (1.0 / (1 << 24))
-		if sign != 0 {
-			f = -f
-		}
-		return f
-	}
-	return math.Float32frombits(sign | (exp+112)<<23 | man<<13)
-}
-
-// f32ToF16 rounds to nearest even.
-func f32ToF16(f float32) uint16 {
-	u := math.Float32bits(f)
-	sign := uint16(u>>16) & 0x8000
-	exp := int32(u>>23) & 0xff
-	man := u & 0x7fffff
-	if exp == 0xff {
-		if man != 0 {
-			return sign | 0x7e00 | uint16(man>>13)
-		}
-		return sign | 0x7c00
-	}
-	e := exp - 127 + 15
-	if e >= 0x1f {
-		return sign | 0x7c00
-	}
-	if e <= 0 {
-		// Subnormal or zero in half: shift the full mantissa and round.
-		if e < -10 {
-			return sign
-		}
-		m := man | 0x800000
-		shift := uint32(14 - e)
-		half := uint32(1) << (shift - 1)
-		r := m >> shift
-		rem := m & (1<<shift - 1)
-		if rem > half || (rem == half && r&1 == 1) {
-			r++
-		}
-		return sign | uint16(r)
-	}
-	r := uint32(e)<<10 | man>>13
-	rem := man & 0x1fff
-	if rem > 0x1000 || (rem == 0x1000 && r&1 == 1) {
-		r++ // may carry into the exponent, which is the correct rounding to inf
-	}
-	return sign | uint16(r)
 }
 
 // isFloatLike reports types computed through the f32/f64 GEMM. The narrow
@@ -176,11 +102,11 @@ func toF32(dst []float32, src []byte, t ir.ElemType) {
 		}
 	case ir.BF16:
 		for i := range dst {
-			dst[i] = bf16ToF32(binary.LittleEndian.Uint16(src[2*i:]))
+			dst[i] = floatconv.BF16ToF32(binary.LittleEndian.Uint16(src[2*i:]))
 		}
 	case ir.F16:
 		for i := range dst {
-			dst[i] = f16ToF32(binary.LittleEndian.Uint16(src[2*i:]))
+			dst[i] = floatconv.F16ToF32(binary.LittleEndian.Uint16(src[2*i:]))
 		}
 	default:
 		if t.IsSmallFloat() {
@@ -204,11 +130,11 @@ func toF64(dst []float64, src []byte, t ir.ElemType) {
 		}
 	case ir.BF16:
 		for i := range dst {
-			dst[i] = float64(bf16ToF32(binary.LittleEndian.Uint16(src[2*i:])))
+			dst[i] = float64(floatconv.BF16ToF32(binary.LittleEndian.Uint16(src[2*i:])))
 		}
 	case ir.F16:
 		for i := range dst {
-			dst[i] = float64(f16ToF32(binary.LittleEndian.Uint16(src[2*i:])))
+			dst[i] = float64(floatconv.F16ToF32(binary.LittleEndian.Uint16(src[2*i:])))
 		}
 	default:
 		if t.IsSmallFloat() {
@@ -243,7 +169,7 @@ func fromF32(dst []byte, src []float32, t ir.ElemType) {
 		}
 	case ir.F16:
 		for i, v := range src {
-			binary.LittleEndian.PutUint16(dst[2*i:], f32ToF16(v))
+			binary.LittleEndian.PutUint16(dst[2*i:], floatconv.F32ToF16(v))
 		}
 	default:
 		if t.IsSmallFloat() {
@@ -252,8 +178,8 @@ func fromF32(dst []byte, src []float32, t ir.ElemType) {
 	}
 }
 
-// fromF64 stores src into dst (type t). Narrowing to bf16/f16 goes through
-// f32, a double rounding XLA's converts also perform.
+// fromF64 stores src into dst (type t), rounding once from the float64
+// value (narrowing through f32 would round twice).
 func fromF64(dst []byte, src []float64, t ir.ElemType) {
 	switch t {
 	case ir.F64:
@@ -265,20 +191,17 @@ func fromF64(dst []byte, src []float64, t ir.ElemType) {
 		}
 	case ir.BF16:
 		for i, v := range src {
-			binary.LittleEndian.PutUint16(dst[2*i:], f32ToBF16(float32(v)))
+			binary.LittleEndian.PutUint16(dst[2*i:], floatconv.F64ToBF16(v))
 		}
 	case ir.F16:
 		for i, v := range src {
-			binary.LittleEndian.PutUint16(dst[2*i:], f32ToF16(float32(v)))
+			binary.LittleEndian.PutUint16(dst[2*i:], floatconv.F64ToF16(v))
 		}
 	default:
-		if t.IsSmallFloat() {
-			tmp := f32scratch(len(src))
+		if f, ok := floatconv.Of(t); ok {
 			for i, v := range src {
-				tmp.s[i] = float32(v)
+				dst[i] = byte(f.Encode(v))
 			}
-			fromF32(dst, tmp.s, t)
-			tmp.release()
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gojax/gojax/go/kernels/internal/floatconv"
 )
 
 // An edge kernel must give exactly the bits of its full kernel's first
@@ -35,7 +37,7 @@ func testEdgeKernel[T float32 | float64](t *testing.T, r *rand.Rand, uk microKer
 			v[i] = T(r.NormFloat64())
 			if uk.pairs {
 				// Two bf16 values, as packAPairs/packBPairs store them.
-				lo, hi := f32ToBF16(float32(r.NormFloat64())), f32ToBF16(float32(r.NormFloat64()))
+				lo, hi := floatconv.F32ToBF16(float32(r.NormFloat64())), floatconv.F32ToBF16(float32(r.NormFloat64()))
 				v[i] = T(math.Float32frombits(uint32(hi)<<16 | uint32(lo)))
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"math/rand"
 	"os"
 	"testing"
+
+	"github.com/gojax/gojax/go/kernels/internal/floatconv"
 )
 
 // narrowSpecials are the bit patterns where rounding or NaN handling could
@@ -66,7 +68,7 @@ func TestNarrowRowBF16MatchesScalar(t *testing.T) {
 					for i := range dst {
 						want := uint16(0xdead)
 						if i >= off && i < off+n {
-							want = f32ToBF16(math.Float32frombits(bits[i]))
+							want = floatconv.F32ToBF16(math.Float32frombits(bits[i]))
 						}
 						if dst[i] != want {
 							t.Fatalf("n=%d off=%d i=%d: src %#08x: got %#04x, want %#04x", n, off, i, bits[i], dst[i], want)
@@ -94,7 +96,7 @@ func TestNarrowRowBF16Exhaustive(t *testing.T) {
 			}
 			narrowRowBF16(dst, src)
 			for i, v := range src {
-				if want := f32ToBF16(v); dst[i] != want {
+				if want := floatconv.F32ToBF16(v); dst[i] != want {
 					t.Fatalf("src %#08x: got %#04x, want %#04x", hi<<16|uint32(i), dst[i], want)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/floatconv"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -292,11 +293,11 @@ func f16Storage() storage[float32] {
 		load: func(dst []float32, b []byte, off int) {
 			src := viewAs[uint16](b)[off : off+len(dst)]
 			for i, h := range src {
-				dst[i] = f16ToF32(h)
+				dst[i] = floatconv.F16ToF32(h)
 			}
 		},
-		store: func(b []byte, i int, v float32) { viewAs[uint16](b)[i] = f32ToF16(v) },
-		round: func(v float32) float32 { return f16ToF32(f32ToF16(v)) },
+		store: func(b []byte, i int, v float32) { viewAs[uint16](b)[i] = floatconv.F32ToF16(v) },
+		round: func(v float32) float32 { return floatconv.F16ToF32(floatconv.F32ToF16(v)) },
 	}
 }
 
@@ -305,11 +306,11 @@ func bf16Storage() storage[float32] {
 		load: func(dst []float32, b []byte, off int) {
 			src := viewAs[uint16](b)[off : off+len(dst)]
 			for i, h := range src {
-				dst[i] = bf16ToF32(h)
+				dst[i] = floatconv.BF16ToF32(h)
 			}
 		},
-		store: func(b []byte, i int, v float32) { viewAs[uint16](b)[i] = f32ToBF16(v) },
-		round: func(v float32) float32 { return bf16ToF32(f32ToBF16(v)) },
+		store: func(b []byte, i int, v float32) { viewAs[uint16](b)[i] = floatconv.F32ToBF16(v) },
+		round: func(v float32) float32 { return floatconv.BF16ToF32(floatconv.F32ToBF16(v)) },
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/floatconv"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -66,9 +67,9 @@ func decode(b []byte, t ir.ElemType) scalar {
 	case ir.F64:
 		s.f = math.Float64frombits(binary.LittleEndian.Uint64(b))
 	case ir.BF16:
-		s.f = float64(bf16ToF32(binary.LittleEndian.Uint16(b)))
+		s.f = float64(floatconv.BF16ToF32(binary.LittleEndian.Uint16(b)))
 	case ir.F16:
-		s.f = float64(f16ToF32(binary.LittleEndian.Uint16(b)))
+		s.f = float64(floatconv.F16ToF32(binary.LittleEndian.Uint16(b)))
 	case ir.S32:
 		s.i = int64(int32(binary.LittleEndian.Uint32(b)))
 	case ir.U32:
@@ -92,9 +93,9 @@ func encode(b []byte, s scalar) {
 	case ir.F64:
 		binary.LittleEndian.PutUint64(b, math.Float64bits(s.f))
 	case ir.BF16:
-		binary.LittleEndian.PutUint16(b, f32ToBF16(float32(s.f)))
+		binary.LittleEndian.PutUint16(b, floatconv.F32ToBF16(float32(s.f)))
 	case ir.F16:
-		binary.LittleEndian.PutUint16(b, f32ToF16(float32(s.f)))
+		binary.LittleEndian.PutUint16(b, floatconv.F32ToF16(float32(s.f)))
 	case ir.S32, ir.U32:
 		binary.LittleEndian.PutUint32(b, uint32(s.i))
 	case ir.S64, ir.U64:

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/floatconv"
 	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 )
 
@@ -190,7 +191,7 @@ func TestReduceWindowBF16RoundsEachStep(t *testing.T) {
 	bf := func(v ...float32) []byte {
 		b := make([]byte, 2*len(v))
 		for i, x := range v {
-			h := f32ToBF16(x)
+			h := floatconv.F32ToBF16(x)
 			b[2*i], b[2*i+1] = byte(h), byte(h>>8)
 		}
 		return b

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/floatconv"
 	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
@@ -437,9 +438,9 @@ func readFloat(b []byte, et ir.ElemType) float64 {
 	case ir.F32:
 		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
 	case ir.F16:
-		return float64(f16ToF32(binary.LittleEndian.Uint16(b)))
+		return float64(floatconv.F16ToF32(binary.LittleEndian.Uint16(b)))
 	case ir.BF16:
-		return float64(bf16ToF32(binary.LittleEndian.Uint16(b)))
+		return float64(floatconv.BF16ToF32(binary.LittleEndian.Uint16(b)))
 	}
 	return math.NaN()
 }
@@ -451,8 +452,8 @@ func writeFloat(b []byte, i int, et ir.ElemType, v float64) {
 	case ir.F32:
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(float32(v)))
 	case ir.F16:
-		binary.LittleEndian.PutUint16(b[2*i:], f32ToF16(float32(v)))
+		binary.LittleEndian.PutUint16(b[2*i:], floatconv.F64ToF16(v))
 	case ir.BF16:
-		binary.LittleEndian.PutUint16(b[2*i:], f32ToBF16(float32(v)))
+		binary.LittleEndian.PutUint16(b[2*i:], floatconv.F64ToBF16(v))
 	}
 }

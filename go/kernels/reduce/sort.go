@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/floatconv"
 	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
@@ -199,9 +200,9 @@ func floatAt(b []byte, et ir.ElemType, i int) (float64, bool) {
 	case ir.F32:
 		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))), true
 	case ir.F16:
-		return float64(f16ToF32(binary.LittleEndian.Uint16(b[2*i:]))), true
+		return float64(floatconv.F16ToF32(binary.LittleEndian.Uint16(b[2*i:]))), true
 	case ir.BF16:
-		return float64(bf16ToF32(binary.LittleEndian.Uint16(b[2*i:]))), true
+		return float64(floatconv.BF16ToF32(binary.LittleEndian.Uint16(b[2*i:]))), true
 	}
 	return 0, false
 }

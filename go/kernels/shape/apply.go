@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/floatconv"
 )
 
 // rowFn combines n source elements into n destination elements in place:
@@ -190,9 +191,9 @@ func rowFnFor(op string, et ir.ElemType) rowFn {
 	case ir.F64:
 		return floatRow[float64](op)
 	case ir.F16:
-		return halfRow(op, f16ToF32, f32ToF16)
+		return halfRow(op, floatconv.F16ToF32, floatconv.F32ToF16)
 	case ir.BF16:
-		return halfRow(op, bf16ToF32, f32ToBF16)
+		return halfRow(op, floatconv.BF16ToF32, floatconv.F32ToBF16)
 	case ir.S8:
 		return intRow[int8](op)
 	case ir.S16:
@@ -223,71 +224,4 @@ func rowFnFor(op string, et ir.ElemType) rowFn {
 		return typedRow[complex128](op)
 	}
 	return nil
-}
-
-// Half-precision conversions (exact widening, round-to-nearest-even narrowing).
-
-func f16ToF32(h uint16) float32 {
-	sign := uint32(h>>15) << 31
-	exp := uint32(h>>10) & 0x1f
-	mant := uint32(h) & 0x3ff
-	switch exp {
-	case 0:
-		f := float32(mant) * (1.0 / (1 << 24))
-		if sign != 0 {
-			f = -f
-		}
-		return f
-	case 0x1f:
-		return math.Float32frombits(sign | 0x7f800000 | mant<<13)
-	}
-	return math.Float32frombits(sign | (exp+112)<<23 | mant<<13)
-}
-
-func f32ToF16(f float32) uint16 {
-	b := math.Float32bits(f)
-	sign := uint16(b>>16) & 0x8000
-	exp := int(b>>23) & 0xff
-	mant := b & 0x7fffff
-	if exp == 0xff {
-		if mant != 0 {
-			return sign | 0x7e00 | uint16(mant>>13)
-		}
-		return sign | 0x7c00
-	}
-	e := exp - 127 + 15
-	if e >= 0x1f {
-		return sign | 0x7c00
-	}
-	if e <= 0 {
-		if e < -10 {
-			return sign
-		}
-		m := mant | 0x800000
-		shift := uint(14 - e)
-		half := uint32(1) << (shift - 1)
-		r := m >> shift
-		rem := m & (1<<shift - 1)
-		if rem > half || (rem == half && r&1 == 1) {
-			r++
-		}
-		return sign | uint16(r)
-	}
-	r := uint32(e)<<10 | mant>>13
-	rem := mant & 0x1fff
-	if rem > 0x1000 || (rem == 0x1000 && r&1 == 1) {
-		r++
-	}
-	return sign | uint16(r)
-}
-
-func bf16ToF32(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
-
-func f32ToBF16(f float32) uint16 {
-	b := math.Float32bits(f)
-	if b&0x7fffffff > 0x7f800000 {
-		return uint16(b>>16) | 0x40
-	}
-	b += 0x7fff + (b>>16)&1
-	return uint16(b >> 16)
 }
