@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/gojax/gojax/go/internal/racedetect"
 	"github.com/stretchr/testify/require"
 
 	"github.com/gojax/gojax/go/ir"
@@ -340,7 +341,9 @@ func TestReduceStepAllocations(t *testing.T) {
 		ins := [][]byte{make([]byte, 40*50*4), f32s(0)}
 		outs := [][]byte{make([]byte, op.Results[0].Tensor().ByteSize())}
 		require.NoError(t, st(ins, outs))
-		allocs := testing.AllocsPerRun(20, func() { _ = st(ins, outs) })
-		require.LessOrEqual(t, allocs, 3.0, "dims %v", dims)
+		if !racedetect.Enabled { // the step's scratch comes from a sync.Pool
+			allocs := testing.AllocsPerRun(20, func() { _ = st(ins, outs) })
+			require.LessOrEqual(t, allocs, 3.0, "dims %v", dims)
+		}
 	}
 }
