@@ -14,7 +14,17 @@ import (
 	"strings"
 )
 
-var dir = flag.String("dir", ".", "directory the generated files are written to")
+// DirFlag names the flag (-dir) that sets the directory WriteFile writes
+// to. It is parsed from the command line by WriteFile itself, so that a
+// program linking this package (a test) gets no flag of its own.
+const DirFlag = "dir"
+
+func outDir() string {
+	fs := flag.NewFlagSet(os.Args[0], flag.ExitOnError)
+	d := fs.String(DirFlag, ".", "directory the generated files are written to")
+	fs.Parse(os.Args[1:])
+	return *d
+}
 
 // File accumulates the text of one generated assembly file.
 type File struct{ b strings.Builder }
@@ -53,10 +63,7 @@ func (f *File) Write(name string) { WriteFile(name, []byte(f.b.String())) }
 // WriteFile writes data to name in the -dir directory, exiting on error:
 // generators have nothing better to do with one.
 func WriteFile(name string, data []byte) {
-	if !flag.Parsed() {
-		flag.Parse()
-	}
-	if err := os.WriteFile(filepath.Join(*dir, name), data, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(outDir(), name), data, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
