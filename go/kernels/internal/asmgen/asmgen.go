@@ -51,12 +51,6 @@ func (f *File) Label(name string) { f.b.WriteString(name + ":\n") }
 // Raw writes s as it is (comments, TEXT lines, blank lines).
 func (f *File) Raw(s string) { f.b.WriteString(s) }
 
-// Line writes one line as it is, adding the newline.
-func (f *File) Line(s string) { f.b.WriteString(s + "\n") }
-
-// String returns the text so far.
-func (f *File) String() string { return f.b.String() }
-
 // Write writes the file under name (see WriteFile).
 func (f *File) Write(name string) { WriteFile(name, []byte(f.b.String())) }
 
