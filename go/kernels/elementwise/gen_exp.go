@@ -8,8 +8,9 @@ package main
 import (
 	"fmt"
 	"math"
-	"os"
 	"strings"
+
+	"github.com/gojax/gojax/go/kernels/internal/asmgen"
 )
 
 var b strings.Builder
@@ -178,7 +179,5 @@ func main() {
 	emit("")
 	kernel(width{"8", "Y", 3, 32})
 	kernel(width{"16", "Z", 4, 64})
-	if err := os.WriteFile("exp32_amd64.s", []byte(b.String()), 0o644); err != nil {
-		panic(err)
-	}
+	asmgen.WriteFile("exp32_amd64.s", []byte(b.String()))
 }

@@ -9,8 +9,9 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
+
+	"github.com/gojax/gojax/go/kernels/internal/asmgen"
 )
 
 var b strings.Builder
@@ -187,7 +188,5 @@ func main() {
 	emit("")
 	kernel(width{"8", "Y", 3, 32})
 	kernel(width{"16", "Z", 4, 64})
-	if err := os.WriteFile("tanh32_amd64.s", []byte(b.String()), 0o644); err != nil {
-		panic(err)
-	}
+	asmgen.WriteFile("tanh32_amd64.s", []byte(b.String()))
 }

@@ -4,6 +4,8 @@ package linalg
 
 import "github.com/gojax/gojax/go/internal/cpufeat"
 
+//go:generate go run gen_microkernel.go
+
 // Go-assembly micro-kernels, picked at init from what the CPU and OS
 // support (build tag purego keeps the plain-Go kernels):
 //

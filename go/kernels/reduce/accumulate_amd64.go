@@ -4,6 +4,8 @@ package reduce
 
 import "github.com/gojax/gojax/go/internal/cpufeat"
 
+//go:generate go run gen_accumulate.go
+
 //go:noescape
 func addAccF32Asm(dst, src []float32)
 

@@ -4,6 +4,8 @@ package reduce
 
 import "github.com/gojax/gojax/go/internal/cpufeat"
 
+//go:generate go run gen_rowvec.go
+
 //go:noescape
 func sumLanes32Y(s *float32, n int, tail *[64]float32) float32
 

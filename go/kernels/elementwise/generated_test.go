@@ -1,0 +1,11 @@
+package elementwise
+
+import (
+	"testing"
+
+	"github.com/gojax/gojax/go/kernels/internal/gentest"
+)
+
+// TestGeneratedFilesAreFresh keeps the generated assembly and declarations
+// in step with gen_*.go.
+func TestGeneratedFilesAreFresh(t *testing.T) { gentest.CheckFresh(t, ".") }
