@@ -213,8 +213,10 @@ class Config:
 
     @dump_dir.setter
     def dump_dir(self, path: str | os.PathLike[str] | None) -> None:
-        if isinstance(path, str) and not path.strip():
-            raise ValueError(f"dump_dir must be a non-empty path or None, got {path!r}")
+        p = os.fspath(path) if isinstance(path, (str, os.PathLike)) else path
+        # "" would mean the default (off) to Go, and C strings end at NUL.
+        if isinstance(p, str) and (not p.strip() or "\0" in p):
+            raise ValueError(f"dump_dir must be a non-empty path without NUL or None, got {p!r}")
         _set("dump_dir", path, str, os.PathLike)
 
     @property
