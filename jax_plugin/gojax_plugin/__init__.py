@@ -46,7 +46,7 @@ def _register_failing_backend(xla_bridge: object, err: ValueError) -> None:
         raise ValueError(message)
 
     xla_bridge.register_backend_factory(  # type: ignore[attr-defined]
-        PLUGIN_NAME, factory, priority=PRIORITY, fail_quietly=False, experimental=True
+        PLUGIN_NAME, factory, priority=PRIORITY, fail_quietly=False
     )
     # JAX creates backends in registration order and keeps those created
     # before one that fails, answering later calls with them alone. Put this
