@@ -189,9 +189,9 @@ func TestDocumented(t *testing.T) {
 	doc, err := os.ReadFile("../../docs/runtime.md")
 	require.NoError(t, err)
 	for _, v := range Vars {
-		row := regexp.MustCompile("(?m)^\\| `" + v.Env + "` \\| " + v.Kind + " \\| .*`" + v.Field + "`")
+		row := regexp.MustCompile("(?m)^\\| `" + v.Env + "` \\| " + v.Kind + " \\| " + regexp.QuoteMeta(v.Default) + " \\| .*`" + v.Field + "`")
 		if !row.Match(doc) {
-			t.Errorf("docs/runtime.md has no table row for %s (kind %s, field %s)", v.Env, v.Kind, v.Field)
+			t.Errorf("docs/runtime.md has no table row for %s (kind %s, default %s, field %s)", v.Env, v.Kind, v.Default, v.Field)
 		}
 	}
 	for _, m := range regexp.MustCompile("(?m)^\\| `(GOJAX_[A-Z_]+)` \\|").FindAllStringSubmatch(string(doc), -1) {
