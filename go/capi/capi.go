@@ -13,7 +13,6 @@ import "C"
 
 import (
 	"fmt"
-	"os"
 	"runtime/cgo"
 	"unsafe"
 
@@ -163,6 +162,3 @@ func goInt64s(p *C.int64_t, n C.size_t) []int64 {
 	}
 	return append([]int64(nil), unsafe.Slice((*int64)(unsafe.Pointer(p)), int(n))...)
 }
-
-// dumpDir is where the compiler writes module dumps (GOJAX_DUMP_DIR).
-func dumpDir() string { return os.Getenv("GOJAX_DUMP_DIR") }

@@ -231,7 +231,11 @@ func getTopology(fn string, t *C.PJRT_TopologyDescription) (*topology, pjrtErr) 
 func gojax_PJRT_Plugin_Initialize(args *C.PJRT_Plugin_Initialize_Args) (ret pjrtErr) {
 	const fn = "PJRT_Plugin_Initialize"
 	defer guard(fn, &ret)
-	return checkArgs(fn, unsafe.Pointer(args), C.PJRT_Plugin_Initialize_Args_STRUCT_SIZE)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Plugin_Initialize_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	setupProcess()
+	return nil
 }
 
 var (
@@ -321,6 +325,7 @@ func gojax_PJRT_Client_Create(args *C.PJRT_Client_Create_Args) (ret pjrtErr) {
 	if e := checkArgs(fn, unsafe.Pointer(args), C.size_t(unsafe.Offsetof(a.client)+unsafe.Sizeof(a.client))); e != nil {
 		return e
 	}
+	setupProcess()
 	opts, err := clientOptions(args.create_options, args.num_options)
 	if err == nil {
 		var rt *runtime.Client

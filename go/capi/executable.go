@@ -216,7 +216,7 @@ func gojax_PJRT_Client_Compile(args *C.PJRT_Client_Compile_Args) (ret pjrtErr) {
 		return e
 	}
 	opts := goBytes(unsafe.Pointer(args.compile_options), args.compile_options_size)
-	rt, err := runtime.Compile(cl.rt, code, opts, dumpDir())
+	rt, err := runtime.Compile(cl.rt, code, opts, compileOptions())
 	if err != nil {
 		return fromErr(fn, err)
 	}
@@ -239,7 +239,7 @@ func gojax_PJRT_Compile(args *C.PJRT_Compile_Args) (ret pjrtErr) {
 		return e
 	}
 	opts := goBytes(unsafe.Pointer(args.compile_options), args.compile_options_size)
-	rt, err := runtime.Compile(nil, code, opts, dumpDir())
+	rt, err := runtime.Compile(nil, code, opts, compileOptions())
 	if err != nil {
 		return fromErr(fn, err)
 	}
@@ -266,7 +266,7 @@ func gojax_PJRT_Client_Load(args *C.PJRT_Client_Load_Args) (ret pjrtErr) {
 	if args.compile_options != nil && args.compile_options_size > 0 {
 		var err error
 		opts := goBytes(unsafe.Pointer(args.compile_options), args.compile_options_size)
-		if rt, err = runtime.Deserialize(cl.rt, rt.Serialize(), opts, dumpDir()); err != nil {
+		if rt, err = runtime.Deserialize(cl.rt, rt.Serialize(), opts, compileOptions()); err != nil {
 			return fromErr(fn, err)
 		}
 	} else {
@@ -297,7 +297,7 @@ func gojax_PJRT_Executable_DeserializeAndLoad(args *C.PJRT_Executable_Deserializ
 		args.overridden_serialized_compile_options != nil && args.overridden_serialized_compile_options_size > 0 {
 		opts = goBytes(unsafe.Pointer(args.overridden_serialized_compile_options), args.overridden_serialized_compile_options_size)
 	}
-	rt, err := runtime.Deserialize(cl.rt, data, opts, dumpDir())
+	rt, err := runtime.Deserialize(cl.rt, data, opts, compileOptions())
 	if err != nil {
 		return fromErr(fn, err)
 	}

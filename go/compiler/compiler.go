@@ -39,12 +39,17 @@ import (
 
 // Options tune a compile.
 type Options struct {
-	// DumpDir, when set, receives the module text of every compile (GOJAX_DUMP_DIR).
+	// DumpDir, when set, receives the module text and plan of the compile
+	// (the plugin passes GOJAX_DUMP_DIR / gojax.config.dump_dir).
 	DumpDir string
+	// OnDumpError receives a failure to write to DumpDir; the compile goes
+	// on either way, since a dump is a debugging aid. Nil drops the error.
+	OnDumpError func(error)
 	// NoFold disables constant folding (tests compare folded and unfolded runs).
 	NoFold bool
 	// NoFuse disables elementwise fusion (tests and benchmarks compare fused
-	// and unfused runs).
+	// and unfused runs; NaN detection compiles unfused so each op is
+	// checked on its own).
 	NoFuse bool
 	// Partition, when set, compiles the whole program as one process of a
 	// multi-process run (the conformance runner's interpreter.run_parallel):
@@ -111,18 +116,18 @@ func CompileModule(m *ir.Module, opts Options) (*Executable, error) {
 		partitions:  intAttr(m.Attrs, "mhlo.num_partitions", 1),
 	}
 	dumpDir := opts.DumpDir
-	if dumpDir == "" {
-		dumpDir = os.Getenv("GOJAX_DUMP_DIR")
+	dumpFailed := func(err error) {
+		if opts.OnDumpError != nil {
+			opts.OnDumpError(err)
+		}
+		dumpDir = "" // one report per compile
 	}
 	if dumpDir != "" {
 		if err := dumpModule(dumpDir, e.name, e.fingerprint, "input", m); err != nil {
-			return nil, err
+			dumpFailed(err)
 		}
 	}
 
-	if unfusedForDebug.Load() {
-		opts.NoFuse = true
-	}
 	work := cloneModule(m)
 	ctx := newCompileCtx()
 	ctx.part = opts.Partition
@@ -132,7 +137,7 @@ func CompileModule(m *ir.Module, opts Options) (*Executable, error) {
 	}
 	if dumpDir != "" {
 		if err := dumpModule(dumpDir, e.name, e.fingerprint, "optimized", work); err != nil {
-			return nil, err
+			dumpFailed(err)
 		}
 	}
 	p, err := buildFuncPlan(st.ctx, st.entry)
@@ -161,7 +166,7 @@ func CompileModule(m *ir.Module, opts Options) (*Executable, error) {
 	if dumpDir != "" {
 		path := filepath.Join(dumpDir, dumpFileName(e.name+"."+e.fingerprint[:12]+".plan.txt"))
 		if err := os.WriteFile(path, []byte(e.PlanText()), 0o644); err != nil {
-			return nil, fmt.Errorf("compiler: dump: %w", err)
+			dumpFailed(fmt.Errorf("compiler: dump: %w", err))
 		}
 	}
 	return e, nil

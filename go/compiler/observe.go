@@ -81,13 +81,6 @@ func RemoveObserver(o StepObserver) {
 	observers.Store(&next)
 }
 
-// unfusedForDebug makes every compile skip fusion, so a step observer sees
-// each op on its own (NaN detection names the op that produced a NaN).
-var unfusedForDebug atomic.Bool
-
-// SetCompileUnfused turns fusion off (on) for compiles from now on.
-func SetCompileUnfused(on bool) { unfusedForDebug.Store(on) }
-
 // runIDs numbers top-level executions, so observers can tell concurrent runs apart.
 var runIDs atomic.Uint64
 

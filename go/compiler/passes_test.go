@@ -145,12 +145,28 @@ func TestDumpDir(t *testing.T) {
 	require.Contains(t, string(plan), "while init")
 	require.Contains(t, string(plan), "stablehlo.custom_call")
 
+	// The environment plays no part: the caller passes the directory.
 	t.Setenv("GOJAX_DUMP_DIR", filepath.Join(dir, "env"))
 	_, err = CompileModule(whileModule(false), Options{})
 	require.NoError(t, err)
-	entries, err := os.ReadDir(filepath.Join(dir, "env"))
-	require.NoError(t, err)
-	require.Len(t, entries, 3)
+	require.NoDirExists(t, filepath.Join(dir, "env"))
+}
+
+// A directory that cannot be written does not fail the compile; the error
+// goes to OnDumpError once.
+func TestDumpDirUnwritable(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	var errs []error
+	for _, dir := range []string{file, filepath.Join(file, "sub")} {
+		errs = errs[:0]
+		e, err := CompileModule(whileModule(false), Options{DumpDir: dir, OnDumpError: func(err error) { errs = append(errs, err) }})
+		require.NoError(t, err)
+		require.NotNil(t, e)
+		require.Len(t, errs, 1, dir)
+		_, err = CompileModule(whileModule(false), Options{DumpDir: dir})
+		require.NoError(t, err)
+	}
 }
 
 func TestRunAllocations(t *testing.T) {

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/gojax/gojax/go/config"
 )
 
 // The cache keeps freed large blocks for the next Alloc of the same size
@@ -24,7 +26,7 @@ import (
 //
 // The cache holds at most its budget (GOJAX_BUFFER_CACHE_BYTES, default
 // min(1 GiB, RAM/8); 0 disables it): past it, the oldest blocks are
-// unmapped. Blocks unused for IdleRelease are unmapped by a timer, so an idle
+// unmapped. Blocks unused for 5 s are unmapped by a timer, so an idle
 // process gives the memory back, and a failed allocation empties the cache
 // before it reports out-of-memory. While the system is low on memory
 // (MemAvailable under RAM/16, looked at most once a second when a block is
@@ -57,9 +59,9 @@ func classOf(n int) int {
 	return (n + step - 1) / step * step
 }
 
-// IdleRelease is how long a cached block may go unused before the cache
-// unmaps it.
-var IdleRelease = 5 * time.Second
+// idleRelease is how long a cached block may go unused before the cache
+// unmaps it (a variable only so tests can shorten it).
+var idleRelease = 5 * time.Second
 
 type cachedBlock struct {
 	p     unsafe.Pointer
@@ -83,7 +85,7 @@ type blockCache struct {
 var (
 	epoch    = time.Now()
 	theCache = &blockCache{
-		budget:  defaultBudget(),
+		budget:  startBudget(),
 		classes: map[int][]cachedBlock{},
 		where:   map[unsafe.Pointer]int{},
 	}
@@ -91,10 +93,7 @@ var (
 
 func now() time.Duration { return time.Since(epoch) }
 
-// EnvCacheBytes names the environment variable that sets the cache budget.
-const EnvCacheBytes = "GOJAX_BUFFER_CACHE_BYTES"
-
-// DefaultCacheBudget is the budget when the environment sets none:
+// DefaultCacheBudget is the budget when GOJAX_BUFFER_CACHE_BYTES sets none:
 // min(1 GiB, RAM/8).
 func DefaultCacheBudget() int64 {
 	b := int64(1 << 30)
@@ -104,12 +103,11 @@ func DefaultCacheBudget() int64 {
 	return b
 }
 
-func defaultBudget() int64 {
-	if v := os.Getenv(EnvCacheBytes); v != "" {
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
-			return n
-		}
-		fmt.Fprintf(os.Stderr, "gojax: ignoring %s=%q (want a byte count >= 0)\n", EnvCacheBytes, v)
+// startBudget is the budget at load: GOJAX_BUFFER_CACHE_BYTES, else the
+// default.
+func startBudget() int64 {
+	if n := config.Env().BufferCacheBytes; n >= 0 {
+		return n
 	}
 	return DefaultCacheBudget()
 }
@@ -179,7 +177,7 @@ func (c *blockCache) put(p unsafe.Pointer, class int) bool {
 	c.cached.Store(c.bytes)
 	if !c.armed && c.bytes > 0 {
 		c.armed = true
-		c.armLocked(IdleRelease)
+		c.armLocked(idleRelease)
 	}
 	c.mu.Unlock()
 	for _, e := range evicted {
@@ -294,11 +292,11 @@ func (c *blockCache) armLocked(d time.Duration) {
 	}
 }
 
-// sweep unmaps blocks idle for IdleRelease or longer and re-arms itself for
+// sweep unmaps blocks idle for idleRelease or longer and re-arms itself for
 // the next block to expire while any remain.
 func (c *blockCache) sweep() {
 	c.mu.Lock()
-	idle := IdleRelease
+	idle := idleRelease
 	t := now()
 	var evicted []evictedBlock
 	next := time.Duration(-1)

@@ -116,9 +116,9 @@ func TestCacheDisabled(t *testing.T) {
 }
 
 func TestCacheIdleRelease(t *testing.T) {
-	old := IdleRelease
-	IdleRelease = 50 * time.Millisecond
-	defer func() { IdleRelease = old }()
+	old := idleRelease
+	idleRelease = 50 * time.Millisecond
+	defer func() { idleRelease = old }()
 	withBudget(t, 64<<20, func() {
 		b, err := Alloc(1 << 20)
 		require.NoError(t, err)

@@ -2,16 +2,57 @@ package pyapi
 
 import (
 	"fmt"
+	"time"
+
+	"github.com/gojax/gojax/go/capi"
+	"github.com/gojax/gojax/go/config"
 	"github.com/gojax/gojax/go/devmem"
 	"github.com/gojax/gojax/go/internal/fpmode"
 	"github.com/gojax/gojax/go/internal/workers"
-	"os"
-
 	gjruntime "github.com/gojax/gojax/go/runtime"
 )
 
-// envDumpDir is read by every compile (go/capi, go/compiler).
-const envDumpDir = "GOJAX_DUMP_DIR"
+// ConfigError is the error of the GOJAX_* environment at load ("" when every
+// variable was valid); importing gojax raises it.
+func ConfigError() string {
+	if err := config.EnvErr(); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// applyField makes a parsed setting take effect; fields missing here are
+// read-only (fixed when the library loads or JAX creates its client).
+var applyField = map[string]func(st *config.Settings){
+	"async_dispatch":     func(st *config.Settings) { SetAsyncDispatch(st.AsyncDispatch) },
+	"inline_bytes":       func(st *config.Settings) { gjruntime.SetInlineBytes(st.InlineBytes) },
+	"buffer_cache_bytes": func(st *config.Settings) { SetBufferCacheBytes(st.BufferCacheBytes) },
+	"dump_dir":           func(st *config.Settings) { capi.SetDumpDir(st.DumpDir) },
+	"debug_nans":         func(st *config.Settings) { SetDebugNans(st.DebugNans) },
+	"flush_denormals":    func(st *config.Settings) { SetFlushDenormals(st.FlushDenormals) },
+	"spin_us":            func(st *config.Settings) { workers.SetSpin(time.Duration(st.SpinMicros) * time.Microsecond) },
+}
+
+// SetConfig sets a gojax.config field from its text, parsed by the same
+// parser as its GOJAX_* variable (package config), so both accept the same
+// spellings; "" restores the default. Errors name the field and the
+// accepted values.
+func SetConfig(field, value string) error {
+	v, ok := config.ByField(field)
+	if !ok {
+		return fmt.Errorf("gojax.config has no setting %q", field)
+	}
+	apply, ok := applyField[field]
+	if !ok {
+		return fmt.Errorf("gojax.config.%s is read-only: set %s before gojax loads", field, v.Env)
+	}
+	st := config.Defaults()
+	if err := v.Parse(&st, "gojax.config."+field, value); err != nil {
+		return err
+	}
+	apply(&st)
+	return nil
+}
 
 // SetWorkerThreads limits how many threads run gojax's Go code at once
 // (runtime.GOMAXPROCS). n <= 0 restores Go's default, the CPUs available to
@@ -29,27 +70,25 @@ func SetWorkerThreads(n int) error {
 // WorkerThreads returns the current worker thread limit.
 func WorkerThreads() int { return workers.Count() }
 
-// SetDumpDir sets the directory that receives every compiled module's text
-// ("" turns dumping off). It sets Go's GOJAX_DUMP_DIR: Go keeps its own copy
-// of the environment, so changing os.environ in Python after import has no
-// effect on it.
-func SetDumpDir(dir string) error {
-	if dir == "" {
-		return os.Unsetenv(envDumpDir)
-	}
-	return os.Setenv(envDumpDir, dir)
-}
+// SetDumpDir sets the directory that receives every later compile's module
+// text and plan ("" turns dumping off). Compiles go on when it cannot be
+// written; the failure is reported once on stderr.
+func SetDumpDir(dir string) { capi.SetDumpDir(dir) }
 
 // DumpDir returns the dump directory ("" when off).
-func DumpDir() string { return os.Getenv(envDumpDir) }
+func DumpDir() string { return capi.DumpDir() }
 
 // DefaultNumDevices is the device count a new gojax client gets
-// (GOJAX_NUM_DEVICES as Go sees it, else 1).
-func DefaultNumDevices() (int, error) { return gjruntime.DefaultNumDevices() }
+// (GOJAX_NUM_DEVICES at load, else 1).
+func DefaultNumDevices() int { return gjruntime.DefaultNumDevices() }
+
+// Vector is the GOJAX_VECTOR limit at load: auto, avx512, avx2 or none.
+func Vector() string { return config.Env().Vector }
 
 // SetFlushDenormals chooses whether programs run with subnormal floats
 // flushed to zero, as XLA:CPU runs them (the default), or keep IEEE
-// subnormals (GOJAX_FLUSH_DENORMALS=0 at load). Applies from the next run.
+// subnormals (GOJAX_FLUSH_DENORMALS=false at load). Applies from the next
+// run.
 func SetFlushDenormals(on bool) { fpmode.SetFlushDenormals(on) }
 
 // FlushDenormals reports the current mode.
@@ -69,9 +108,17 @@ func TrimBufferCache() int64 { return devmem.TrimCache() }
 
 // SetAsyncDispatch chooses whether Execute returns before a single-device
 // program has run (true) or runs it on the calling thread (false, the
-// default; GOJAX_ASYNC_DISPATCH=1 at load turns it on). See go/runtime
+// default; GOJAX_ASYNC_DISPATCH=true at load turns it on). See go/runtime
 // dispatch.go for why and what it measured.
 func SetAsyncDispatch(on bool) { gjruntime.SetAsyncDispatch(on) }
 
 // AsyncDispatch reports the current mode.
 func AsyncDispatch() bool { return gjruntime.AsyncDispatch() }
+
+// InlineBytes is the memory bound under which a program always runs on the
+// calling thread (GOJAX_INLINE_BYTES at load; 0: never).
+func InlineBytes() int64 { return gjruntime.InlineBytes() }
+
+// SpinMicros is how long idle workers poll before parking, in microseconds
+// (GOJAX_SPIN_US at load).
+func SpinMicros() int64 { return int64(workers.Spin() / time.Microsecond) }

@@ -3,10 +3,11 @@ package pyapi
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"sync"
 
+	"github.com/gojax/gojax/go/capi"
 	"github.com/gojax/gojax/go/compiler"
+	"github.com/gojax/gojax/go/config"
 	"github.com/gojax/gojax/go/nancheck"
 	"github.com/gojax/gojax/go/profile"
 )
@@ -18,7 +19,7 @@ var (
 )
 
 func init() {
-	if v := os.Getenv("GOJAX_DEBUG_NANS"); v != "" && v != "0" {
+	if config.Env().DebugNans {
 		SetDebugNans(true)
 	}
 }
@@ -62,7 +63,7 @@ func ProfileStop() (string, error) {
 
 // SetDebugNans turns NaN detection on or off: while on, an execution fails
 // at the first step that produces a NaN from NaN-free inputs, naming the op
-// and its source line (GOJAX_DEBUG_NANS=1 turns it on at load). Programs
+// and its source line (GOJAX_DEBUG_NANS=true turns it on at load). Programs
 // compiled while it is on are not fused, so each op is checked on its own;
 // in programs compiled before, a fused chain is checked as one step.
 func SetDebugNans(on bool) {
@@ -72,7 +73,7 @@ func SetDebugNans(on bool) {
 		return
 	}
 	nans = on
-	compiler.SetCompileUnfused(on)
+	capi.SetCompileUnfused(on)
 	if on {
 		compiler.AddObserver(nancheck.Checker{})
 	} else {

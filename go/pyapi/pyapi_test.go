@@ -2,6 +2,7 @@ package pyapi
 
 import (
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -9,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gojax/gojax/go/capi"
+	"github.com/gojax/gojax/go/compiler"
+	"github.com/gojax/gojax/go/config"
 	"github.com/gojax/gojax/go/devmem"
 	"github.com/gojax/gojax/go/ir"
 	gjruntime "github.com/gojax/gojax/go/runtime"
@@ -63,7 +66,7 @@ func TestReadStatsFollowsRuntime(t *testing.T) {
 	before := ReadStats()
 	b, err := gjruntime.NewUninitializedBuffer(c.Devices()[0].DefaultMemory(), ir.F32, []int64{8})
 	require.NoError(t, err)
-	_, err = gjruntime.Compile(c, []byte("not a program"), nil, "")
+	_, err = gjruntime.Compile(c, []byte("not a program"), nil, compiler.Options{})
 	require.Error(t, err)
 	during := ReadStats()
 	require.Equal(t, before.LiveBuffers+1, during.LiveBuffers)
@@ -79,37 +82,59 @@ func TestReadStatsFollowsRuntime(t *testing.T) {
 
 func TestDumpDirAndNumDevices(t *testing.T) {
 	prev := DumpDir()
-	defer func() { require.NoError(t, SetDumpDir(prev)) }()
+	defer SetDumpDir(prev)
 	dir := t.TempDir()
-	require.NoError(t, SetDumpDir(dir))
+	SetDumpDir(dir)
 	require.Equal(t, dir, DumpDir())
-	require.Equal(t, dir, os.Getenv("GOJAX_DUMP_DIR"))
-	require.NoError(t, SetDumpDir(""))
-	require.Empty(t, DumpDir())
 	_, set := os.LookupEnv("GOJAX_DUMP_DIR")
-	require.False(t, set)
+	require.False(t, set, "configuring never touches the environment")
+	SetDumpDir("")
+	require.Empty(t, DumpDir())
+	require.Equal(t, config.Env().NumDevices, DefaultNumDevices())
+}
 
-	tests := []struct {
-		env     string
-		want    int
-		wantErr bool
-	}{
-		{"", 1, false},
-		{"4", 4, false},
-		{"four", 0, true},
+// SetConfig takes the spellings of the environment variables, through the
+// same parsers, and names the field in its errors.
+func TestSetConfig(t *testing.T) {
+	defer func() {
+		for _, f := range []string{"async_dispatch", "inline_bytes", "buffer_cache_bytes", "dump_dir", "debug_nans", "flush_denormals", "spin_us"} {
+			require.NoError(t, SetConfig(f, ""))
+		}
+	}()
+	require.NoError(t, SetConfig("debug_nans", " YES "))
+	require.True(t, DebugNans())
+	require.NoError(t, SetConfig("debug_nans", "off"))
+	require.False(t, DebugNans())
+	require.NoError(t, SetConfig("flush_denormals", "false"))
+	require.False(t, FlushDenormals())
+	require.NoError(t, SetConfig("flush_denormals", ""))
+	require.True(t, FlushDenormals(), "empty restores the default")
+	require.NoError(t, SetConfig("async_dispatch", "on"))
+	require.True(t, AsyncDispatch())
+	require.NoError(t, SetConfig("spin_us", "7"))
+	require.Equal(t, int64(7), SpinMicros())
+	require.NoError(t, SetConfig("inline_bytes", "1KiB"))
+	require.Equal(t, int64(1024), InlineBytes())
+	require.NoError(t, SetConfig("buffer_cache_bytes", "2MiB"))
+	require.Equal(t, int64(2<<20), BufferCacheBytes())
+	require.NoError(t, SetConfig("dump_dir", "rel"))
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	require.Equal(t, filepath.Join(wd, "rel"), DumpDir())
+
+	for field, bad := range map[string]string{
+		"debug_nans": "maybe", "flush_denormals": "2", "async_dispatch": "y", "spin_us": "1e3",
+		"inline_bytes": "-1", "buffer_cache_bytes": "1GB",
+	} {
+		err := SetConfig(field, bad)
+		require.ErrorContains(t, err, "gojax.config."+field+"=", field)
+		require.ErrorContains(t, err, "accepted values are", field)
 	}
-	for _, tc := range tests {
-		t.Run("GOJAX_NUM_DEVICES="+tc.env, func(t *testing.T) {
-			t.Setenv("GOJAX_NUM_DEVICES", tc.env)
-			n, err := DefaultNumDevices()
-			if tc.wantErr {
-				require.ErrorContains(t, err, "not an integer")
-				return
-			}
-			require.NoError(t, err)
-			require.Equal(t, tc.want, n)
-		})
-	}
+	require.Equal(t, int64(7), SpinMicros(), "a rejected value changes nothing")
+	require.ErrorContains(t, SetConfig("num_devices", "2"), "read-only")
+	require.ErrorContains(t, SetConfig("vector", "none"), "read-only")
+	require.ErrorContains(t, SetConfig("nope", "1"), "no setting")
+	require.Empty(t, ConfigError())
 }
 
 func TestSetWorkerThreads(t *testing.T) {

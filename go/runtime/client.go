@@ -5,10 +5,8 @@ package runtime
 
 import (
 	"fmt"
-	"os"
-	"strconv"
 
-	"github.com/gojax/gojax/go/internal/cpufeat"
+	"github.com/gojax/gojax/go/config"
 	"github.com/gojax/gojax/go/internal/workers"
 )
 
@@ -19,15 +17,12 @@ const Version = "0.1.0"
 // lowering rules, donation and DLPack support in JAX.
 const PlatformName = "cpu"
 
-// EnvNumDevices overrides the device count when no create option sets it.
-const EnvNumDevices = "GOJAX_NUM_DEVICES"
-
 // maxDevices bounds the device count to something sane.
-const maxDevices = 1024
+const maxDevices = config.MaxNumDevices
 
 // Options configure a client.
 type Options struct {
-	// NumDevices is the number of CPU devices (0 = from GOJAX_NUM_DEVICES, else 1).
+	// NumDevices is the number of CPU devices (0 = GOJAX_NUM_DEVICES, else 1).
 	NumDevices int
 	// MaxConcurrentRuns bounds how many executions run at once (0 = GOMAXPROCS).
 	MaxConcurrentRuns int
@@ -62,18 +57,16 @@ const MemoryKind = "device"
 // DeviceKind is the kind of every gojax device.
 const DeviceKind = "cpu"
 
-// NewClient creates a client with opts.NumDevices devices.
+// NewClient creates a client with opts.NumDevices devices. It fails while
+// any GOJAX_* variable held an invalid value at load, so a plugin loaded
+// without Python reports it too.
 func NewClient(opts Options) (*Client, error) {
-	if err := cpufeat.ConfigErr; err != nil {
-		return nil, Errorf(CodeInvalidArgument, "%v", err)
+	if err := config.EnvErr(); err != nil {
+		return nil, Errorf(CodeInvalidArgument, "gojax: %v", err)
 	}
 	n := opts.NumDevices
 	if n == 0 {
-		v, err := DefaultNumDevices()
-		if err != nil {
-			return nil, err
-		}
-		n = v
+		n = DefaultNumDevices()
 	}
 	if n < 1 || n > maxDevices {
 		return nil, Errorf(CodeInvalidArgument, "num_devices must be between 1 and %d, got %d", maxDevices, n)
@@ -94,19 +87,8 @@ func NewClient(opts Options) (*Client, error) {
 }
 
 // DefaultNumDevices is the device count of a client created without a
-// num_devices option: GOJAX_NUM_DEVICES, else 1. Range checks happen in
-// NewClient.
-func DefaultNumDevices() (int, error) {
-	s := os.Getenv(EnvNumDevices)
-	if s == "" {
-		return 1, nil
-	}
-	v, err := strconv.Atoi(s)
-	if err != nil {
-		return 0, Errorf(CodeInvalidArgument, "%s=%q is not an integer", EnvNumDevices, s)
-	}
-	return v, nil
-}
+// num_devices option: GOJAX_NUM_DEVICES at load, else 1.
+func DefaultNumDevices() int { return config.Env().NumDevices }
 
 // PlatformName returns "cpu".
 func (c *Client) PlatformName() string { return PlatformName }

@@ -1,8 +1,9 @@
 package runtime
 
 import (
-	"os"
 	"sync/atomic"
+
+	"github.com/gojax/gojax/go/config"
 )
 
 // asyncDispatch chooses how Execute runs a single-device program whose
@@ -23,10 +24,10 @@ import (
 // on a CPU backend competes with the kernels for the same cores anyway.
 // Tiny programs (inlinePolicy) always run on the calling thread; programs on
 // several devices, and calls whose arguments are still being computed, run
-// asynchronously either way. GOJAX_ASYNC_DISPATCH=1 turns it on at load.
+// asynchronously either way. GOJAX_ASYNC_DISPATCH=true turns it on at load.
 var asyncDispatch atomic.Bool
 
-func init() { asyncDispatch.Store(os.Getenv("GOJAX_ASYNC_DISPATCH") == "1") }
+func init() { asyncDispatch.Store(config.Env().AsyncDispatch) }
 
 // SetAsyncDispatch chooses asynchronous (true) or calling-thread (false)
 // execution for later Execute calls.

@@ -49,14 +49,16 @@ type Program interface {
 	Run(args [][]byte, donatable []bool) (*compiler.RunResult, error)
 }
 
-// Compile compiles a StableHLO portable artifact. client may be nil for a
-// device-less compile (PJRT_Compile); such an executable cannot run.
-func Compile(client *Client, code, options []byte, dumpDir string) (*Executable, error) {
+// Compile compiles a StableHLO portable artifact with the compiler options
+// copts (the plugin's dump directory and NaN-detection mode). client may be
+// nil for a device-less compile (PJRT_Compile); such an executable cannot
+// run.
+func Compile(client *Client, code, options []byte, copts compiler.Options) (*Executable, error) {
 	if _, err := ParseCompileOptions(options); err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	prog, err := compiler.Compile(code, compiler.Options{DumpDir: dumpDir})
+	prog, err := compiler.Compile(code, copts)
 	countCompile(start, err)
 	if err != nil {
 		return nil, WithCode(CodeInvalidArgument, err)
@@ -250,7 +252,7 @@ func (e *Executable) Serialize() []byte {
 
 // Deserialize rebuilds an executable from Serialize output. Non-nil options
 // override the stored compile options.
-func Deserialize(client *Client, data, options []byte, dumpDir string) (*Executable, error) {
+func Deserialize(client *Client, data, options []byte, copts compiler.Options) (*Executable, error) {
 	if !bytes.HasPrefix(data, []byte(serialMagic)) {
 		return nil, Errorf(CodeInvalidArgument, "not a serialized gojax executable")
 	}
@@ -275,7 +277,7 @@ func Deserialize(client *Client, data, options []byte, dumpDir string) (*Executa
 	if options != nil {
 		opts = options
 	}
-	return Compile(client, code, opts, dumpDir)
+	return Compile(client, code, opts, copts)
 }
 
 // ExecuteOptions tune one Execute call.

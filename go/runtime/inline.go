@@ -1,18 +1,26 @@
 package runtime
 
 import (
-	"os"
-	"strconv"
+	"sync/atomic"
 
 	"github.com/gojax/gojax/go/compiler"
+	"github.com/gojax/gojax/go/config"
 	"github.com/gojax/gojax/go/ir"
 )
 
 // inlineBytes bounds the memory a program may touch (arguments, results and
 // internal buffers) to run on the thread that calls Execute instead of on a
-// goroutine of its own. GOJAX_INLINE_BYTES overrides it; 0 turns inline
-// execution off.
-var inlineBytes = envInt64("GOJAX_INLINE_BYTES", 256<<10)
+// goroutine of its own (default 256 KiB, GOJAX_INLINE_BYTES at load); 0
+// turns inline execution off.
+var inlineBytes atomic.Int64
+
+func init() { inlineBytes.Store(config.Env().InlineBytes) }
+
+// SetInlineBytes sets the bound for later executions (0: off).
+func SetInlineBytes(n int64) { inlineBytes.Store(max(0, n)) }
+
+// InlineBytes reports the bound.
+func InlineBytes() int64 { return inlineBytes.Load() }
 
 // inlineSteps bounds the kernel steps of an inline program: the byte bound
 // says little about loops, so programs with a while loop never run inline.
@@ -23,7 +31,8 @@ const inlineSteps = 64
 // program, starting a goroutine and waking the caller's thread costs more
 // than the program.
 func inlinePolicy(prog Program, in, out []ir.Type) bool {
-	if inlineBytes <= 0 {
+	limit := inlineBytes.Load()
+	if limit <= 0 {
 		return false
 	}
 	sp, ok := prog.(interface{ Stats() compiler.PlanStats })
@@ -41,7 +50,7 @@ func inlinePolicy(prog Program, in, out []ir.Type) bool {
 	for _, t := range out {
 		total += TypeBytes(t)
 	}
-	if total > inlineBytes {
+	if total > limit {
 		return false
 	}
 	if m := prog.Module(); m != nil {
@@ -52,11 +61,4 @@ func inlinePolicy(prog Program, in, out []ir.Type) bool {
 		}
 	}
 	return true
-}
-
-func envInt64(name string, def int64) int64 {
-	if v, err := strconv.ParseInt(os.Getenv(name), 10, 64); err == nil {
-		return v
-	}
-	return def
 }

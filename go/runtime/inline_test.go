@@ -37,7 +37,7 @@ func TestInlinePolicy(t *testing.T) {
 	require.True(t, inlinePolicy(small, in, out))
 	require.False(t, inlinePolicy(small.fakeProg, in, out), "no plan statistics: asynchronous")
 	require.False(t, inlinePolicy(plannedProg{&fakeProg{n: 3}, inlineSteps + 1}, in, out), "many steps")
-	big := plannedProg{&fakeProg{n: inlineBytes}, 1} // 4 bytes an element: far over the bound
+	big := plannedProg{&fakeProg{n: InlineBytes()}, 1} // 4 bytes an element: far over the bound
 	require.False(t, inlinePolicy(big, big.InputTypes(), big.OutputTypes()))
 	loop := plannedProg{&fakeProg{n: 3}, 1}
 	m := loop.Module()
@@ -45,9 +45,9 @@ func TestInlinePolicy(t *testing.T) {
 	m.Funcs[0].Body.Blocks[0].Append(ir.NewOp("stablehlo.while", nil, nil, nil))
 	require.False(t, inlinePolicy(moduleProg{loop, m}, in, out), "a while loop may run for long")
 
-	old := inlineBytes
-	inlineBytes = 0
-	defer func() { inlineBytes = old }()
+	old := InlineBytes()
+	SetInlineBytes(0)
+	defer SetInlineBytes(old)
 	require.False(t, inlinePolicy(small, in, out), "GOJAX_INLINE_BYTES=0 turns it off")
 }
 

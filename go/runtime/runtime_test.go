@@ -61,23 +61,21 @@ func readF32(t *testing.T, b *Buffer) []float32 {
 }
 
 func TestNewClientDeviceCount(t *testing.T) {
+	// GOJAX_NUM_DEVICES itself is parsed by package config (its tests).
 	tests := []struct {
 		name    string
-		env     string
 		opt     int
 		want    int
 		wantErr string
 	}{
-		{"default", "", 0, 1, ""},
-		{"env", "3", 0, 3, ""},
-		{"option wins", "3", 2, 2, ""},
-		{"bad env", "x", 0, 0, "not an integer"},
-		{"zero env", "0", 0, 0, "between 1 and"},
-		{"negative option", "", -1, 0, "between 1 and"},
+		{"default", 0, DefaultNumDevices(), ""},
+		{"option", 3, 3, ""},
+		{"most", maxDevices, maxDevices, ""},
+		{"too many", maxDevices + 1, 0, "between 1 and"},
+		{"negative option", -1, 0, "between 1 and"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv(EnvNumDevices, tt.env)
 			c, err := NewClient(Options{NumDevices: tt.opt})
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
@@ -579,7 +577,7 @@ func TestCompileOptionsRoundTrip(t *testing.T) {
 
 func TestCompileRoutesCompilerErrors(t *testing.T) {
 	c := newTestClient(t, 1)
-	_, err := Compile(c, []byte("garbage"), nil, "")
+	_, err := Compile(c, []byte("garbage"), nil, compiler.Options{})
 	require.Error(t, err)
 	require.Equal(t, CodeInvalidArgument, CodeOf(err))
 }
@@ -589,9 +587,9 @@ func TestSerializeRoundTripFormat(t *testing.T) {
 	e := newFakeExec(t, c, &fakeProg{n: 1})
 	data := e.Serialize()
 	require.Contains(t, string(data), "code")
-	_, err := Deserialize(c, []byte("nope"), nil, "")
+	_, err := Deserialize(c, []byte("nope"), nil, compiler.Options{})
 	require.ErrorContains(t, err, "not a serialized gojax executable")
-	_, err = Deserialize(c, data[:len(data)-3], nil, "")
+	_, err = Deserialize(c, data[:len(data)-3], nil, compiler.Options{})
 	require.ErrorContains(t, err, "truncated")
 }
 

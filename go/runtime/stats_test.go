@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gojax/gojax/go/compiler"
 	"github.com/gojax/gojax/go/internal/testenv"
 	"github.com/gojax/gojax/go/ir"
 )
@@ -33,7 +34,7 @@ func TestStatsCountCompiles(t *testing.T) {
 	require.NoError(t, err)
 
 	before := ReadStats()
-	_, err = Compile(c, []byte("garbage"), nil, "")
+	_, err = Compile(c, []byte("garbage"), nil, compiler.Options{})
 	require.Error(t, err)
 	d := delta(before, ReadStats())
 	require.Equal(t, int64(0), d.Compiles)
@@ -41,7 +42,7 @@ func TestStatsCountCompiles(t *testing.T) {
 	require.Zero(t, d.CompileTime, "failed compiles add no compile time")
 
 	before = ReadStats()
-	e, err := Compile(c, code, nil, "")
+	e, err := Compile(c, code, nil, compiler.Options{})
 	require.NoError(t, err)
 	d = delta(before, ReadStats())
 	require.Equal(t, int64(1), d.Compiles)
@@ -49,7 +50,7 @@ func TestStatsCountCompiles(t *testing.T) {
 	require.Positive(t, d.CompileTime)
 
 	before = ReadStats()
-	_, err = Deserialize(c, e.Serialize(), nil, "")
+	_, err = Deserialize(c, e.Serialize(), nil, compiler.Options{})
 	require.NoError(t, err)
 	require.Equal(t, int64(1), delta(before, ReadStats()).Compiles, "deserializing recompiles")
 

@@ -3,41 +3,56 @@
 JAX imports this module during backend discovery and calls initialize(),
 which registers the already-loaded gojax library through a "pjrt_c_api"
 capsule, so the process keeps exactly one copy of it (one Go runtime).
+The client's settings (GOJAX_NUM_DEVICES and the rest) come from the Go
+side's one reading of the environment (go/config), not from here.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
-
-import gojax
+from typing import NoReturn
 
 # Above XLA's CPU backend (0) so gojax is JAX's default backend once installed.
 PRIORITY = 500
 
-
-def create_options(environ: Mapping[str, str] = os.environ) -> dict[str, int]:
-    """PJRT client create options from the environment:
-    GOJAX_NUM_DEVICES=<n> -> num_devices (int64)."""
-    options: dict[str, int] = {}
-    raw = environ.get("GOJAX_NUM_DEVICES", "").strip()
-    if raw:
-        try:
-            n = int(raw)
-        except ValueError:
-            raise ValueError(f"GOJAX_NUM_DEVICES must be a positive integer, got {raw!r}") from None
-        if n < 1:
-            raise ValueError(f"GOJAX_NUM_DEVICES must be a positive integer, got {raw!r}")
-        options["num_devices"] = n
-    return options
+# gojax.PLUGIN_NAME, spelled out: it is needed when `import gojax` fails.
+PLUGIN_NAME = "gojax"
 
 
 def initialize() -> None:
     from jax._src import xla_bridge
 
+    try:
+        import gojax
+    except ValueError as err:
+        # An invalid GOJAX_* setting. JAX only logs what initialize() raises
+        # and would then run everything on its own CPU backend; a backend
+        # whose creation raises the error makes jax.devices() and every
+        # computation fail with it instead (errors of backends registered
+        # with fail_quietly=False propagate).
+        _register_failing_backend(xla_bridge, err)
+        raise
+
     xla_bridge.register_plugin(
         gojax.PLUGIN_NAME,
         priority=PRIORITY,
         c_api=gojax.pjrt_api_capsule(),
-        options=create_options(),
     )
+
+
+def _register_failing_backend(xla_bridge: object, err: ValueError) -> None:
+    message = str(err)
+
+    def factory() -> NoReturn:
+        raise ValueError(message)
+
+    xla_bridge.register_backend_factory(  # type: ignore[attr-defined]
+        PLUGIN_NAME, factory, priority=PRIORITY, fail_quietly=False
+    )
+    # JAX creates backends in registration order and keeps those created
+    # before one that fails, answering later calls with them alone. Put this
+    # one first, so that every call fails, not only the first.
+    factories = getattr(xla_bridge, "_backend_factories", None)
+    if isinstance(factories, dict) and PLUGIN_NAME in factories:
+        ordered = {PLUGIN_NAME: factories.pop(PLUGIN_NAME), **factories}
+        factories.clear()
+        factories.update(ordered)

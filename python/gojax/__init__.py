@@ -27,6 +27,11 @@ from ._library import (
     version,
     worker_threads,
 )
+from ._library import _check_environment
+
+# A GOJAX_* variable with a value gojax does not accept raises here, naming
+# the variable and the accepted values, rather than being ignored.
+_check_environment()
 from .interop import ArrowTensor, from_arrow, from_dlpack, to_arrow
 from .profiler import OpRecord, Profile, profile
 

@@ -147,10 +147,48 @@ def worker_threads() -> int:
     return int(_pyapi.WorkerThreads())
 
 
+def _check_environment() -> None:
+    """Raise ValueError when a GOJAX_* variable held a value gojax does not
+    accept when the library loaded; the message names the variable and the
+    accepted values."""
+    err = str(_pyapi.ConfigError())
+    if err:
+        raise ValueError(f"gojax: invalid configuration: {err}")
+
+
+def _set(field: str, value: object, *types_: type) -> None:
+    """Hand a gojax.config field to Go, which parses it with the parser of its
+    GOJAX_* variable (the same spellings, the same checks). Python values
+    become text: bools "true"/"false", ints decimal, None "" (the default)."""
+    if value is None:
+        text = ""
+    elif isinstance(value, str) and str in types_:
+        text = value
+    elif isinstance(value, bool) and bool in types_:
+        text = "true" if value else "false"
+    elif isinstance(value, int) and not isinstance(value, bool) and int in types_:
+        text = str(value)
+    elif isinstance(value, os.PathLike) and os.PathLike in types_:
+        text = os.fspath(value)
+        if not isinstance(text, str):
+            raise TypeError(f"{field} must be a str path, not {type(text).__name__}")
+    else:
+        names = " or ".join(t.__name__ for t in types_)
+        raise TypeError(f"gojax.config.{field} takes {names}, not {type(value).__name__}")
+    try:
+        _pyapi.SetConfig(field, text)
+    except RuntimeError as e:
+        raise ValueError(str(e)) from None
+
+
 class Config:
     """Live, typed view of gojax's settings: reads and writes go to the Go
-    runtime. Go keeps its own copy of the environment, so once gojax is
-    imported, change settings here rather than through os.environ."""
+    runtime. Each field matches a GOJAX_* variable (docs/runtime.md lists
+    them), read once when gojax loads; a setter takes the variable's
+    spellings as a str too (``config.debug_nans = "on"``) and checks values
+    with the same Go parser. Go keeps its own copy of the environment, so
+    once gojax is imported, change settings here rather than through
+    os.environ."""
 
     __slots__ = ()
 
@@ -165,104 +203,119 @@ class Config:
 
     @property
     def dump_dir(self) -> str | None:
-        """Directory receiving each compiled module's text (GOJAX_DUMP_DIR);
-        None when off. Applies from the next compile."""
+        """Directory receiving each compiled module's text and plan
+        (GOJAX_DUMP_DIR); None when off. Applies from the next compile. A
+        relative path is made absolute now. The directory is created at the
+        first compile; when it cannot be written, compiles still succeed,
+        without dumps, and the failure is reported once on stderr."""
         d = str(_pyapi.DumpDir())
         return d or None
 
     @dump_dir.setter
     def dump_dir(self, path: str | os.PathLike[str] | None) -> None:
-        if path is None:
-            _pyapi.SetDumpDir("")
-            return
-        if not isinstance(path, (str, os.PathLike)):
-            raise TypeError(f"dump_dir must be a path or None, not {type(path).__name__}")
-        p = os.fspath(path)
-        if not isinstance(p, str) or not p or "\0" in p:
-            raise ValueError(f"dump_dir must be a non-empty path, got {p!r}")
-        _pyapi.SetDumpDir(os.path.abspath(p))
+        p = os.fspath(path) if isinstance(path, (str, os.PathLike)) else path
+        # "" would mean the default (off) to Go, and C strings end at NUL.
+        if isinstance(p, str) and (not p.strip() or "\0" in p):
+            raise ValueError(f"dump_dir must be a non-empty path without NUL or None, got {p!r}")
+        _set("dump_dir", path, str, os.PathLike)
 
     @property
     def debug_nans(self) -> bool:
-        """NaN detection inside compiled programs (GOJAX_DEBUG_NANS=1 at
-        load). While on, every floating-point result of every step is
-        checked, and an execution fails at the first step that turns NaN-free
-        inputs into a NaN, with a JaxRuntimeError naming the op and the
-        Python line JAX recorded for it. Unlike jax_debug_nans, nothing is
-        re-run un-jitted: the check happens inside the gojax plan, so it also
-        covers ops fused together, and NaNs passed in as arguments are not
-        blamed on any op. It costs a scan of every result while on."""
+        """NaN detection inside compiled programs (GOJAX_DEBUG_NANS). While
+        on, every floating-point result of every step is checked, and an
+        execution fails at the first step that turns NaN-free inputs into a
+        NaN, with a JaxRuntimeError naming the op and the Python line JAX
+        recorded for it. Unlike jax_debug_nans, nothing is re-run un-jitted:
+        the check happens inside the gojax plan, so it also covers ops fused
+        together, and NaNs passed in as arguments are not blamed on any op.
+        It costs a scan of every result while on."""
         return bool(_pyapi.DebugNans())
 
     @debug_nans.setter
-    def debug_nans(self, on: bool) -> None:
-        if not isinstance(on, bool):
-            raise TypeError(f"debug_nans must be a bool, not {type(on).__name__}")
-        _pyapi.SetDebugNans(on)
+    def debug_nans(self, on: bool | str) -> None:
+        _set("debug_nans", on, bool, str)
 
     @property
     def flush_denormals(self) -> bool:
         """Whether programs run with subnormal floats flushed to zero
         (FTZ/DAZ), as XLA:CPU runs them: the default, so both backends give
-        the same bits. False keeps IEEE subnormals (GOJAX_FLUSH_DENORMALS=0
-        at load). Only gojax's own threads change mode, and only while a
-        program runs. Applies from the next run."""
+        the same bits. False keeps IEEE subnormals
+        (GOJAX_FLUSH_DENORMALS). Only gojax's own threads change mode, and
+        only while a program runs. Applies from the next run."""
         return bool(_pyapi.FlushDenormals())
 
     @flush_denormals.setter
-    def flush_denormals(self, on: bool) -> None:
-        if not isinstance(on, bool):
-            raise TypeError(f"flush_denormals must be a bool, not {type(on).__name__}")
-        _pyapi.SetFlushDenormals(on)
+    def flush_denormals(self, on: bool | str) -> None:
+        _set("flush_denormals", on, bool, str)
 
     @property
     def async_dispatch(self) -> bool:
         """Whether a call of a jitted function returns before its program has
-        run (GOJAX_ASYNC_DISPATCH=1 at load). False, the default: a
-        single-device program whose inputs are ready runs on the calling
-        thread, with the GIL released, and the call returns with the result
-        ready; this measured 15-30 % faster on compute-bound programs (see
+        run (GOJAX_ASYNC_DISPATCH). False, the default: a single-device
+        program whose inputs are ready runs on the calling thread, with the
+        GIL released, and the call returns with the result ready; this
+        measured 15-30 % faster on compute-bound programs (see
         docs/runtime.md). Programs on several devices, and calls whose inputs
         are still being computed, run asynchronously either way. Applies
         from the next call."""
         return bool(_pyapi.AsyncDispatch())
 
     @async_dispatch.setter
-    def async_dispatch(self, on: bool) -> None:
-        if not isinstance(on, bool):
-            raise TypeError(f"async_dispatch must be a bool, not {type(on).__name__}")
-        _pyapi.SetAsyncDispatch(on)
+    def async_dispatch(self, on: bool | str) -> None:
+        _set("async_dispatch", on, bool, str)
 
     @property
     def buffer_cache_bytes(self) -> int:
-        """Budget of the device memory cache (GOJAX_BUFFER_CACHE_BYTES at
-        load; default min(1 GiB, RAM/8)). Freed buffers of 64 KiB or more
-        are kept, up to this many bytes, for later allocations of their size
+        """Budget of the device memory cache (GOJAX_BUFFER_CACHE_BYTES;
+        default min(1 GiB, RAM/8)). Freed buffers of 64 KiB or more are
+        kept, up to this many bytes, for later allocations of their size
         class, so repeated executions reuse memory instead of faulting in
         fresh pages; blocks unused for 5 s go back to the OS. 0 disables the
-        cache; None restores the default. Lowering it releases the excess at
-        once (stats().cached_bytes shows what is held)."""
+        cache; None restores the default; a str takes the variable's
+        spellings ("64MiB"). Lowering it releases the excess at once
+        (stats().cached_bytes shows what is held)."""
         return int(_pyapi.BufferCacheBytes())
 
     @buffer_cache_bytes.setter
-    def buffer_cache_bytes(self, n: int | None) -> None:
-        if n is None:
-            _pyapi.SetBufferCacheBytes(-1)
-            return
-        if not isinstance(n, int) or isinstance(n, bool):
-            raise TypeError(f"buffer_cache_bytes must be an int or None, not {type(n).__name__}")
-        if n < 0 or n >= 1 << 63:
-            raise ValueError(f"buffer_cache_bytes must be in [0, 2**63), got {n}")
-        _pyapi.SetBufferCacheBytes(n)
+    def buffer_cache_bytes(self, n: int | str | None) -> None:
+        _set("buffer_cache_bytes", n, int, str)
+
+    @property
+    def inline_bytes(self) -> int:
+        """Memory bound (arguments, results and temporaries) under which a
+        single-device program always runs on the calling thread, even with
+        async_dispatch on (GOJAX_INLINE_BYTES; default 256 KiB; 0: never).
+        None restores the default. Applies from the next call."""
+        return int(_pyapi.InlineBytes())
+
+    @inline_bytes.setter
+    def inline_bytes(self, n: int | str | None) -> None:
+        _set("inline_bytes", n, int, str)
+
+    @property
+    def spin_us(self) -> int:
+        """Microseconds an idle kernel worker polls for work before it parks
+        (GOJAX_SPIN_US; default 100; 0 parks at once, which suits machines
+        whose cores are busy with other processes). None restores the
+        default."""
+        return int(_pyapi.SpinMicros())
+
+    @spin_us.setter
+    def spin_us(self, n: int | str | None) -> None:
+        _set("spin_us", n, int, str)
 
     @property
     def num_devices(self) -> int:
         """Devices a new gojax client gets (GOJAX_NUM_DEVICES, else 1).
         Read-only: JAX creates its client once."""
-        try:
-            return int(_pyapi.DefaultNumDevices())
-        except RuntimeError as e:
-            raise ValueError(str(e)) from None
+        return int(_pyapi.DefaultNumDevices())
+
+    @property
+    def vector(self) -> str:
+        """The cap on the vector instruction sets kernels use (GOJAX_VECTOR:
+        auto, avx512, avx2 or none). Read-only: kernels choose their code
+        when the library loads. build_info().vector says what is in use."""
+        return str(_pyapi.Vector())
 
     def as_dict(self) -> dict[str, Any]:
         """The current settings as a plain dict."""
@@ -274,6 +327,9 @@ class Config:
             "num_devices": self.num_devices,
             "buffer_cache_bytes": self.buffer_cache_bytes,
             "async_dispatch": self.async_dispatch,
+            "inline_bytes": self.inline_bytes,
+            "spin_us": self.spin_us,
+            "vector": self.vector,
         }
 
     def __repr__(self) -> str:

@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/gojax/gojax/go/compiler"
+	gjconfig "github.com/gojax/gojax/go/config"
 	"github.com/gojax/gojax/go/devmem"
 	"github.com/gojax/gojax/go/ir"
 )
@@ -99,8 +100,16 @@ func run(c config) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The GOJAX_* settings apply as in the plugin (GOJAX_DUMP_DIR dumps the
+	// optimized module and the plan).
+	if err := gjconfig.EnvErr(); err != nil {
+		return nil, err
+	}
+	opts := compiler.Options{DumpDir: gjconfig.Env().DumpDir, OnDumpError: func(err error) {
+		fmt.Fprintf(os.Stderr, "gojax-prof: warning: %v\n", err)
+	}}
 	t0 := time.Now()
-	exe, err := compiler.Compile(code, compiler.Options{})
+	exe, err := compiler.Compile(code, opts)
 	if err != nil {
 		return nil, fmt.Errorf("compile %s: %w", c.artifact, err)
 	}

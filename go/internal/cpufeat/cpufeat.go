@@ -1,26 +1,25 @@
 // Package cpufeat reports, once at start, which vector instruction sets the
 // CPU and the OS support, for kernels that pick an assembly path at run time.
 //
-// GOJAX_VECTOR (read once, at load) caps the sets kernels may use, so every
-// code path can be run on one machine: "avx512" (the default, "auto" or
-// unset: whatever the CPU has), "avx2" (AVX2 + FMA, no AVX-512) or "none"
-// (plain Go everywhere). It never enables a set the CPU lacks. Any other
-// value leaves the kernels on plain Go and is reported by ConfigErr, which
-// client creation returns, so a typo cannot pass unnoticed.
+// GOJAX_VECTOR (package config, read once at load) caps the sets kernels
+// may use, so every code path can be run on one machine: "auto" (the
+// default, or "avx512": whatever the CPU has), "avx2" (AVX2 + FMA, no
+// AVX-512) or "none" (plain Go everywhere). It never enables a set the CPU
+// lacks. Package config rejects any other value (import gojax and client
+// creation report it).
 package cpufeat
 
 import (
 	"fmt"
-	"os"
-	"strings"
+
+	"github.com/gojax/gojax/go/config"
 )
 
 // EnvVector names the environment variable that caps the vector sets.
 const EnvVector = "GOJAX_VECTOR"
 
 // Limit is the widest set GOJAX_VECTOR allows: "Z", "Y" or "" (see Sets).
-// ConfigErr is non-nil when GOJAX_VECTOR holds no accepted value.
-var Limit, ConfigErr = parseLimit(os.Getenv(EnvVector))
+var Limit = limits[config.Env().Vector]
 
 // Detected* say what the CPU and OS support, whatever the limit.
 var (
@@ -44,15 +43,9 @@ var AVX512 = AVX2FMA && DetectedAVX512 && Limit == "Z"
 // dot-product and conversion instructions (VDPBF16PS, VCVTNE2PS2BF16).
 var AVX512BF16 = AVX512 && DetectedAVX512BF16
 
-// limits maps each accepted GOJAX_VECTOR value to the widest set it allows.
-var limits = map[string]string{"": "Z", "auto": "Z", "avx512": "Z", "avx2": "Y", "none": ""}
-
-func parseLimit(v string) (string, error) {
-	if l, ok := limits[strings.ToLower(strings.TrimSpace(v))]; ok {
-		return l, nil
-	}
-	return "", fmt.Errorf("%s=%q: accepted values are auto, avx512, avx2 and none", EnvVector, v)
-}
+// limits maps each GOJAX_VECTOR value (as package config returns it) to the
+// widest set it allows.
+var limits = map[string]string{"auto": "Z", "avx512": "Z", "avx2": "Y", "none": ""}
 
 // Vector instruction sets by the short names kernels select them with:
 // "Z" (AVX-512), "Y" (AVX2 + FMA) and "" (plain Go).

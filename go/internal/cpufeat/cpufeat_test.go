@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gojax/gojax/go/config"
 )
 
 // The CPUID answer must agree with what the kernel reports in /proc/cpuinfo.
@@ -48,20 +50,17 @@ func TestLimitCapsDetected(t *testing.T) {
 	require.Equal(t, DetectedAVX2FMA && Limit != "", AVX2FMA)
 	require.Equal(t, DetectedAVX512 && Limit == "Z", AVX512)
 	require.Equal(t, DetectedAVX512BF16 && Limit == "Z", AVX512BF16)
-	if ConfigErr != nil {
-		require.Equal(t, "", Widest(), "a bad setting must leave plain Go")
-	}
 }
 
-func TestParseLimit(t *testing.T) {
-	for v, want := range map[string]string{"": "Z", "auto": "Z", "AVX512": "Z", " avx2 ": "Y", "none": ""} {
-		got, err := parseLimit(v)
-		require.NoError(t, err, v)
-		require.Equal(t, want, got, v)
+// Every value package config accepts for GOJAX_VECTOR maps to a limit.
+func TestLimitsCoverConfig(t *testing.T) {
+	for _, s := range []string{"auto", "avx512", "avx2", "none"} {
+		st := config.Defaults()
+		v, ok := config.ByField("vector")
+		require.True(t, ok)
+		require.NoError(t, v.Parse(&st, EnvVector, s))
+		_, ok = limits[st.Vector]
+		require.True(t, ok, s)
 	}
-	for _, v := range []string{"avx", "sse", "off", "0", "avx-512", "z"} {
-		_, err := parseLimit(v)
-		require.ErrorContains(t, err, "accepted values are auto, avx512, avx2 and none", v)
-		require.ErrorContains(t, err, EnvVector, v)
-	}
+	require.Equal(t, limits[config.Env().Vector], Limit)
 }

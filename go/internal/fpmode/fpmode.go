@@ -9,16 +9,17 @@
 package fpmode
 
 import (
-	"os"
 	"runtime"
 	"sync/atomic"
+
+	"github.com/gojax/gojax/go/config"
 )
 
-// flush is whether runs flush subnormals (GOJAX_FLUSH_DENORMALS=0 keeps
+// flush is whether runs flush subnormals (GOJAX_FLUSH_DENORMALS=false keeps
 // IEEE subnormals).
 var flush atomic.Bool
 
-func init() { flush.Store(os.Getenv("GOJAX_FLUSH_DENORMALS") != "0") }
+func init() { flush.Store(config.Env().FlushDenormals) }
 
 // SetFlushDenormals chooses the mode of later runs.
 func SetFlushDenormals(on bool) { flush.Store(on) }

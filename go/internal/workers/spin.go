@@ -1,10 +1,10 @@
 package workers
 
 import (
-	"os"
-	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/gojax/gojax/go/config"
 )
 
 // spinNanos is how long an idle worker, or a caller waiting for the last
@@ -22,13 +22,7 @@ import (
 // machines.
 var spinNanos atomic.Int64
 
-func init() {
-	us := int64(100)
-	if v, err := strconv.ParseInt(os.Getenv("GOJAX_SPIN_US"), 10, 64); err == nil && v >= 0 {
-		us = v
-	}
-	spinNanos.Store(us * 1000)
-}
+func init() { spinNanos.Store(config.Env().SpinMicros * 1000) }
 
 // SetSpin sets how long idle workers poll before parking (0: never poll).
 func SetSpin(d time.Duration) { spinNanos.Store(max(0, int64(d))) }

@@ -27,6 +27,9 @@ func Count() int {
 	return max(1, runtime.GOMAXPROCS(0))
 }
 
+// Configured reports whether Set was called.
+func Configured() bool { return n.Load() > 0 }
+
 // Set makes k the worker count and gives the process k+1 Ps. k <= 0 goes
 // back to the CPUs available to the process (Go's default GOMAXPROCS, which
 // follows cgroup limits and the GOMAXPROCS environment variable).
