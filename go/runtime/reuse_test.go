@@ -49,7 +49,8 @@ func bigHostF32(t testing.TB, c *Client, n int, v float32) *Buffer {
 // still pins keeps its memory and contents until the reference is dropped.
 func TestExecuteReusesReleasedOutputsOnly(t *testing.T) {
 	const n = 1 << 16 // 256 KiB outputs: a cached size class
-	if old := devmem.CacheBudget(); old < 4*n { // GOJAX_BUFFER_CACHE_BYTES may have turned it off
+	// GOJAX_BUFFER_CACHE_BYTES may have turned the cache off or shrunk it.
+	if old := devmem.CacheBudget(); old < 4*n {
 		devmem.SetCacheBudget(4 * n)
 		t.Cleanup(func() { devmem.SetCacheBudget(old) })
 	}
