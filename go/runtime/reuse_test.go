@@ -10,6 +10,7 @@ import (
 
 	"github.com/gojax/gojax/go/compiler"
 	"github.com/gojax/gojax/go/devmem"
+	"github.com/gojax/gojax/go/internal/byteview"
 )
 
 // addOneProg is fakeProg without its recording (safe for concurrent runs).
@@ -20,7 +21,7 @@ func (p *addOneProg) Run(args [][]byte, _ []bool) (*compiler.RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, o := f32s(args[0]), unsafe.Slice((*float32)(unsafe.Pointer(&out[0])), len(out)/4)
+	in, o := f32s(args[0]), byteview.As[float32](out)
 	for i, v := range in {
 		o[i] = v + 1
 	}
