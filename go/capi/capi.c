@@ -1,6 +1,7 @@
 // gojax PJRT C side: the PJRT_Api table, error and memory vtables, small
 // helpers, and C fast paths for the queries made on every execution.
-// Everything with real behaviour lives in Go (exports.go & co.).
+// Everything with real behaviour lives in the package's Go files, in the
+// functions marked //export (client.go, buffer.go, executable.go, ...).
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>

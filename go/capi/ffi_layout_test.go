@@ -48,10 +48,7 @@ var ffiSizes = map[string]int{
 // TestFFIExtensionLayout compiles a C program against gojax_capi.h and checks
 // the FFI extension structs against the layout derived from XLA's header.
 func TestFFIExtensionLayout(t *testing.T) {
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler")
-	}
+	cc := cCompiler(t)
 	var prog, want strings.Builder
 	prog.WriteString("#include <stdio.h>\n#include \"gojax_capi.h\"\nint main(void) {\n")
 	for _, f := range ffiLayout {

@@ -32,10 +32,7 @@ func TestHeaderIsGenerated(t *testing.T) {
 // prints every field offset/size, STRUCT_SIZE, API slot offset and enum value,
 // and compares the output with pjrt-abi-0.114.txt line by line.
 func TestHeaderMatchesABITable(t *testing.T) {
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		t.Skip("no C compiler")
-	}
+	cc := cCompiler(t)
 	tab, _, err := abi.Load()
 	require.NoError(t, err)
 	require.Len(t, tab.Slots, 138)
@@ -98,4 +95,23 @@ func sortedKeys(m map[string]int) []string {
 		}
 	}
 	return keys
+}
+
+// cCompiler returns the C compiler to build the layout probes with: $CC's
+// command, else cc, gcc or clang. This package is cgo, so building its
+// tests needed a C compiler; not finding one is a broken setup, not a
+// reason to skip.
+func cCompiler(t *testing.T) string {
+	t.Helper()
+	names := []string{"cc", "gcc", "clang"}
+	if f := strings.Fields(os.Getenv("CC")); len(f) > 0 {
+		names = f[:1]
+	}
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	t.Fatalf("no C compiler found (tried %v); set CC to the one cgo uses", names)
+	return ""
 }

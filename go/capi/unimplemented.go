@@ -7,10 +7,11 @@ import "C"
 
 import "unsafe"
 
-// Slots gojax does not implement. The framework tolerates UNIMPLEMENTED on
-// each of these paths (pjrt-c-api.md §7 and Appendix A): either the call is a
-// "status" call surfaced as a Python exception, or it is reachable only
-// through an object gojax never hands out (a CopyToDeviceStream exists only
+// Slots gojax does not implement. jaxlib tolerates UNIMPLEMENTED on each of
+// these paths: either it passes the error status up as a Python exception
+// to the caller that asked for the feature, without failing anything
+// else, or the call is reachable only through an object gojax never hands
+// out (a CopyToDeviceStream exists only
 // for host receive callbacks, which gojax programs do not have). Each still
 // checks its arguments like every other entry point. Two more slots answer
 // UNIMPLEMENTED after checking their executable: Executable_GetCostAnalysis

@@ -1,15 +1,17 @@
 // Package compiler turns a StableHLO portable artifact into an executable plan.
 //
-// Pipeline: vhlo.Read → verify.Module → clone → the pass table in passes.go
-// (composites → calls, called computations → regions, inlining,
-// pass-through removal, legacy-op rewrites (einsum, torch_index_select),
-// constant folding, dead-code elimination,
-// elementwise fusion, donation scheduling), with structural invariants
-// checked after every pass → build.go lowers the entry function into a plan.
-// Fusion (pass_fuse.go, fusion.go) turns trees of elementwise ops, with the
+// Pipeline: vhlo.Read → verify.Module → clone → the passes, in the order of
+// the table in passes.go, which says on each entry what that pass rewrites
+// (the table is the list; this comment does not repeat it), with structural
+// invariants checked after every pass → build.go lowers the entry function
+// into a plan. Two passes fuse: row fusion (pass_rowfuse.go, rowfusion*.go)
+// groups row reductions with their elementwise neighbours into
+// gojax.rowfusion ops that run row block by row block, and elementwise
+// fusion (pass_fuse.go, fusion.go) turns trees of elementwise ops, with the
 // reshapes between them and the broadcasts feeding them, into gojax.fusion
 // ops that run as one blocked loop with intermediates in per-worker scratch;
-// results are bit-identical to the unfused plan (Options.NoFuse).
+// elementwise fusion's results are bit-identical to the unfused plan
+// (Options.NoFuse).
 //
 // A plan (plan.go) is a flat list of instructions over numbered buffer
 // slots whose sizes are fixed at compile time. Kernel ops become kernel

@@ -4,7 +4,7 @@ package ir
 // the parameters and whose terminator is "func.return".
 type Func struct {
 	Name       string
-	Visibility string // "public" or "private"
+	Visibility string // "public" (or ""), "private" or "nested"
 	Type       FuncType
 	ArgAttrs   []Attrs // per argument (e.g. tf.aliasing_output, jax.buffer_donor, mhlo.sharding)
 	ResAttrs   []Attrs // per result

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gojax/gojax/go/compiler"
 	"github.com/gojax/gojax/go/devmem"
+	"github.com/gojax/gojax/go/internal/byteview"
 )
 
 // addOneProg is fakeProg without its recording (safe for concurrent runs).
@@ -20,7 +21,7 @@ func (p *addOneProg) Run(args [][]byte, _ []bool) (*compiler.RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, o := f32s(args[0]), unsafe.Slice((*float32)(unsafe.Pointer(&out[0])), len(out)/4)
+	in, o := f32s(args[0]), byteview.As[float32](out)
 	for i, v := range in {
 		o[i] = v + 1
 	}
@@ -49,8 +50,10 @@ func bigHostF32(t testing.TB, c *Client, n int, v float32) *Buffer {
 // still pins keeps its memory and contents until the reference is dropped.
 func TestExecuteReusesReleasedOutputsOnly(t *testing.T) {
 	const n = 1 << 16 // 256 KiB outputs: a cached size class
-	if devmem.CacheBudget() < 4*n {
-		t.Skip("buffer cache disabled")
+	// GOJAX_BUFFER_CACHE_BYTES may have turned the cache off or shrunk it.
+	if old := devmem.CacheBudget(); old < 4*n {
+		devmem.SetCacheBudget(4 * n)
+		t.Cleanup(func() { devmem.SetCacheBudget(old) })
 	}
 	c := newTestClient(t, 1)
 	e := newAddOneExec(t, c, n)

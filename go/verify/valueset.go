@@ -1,22 +1,32 @@
 package verify
 
+import (
+	"hash/maphash"
+
+	"github.com/gojax/gojax/go/ir"
+)
+
 // valueSet is the verifier's set of defined values: an open-addressing hash
-// table of value addresses (linear probing, deletion by backward shift). It
-// holds no pointers, so the collector never scans it, and it is recycled
-// between modules with its table.
+// table of values (linear probing, deletion by backward shift), recycled
+// between modules with its table. It holds the values themselves, so an
+// entry keeps its value alive and cannot be confused with a later value at
+// a reused address; an emptied set holds none, so a recycled one keeps no
+// module alive.
 type valueSet struct {
-	slots []valueKey // 0 is an empty slot; len is a power of two
+	slots []*ir.Value // nil is an empty slot; len is a power of two
 	n     int
 	shift uint // 64 - log2(len(slots))
 }
 
+var valueSeed = maphash.MakeSeed()
+
 const minSetSlots = 64
 
-func (s *valueSet) home(k valueKey) int {
-	return int(uint64(k) * 0x9E3779B97F4A7C15 >> s.shift)
+func (s *valueSet) home(k *ir.Value) int {
+	return int(maphash.Comparable(valueSeed, k) >> s.shift)
 }
 
-func (s *valueSet) has(k valueKey) bool {
+func (s *valueSet) has(k *ir.Value) bool {
 	if s.n == 0 {
 		return false
 	}
@@ -25,13 +35,13 @@ func (s *valueSet) has(k valueKey) bool {
 		switch s.slots[i] {
 		case k:
 			return true
-		case 0:
+		case nil:
 			return false
 		}
 	}
 }
 
-func (s *valueSet) add(k valueKey) {
+func (s *valueSet) add(k *ir.Value) {
 	if 2*(s.n+1) > len(s.slots) {
 		s.grow()
 	}
@@ -40,7 +50,7 @@ func (s *valueSet) add(k valueKey) {
 		switch s.slots[i] {
 		case k:
 			return
-		case 0:
+		case nil:
 			s.slots[i] = k
 			s.n++
 			return
@@ -48,34 +58,34 @@ func (s *valueSet) add(k valueKey) {
 	}
 }
 
-func (s *valueSet) del(k valueKey) {
+func (s *valueSet) del(k *ir.Value) {
 	if s.n == 0 {
 		return
 	}
 	mask := len(s.slots) - 1
 	i := s.home(k)
 	for ; s.slots[i] != k; i = (i + 1) & mask {
-		if s.slots[i] == 0 {
+		if s.slots[i] == nil {
 			return
 		}
 	}
 	// Shift later entries of the probe run back over the hole when their
 	// home position does not lie cyclically in (hole, their slot].
-	for j := (i + 1) & mask; s.slots[j] != 0; j = (j + 1) & mask {
+	for j := (i + 1) & mask; s.slots[j] != nil; j = (j + 1) & mask {
 		h := s.home(s.slots[j])
 		if (j > i && (h <= i || h > j)) || (j < i && h <= i && h > j) {
 			s.slots[i] = s.slots[j]
 			i = j
 		}
 	}
-	s.slots[i] = 0
+	s.slots[i] = nil
 	s.n--
 }
 
 func (s *valueSet) grow() {
 	old := s.slots
 	size := max(2*len(old), minSetSlots)
-	s.slots = make([]valueKey, size)
+	s.slots = make([]*ir.Value, size)
 	s.shift = 64
 	for size > 1 {
 		size >>= 1
@@ -83,7 +93,7 @@ func (s *valueSet) grow() {
 	}
 	s.n = 0
 	for _, k := range old {
-		if k != 0 {
+		if k != nil {
 			s.add(k)
 		}
 	}

@@ -11,7 +11,6 @@ package verify
 import (
 	"fmt"
 	"strings"
-	"unsafe"
 
 	"github.com/gojax/gojax/go/internal/slab"
 	"github.com/gojax/gojax/go/ir"
@@ -59,36 +58,39 @@ type verifier struct {
 	// none of them: overwriting is all the next check does. The stale
 	// entries only point into the module being verified.
 	tensors slab.Bump[*ir.TensorType]
-	// names caches the check of an op name by the address of its bytes:
-	// the reader shares one string among the ops of a name, which spares
-	// hashing it for each op.
+	// names caches the check of recent op names, which spares looking each
+	// op's name up in checks. Comparing a name with the cached one is
+	// cheap: the reader shares one string among the ops of a name, and
+	// equal strings with the same bytes compare without reading them.
 	names [64]nameEntry
 }
 
 type nameEntry struct {
-	p     *byte
-	n     int
+	name  string
 	fn    checkFunc
 	known bool
+	set   bool
 }
 
 // check returns the check registered for name.
 func (v *verifier) check(name string) (checkFunc, bool) {
-	p := unsafe.StringData(name)
-	e := &v.names[(uintptr(unsafe.Pointer(p))>>3)%uintptr(len(v.names))]
-	if e.p != p || e.n != len(name) || p == nil {
+	e := &v.names[nameSlot(name)%len(v.names)]
+	if !e.set || e.name != name {
 		fn, known := checks[name]
-		*e = nameEntry{p: p, n: len(name), fn: fn, known: known}
+		*e = nameEntry{name: name, fn: fn, known: known, set: true}
 	}
 	return e.fn, e.known
 }
 
-// valueKey is a value's address as an integer: the module keeps every value
-// alive (and Go's collector does not move objects), and integer keys spare
-// the map the write barriers and scanning that pointer keys cost.
-type valueKey uintptr
-
-func key(x *ir.Value) valueKey { return valueKey(uintptr(unsafe.Pointer(x))) }
+// nameSlot spreads op names over the cache by their length and last
+// bytes, where names of one dialect differ.
+func nameSlot(name string) int {
+	h := uint(len(name))
+	for i := max(len(name)-6, 0); i < len(name); i++ {
+		h = h*31 + uint(name[i])
+	}
+	return int(h >> 1)
+}
 
 // Module verifies every function and op of m; the error names the op and its
 // source location.
@@ -173,17 +175,23 @@ func (v *verifier) function(f *ir.Func) error {
 // regions. Values defined inside the region go out of scope when it ends.
 func (v *verifier) region(r *ir.Region, parent *ir.Op) error {
 	defer func() {
+		if parent == nil {
+			// A function body: the set holds nothing else, and emptying
+			// it whole is cheaper than looking each value up.
+			v.defined.reset()
+			return
+		}
 		for _, b := range r.Blocks {
 			if b == nil {
 				continue
 			}
 			for _, a := range b.Args {
-				v.defined.del(key(a))
+				v.defined.del(a)
 			}
 			for _, op := range b.Ops {
 				if op != nil {
 					for _, res := range op.Results {
-						v.defined.del(key(res))
+						v.defined.del(res)
 					}
 				}
 			}
@@ -200,7 +208,7 @@ func (v *verifier) region(r *ir.Region, parent *ir.Op) error {
 				}
 				return fmt.Errorf("verify: block argument has invalid type %s", typeName(a))
 			}
-			v.defined.add(key(a))
+			v.defined.add(a)
 		}
 		for i, op := range b.Ops {
 			if op == nil {
@@ -233,7 +241,7 @@ func (v *verifier) op(op *ir.Op) error {
 		if x == nil {
 			return op.Errorf("operand %d is nil", i)
 		}
-		if !v.defined.has(key(x)) {
+		if !v.defined.has(x) {
 			return op.Errorf("operand %d is not defined before its use", i)
 		}
 		if !validType(x.Type) {
@@ -271,7 +279,7 @@ func (v *verifier) op(op *ir.Op) error {
 		}
 	}
 	for _, r := range op.Results {
-		v.defined.add(key(r))
+		v.defined.add(r)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/internal/cpufeat"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/stretchr/testify/require"
@@ -24,13 +25,13 @@ func TestUnaryAffineMatchesUnfused(t *testing.T) {
 	require.True(t, ok)
 	for _, sc := range [][2]float32{{2, 1}, {1.2345678, -0.3333333}, {1, 0.25}, {-0.5, negz32}, {0, 1}, {inf32, 0}, {1, nan32}} {
 		for _, n := range []int{len(src), len(src) - 1, 15, 7, 1, 0} {
-			in := bytesOf(src[:n])
+			in := byteview.Bytes(src[:n])
 			want, got := make([]byte, len(in)), make([]byte, len(in))
-			mul(want, in, bytesOf(sc[:1]))
-			add(want, want, bytesOf(sc[1:]))
+			mul(want, in, byteview.Bytes(sc[:1]))
+			add(want, want, byteview.Bytes(sc[1:]))
 			tanh(want, want)
-			aff(got, in, bytesOf(sc[:1]), bytesOf(sc[1:]))
-			w, g := view[float32](want), view[float32](got)
+			aff(got, in, byteview.Bytes(sc[:1]), byteview.Bytes(sc[1:]))
+			w, g := byteview.As[float32](want), byteview.As[float32](got)
 			for i := range w {
 				require.Truef(t, sameF32(g[i], w[i]),
 					"tanh(%v*%v+%v): fused %v, unfused %v", src[i], sc[0], sc[1], g[i], w[i])
@@ -38,7 +39,7 @@ func TestUnaryAffineMatchesUnfused(t *testing.T) {
 		}
 	}
 	d := make([]byte, 4096)
-	s, o := bytesOf([]float32{2}), bytesOf([]float32{1})
+	s, o := byteview.Bytes([]float32{2}), byteview.Bytes([]float32{1})
 	require.Zero(t, testing.AllocsPerRun(10, func() { aff(d, d, s, o) }))
 	_, ok = UnaryAffineLoop("exponential", ir.F64)
 	require.False(t, ok)
@@ -55,7 +56,7 @@ func TestUnaryAffineBinaryMatchesUnfused(t *testing.T) {
 	}
 	src = append(src, 0, negz32, inf32, -inf32, nan32, 1e-4, -3e-4, 7.99, -8, 0.5, 3, 0.25)
 	w = append(w, 0, 0, inf32, 2, 3, nan32, negz32, -inf32, 1e-40, 5, -1, 0.5)
-	sc, off := bytesOf([]float32{2}), bytesOf([]float32{1})
+	sc, off := byteview.Bytes([]float32{2}), byteview.Bytes([]float32{1})
 	aff, _ := UnaryAffineLoop("tanh", ir.F32)
 	for _, bop := range []string{"add", "subtract", "multiply", "divide"} {
 		bin, _ := BinaryLoop(bop, ir.F32)
@@ -64,16 +65,16 @@ func TestUnaryAffineBinaryMatchesUnfused(t *testing.T) {
 			require.True(t, ok)
 			for _, n := range []int{len(src), len(src) - 3, 9, 0} {
 				want, got := make([]byte, 4*n), make([]byte, 4*n)
-				aff(want, bytesOf(src[:n]), sc, off)
+				aff(want, byteview.Bytes(src[:n]), sc, off)
 				if first {
-					bin(want, want, bytesOf(w[:n]))
+					bin(want, want, byteview.Bytes(w[:n]))
 				} else {
-					bin(want, bytesOf(w[:n]), want)
+					bin(want, byteview.Bytes(w[:n]), want)
 				}
-				f(got, bytesOf(src[:n]), bytesOf(w[:n]), sc, off)
-				for i, g := range view[float32](got) {
-					require.Truef(t, sameF32(g, view[float32](want)[i]), "%s(tanh(%v*2+1), %v) first=%v: fused %v, unfused %v",
-						bop, src[i], w[i], first, g, view[float32](want)[i])
+				f(got, byteview.Bytes(src[:n]), byteview.Bytes(w[:n]), sc, off)
+				for i, g := range byteview.As[float32](got) {
+					require.Truef(t, sameF32(g, byteview.As[float32](want)[i]), "%s(tanh(%v*2+1), %v) first=%v: fused %v, unfused %v",
+						bop, src[i], w[i], first, g, byteview.As[float32](want)[i])
 				}
 			}
 		}
@@ -82,11 +83,11 @@ func TestUnaryAffineBinaryMatchesUnfused(t *testing.T) {
 	for _, first := range []bool{true, false} {
 		f, _ := UnaryAffineBinaryLoop("tanh", "subtract", ir.F32, first)
 		want := make([]byte, 4*len(src))
-		f(want, bytesOf(src), bytesOf(w), sc, off)
+		f(want, byteview.Bytes(src), byteview.Bytes(w), sc, off)
 		overW, overSrc := append([]float32(nil), w...), append([]float32(nil), src...)
-		f(bytesOf(overW), bytesOf(src), bytesOf(overW), sc, off)
-		f(bytesOf(overSrc), bytesOf(overSrc), bytesOf(w), sc, off)
-		for i, v := range view[float32](want) {
+		f(byteview.Bytes(overW), byteview.Bytes(src), byteview.Bytes(overW), sc, off)
+		f(byteview.Bytes(overSrc), byteview.Bytes(overSrc), byteview.Bytes(w), sc, off)
+		for i, v := range byteview.As[float32](want) {
 			require.Truef(t, sameF32(overW[i], v) && sameF32(overSrc[i], v), "in place, element %d", i)
 		}
 	}

@@ -1,6 +1,10 @@
 package elementwise
 
-import "github.com/gojax/gojax/go/ir"
+import (
+	"github.com/gojax/gojax/go/ir"
+
+	"github.com/gojax/gojax/go/internal/byteview"
+)
 
 //go:generate go run gen_arith.go
 
@@ -176,9 +180,13 @@ func arithKern(name string, t ir.ElemType) kern {
 	}
 	switch t {
 	case ir.F32:
-		return func(d, a, b, _ []byte) { arithF32(op, formVV, view[float32](d), view[float32](a), view[float32](b)) }
+		return func(d, a, b, _ []byte) {
+			arithF32(op, formVV, byteview.As[float32](d), byteview.As[float32](a), byteview.As[float32](b))
+		}
 	case ir.F64:
-		return func(d, a, b, _ []byte) { arithF64(op, formVV, view[float64](d), view[float64](a), view[float64](b)) }
+		return func(d, a, b, _ []byte) {
+			arithF64(op, formVV, byteview.As[float64](d), byteview.As[float64](a), byteview.As[float64](b))
+		}
 	}
 	return nil
 }
@@ -198,9 +206,13 @@ func BinaryScalarLoop(op string, t ir.ElemType, scalarFirst bool) (func(dst, v, 
 	}
 	switch t {
 	case ir.F32:
-		return func(d, v, s []byte) { arithF32(o, form, view[float32](d), view[float32](v), view[float32](s)) }, true
+		return func(d, v, s []byte) {
+			arithF32(o, form, byteview.As[float32](d), byteview.As[float32](v), byteview.As[float32](s))
+		}, true
 	case ir.F64:
-		return func(d, v, s []byte) { arithF64(o, form, view[float64](d), view[float64](v), view[float64](s)) }, true
+		return func(d, v, s []byte) {
+			arithF64(o, form, byteview.As[float64](d), byteview.As[float64](v), byteview.As[float64](s))
+		}, true
 	}
 	return nil, false
 }

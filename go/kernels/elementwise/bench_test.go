@@ -3,6 +3,7 @@ package elementwise
 import (
 	"testing"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
 )
 
@@ -22,7 +23,7 @@ func benchOp(b *testing.B, name string, attrs ir.Attrs, in ir.ElemType, out ir.E
 			for j := range src {
 				src[j] = float32((j+i*37)%1000)*0.01 - 3 + 0.001
 			}
-			convertKern(ir.F32, in)(data, bytesOf(src), nil, nil)
+			convertKern(ir.F32, in)(data, byteview.Bytes(src), nil, nil)
 		}
 		if in == ir.Pred {
 			for j := range data {
@@ -79,13 +80,13 @@ func BenchmarkFusedTanhChain(b *testing.B) {
 		x[i], y[i] = float32(i%2000-1000)/500, float32(i%7)
 	}
 	buf := make([]byte, 4*blk)
-	two, one := bytesOf([]float32{2}), bytesOf([]float32{1})
+	two, one := byteview.Bytes([]float32{2}), byteview.Bytes([]float32{1})
 	mul2, _ := BinaryScalarLoop("multiply", ir.F32, false)
 	add1, _ := BinaryScalarLoop("add", ir.F32, false)
 	tanh, _ := UnaryLoop("tanh", ir.F32)
 	tanhAff, _ := UnaryAffineLoop("tanh", ir.F32)
 	mul, _ := BinaryLoop("multiply", ir.F32)
-	xb, yb, ob := bytesOf(x), bytesOf(y), bytesOf(out)
+	xb, yb, ob := byteview.Bytes(x), byteview.Bytes(y), byteview.Bytes(out)
 	run := func(b *testing.B, block func(xs []byte)) {
 		for b.Loop() {
 			for lo := 0; lo < 4*n; lo += 4 * blk {

@@ -3,6 +3,7 @@ package elementwise
 import (
 	"math"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
 )
 
@@ -124,7 +125,7 @@ func cmp3[T int32 | int64](a, b T) int {
 // cmpTotal compares floats in total order through their integer keys.
 func cmpTotal[T float, K int32 | int64](dir string, key func(T) K) kern {
 	return func(d, a, b, _ []byte) {
-		x, y := view[T](a), view[T](b)
+		x, y := byteview.As[T](a), byteview.As[T](b)
 		x, y = x[:len(d)], y[:len(d)]
 		for i := range d {
 			d[i] = b2u(holds(dir, cmp3(key(x[i]), key(y[i]))))
@@ -136,7 +137,7 @@ func cmpTotal[T float, K int32 | int64](dir string, key func(T) K) kern {
 // (partial order: any NaN makes all but NE false) or TOTALORDER semantics.
 func cmpComplex[T cplx](dir string, total bool) kern {
 	return func(d, a, b, _ []byte) {
-		x, y := view[T](a), view[T](b)
+		x, y := byteview.As[T](a), byteview.As[T](b)
 		for i := range d {
 			p, q := complex128(x[i]), complex128(y[i])
 			if total {

@@ -3,6 +3,7 @@ package elementwise
 import (
 	"math/cmplx"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
@@ -72,7 +73,7 @@ func lowerComplexAbs(ctx kernel.Context, op *ir.Op, ins []*ir.TensorType, out *i
 // partLoop copies component idx (0 real, 1 imag) of each complex element.
 func partLoop[T float](idx int) kern {
 	return func(d, a, _, _ []byte) {
-		x, y := view[T](d), view[T](a)
+		x, y := byteview.As[T](d), byteview.As[T](a)
 		y = y[:2*len(x)]
 		for i := range x {
 			x[i] = y[2*i+idx]
@@ -118,7 +119,7 @@ func lowerPart(imagPart bool) kernel.Lower {
 
 func makeComplex[T float, C cplx](d []C, re, im []T) {
 	re, im = re[:len(d)], im[:len(d)]
-	parts := view[T](bytesOf(d))
+	parts := byteview.As[T](byteview.Bytes(d))
 	for i := range d {
 		parts[2*i], parts[2*i+1] = re[i], im[i]
 	}

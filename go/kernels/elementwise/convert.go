@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/internal/floatconv"
 )
@@ -118,33 +119,33 @@ func stickyF64(x uint64, neg bool) float64 {
 func toF64(t ir.ElemType) func(dst []float64, src []byte) {
 	switch {
 	case t == ir.F32:
-		return func(dst []float64, src []byte) { convFF(dst, view[float32](src)) }
+		return func(dst []float64, src []byte) { convFF(dst, byteview.As[float32](src)) }
 	case t == ir.F64:
-		return func(dst []float64, src []byte) { copy(dst, view[float64](src)) }
+		return func(dst []float64, src []byte) { copy(dst, byteview.As[float64](src)) }
 	case t == ir.C64:
 		return func(dst []float64, src []byte) {
-			s := view[float32](src)
+			s := byteview.As[float32](src)
 			for i := range dst {
 				dst[i] = float64(s[2*i])
 			}
 		}
 	case t == ir.C128:
 		return func(dst []float64, src []byte) {
-			s := view[float64](src)
+			s := byteview.As[float64](src)
 			for i := range dst {
 				dst[i] = s[2*i]
 			}
 		}
 	case t == ir.BF16:
 		return func(dst []float64, src []byte) {
-			s := view[uint16](src)[:len(dst)]
+			s := byteview.As[uint16](src)[:len(dst)]
 			for i := range dst {
 				dst[i] = float64(floatconv.BF16ToF32(s[i]))
 			}
 		}
 	case t == ir.F16:
 		return func(dst []float64, src []byte) {
-			s := view[uint16](src)[:len(dst)]
+			s := byteview.As[uint16](src)[:len(dst)]
 			for i := range dst {
 				dst[i] = float64(floatconv.F16ToF32(s[i]))
 			}
@@ -181,19 +182,19 @@ func intReader(t ir.ElemType) func(b []byte, i int) (uint64, bool) {
 	case ir.S1, ir.S2, ir.S4, ir.S8:
 		return func(b []byte, i int) (uint64, bool) { return mag(int64(int8(b[i]))) }
 	case ir.S16:
-		return func(b []byte, i int) (uint64, bool) { return mag(int64(view[int16](b)[i])) }
+		return func(b []byte, i int) (uint64, bool) { return mag(int64(byteview.As[int16](b)[i])) }
 	case ir.S32:
-		return func(b []byte, i int) (uint64, bool) { return mag(int64(view[int32](b)[i])) }
+		return func(b []byte, i int) (uint64, bool) { return mag(int64(byteview.As[int32](b)[i])) }
 	case ir.S64:
-		return func(b []byte, i int) (uint64, bool) { return mag(view[int64](b)[i]) }
+		return func(b []byte, i int) (uint64, bool) { return mag(byteview.As[int64](b)[i]) }
 	case ir.Pred, ir.U1, ir.U2, ir.U4, ir.U8:
 		return func(b []byte, i int) (uint64, bool) { return uint64(b[i]), false }
 	case ir.U16:
-		return func(b []byte, i int) (uint64, bool) { return uint64(view[uint16](b)[i]), false }
+		return func(b []byte, i int) (uint64, bool) { return uint64(byteview.As[uint16](b)[i]), false }
 	case ir.U32:
-		return func(b []byte, i int) (uint64, bool) { return uint64(view[uint32](b)[i]), false }
+		return func(b []byte, i int) (uint64, bool) { return uint64(byteview.As[uint32](b)[i]), false }
 	case ir.U64:
-		return func(b []byte, i int) (uint64, bool) { return view[uint64](b)[i], false }
+		return func(b []byte, i int) (uint64, bool) { return byteview.As[uint64](b)[i], false }
 	}
 	return nil
 }
@@ -202,33 +203,33 @@ func intReader(t ir.ElemType) func(b []byte, i int) (uint64, bool) {
 func fromF64(t ir.ElemType) func(dst []byte, src []float64) {
 	switch {
 	case t == ir.F32:
-		return func(dst []byte, src []float64) { convFF(view[float32](dst), src) }
+		return func(dst []byte, src []float64) { convFF(byteview.As[float32](dst), src) }
 	case t == ir.F64:
-		return func(dst []byte, src []float64) { copy(view[float64](dst), src) }
+		return func(dst []byte, src []float64) { copy(byteview.As[float64](dst), src) }
 	case t == ir.C64:
 		return func(dst []byte, src []float64) {
-			d := view[float32](dst)
+			d := byteview.As[float32](dst)
 			for i, v := range src {
 				d[2*i], d[2*i+1] = float32(v), 0
 			}
 		}
 	case t == ir.C128:
 		return func(dst []byte, src []float64) {
-			d := view[float64](dst)
+			d := byteview.As[float64](dst)
 			for i, v := range src {
 				d[2*i], d[2*i+1] = v, 0
 			}
 		}
 	case t == ir.F16:
 		return func(dst []byte, src []float64) {
-			d := view[uint16](dst)
+			d := byteview.As[uint16](dst)
 			for i, v := range src {
 				d[i] = floatconv.F64ToF16(v)
 			}
 		}
 	case t == ir.BF16:
 		return func(dst []byte, src []float64) {
-			d := view[uint16](dst)
+			d := byteview.As[uint16](dst)
 			for i, v := range src {
 				d[i] = floatconv.F64ToBF16(v)
 			}
@@ -385,11 +386,11 @@ func convertKern(from, to ir.ElemType) kern {
 	}
 	if from == ir.F32 && emulated(to) {
 		enc, es := encoder(to), to.ByteSize()
-		return func(d, a, _, _ []byte) { enc(d, view[float32](a)[:len(d)/es]) }
+		return func(d, a, _, _ []byte) { enc(d, byteview.As[float32](a)[:len(d)/es]) }
 	}
 	if emulated(from) && to == ir.F32 {
 		dec := decoder(from)
-		return func(d, a, _, _ []byte) { dec(view[float32](d), a) }
+		return func(d, a, _, _ []byte) { dec(byteview.As[float32](d), a) }
 	}
 	if (from.IsInteger() || from == ir.Pred) && to == ir.C128 {
 		// float64(int64) rounds once, correctly; the sticky path is for narrower targets.

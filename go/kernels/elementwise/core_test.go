@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/internal/racedetect"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/stretchr/testify/require"
@@ -239,7 +240,7 @@ func TestParallelPathAndNoAlloc(t *testing.T) {
 	outs := [][]byte{out}
 	require.NoError(t, step(ins, outs))
 	require.Equal(t, 4, ctx.chunks)
-	got := view[float32](out)
+	got := byteview.As[float32](out)
 	for i := range got {
 		require.Equal(t, float32(2*i), got[i])
 	}

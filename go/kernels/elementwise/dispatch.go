@@ -3,6 +3,7 @@ package elementwise
 import (
 	"sync"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
 )
 
@@ -161,14 +162,14 @@ func emulate(k kern, t ir.ElemType, encodeOut bool) kern {
 				case o == nil:
 				case len(o) == es && n > 1:
 					dec(s.in[i][:1], o)
-					f[i] = bytesOf(s.in[i][:1])
+					f[i] = byteview.Bytes(s.in[i][:1])
 				default:
 					dec(s.in[i][:hi-lo], o[lo*es:hi*es])
-					f[i] = bytesOf(s.in[i][:hi-lo])
+					f[i] = byteview.Bytes(s.in[i][:hi-lo])
 				}
 			}
 			if encodeOut {
-				k(bytesOf(s.out[:hi-lo]), f[0], f[1], f[2])
+				k(byteview.Bytes(s.out[:hi-lo]), f[0], f[1], f[2])
 				enc(d[lo*es:hi*es], s.out[:hi-lo])
 			} else {
 				k(d[lo:hi], f[0], f[1], f[2])

@@ -3,6 +3,7 @@ package elementwise
 import (
 	"strings"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
 )
 
@@ -117,8 +118,8 @@ func UnaryAffineLoop(op string, t ir.ElemType) (func(dst, src, scale, offset []b
 		return nil, false
 	}
 	return func(d, s, sc, off []byte) {
-		aff := [2]float32{view[float32](sc)[0], view[float32](off)[0]}
-		tanh32Chain(view[float32](d), view[float32](s), &aff, nil, 0)
+		aff := [2]float32{byteview.As[float32](sc)[0], byteview.As[float32](off)[0]}
+		tanh32Chain(byteview.As[float32](d), byteview.As[float32](s), &aff, nil, 0)
 	}, true
 }
 
@@ -138,7 +139,7 @@ func UnaryAffineBinaryLoop(op, bop string, t ir.ElemType, unaryFirst bool) (func
 		epi++
 	}
 	return func(d, s, w, sc, off []byte) {
-		aff := [2]float32{view[float32](sc)[0], view[float32](off)[0]}
-		tanh32Chain(view[float32](d), view[float32](s), &aff, view[float32](w), epi)
+		aff := [2]float32{byteview.As[float32](sc)[0], byteview.As[float32](off)[0]}
+		tanh32Chain(byteview.As[float32](d), byteview.As[float32](s), &aff, byteview.As[float32](w), epi)
 	}, true
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/stretchr/testify/require"
 )
@@ -14,7 +15,7 @@ func TestFusionLoops(t *testing.T) {
 	add, ok := BinaryLoop("stablehlo.add", ir.F32)
 	require.True(t, ok)
 	d := make([]float32, 3)
-	add(bytesOf(d), enc[float32](1, 2, 3), enc[float32](10, 20, 30))
+	add(byteview.Bytes(d), enc[float32](1, 2, 3), enc[float32](10, 20, 30))
 	require.Equal(t, []float32{11, 22, 33}, d)
 
 	neg, ok := UnaryLoop("negate", ir.S4)
@@ -41,19 +42,19 @@ func TestFusionLoops(t *testing.T) {
 	sel, ok := SelectLoop(ir.BF16)
 	require.True(t, ok)
 	r := make([]uint16, 2)
-	sel(bytesOf(r), []byte{0}, enc[uint16](1, 2), enc[uint16](3, 4))
+	sel(byteview.Bytes(r), []byte{0}, enc[uint16](1, 2), enc[uint16](3, 4))
 	require.Equal(t, []uint16{3, 4}, r)
 
 	cl, ok := ClampLoop(ir.S32)
 	require.True(t, ok)
 	ri := make([]int32, 3)
-	cl(bytesOf(ri), enc[int32](0), enc[int32](-5, 5, 50), enc[int32](10))
+	cl(byteview.Bytes(ri), enc[int32](0), enc[int32](-5, 5, 50), enc[int32](10))
 	require.Equal(t, []int32{0, 5, 10}, ri)
 
 	ab, ok := ComplexAbsLoop(ir.C64)
 	require.True(t, ok)
 	f := make([]float32, 1)
-	ab(bytesOf(f), enc(complex64(complex(3, 4))))
+	ab(byteview.Bytes(f), enc(complex64(complex(3, 4))))
 	require.Equal(t, []float32{5}, f)
 
 	fin, ok := IsFiniteLoop(ir.F16)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
 	"github.com/stretchr/testify/require"
@@ -42,20 +43,20 @@ type arg struct {
 	data []byte
 }
 
-func enc[T any](vals ...T) []byte {
+func enc[T byteview.Elem](vals ...T) []byte {
 	out := make([]byte, 0)
-	out = append(out, bytesOf(vals)...)
+	out = append(out, byteview.Bytes(vals)...)
 	return out
 }
 
-func dec[T any](b []byte) []T { return append([]T(nil), view[T](b)...) }
+func dec[T byteview.Elem](b []byte) []T { return append([]T(nil), byteview.As[T](b)...) }
 
 // vec builds a rank-1 operand of element type e.
-func vec[T any](e ir.ElemType, vals ...T) arg {
+func vec[T byteview.Elem](e ir.ElemType, vals ...T) arg {
 	return arg{ir.Tensor(e, int64(len(vals))), enc(vals...)}
 }
 
-func scalarArg[T any](e ir.ElemType, v T) arg { return arg{ir.Tensor(e), enc(v)} }
+func scalarArg[T byteview.Elem](e ir.ElemType, v T) arg { return arg{ir.Tensor(e), enc(v)} }
 
 // runOp lowers op name with the given operands and result type through the
 // registry and runs it once.

@@ -1,21 +1,23 @@
 package elementwise
 
+import "github.com/gojax/gojax/go/internal/byteview"
+
 // Adapters from typed slice loops to byte kernels, and the generic loops
 // shared by every numeric type.
 
-func k1[T, R any](f func(d []R, a []T)) kern {
-	return func(d, a, _, _ []byte) { f(view[R](d), view[T](a)) }
+func k1[T, R byteview.Elem](f func(d []R, a []T)) kern {
+	return func(d, a, _, _ []byte) { f(byteview.As[R](d), byteview.As[T](a)) }
 }
 
-func k2[T, R any](f func(d []R, a, b []T)) kern {
-	return func(d, a, b, _ []byte) { f(view[R](d), view[T](a), view[T](b)) }
+func k2[T, R byteview.Elem](f func(d []R, a, b []T)) kern {
+	return func(d, a, b, _ []byte) { f(byteview.As[R](d), byteview.As[T](a), byteview.As[T](b)) }
 }
 
 // map1/map2 apply a scalar function per element: the slow path for
 // transcendental functions, whose own cost dwarfs the indirect call.
-func map1[T any](f func(T) T) kern {
+func map1[T byteview.Elem](f func(T) T) kern {
 	return func(d, a, _, _ []byte) {
-		x, y := view[T](d), view[T](a)
+		x, y := byteview.As[T](d), byteview.As[T](a)
 		y = y[:len(x)]
 		for i := range x {
 			x[i] = f(y[i])
@@ -23,9 +25,9 @@ func map1[T any](f func(T) T) kern {
 	}
 }
 
-func map2[T any](f func(T, T) T) kern {
+func map2[T byteview.Elem](f func(T, T) T) kern {
 	return func(d, a, b, _ []byte) {
-		x, y, z := view[T](d), view[T](a), view[T](b)
+		x, y, z := byteview.As[T](d), byteview.As[T](a), byteview.As[T](b)
 		y, z = y[:len(x)], z[:len(x)]
 		for i := range x {
 			x[i] = f(y[i], z[i])

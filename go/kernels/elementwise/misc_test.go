@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/internal/racedetect"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/internal/floatconv"
@@ -110,7 +111,7 @@ type addRegion struct{ calls int }
 
 func (r *addRegion) Call(ins, outs [][]byte) error {
 	r.calls++
-	view[float32](outs[0])[0] = view[float32](ins[0])[0] + view[float32](ins[1])[0]
+	byteview.As[float32](outs[0])[0] = byteview.As[float32](ins[0])[0] + byteview.As[float32](ins[1])[0]
 	return nil
 }
 

@@ -1,6 +1,10 @@
 package elementwise
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/gojax/gojax/go/internal/byteview"
+)
 
 //go:generate go run gen_selcmp.go
 
@@ -32,13 +36,13 @@ var cmpDirs = map[string]int{"EQ": 0, "NE": 1, "LT": 2, "LE": 3, "GT": 4, "GE": 
 // vectors (a broadcast predicate stays with selectLoop's copies).
 func selectVec[T uint8 | uint16 | uint32 | uint64](pick func(t *selcmpTable) (int, func(d *T, p *uint8, a, b *T, n int))) kern {
 	return func(d, p, a, b []byte) {
-		x := view[T](d)
+		x := byteview.As[T](d)
 		n := 0
 		if t := selcmp; t != nil && len(p) == len(x) {
 			lanes, f := pick(t)
 			if len(x) >= lanes {
 				n = len(x) &^ (lanes - 1)
-				y, z := view[T](a)[:n], view[T](b)[:n]
+				y, z := byteview.As[T](a)[:n], byteview.As[T](b)[:n]
 				f(&x[0], &p[0], &y[0], &z[0], n)
 			}
 		}
@@ -89,7 +93,7 @@ func cmpVec[T float32 | float64](dir string, pick func(t *selcmpTable, i int) (i
 		if t := selcmp; t != nil {
 			if lanes, f := pick(t, i); len(d) >= lanes {
 				n = len(d) &^ (lanes - 1)
-				x, y := view[T](a)[:n], view[T](b)[:n]
+				x, y := byteview.As[T](a)[:n], byteview.As[T](b)[:n]
 				f(&d[0], &x[0], &y[0], n)
 			}
 		}

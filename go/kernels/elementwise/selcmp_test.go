@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/internal/cpufeat"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/stretchr/testify/require"
@@ -49,11 +50,11 @@ func TestCompareVectorMatchesScalar(t *testing.T) {
 		for dir := range cmpDirs {
 			for _, n := range []int{0, 1, 5, 8, 15, 16, 17, 33, 999, 1000} {
 				got, want := make([]byte, n), make([]byte, n)
-				cmpVec32(dir)(got, bytesOf(a32[:n]), bytesOf(b32[:n]), nil)
-				cmpReal[float32](dir)(want, bytesOf(a32[:n]), bytesOf(b32[:n]), nil)
+				cmpVec32(dir)(got, byteview.Bytes(a32[:n]), byteview.Bytes(b32[:n]), nil)
+				cmpReal[float32](dir)(want, byteview.Bytes(a32[:n]), byteview.Bytes(b32[:n]), nil)
 				require.Truef(t, bytes.Equal(got, want), "set %q, f32 %s of %d", isa, dir, n)
-				cmpVec64(dir)(got, bytesOf(a64[:n]), bytesOf(b64[:n]), nil)
-				cmpReal[float64](dir)(want, bytesOf(a64[:n]), bytesOf(b64[:n]), nil)
+				cmpVec64(dir)(got, byteview.Bytes(a64[:n]), byteview.Bytes(b64[:n]), nil)
+				cmpReal[float64](dir)(want, byteview.Bytes(a64[:n]), byteview.Bytes(b64[:n]), nil)
 				require.Truef(t, bytes.Equal(got, want), "set %q, f64 %s of %d", isa, dir, n)
 			}
 		}
@@ -76,8 +77,8 @@ func BenchmarkReluGrad(b *testing.B) {
 			useSelCmp(isa)
 			cmp, sel := compareKern("GT", ir.F32, false), selectKern(ir.F32)
 			for b.Loop() {
-				cmp(p, bytesOf(x), bytesOf(zero), nil)
-				sel(d, p, bytesOf(g), bytesOf(zero))
+				cmp(p, byteview.Bytes(x), byteview.Bytes(zero), nil)
+				sel(d, p, byteview.Bytes(g), byteview.Bytes(zero))
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/elem")
 		})

@@ -1,14 +1,18 @@
 package elementwise
 
-import "github.com/gojax/gojax/go/ir"
+import (
+	"github.com/gojax/gojax/go/ir"
+
+	"github.com/gojax/gojax/go/internal/byteview"
+)
 
 // select and clamp accept a rank-0 operand broadcast against the others;
 // kernels see such an operand as a one-element slice.
 
 type c128bits [2]uint64
 
-func selectLoop[T any](d, p, a, b []byte) {
-	x, y, z := view[T](d), view[T](a), view[T](b)
+func selectLoop[T byteview.Elem](d, p, a, b []byte) {
+	x, y, z := byteview.As[T](d), byteview.As[T](a), byteview.As[T](b)
 	if len(p) == 1 && len(x) > 1 {
 		if p[0] != 0 {
 			copy(x, y)
@@ -47,7 +51,7 @@ func selectKern(t ir.ElemType) kern {
 // clampLoop computes min(max(x, lo), hi) with lo and hi scalar or per element.
 // For floats Go's max/min propagate NaN, as XLA's clamp does.
 func clampLoop[T real_](d, lo, x, hi []byte) {
-	r, l, v, h := view[T](d), view[T](lo), view[T](x), view[T](hi)
+	r, l, v, h := byteview.As[T](d), byteview.As[T](lo), byteview.As[T](x), byteview.As[T](hi)
 	v = v[:len(r)]
 	n := len(r)
 	switch {
@@ -78,7 +82,7 @@ func clampLoop[T real_](d, lo, x, hi []byte) {
 
 // clampCplx orders complex values lexicographically, like maximum/minimum.
 func clampCplx[T cplx](d, lo, x, hi []byte) {
-	r, l, v, h := view[T](d), view[T](lo), view[T](x), view[T](hi)
+	r, l, v, h := byteview.As[T](d), byteview.As[T](lo), byteview.As[T](x), byteview.As[T](hi)
 	n := len(r)
 	tmp := [1]T{}
 	for i := range r {

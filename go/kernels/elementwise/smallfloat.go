@@ -1,6 +1,7 @@
 package elementwise
 
 import (
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/internal/floatconv"
 )
@@ -28,14 +29,14 @@ func decoder(t ir.ElemType) func(dst []float32, src []byte) {
 	switch t {
 	case ir.BF16:
 		return func(dst []float32, src []byte) {
-			s := view[uint16](src)[:len(dst)]
+			s := byteview.As[uint16](src)[:len(dst)]
 			for i := range dst {
 				dst[i] = floatconv.BF16ToF32(s[i])
 			}
 		}
 	case ir.F16:
 		return func(dst []float32, src []byte) {
-			s := view[uint16](src)[:len(dst)]
+			s := byteview.As[uint16](src)[:len(dst)]
 			for i := range dst {
 				dst[i] = floatconv.F16ToF32(s[i])
 			}
@@ -58,14 +59,14 @@ func encoder(t ir.ElemType) func(dst []byte, src []float32) {
 	switch t {
 	case ir.BF16:
 		return func(dst []byte, src []float32) {
-			d := view[uint16](dst)[:len(src)]
+			d := byteview.As[uint16](dst)[:len(src)]
 			for i := range src {
 				d[i] = floatconv.F32ToBF16(src[i])
 			}
 		}
 	case ir.F16:
 		return func(dst []byte, src []float32) {
-			d := view[uint16](dst)[:len(src)]
+			d := byteview.As[uint16](dst)[:len(src)]
 			for i := range src {
 				d[i] = floatconv.F32ToF16(src[i])
 			}

@@ -2,8 +2,8 @@ package linalg
 
 import (
 	"fmt"
-	"unsafe"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/internal/floatconv"
 	"github.com/gojax/gojax/go/kernels/kernel"
@@ -286,7 +286,7 @@ func dotStep(kind computeKind, p *gemmPlan, le, re, oe ir.ElemType, par parallel
 						for i := 0; i < rows; i++ {
 							o := off + i*ldc
 							if oe == ir.BF16 {
-								narrowRowBF16(unsafe.Slice((*uint16)(unsafe.Pointer(&out[2*o])), cols), c[o:o+cols])
+								narrowRowBF16(byteview.As[uint16](out[2*o:2*(o+cols)]), c[o:o+cols])
 								continue
 							}
 							fromF32(out[o*es:(o+cols)*es], c[o:o+cols], oe)
@@ -400,7 +400,7 @@ func releaseAll[T any](bs ...*buf[T]) {
 // viewF32 returns the operand as f32, converting into scratch when needed.
 func viewF32(b []byte, t ir.ElemType) ([]float32, *buf[float32]) {
 	if t == ir.F32 {
-		return f32s(b), nil
+		return byteview.As[float32](b), nil
 	}
 	s := f32scratch(len(b) / t.ByteSize())
 	toF32(s.s, b, t)
@@ -410,10 +410,11 @@ func viewF32(b []byte, t ir.ElemType) ([]float32, *buf[float32]) {
 // srcF32 is viewF32 for gemmSrc: bf16 operands are read as they are.
 func srcF32(b []byte, t ir.ElemType) (operand[float32], *buf[float32]) {
 	if t == ir.BF16 {
-		if len(b) < 2 {
-			return operand[float32]{bf16: []uint16{}}, nil
+		v := byteview.As[uint16](b)
+		if v == nil {
+			v = []uint16{} // a non-nil bf16 is what marks the operand as bf16
 		}
-		return operand[float32]{bf16: unsafe.Slice((*uint16)(unsafe.Pointer(&b[0])), len(b)/2)}, nil
+		return operand[float32]{bf16: v}, nil
 	}
 	v, r := viewF32(b, t)
 	return operand[float32]{v: v}, r
@@ -421,7 +422,7 @@ func srcF32(b []byte, t ir.ElemType) (operand[float32], *buf[float32]) {
 
 func viewF32Out(b []byte, t ir.ElemType) ([]float32, *buf[float32]) {
 	if t == ir.F32 {
-		return f32s(b), nil
+		return byteview.As[float32](b), nil
 	}
 	s := f32scratch(len(b) / t.ByteSize())
 	return s.s, s
@@ -429,7 +430,7 @@ func viewF32Out(b []byte, t ir.ElemType) ([]float32, *buf[float32]) {
 
 func viewF64(b []byte, t ir.ElemType) ([]float64, *buf[float64]) {
 	if t == ir.F64 {
-		return f64s(b), nil
+		return byteview.As[float64](b), nil
 	}
 	s := f64scratch(len(b) / t.ByteSize())
 	toF64(s.s, b, t)
@@ -438,7 +439,7 @@ func viewF64(b []byte, t ir.ElemType) ([]float64, *buf[float64]) {
 
 func viewF64Out(b []byte, t ir.ElemType) ([]float64, *buf[float64]) {
 	if t == ir.F64 {
-		return f64s(b), nil
+		return byteview.As[float64](b), nil
 	}
 	s := f64scratch(len(b) / t.ByteSize())
 	return s.s, s

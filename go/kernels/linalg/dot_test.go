@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/internal/floatconv"
 	"github.com/stretchr/testify/require"
@@ -388,12 +389,12 @@ func TestDotGeneralNarrowFloats(t *testing.T) {
 		t.Run(tc.et.String(), func(t *testing.T) {
 			n := int64(len(tc.in))
 			in := make([]byte, n)
-			smallFloatConv(ir.F32, tc.et)(in, f32AsBytes(tc.in))
+			smallFloatConv(ir.F32, tc.et)(in, byteview.Bytes(tc.in))
 			op := mkOp("stablehlo.dot_general", []*ir.TensorType{ir.Tensor(tc.et, n), ir.Tensor(tc.et, n)},
 				[]*ir.TensorType{ir.Tensor(tc.et)}, dotAttrs(nil, nil, []int64{0}, []int64{0}))
 			out := runOp(t, fakeCtx{1}, op, in, in)[0]
 			got := make([]float32, 1)
-			smallFloatConv(tc.et, ir.F32)(f32AsBytes(got), out)
+			smallFloatConv(tc.et, ir.F32)(byteview.Bytes(got), out)
 			require.Equal(t, tc.want, got[0])
 		})
 	}

@@ -3,51 +3,12 @@ package linalg
 import (
 	"encoding/binary"
 	"sync"
-	"unsafe"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/elementwise"
 	"github.com/gojax/gojax/go/kernels/internal/floatconv"
 )
-
-// Views of raw buffers as typed slices. gojax buffers are 64-byte aligned
-// (devmem) and Go heap slices are at least 8-byte aligned, and the targets
-// (amd64, arm64) tolerate unaligned access anyway.
-
-func f32s(b []byte) []float32 {
-	if len(b) < 4 {
-		return nil
-	}
-	return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)/4)
-}
-
-func f64s(b []byte) []float64 {
-	if len(b) < 8 {
-		return nil
-	}
-	return unsafe.Slice((*float64)(unsafe.Pointer(&b[0])), len(b)/8)
-}
-
-func c64s(b []byte) []complex64 {
-	if len(b) < 8 {
-		return nil
-	}
-	return unsafe.Slice((*complex64)(unsafe.Pointer(&b[0])), len(b)/8)
-}
-
-func c128s(b []byte) []complex128 {
-	if len(b) < 16 {
-		return nil
-	}
-	return unsafe.Slice((*complex128)(unsafe.Pointer(&b[0])), len(b)/16)
-}
-
-func i64s(b []byte) []int64 {
-	if len(b) < 8 {
-		return nil
-	}
-	return unsafe.Slice((*int64)(unsafe.Pointer(&b[0])), len(b)/8)
-}
 
 // isFloatLike reports types computed through the f32/f64 GEMM. The narrow
 // float types (f4, f6, f8) are widened to f32, accumulated there and rounded
@@ -84,20 +45,13 @@ func narrowConvertible(t ir.ElemType) bool {
 	return to && from
 }
 
-func f32AsBytes(v []float32) []byte {
-	if len(v) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v))
-}
-
 // toF32 converts n elements of src (type t) into dst.
 func toF32(dst []float32, src []byte, t ir.ElemType) {
 	switch t {
 	case ir.F32:
-		copy(dst, f32s(src))
+		copy(dst, byteview.As[float32](src))
 	case ir.F64:
-		for i, v := range f64s(src)[:len(dst)] {
+		for i, v := range byteview.As[float64](src)[:len(dst)] {
 			dst[i] = float32(v)
 		}
 	case ir.BF16:
@@ -110,7 +64,7 @@ func toF32(dst []float32, src []byte, t ir.ElemType) {
 		}
 	default:
 		if t.IsSmallFloat() {
-			smallFloatConv(t, ir.F32)(f32AsBytes(dst), src[:len(dst)])
+			smallFloatConv(t, ir.F32)(byteview.Bytes(dst), src[:len(dst)])
 			return
 		}
 		for i := range dst {
@@ -123,9 +77,9 @@ func toF32(dst []float32, src []byte, t ir.ElemType) {
 func toF64(dst []float64, src []byte, t ir.ElemType) {
 	switch t {
 	case ir.F64:
-		copy(dst, f64s(src))
+		copy(dst, byteview.As[float64](src))
 	case ir.F32:
-		for i, v := range f32s(src)[:len(dst)] {
+		for i, v := range byteview.As[float32](src)[:len(dst)] {
 			dst[i] = float64(v)
 		}
 	case ir.BF16:
@@ -156,24 +110,21 @@ func toF64(dst []float64, src []byte, t ir.ElemType) {
 func fromF32(dst []byte, src []float32, t ir.ElemType) {
 	switch t {
 	case ir.F32:
-		copy(f32s(dst), src)
+		copy(byteview.As[float32](dst), src)
 	case ir.F64:
-		d := f64s(dst)
+		d := byteview.As[float64](dst)
 		for i, v := range src {
 			d[i] = float64(v)
 		}
 	case ir.BF16:
-		if len(src) > 0 {
-			_ = dst[2*len(src)-1]
-			narrowRowBF16(unsafe.Slice((*uint16)(unsafe.Pointer(&dst[0])), len(src)), src)
-		}
+		narrowRowBF16(byteview.As[uint16](dst[:2*len(src)]), src)
 	case ir.F16:
 		for i, v := range src {
 			binary.LittleEndian.PutUint16(dst[2*i:], floatconv.F32ToF16(v))
 		}
 	default:
 		if t.IsSmallFloat() {
-			smallFloatConv(ir.F32, t)(dst[:len(src)], f32AsBytes(src))
+			smallFloatConv(ir.F32, t)(dst[:len(src)], byteview.Bytes(src))
 		}
 	}
 }
@@ -183,9 +134,9 @@ func fromF32(dst []byte, src []float32, t ir.ElemType) {
 func fromF64(dst []byte, src []float64, t ir.ElemType) {
 	switch t {
 	case ir.F64:
-		copy(f64s(dst), src)
+		copy(byteview.As[float64](dst), src)
 	case ir.F32:
-		d := f32s(dst)
+		d := byteview.As[float32](dst)
 		for i, v := range src {
 			d[i] = float32(v)
 		}
@@ -244,7 +195,7 @@ func fromI64(dst []byte, src []int64, t ir.ElemType) {
 			binary.LittleEndian.PutUint32(dst[4*i:], uint32(v))
 		}
 	default:
-		copy(i64s(dst), src)
+		copy(byteview.As[int64](dst), src)
 	}
 }
 
@@ -252,9 +203,9 @@ func fromI64(dst []byte, src []int64, t ir.ElemType) {
 func toC128(dst []complex128, src []byte, t ir.ElemType) {
 	switch t {
 	case ir.C128:
-		copy(dst, c128s(src))
+		copy(dst, byteview.As[complex128](src))
 	case ir.C64:
-		for i, v := range c64s(src)[:len(dst)] {
+		for i, v := range byteview.As[complex64](src)[:len(dst)] {
 			dst[i] = complex128(v)
 		}
 	default:
@@ -271,9 +222,9 @@ func toC128(dst []complex128, src []byte, t ir.ElemType) {
 func toC64(dst []complex64, src []byte, t ir.ElemType) {
 	switch t {
 	case ir.C64:
-		copy(dst, c64s(src))
+		copy(dst, byteview.As[complex64](src))
 	case ir.C128:
-		for i, v := range c128s(src)[:len(dst)] {
+		for i, v := range byteview.As[complex128](src)[:len(dst)] {
 			dst[i] = complex64(v)
 		}
 	default:
@@ -289,9 +240,9 @@ func toC64(dst []complex64, src []byte, t ir.ElemType) {
 func fromC128(dst []byte, src []complex128, t ir.ElemType) {
 	switch t {
 	case ir.C128:
-		copy(c128s(dst), src)
+		copy(byteview.As[complex128](dst), src)
 	case ir.C64:
-		d := c64s(dst)
+		d := byteview.As[complex64](dst)
 		for i, v := range src {
 			d[i] = complex64(v)
 		}
@@ -301,9 +252,9 @@ func fromC128(dst []byte, src []complex128, t ir.ElemType) {
 func fromC64(dst []byte, src []complex64, t ir.ElemType) {
 	switch t {
 	case ir.C64:
-		copy(c64s(dst), src)
+		copy(byteview.As[complex64](dst), src)
 	case ir.C128:
-		d := c128s(dst)
+		d := byteview.As[complex128](dst)
 		for i, v := range src {
 			d[i] = complex128(v)
 		}

@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/internal/workers"
 	"math"
 	"unsafe"
@@ -525,12 +526,11 @@ func asF32[T float32 | float64](s []T) []float32 {
 	if unsafe.Sizeof(z) != 4 {
 		panic("linalg: bf16 operand in a float64 GEMM")
 	}
-	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
+	return byteview.As[float32](byteview.Bytes(s))
 }
 
 func asU32[T float32 | float64](s []T) []uint32 {
-	f := asF32(s)
-	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(f))), len(f))
+	return byteview.As[uint32](byteview.Bytes(asF32(s)))
 }
 
 // packAPairs packs rows×ks of bf16 A into mr-row panels of k pairs: slot
@@ -571,7 +571,7 @@ func packAPairs14(pan []uint32, a []uint16, rows []int, k0, k int) {
 	var rs [14][]uint32
 	for i := range rs {
 		r := a[rows[i]+k0:][:k]
-		rs[i] = unsafe.Slice((*uint32)(unsafe.Pointer(&r[0])), kq)
+		rs[i] = byteview.As[uint32](byteview.Bytes(r[:2*kq]))
 	}
 	r0, r1, r2, r3, r4, r5, r6 := rs[0], rs[1][:kq], rs[2][:kq], rs[3][:kq], rs[4][:kq], rs[5][:kq], rs[6][:kq]
 	r7, r8, r9, r10, r11, r12, r13 := rs[7][:kq], rs[8][:kq], rs[9][:kq], rs[10][:kq], rs[11][:kq], rs[12][:kq], rs[13][:kq]

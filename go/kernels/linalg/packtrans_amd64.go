@@ -5,13 +5,18 @@ package linalg
 import (
 	"unsafe"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/internal/cpufeat"
 )
 
 //go:generate go run gen_packtrans.go
 
+// packA14TransF32 reads row i from rows[i]. Rows are pointers rather than
+// offsets from one base so that a row can lie in another object (the zero
+// row of packA14RowsF32) without computing addresses across objects.
+//
 //go:noescape
-func packA14TransF32(dst, src *float32, offs *[14]int, k16 int)
+func packA14TransF32(dst *float32, rows *[14]*float32, k16 int)
 
 //go:noescape
 func packT16x32F32(dst, src *float32, offs *[16]int, k16 int)
@@ -34,13 +39,17 @@ func packA14Trans[T float32 | float64](pan, a []T, offs *[14]int, k int) int {
 	if !packTransOK || kv == 0 {
 		return 0
 	}
-	_ = pan[14*kv-1]
-	b := byteOffs(offs, size)
+	dst := byteview.Bytes(pan[:14*kv])
 	if size == 8 {
-		packA14TransF64((*float64)(unsafe.Pointer(&pan[0])), (*float64)(unsafe.Pointer(&a[0])), &b, kv)
-	} else {
-		packA14TransF32((*float32)(unsafe.Pointer(&pan[0])), (*float32)(unsafe.Pointer(&a[0])), &b, kv)
+		b := byteOffs(offs, size)
+		packA14TransF64(&byteview.As[float64](dst)[0], &byteview.As[float64](byteview.Bytes(a))[0], &b, kv)
+		return kv
 	}
+	var rows [14]*float32
+	for i, o := range offs {
+		rows[i] = &byteview.As[float32](byteview.Bytes(a[o : o+kv]))[0]
+	}
+	packA14TransF32(&byteview.As[float32](dst)[0], &rows, kv)
 	return kv
 }
 
@@ -71,7 +80,7 @@ func packBTrans32[T float32 | float64](pan, b []T, cols []int, c0, k int) int {
 			_ = b[o+k16-1]
 			offs[j] = 4 * o
 		}
-		packT16x32F32((*float32)(unsafe.Pointer(&pan[16*h])), (*float32)(unsafe.Pointer(&b[0])), &offs, k16)
+		packT16x32F32(&byteview.As[float32](byteview.Bytes(pan[16*h:]))[0], &byteview.As[float32](byteview.Bytes(b))[0], &offs, k16)
 	}
 	return k16
 }
@@ -83,9 +92,11 @@ func packAPairs14Trans(pan []uint32, a []uint16, offs *[14]int, kq int) int {
 	if !packTransOK || k16 == 0 {
 		return 0
 	}
-	_ = pan[14*k16-1]
-	b := byteOffs(offs, 2)
-	packA14TransF32((*float32)(unsafe.Pointer(&pan[0])), (*float32)(unsafe.Pointer(&a[0])), &b, k16)
+	var rows [14]*float32
+	for i, o := range offs {
+		rows[i] = &byteview.As[float32](byteview.Bytes(a[o : o+2*k16]))[0]
+	}
+	packA14TransF32(&byteview.As[float32](byteview.Bytes(pan[:14*k16]))[0], &rows, k16)
 	return k16
 }
 
@@ -100,22 +111,20 @@ func packA14RowsF32(pan, a []float32, offs *[14]int, k int) bool {
 		return false
 	}
 	pan = pan[:14*k]
-	zoff := int(uintptr(unsafe.Pointer(&zeroF32[0])) - uintptr(unsafe.Pointer(&a[0])))
 	for p0 := 0; p0 < k; p0 += len(zeroF32) {
 		k16 := min(k-p0, len(zeroF32)) &^ 15
 		if k16 == 0 {
 			break
 		}
-		var b [14]int
+		var rows [14]*float32
 		for i, o := range offs {
 			if o < 0 {
-				b[i] = zoff
-				continue
+				rows[i] = &zeroF32[0]
+			} else {
+				rows[i] = &a[o+p0 : o+p0+k16][0]
 			}
-			_ = a[o+p0+k16-1]
-			b[i] = 4 * (o + p0)
 		}
-		packA14TransF32(&pan[14*p0], &a[0], &b, k16)
+		packA14TransF32(&pan[14*p0 : 14*(p0+k16)][0], &rows, k16)
 	}
 	for p := k &^ 15; p < k; p++ {
 		d := (*[14]float32)(pan[14*p:])

@@ -149,3 +149,47 @@ func testPackRowCopies[T float32 | float64](t *testing.T) {
 		}
 	}
 }
+
+// packA14RowsF32 must give the definition pan[14p+i] = a[offs[i]+p], 0 for
+// rows with a negative offset, over k beyond its 512-column chunks. Where
+// it declines (no AVX-512) the panel must be untouched.
+func TestPackA14RowsF32MatchesDefinition(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	const ld = 1200
+	a := make([]float32, 20*ld)
+	for i := range a {
+		a[i] = float32(r.NormFloat64())
+	}
+	for _, k := range []int{1, 15, 16, 17, 512, 513, 1100} {
+		for _, zeros := range []int{0, 1, 5, 14} {
+			var offs [14]int
+			for i := range offs {
+				offs[i] = r.Intn(20)*ld + r.Intn(ld-k+1)
+			}
+			for _, i := range r.Perm(14)[:zeros] {
+				offs[i] = -1
+			}
+			want := make([]float32, 14*k)
+			for p := range k {
+				for i, o := range offs {
+					if o >= 0 {
+						want[14*p+i] = a[o+p]
+					}
+				}
+			}
+			got := make([]float32, 14*k)
+			for i := range got {
+				got[i] = 7 // zero rows must be written, not skipped
+			}
+			name := fmt.Sprintf("k=%d zero rows=%d", k, zeros)
+			if !packA14RowsF32(got, a, &offs, k) {
+				require.False(t, packTransOK, name)
+				for i := range got {
+					require.Equal(t, float32(7), got[i], name)
+				}
+				continue
+			}
+			require.Equal(t, want, got, name)
+		}
+	}
+}

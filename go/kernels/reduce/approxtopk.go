@@ -16,9 +16,10 @@ import (
 // carries). The fallback is exact, and so is this kernel.
 //
 // The comparator must reach the kernel as the op's only region (the
-// compiler attaches the called function's body, see
-// /work/notes/conformance_needs.md); a function reference alone cannot be
-// compiled from inside a kernel.
+// compiler's "called" pass, attachCalledComputations in
+// go/compiler/pass_inline.go, attaches a copy of the called function's
+// body); a function reference alone cannot be compiled from inside a
+// kernel.
 func init() {
 	kernel.RegisterCustomCall("ApproxTopK", lowerApproxTopK)
 }

@@ -3,8 +3,8 @@ package reduce
 import (
 	"runtime"
 	"sync"
-	"unsafe"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/internal/floatconv"
 	"github.com/gojax/gojax/go/kernels/kernel"
@@ -30,20 +30,11 @@ type storage[A any] struct {
 	round func(A) A
 }
 
-func viewAs[A any](b []byte) []A {
-	var z A
-	sz := int(unsafe.Sizeof(z))
-	if len(b) < sz {
-		return nil
-	}
-	return unsafe.Slice((*A)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/sz)
-}
-
-func directStorage[A any]() storage[A] {
+func directStorage[A byteview.Elem]() storage[A] {
 	return storage[A]{
-		view:  viewAs[A],
-		load:  func(dst []A, b []byte, off int) { copy(dst, viewAs[A](b)[off:]) },
-		store: func(b []byte, i int, v A) { viewAs[A](b)[i] = v },
+		view:  byteview.As[A],
+		load:  func(dst []A, b []byte, off int) { copy(dst, byteview.As[A](b)[off:]) },
+		store: func(b []byte, i int, v A) { byteview.As[A](b)[i] = v },
 	}
 }
 
@@ -291,12 +282,12 @@ func mk[A any](op opKind, ops func(opKind) (opFuncs[A], bool), st storage[A]) ty
 func f16Storage() storage[float32] {
 	return storage[float32]{
 		load: func(dst []float32, b []byte, off int) {
-			src := viewAs[uint16](b)[off : off+len(dst)]
+			src := byteview.As[uint16](b)[off : off+len(dst)]
 			for i, h := range src {
 				dst[i] = floatconv.F16ToF32(h)
 			}
 		},
-		store: func(b []byte, i int, v float32) { viewAs[uint16](b)[i] = floatconv.F32ToF16(v) },
+		store: func(b []byte, i int, v float32) { byteview.As[uint16](b)[i] = floatconv.F32ToF16(v) },
 		round: func(v float32) float32 { return floatconv.F16ToF32(floatconv.F32ToF16(v)) },
 	}
 }
@@ -304,12 +295,12 @@ func f16Storage() storage[float32] {
 func bf16Storage() storage[float32] {
 	return storage[float32]{
 		load: func(dst []float32, b []byte, off int) {
-			src := viewAs[uint16](b)[off : off+len(dst)]
+			src := byteview.As[uint16](b)[off : off+len(dst)]
 			for i, h := range src {
 				dst[i] = floatconv.BF16ToF32(h)
 			}
 		},
-		store: func(b []byte, i int, v float32) { viewAs[uint16](b)[i] = floatconv.F32ToBF16(v) },
+		store: func(b []byte, i int, v float32) { byteview.As[uint16](b)[i] = floatconv.F32ToBF16(v) },
 		round: func(v float32) float32 { return floatconv.BF16ToF32(floatconv.F32ToBF16(v)) },
 	}
 }

@@ -3,6 +3,7 @@ package shape
 import (
 	"math"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/internal/floatconv"
 )
@@ -26,14 +27,14 @@ type intT interface {
 }
 
 func addRow[T numT](dst, src []byte, d, ds, s, ss, n int) {
-	D, S := asT[T](dst), asT[T](src)
+	D, S := byteview.As[T](dst), byteview.As[T](src)
 	for i := 0; i < n; i, d, s = i+1, d+ds, s+ss {
 		D[d] += S[s]
 	}
 }
 
 func mulRow[T numT](dst, src []byte, d, ds, s, ss, n int) {
-	D, S := asT[T](dst), asT[T](src)
+	D, S := byteview.As[T](dst), byteview.As[T](src)
 	for i := 0; i < n; i, d, s = i+1, d+ds, s+ss {
 		D[d] *= S[s]
 	}
@@ -41,7 +42,7 @@ func mulRow[T numT](dst, src []byte, d, ds, s, ss, n int) {
 
 // maxRow/minRow propagate NaN like stablehlo.maximum/minimum.
 func maxRow[T orderedT](dst, src []byte, d, ds, s, ss, n int) {
-	D, S := asT[T](dst), asT[T](src)
+	D, S := byteview.As[T](dst), byteview.As[T](src)
 	for i := 0; i < n; i, d, s = i+1, d+ds, s+ss {
 		if v := S[s]; v > D[d] || v != v {
 			D[d] = v
@@ -50,7 +51,7 @@ func maxRow[T orderedT](dst, src []byte, d, ds, s, ss, n int) {
 }
 
 func minRow[T orderedT](dst, src []byte, d, ds, s, ss, n int) {
-	D, S := asT[T](dst), asT[T](src)
+	D, S := byteview.As[T](dst), byteview.As[T](src)
 	for i := 0; i < n; i, d, s = i+1, d+ds, s+ss {
 		if v := S[s]; v < D[d] || v != v {
 			D[d] = v
@@ -59,21 +60,21 @@ func minRow[T orderedT](dst, src []byte, d, ds, s, ss, n int) {
 }
 
 func andRow[T intT](dst, src []byte, d, ds, s, ss, n int) {
-	D, S := asT[T](dst), asT[T](src)
+	D, S := byteview.As[T](dst), byteview.As[T](src)
 	for i := 0; i < n; i, d, s = i+1, d+ds, s+ss {
 		D[d] &= S[s]
 	}
 }
 
 func orRow[T intT](dst, src []byte, d, ds, s, ss, n int) {
-	D, S := asT[T](dst), asT[T](src)
+	D, S := byteview.As[T](dst), byteview.As[T](src)
 	for i := 0; i < n; i, d, s = i+1, d+ds, s+ss {
 		D[d] |= S[s]
 	}
 }
 
 func xorRow[T intT](dst, src []byte, d, ds, s, ss, n int) {
-	D, S := asT[T](dst), asT[T](src)
+	D, S := byteview.As[T](dst), byteview.As[T](src)
 	for i := 0; i < n; i, d, s = i+1, d+ds, s+ss {
 		D[d] ^= S[s]
 	}
@@ -87,7 +88,7 @@ func halfRow(op string, to func(uint16) float32, from func(float32) uint16) rowF
 		return nil
 	}
 	return func(dst, src []byte, d, ds, s, ss, n int) {
-		D, S := asT[uint16](dst), asT[uint16](src)
+		D, S := byteview.As[uint16](dst), byteview.As[uint16](src)
 		for i := 0; i < n; i, d, s = i+1, d+ds, s+ss {
 			a, b := to(D[d]), to(S[s])
 			var r float32
@@ -137,7 +138,7 @@ func floatRow[T ~float32 | ~float64](op string) rowFn {
 func isNegZero[T ~float32 | ~float64](v T) bool { return v == 0 && math.Signbit(float64(v)) }
 
 func maxRowF[T ~float32 | ~float64](dst, src []byte, d, ds, s, ss, n int) {
-	D, S := asT[T](dst), asT[T](src)
+	D, S := byteview.As[T](dst), byteview.As[T](src)
 	for i := 0; i < n; i, d, s = i+1, d+ds, s+ss {
 		if v, m := S[s], D[d]; v > m || v != v || (v == m && isNegZero(m)) {
 			D[d] = v
@@ -146,7 +147,7 @@ func maxRowF[T ~float32 | ~float64](dst, src []byte, d, ds, s, ss, n int) {
 }
 
 func minRowF[T ~float32 | ~float64](dst, src []byte, d, ds, s, ss, n int) {
-	D, S := asT[T](dst), asT[T](src)
+	D, S := byteview.As[T](dst), byteview.As[T](src)
 	for i := 0; i < n; i, d, s = i+1, d+ds, s+ss {
 		if v, m := S[s], D[d]; v < m || v != v || (v == m && isNegZero(v)) {
 			D[d] = v

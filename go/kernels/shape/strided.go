@@ -3,6 +3,7 @@ package shape
 import (
 	"unsafe"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -119,13 +120,13 @@ func (p *copyPlan) exec(dst, src []byte, dBase, sBase, lo, hi int) {
 	case 1:
 		execT(p, dst, src, dBase, sBase, lo, hi)
 	case 2:
-		execT(p, asT[uint16](dst), asT[uint16](src), dBase, sBase, lo, hi)
+		execT(p, byteview.As[uint16](dst), byteview.As[uint16](src), dBase, sBase, lo, hi)
 	case 4:
-		execT(p, asT[uint32](dst), asT[uint32](src), dBase, sBase, lo, hi)
+		execT(p, byteview.As[uint32](dst), byteview.As[uint32](src), dBase, sBase, lo, hi)
 	case 8:
-		execT(p, asT[uint64](dst), asT[uint64](src), dBase, sBase, lo, hi)
+		execT(p, byteview.As[uint64](dst), byteview.As[uint64](src), dBase, sBase, lo, hi)
 	case 16:
-		execT(p, asT[[2]uint64](dst), asT[[2]uint64](src), dBase, sBase, lo, hi)
+		execT(p, byteview.As[[2]uint64](dst), byteview.As[[2]uint64](src), dBase, sBase, lo, hi)
 	default:
 		panic("shape: unsupported element size")
 	}
@@ -134,16 +135,6 @@ func (p *copyPlan) exec(dst, src []byte, dBase, sBase, lo, hi int) {
 // elem is a fixed-size element storage type.
 type elem interface {
 	~uint8 | ~uint16 | ~uint32 | ~uint64 | ~[2]uint64
-}
-
-// asT reinterprets a byte buffer as elements of T (bounds-checked by Go).
-func asT[T any](b []byte) []T {
-	var z T
-	sz := int(unsafe.Sizeof(z))
-	if len(b) < sz {
-		return nil
-	}
-	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/sz)
 }
 
 func execT[T elem](p *copyPlan, dst, src []T, dBase, sBase, lo, hi int) {
