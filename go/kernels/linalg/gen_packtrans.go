@@ -88,17 +88,17 @@ func genA14F32() {
 	out.Raw(`
 // packA14TransF32 packs 14 rows × k16 (a multiple of 16) float32 values
 // into a k-major 14-row panel: dst[14p+i] = row i's element p, row i
-// starting at src + offs[i] bytes. Each 16-column block is loaded as 14
-// ZMM rows (two zero rows complete the square), transposed 16×16 in
-// registers (32-bit unpacks, 64-bit unpacks, two 128-bit lane shuffles),
-// and stored as 16 masked 14-element stores.
+// starting at rows[i] (SI is the byte offset reached in every row). Each
+// 16-column block is loaded as 14 ZMM rows (two zero rows complete the
+// square), transposed 16×16 in registers (32-bit unpacks, 64-bit unpacks,
+// two 128-bit lane shuffles), and stored as 16 masked 14-element stores.
 
-// func packA14TransF32(dst, src *float32, offs *[14]int, k16 int)
-TEXT ·packA14TransF32(SB), NOSPLIT, $0-32
+// func packA14TransF32(dst *float32, rows *[14]*float32, k16 int)
+TEXT ·packA14TransF32(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ offs+16(FP), AX
-	MOVQ k16+24(FP), CX
+	XORQ SI, SI
+	MOVQ rows+8(FP), AX
+	MOVQ k16+16(FP), CX
 	MOVL $0x3FFF, DX
 	KMOVW DX, K1
 	VPXORD Z31, Z31, Z31
