@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/gojax/gojax/go/internal/testenv"
 	"github.com/gojax/gojax/go/compiler"
+	"github.com/gojax/gojax/go/internal/testenv"
 )
 
 // TestDumpOutputs writes the outputs gojax computes for self-checking
