@@ -6,7 +6,9 @@ import (
 	"github.com/gojax/gojax/go/ir"
 )
 
-// Loop kernels for a future fusion pass. Each returned loop processes whole
+// Loop kernels by op name, for other kernel families (linalg's element
+// conversions) and tests; fused kernels get the same loops from the
+// registry (kernel.Traits.Loop, lower.go). Each returned loop processes whole
 // elements in gojax storage layout: the element count is len(dst) divided by
 // the result element size, and operands hold the same number of elements
 // (select's predicate and clamp's bounds may instead hold exactly one, a

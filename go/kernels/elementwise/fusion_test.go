@@ -72,7 +72,7 @@ func TestFusionLoops(t *testing.T) {
 // type and logs which combinations are supported (the report's table); it
 // also pins the combinations the spec requires.
 func TestSupportMatrix(t *testing.T) {
-	ops := append(append([]string{}, unaryOps...), binaryOps...)
+	ops := opNames(unaryOps, binaryOps)
 	sort.Strings(ops)
 	var lines []string
 	supported := map[string]map[ir.ElemType]bool{}
@@ -81,10 +81,10 @@ func TestSupportMatrix(t *testing.T) {
 		var names []string
 		for _, et := range ir.ElemTypes() {
 			var k kern
-			if contains(unaryOps, op) {
+			if contains(opNames(unaryOps), op) {
 				k = unaryKern(op, et)
 				if op == "abs" && et.IsComplex() {
-					k = kern(func(d, a, b, c []byte) {}) // served by lowerComplexAbs
+					k = kern(func(d, a, b, c []byte) {}) // served by resolveComplexAbs
 				}
 			} else {
 				k = binaryKern(op, et)
