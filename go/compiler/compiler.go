@@ -6,10 +6,14 @@
 // constant folding, dead-code elimination,
 // elementwise fusion, donation scheduling), with structural invariants
 // checked after every pass → build.go lowers the entry function into a plan.
-// Fusion (pass_fuse.go, fusion.go) turns trees of elementwise ops, with the
-// reshapes between them and the broadcasts feeding them, into gojax.fusion
-// ops that run as one blocked loop with intermediates in per-worker scratch;
-// results are bit-identical to the unfused plan (Options.NoFuse).
+// Fusion (pass_fuse.go, pass_rowfuse.go) decides which trees of elementwise
+// ops, with the reshapes between them and the broadcasts feeding them (and
+// which row reductions with their neighbours), become gojax.fusion (and
+// gojax.rowfusion) ops; the fused kernel family (go/kernels/fused) runs each
+// as one blocked loop with intermediates in per-worker scratch; results are
+// bit-identical to the unfused plan (Options.NoFuse). Which ops may fuse or
+// run in place is read from their registered traits (kernel.Traits), never
+// from lists here.
 //
 // A plan (plan.go) is a flat list of instructions over numbered buffer
 // slots whose sizes are fixed at compile time. Kernel ops become kernel
@@ -17,8 +21,8 @@
 // nested instruction lists sharing the enclosing slots; regions of kernel ops
 // (reduce bodies, comparators) become callable sub-plans via
 // kernel.Context.CompileRegion. Slots are shared by values whose live ranges
-// do not overlap; an elementwise op or a dynamic_update_slice may write its
-// result over a same-sized operand that dies there (so those kernels must
+// do not overlap; an op whose traits say InPlace, or a dynamic_update_slice,
+// may write its result over a same-sized operand that dies there (so those kernels must
 // tolerate outs[0] aliasing such an input); loop-carried values stay in fixed
 // slots and each iteration's new values are swapped in without copying.
 // Scratch frames are pooled per executable; outputs are allocated with

@@ -34,9 +34,13 @@
 // evaluated as XLA does and so gives XLA's bits (tanh32.go); reduce_precision with mantissa_bits = 0 maps NaN to Inf, as the
 // reference interpreter does.
 //
-// For a fusion pass, UnaryLoop, BinaryLoop, CompareLoop, SelectLoop,
-// ClampLoop, ConvertLoop, ComplexAbsLoop and IsFiniteLoop return the same
-// loops over byte slices (see fusion.go); BinaryScalarLoop,
+// Every op registers its traits with its lowering (lower.go): arity, in
+// place, element-type class and its fused loop (kernel.Traits.Loop), which
+// the compiler's fusion passes and the fused kernels (go/kernels/fused)
+// use; the loop and the kernel come from one resolver, so an op fuses
+// exactly when its kernel accepts it. UnaryLoop, BinaryLoop, CompareLoop,
+// SelectLoop, ClampLoop, ConvertLoop, ComplexAbsLoop and IsFiniteLoop
+// return the same loops by name (see fusion.go); BinaryScalarLoop,
 // UnaryAffineLoop and UnaryAffineBinaryLoop fold a broadcast scalar, a
 // scalar multiply-add before a unary op and a binary op after it into one
 // pass with the same bits.

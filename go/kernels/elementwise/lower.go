@@ -41,7 +41,7 @@ func init() {
 	for _, o := range binaryOps {
 		register(o.name, 2, o.class, resolveBinary(o.name))
 	}
-	register("compare", 2, 0, resolveCompare)
+	registerTraits("compare", 2, 0, resolveCompare, func(t *kernel.Traits) { t.Check = compareTypeRule })
 	register("select", 3, 0, resolveSelect)
 	register("clamp", 3, 0, resolveClamp)
 	register("convert", 1, 0, resolveConvert)
@@ -63,9 +63,16 @@ type resolver func(op *ir.Op) (resolved, error)
 
 // register installs a fusible, in-place elementwise op of the given arity.
 func register(name string, arity int, class kernel.ElemClass, r resolver) {
-	kernel.RegisterOp("stablehlo."+name, lowerWith(r), kernel.Traits{
-		Elementwise: true, Arity: arity, InPlace: true, Class: class, Loop: fusedLoop(name, arity, r),
-	})
+	registerTraits(name, arity, class, r, nil)
+}
+
+// registerTraits is register with more traits set by more.
+func registerTraits(name string, arity int, class kernel.ElemClass, r resolver, more func(*kernel.Traits)) {
+	t := kernel.Traits{Elementwise: true, Arity: arity, InPlace: true, Class: class, Loop: fusedLoop(name, arity, r)}
+	if more != nil {
+		more(&t)
+	}
+	kernel.RegisterOp("stablehlo."+name, lowerWith(r), t)
 }
 
 func lowerWith(r resolver) kernel.Lower {
@@ -194,31 +201,51 @@ func resolveCompare(op *ir.Op) (resolved, error) {
 	if !ok {
 		return resolved{}, op.Errorf("missing comparison_direction")
 	}
-	ct, ok := op.Attrs.Enum("compare_type")
-	if !ok || ct == "NOTYPE" {
-		ct = defaultCompareType(t)
+	if err := compareTypeRule(op); err != nil {
+		return resolved{}, err
 	}
-	switch ct {
-	case "FLOAT", "TOTALORDER":
-		if !t.IsFloat() && !t.IsComplex() {
-			return resolved{}, op.Errorf("compare_type %s needs float or complex operands, got %s", ct, t)
-		}
-	case "SIGNED":
-		if !t.IsSigned() {
-			return resolved{}, op.Errorf("compare_type SIGNED needs signed integer operands, got %s", t)
-		}
-	case "UNSIGNED":
-		if !t.IsUnsigned() && t != ir.Pred {
-			return resolved{}, op.Errorf("compare_type UNSIGNED needs unsigned integer or i1 operands, got %s", t)
-		}
-	default:
-		return resolved{}, op.Errorf("unknown compare_type %q", ct)
-	}
+	ct := compareType(op, t)
 	k := compareKern(dir, t, ct == "TOTALORDER")
 	if k == nil {
 		return resolved{}, op.Errorf("comparison %s on %s is not supported", dir, t)
 	}
 	return resolved{k, ins, out, scalar}, nil
+}
+
+// compareType is the op's compare_type, its operand type's default when
+// absent or NOTYPE.
+func compareType(op *ir.Op, t ir.ElemType) string {
+	ct, ok := op.Attrs.Enum("compare_type")
+	if !ok || ct == "NOTYPE" {
+		ct = defaultCompareType(t)
+	}
+	return ct
+}
+
+// compareTypeRule checks compare_type against the operand type; the
+// verifier applies it too (kernel.Traits.Check).
+func compareTypeRule(op *ir.Op) error {
+	if len(op.Operands) == 0 || op.Operands[0].Tensor() == nil {
+		return nil // the arity and type checks report it
+	}
+	t := op.Operands[0].Tensor().Elem
+	switch ct := compareType(op, t); ct {
+	case "FLOAT", "TOTALORDER":
+		if !t.IsFloat() && !t.IsComplex() {
+			return op.Errorf("compare_type %s needs float or complex operands, got %s", ct, t)
+		}
+	case "SIGNED":
+		if !t.IsSigned() {
+			return op.Errorf("compare_type SIGNED needs signed integer operands, got %s", t)
+		}
+	case "UNSIGNED":
+		if !t.IsUnsigned() && t != ir.Pred {
+			return op.Errorf("compare_type UNSIGNED needs unsigned integer or i1 operands, got %s", t)
+		}
+	default:
+		return op.Errorf("unknown compare_type %q", ct)
+	}
+	return nil
 }
 
 func defaultCompareType(t ir.ElemType) string {

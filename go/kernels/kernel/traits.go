@@ -37,6 +37,10 @@ type Traits struct {
 	// Class, for an op whose operands and result share one type, is the
 	// set of element types StableHLO allows (the verifier's rule).
 	Class ElemClass
+	// Check, when set, is a type rule beyond Class that the op's kernel
+	// and the verifier both apply (compare's compare_type against its
+	// operand type).
+	Check func(op *ir.Op) error
 }
 
 // Opcode names a registered op without its string: 0 is no op.
