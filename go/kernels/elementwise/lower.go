@@ -99,18 +99,18 @@ func fusedLoop(name string, arity int, r resolver) func(op *ir.Op) (kernel.Loop,
 		switch arity {
 		case 1:
 			l.F1 = func(d, a []byte) { k(d, a, nil, nil) }
-			if f, ok := UnaryAffineLoop(name, x.out.Elem); ok {
+			if f, ok := unaryAffineLoop(name, x.out.Elem); ok {
 				l.AffineLoop = f
 				t := x.out.Elem
 				l.AffineThen = func(bin kernel.Loop, unaryFirst bool) (func(d, s, w, sc, off []byte), bool) {
-					return UnaryAffineBinaryLoop(name, bin.Op.Name(), t, unaryFirst)
+					return unaryAffineBinaryLoop(name, bin.Op.Name(), t, unaryFirst)
 				}
 			}
 		case 2:
 			l.F2 = func(d, a, b []byte) { k(d, a, b, nil) }
 			if x.ins[0].Elem == x.out.Elem {
 				t := x.out.Elem
-				l.Scalar = func(j int) (func(d, v, s []byte), bool) { return BinaryScalarLoop(name, t, j == 0) }
+				l.Scalar = func(j int) (func(d, v, s []byte), bool) { return binaryScalarLoop(name, t, j == 0) }
 			}
 			switch name {
 			case "add":
