@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/gojax/gojax/go/ir"
@@ -556,18 +557,14 @@ func inPlaceCapable(op *ir.Op, v *ir.Value) bool {
 	if op.Name == "stablehlo.dynamic_update_slice" {
 		return op.Operands[0] == v
 	}
-	if op.Name == fusionOp {
-		return fusionOverwritable(op, v)
-	}
-	if !inPlaceOps[op.Name] {
+	tr := kernel.TraitsOf(op.Name)
+	if !tr.InPlace {
 		return false
 	}
-	for _, o := range op.Operands {
-		if o == v {
-			return true
-		}
+	if tr.Overwrites != nil {
+		return tr.Overwrites(op, v)
 	}
-	return false
+	return slices.Contains(op.Operands, v)
 }
 
 // outputs binds the block's results: a kernel result of the top block is
@@ -660,7 +657,8 @@ func (b *builder) inPlace(blk *ir.Block) {
 			}
 			continue
 		}
-		if len(op.Results) != 1 || !(inPlaceOps[op.Name] || op.Name == "stablehlo.dynamic_update_slice" || op.Name == fusionOp) {
+		tr := kernel.TraitsOf(op.Name)
+		if len(op.Results) != 1 || !(tr.InPlace || op.Name == "stablehlo.dynamic_update_slice") {
 			continue
 		}
 		res := b.valGroup[op.Results[0]]
@@ -673,7 +671,7 @@ func (b *builder) inPlace(blk *ir.Block) {
 		}
 		for _, v := range cands {
 			g := b.valGroup[v].root()
-			if op.Name == fusionOp && !fusionOverwritable(op, v) {
+			if tr.Overwrites != nil && !tr.Overwrites(op, v) {
 				continue
 			}
 			if g.kind == slotInternal && g.end == b.pre[op] && g.size == res.size && g != res {
@@ -956,9 +954,6 @@ func (b *builder) operandAliases(op *ir.Op) ([]copyPair, error) {
 func lowerKernel(ctx *compileCtx, op *ir.Op) (kernel.Step, error) {
 	var lower kernel.Lower
 	var ok bool
-	if op.Name == fusionOp {
-		return lowerFusion(ctx, op)
-	}
 	if op.Name == "stablehlo.custom_call" {
 		target, _ := op.Attrs.Str("call_target_name")
 		if lower, ok = kernel.LookupCustomCall(target); !ok {
@@ -977,23 +972,6 @@ func lowerKernel(ctx *compileCtx, op *ir.Op) (kernel.Step, error) {
 	return step, nil
 }
 
-// inPlaceOps are elementwise ops whose kernels read element i of each
-// operand before writing element i of the result, so a result may share the
-// buffer of a same-typed operand that dies at the op (a donated argument).
-var inPlaceOps = map[string]bool{}
-
-func init() {
-	for _, n := range []string{"abs", "add", "and", "atan2", "bitcast_convert", "cbrt", "ceil", "clamp",
-		"compare", "convert", "cosine", "count_leading_zeros", "divide", "exponential",
-		"exponential_minus_one", "floor", "is_finite", "log", "log_plus_one", "logistic", "maximum",
-		"minimum", "multiply", "negate", "not", "or", "popcnt", "power", "reduce_precision", "remainder",
-		"round_nearest_afz", "round_nearest_even", "rsqrt", "select", "shift_left",
-		"shift_right_arithmetic", "shift_right_logical", "sign", "sine", "sqrt", "subtract", "tan",
-		"tanh", "xor"} {
-		inPlaceOps["stablehlo."+n] = true
-	}
-}
-
 // donationInfo records what planDonation needs about parameters and outputs.
 func (b *builder) donationInfo(p *plan) {
 	p.paramLastUse = make([]int, len(b.top.Args))
@@ -1006,17 +984,18 @@ func (b *builder) donationInfo(p *plan) {
 		p.outDefPos[k], p.outCopyParam[k] = -1, -1
 	}
 	p.outInPlace = make([]bool, len(b.outGroups))
-	p.outFusionArgs = make([][]int, len(b.outGroups))
+	p.outOverwrites = make([][]int, len(b.outGroups))
 	term := b.top.Terminator()
 	for _, g := range b.outGroups {
 		if g.start != math.MaxInt {
 			p.outDefPos[g.index] = g.start
 			def := term.Operands[g.index].Def
-			p.outInPlace[g.index] = inPlaceOps[def.Name]
-			if def.Name == fusionOp {
+			tr := kernel.TraitsOf(def.Name)
+			p.outInPlace[g.index] = tr.InPlace && tr.Overwrites == nil
+			if tr.InPlace && tr.Overwrites != nil {
 				for i, a := range b.top.Args {
-					if fusionOverwritable(def, a) {
-						p.outFusionArgs[g.index] = append(p.outFusionArgs[g.index], i)
+					if tr.Overwrites(def, a) {
+						p.outOverwrites[g.index] = append(p.outOverwrites[g.index], i)
 					}
 				}
 			}

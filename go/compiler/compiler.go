@@ -4,14 +4,15 @@
 // the table in passes.go, which says on each entry what that pass rewrites
 // (the table is the list; this comment does not repeat it), with structural
 // invariants checked after every pass → build.go lowers the entry function
-// into a plan. Two passes fuse: row fusion (pass_rowfuse.go, rowfusion*.go)
-// groups row reductions with their elementwise neighbours into
-// gojax.rowfusion ops that run row block by row block, and elementwise
-// fusion (pass_fuse.go, fusion.go) turns trees of elementwise ops, with the
-// reshapes between them and the broadcasts feeding them, into gojax.fusion
-// ops that run as one blocked loop with intermediates in per-worker scratch;
-// elementwise fusion's results are bit-identical to the unfused plan
-// (Options.NoFuse).
+// into a plan. Two passes fuse: row fusion (pass_rowfuse.go) groups row
+// reductions with their elementwise neighbours into gojax.rowfusion ops,
+// and elementwise fusion (pass_fuse.go) turns trees of elementwise ops, with
+// the reshapes between them and the broadcasts feeding them, into
+// gojax.fusion ops; the fused kernel family (go/kernels/fused) runs each as
+// one blocked loop with intermediates in per-worker scratch, bit-identical
+// to the unfused plan (Options.NoFuse). Which ops may fuse or run in place
+// is read from their registered traits (kernel.Traits), never from lists
+// here.
 //
 // A plan (plan.go) is a flat list of instructions over numbered buffer
 // slots whose sizes are fixed at compile time. Kernel ops become kernel
@@ -19,8 +20,8 @@
 // nested instruction lists sharing the enclosing slots; regions of kernel ops
 // (reduce bodies, comparators) become callable sub-plans via
 // kernel.Context.CompileRegion. Slots are shared by values whose live ranges
-// do not overlap; an elementwise op or a dynamic_update_slice may write its
-// result over a same-sized operand that dies there (so those kernels must
+// do not overlap; an op whose traits say InPlace, or a dynamic_update_slice,
+// may write its result over a same-sized operand that dies there (so those kernels must
 // tolerate outs[0] aliasing such an input); loop-carried values stay in fixed
 // slots and each iteration's new values are swapped in without copying.
 // Scratch frames are pooled per executable; outputs are allocated with

@@ -32,7 +32,7 @@ func planDonation(entry *ir.Func, p *plan) ([]int, error) {
 		}
 		if p.outDefPos[k] >= 0 {
 			d, u := p.outDefPos[k], p.paramLastUse[i]
-			return d > u || (d == u && (p.outInPlace[k] || slices.Contains(p.outFusionArgs[k], i)))
+			return d > u || (d == u && (p.outInPlace[k] || slices.Contains(p.outOverwrites[k], i)))
 		}
 		return true
 	}

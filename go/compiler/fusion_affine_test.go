@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/fused"
 	"github.com/stretchr/testify/require"
 )
 
@@ -68,11 +69,11 @@ func affineChains(t *testing.T, n int64, donate bool) {
 		args := [][]byte{f32s(x...), f32s(y...), f32s(1.7), f32s(-0.3)}
 		ref, err := CompileModule(mb.m, Options{NoFuse: true})
 		require.NoError(t, err)
-		before := affineFolds.Load()
-		fused, err := CompileModule(mb.m, Options{})
+		before := fused.AffineFolds()
+		fe, err := CompileModule(mb.m, Options{})
 		require.NoError(t, err)
-		require.Equal(t, 1, fused.Stats().KernelSteps, name)
-		require.Greater(t, affineFolds.Load(), before, "%s folds", name)
-		require.Equal(t, runCopy(t, ref, args, make([]bool, 4)), runCopy(t, fused, args, don), "%s n=%d donated=%v", name, n, donate)
+		require.Equal(t, 1, fe.Stats().KernelSteps, name)
+		require.Greater(t, fused.AffineFolds(), before, "%s folds", name)
+		require.Equal(t, runCopy(t, ref, args, make([]bool, 4)), runCopy(t, fe, args, don), "%s n=%d donated=%v", name, n, donate)
 	}
 }

@@ -2,15 +2,16 @@ package compiler
 
 import (
 	"github.com/gojax/gojax/go/ir"
-	"github.com/gojax/gojax/go/kernels/elementwise"
+	"github.com/gojax/gojax/go/kernels/fused"
+	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
-// fusionOp is the compiler's own op for a fused elementwise computation. Its
-// operands are the external inputs; its one region holds the member ops
-// (reading the region's block arguments) and returns the root's value. The
-// planner treats it as a kernel op; lowerFusion (fusion.go) compiles the
-// region into a single blocked loop.
-const fusionOp = "gojax.fusion"
+// fusionOp is the op of a fused elementwise computation. Its operands are
+// the external inputs; its one region holds the member ops (reading the
+// region's block arguments) and returns the root's value and the other
+// results. It is a kernel op like any other: the fused kernel family
+// (go/kernels/fused) compiles the region into a single blocked loop.
+const fusionOp = fused.Op
 
 // fuseElementwise merges producer→consumer trees of elementwise ops with one
 // element count (the reshapes between them and the broadcast_in_dim ops
@@ -221,18 +222,6 @@ func valueTypes(vs []*ir.Value) []ir.Type {
 	return out
 }
 
-func sameShapeDims(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // staticTensor returns v's tensor type when every dimension is known.
 func staticTensor(v *ir.Value) *ir.TensorType {
 	t := v.Tensor()
@@ -247,9 +236,11 @@ func staticTensor(v *ir.Value) *ir.TensorType {
 	return t
 }
 
-// fusible reports whether op can be a fusion member: an elementwise op the
-// fusion loops implement, with types the unfused kernel would accept (ops it
-// would reject stay unfused so they fail the same way), or a broadcast_in_dim.
+// fusible reports whether op can be a fusion member: an op whose
+// registered traits offer a loop for its types and attributes (the loop
+// constructor rejects what the op's own kernel would reject, so such ops
+// stay unfused and fail the same way), a reshape that keeps its element
+// type, or a broadcast_in_dim the fused kernel can gather.
 func fusible(op *ir.Op) bool {
 	if len(op.Results) != 1 || len(op.Regions) > 0 {
 		return false
@@ -264,190 +255,18 @@ func fusible(op *ir.Op) bool {
 			return false
 		}
 	}
-	// full: operand i has the result's shape; scalarOK: or is rank 0.
-	full := func(i int, scalarOK bool) bool {
-		return sameShapeDims(ins[i].Shape, out.Shape) || scalarOK && ins[i].Rank() == 0
-	}
-	name := op.Name
-	switch {
-	case name == "stablehlo.broadcast_in_dim":
-		_, ok := broadcastMap(op)
-		return ok
-	case name == "stablehlo.reshape":
+	switch op.Name {
+	case "stablehlo.broadcast_in_dim":
+		return fused.Broadcastable(op)
+	case "stablehlo.reshape":
 		// Row-major reshapes keep every element's linear index: inside a
 		// fusion (which works on linear indices) they move no data.
 		return len(ins) == 1 && ins[0].Elem == out.Elem && ins[0].NumElements() == out.NumElements()
-	case name == "stablehlo.compare":
-		if len(ins) != 2 || ins[0].Elem != ins[1].Elem || out.Elem != ir.Pred || !full(0, false) || !full(1, false) {
-			return false
-		}
-		dir, ok := op.Attrs.Enum("comparison_direction")
-		if !ok {
-			return false
-		}
-		ct, _ := op.Attrs.Enum("compare_type")
-		if !compareTypeValid(ct, ins[0].Elem) {
-			return false
-		}
-		_, ok = elementwise.CompareLoop(dir, ct, ins[0].Elem)
-		return ok
-	case name == "stablehlo.select":
-		if len(ins) != 3 || ins[0].Elem != ir.Pred || ins[1].Elem != out.Elem || ins[2].Elem != out.Elem ||
-			!full(0, true) || !full(1, false) || !full(2, false) {
-			return false
-		}
-		_, ok := elementwise.SelectLoop(out.Elem)
-		return ok
-	case name == "stablehlo.clamp":
-		if len(ins) != 3 || !full(0, true) || !full(1, false) || !full(2, true) {
-			return false
-		}
-		for _, t := range ins {
-			if t.Elem != out.Elem {
-				return false
-			}
-		}
-		_, ok := elementwise.ClampLoop(out.Elem)
-		return ok
-	case name == "stablehlo.convert":
-		if len(ins) != 1 || !full(0, false) {
-			return false
-		}
-		_, ok := elementwise.ConvertLoop(ins[0].Elem, out.Elem)
-		return ok
-	case name == "stablehlo.is_finite":
-		if len(ins) != 1 || !full(0, false) || out.Elem != ir.Pred {
-			return false
-		}
-		_, ok := elementwise.IsFiniteLoop(ins[0].Elem)
-		return ok
-	case fusedUnary[name]:
-		if len(ins) != 1 || !full(0, false) {
-			return false
-		}
-		if name == "stablehlo.abs" && ins[0].Elem.IsComplex() {
-			_, ok := elementwise.ComplexAbsLoop(ins[0].Elem)
-			return ok && out.Elem == ir.F32 && ins[0].Elem == ir.C64 || ok && out.Elem == ir.F64 && ins[0].Elem == ir.C128
-		}
-		if ins[0].Elem != out.Elem {
-			return false
-		}
-		_, ok := elementwise.UnaryLoop(name, out.Elem)
-		return ok
-	case fusedBinary[name]:
-		if len(ins) != 2 || ins[0].Elem != out.Elem || ins[1].Elem != out.Elem || !full(0, false) || !full(1, false) {
-			return false
-		}
-		_, ok := elementwise.BinaryLoop(name, out.Elem)
-		return ok
 	}
-	return false
-}
-
-// compareTypeValid mirrors the elementwise compare lowering's checks.
-func compareTypeValid(ct string, t ir.ElemType) bool {
-	switch ct {
-	case "", "NOTYPE":
-		return true
-	case "FLOAT", "TOTALORDER":
-		return t.IsFloat() || t.IsComplex()
-	case "SIGNED":
-		return t.IsSigned()
-	case "UNSIGNED":
-		return t.IsUnsigned() || t == ir.Pred
+	tr := kernel.TraitsOf(op.Name)
+	if !tr.Elementwise || tr.Loop == nil {
+		return false
 	}
-	return false
-}
-
-var fusedUnary, fusedBinary = map[string]bool{}, map[string]bool{}
-
-func init() {
-	for _, n := range []string{"abs", "negate", "not", "sign", "sqrt", "rsqrt", "cbrt", "ceil", "floor",
-		"round_nearest_afz", "round_nearest_even", "cosine", "sine", "tan", "tanh",
-		"exponential", "exponential_minus_one", "log", "log_plus_one", "logistic",
-		"popcnt", "count_leading_zeros"} {
-		fusedUnary["stablehlo."+n] = true
-	}
-	for _, n := range []string{"add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum",
-		"power", "atan2", "and", "or", "xor", "shift_left", "shift_right_logical", "shift_right_arithmetic"} {
-		fusedBinary["stablehlo."+n] = true
-	}
-}
-
-// bcastMap describes how a broadcast_in_dim reads its operand: for each
-// result dimension, the operand element stride (0 where the dimension is
-// broadcast).
-type bcastMap struct {
-	dims    []int
-	strides []int
-}
-
-// broadcastMap validates a broadcast_in_dim and returns its index map.
-func broadcastMap(op *ir.Op) (bcastMap, bool) {
-	if len(op.Operands) != 1 || len(op.Results) != 1 {
-		return bcastMap{}, false
-	}
-	in, out := staticTensor(op.Operands[0]), staticTensor(op.Results[0])
-	if in == nil || out == nil || in.Elem != out.Elem {
-		return bcastMap{}, false
-	}
-	bd, ok := op.Attrs.I64s("broadcast_dimensions")
-	if !ok && in.Rank() > 0 || len(bd) != in.Rank() {
-		return bcastMap{}, false
-	}
-	m := bcastMap{dims: make([]int, out.Rank()), strides: make([]int, out.Rank())}
-	for d, n := range out.Shape {
-		m.dims[d] = int(n)
-	}
-	stride := 1
-	for d := in.Rank() - 1; d >= 0; d-- {
-		o := bd[d]
-		if o < 0 || int(o) >= out.Rank() {
-			return bcastMap{}, false
-		}
-		switch n := in.Shape[d]; {
-		case n == out.Shape[o]:
-			if m.strides[o] != 0 {
-				return bcastMap{}, false // two operand dims on one result dim
-			}
-			if n != 1 {
-				m.strides[o] = stride
-			}
-		case n == 1:
-		default:
-			return bcastMap{}, false
-		}
-		stride *= int(in.Shape[d])
-	}
-	return m, true
-}
-
-// fusionOverwritable reports whether the fusion op may write its result over
-// operand v's buffer: every member reads v at the result's own index (no
-// broadcast) and v's elements have the result's size, so each block reads
-// its part of v before the root writes that part.
-func fusionOverwritable(op *ir.Op, v *ir.Value) bool {
-	if len(op.Results) != 1 {
-		return false // extra results are written mid-block
-	}
-	out := op.Results[0].Tensor()
-	body := op.Regions[0].Blocks[0]
-	found := false
-	for i, o := range op.Operands {
-		if o != v {
-			continue
-		}
-		t := o.Tensor()
-		if t == nil || out == nil || t.Elem.ByteSize() != out.Elem.ByteSize() || t.NumElements() != out.NumElements() {
-			return false
-		}
-		arg := body.Args[i]
-		for _, m := range body.Ops {
-			if m.Name == "stablehlo.broadcast_in_dim" && m.Operands[0] == arg {
-				return false
-			}
-		}
-		found = true
-	}
-	return found
+	_, ok := tr.Loop(op)
+	return ok
 }

@@ -4,18 +4,18 @@ import (
 	"slices"
 
 	"github.com/gojax/gojax/go/ir"
-	"github.com/gojax/gojax/go/kernels/reduce"
+	"github.com/gojax/gojax/go/kernels/fused"
 )
 
-// rowFusionOp is the compiler's op for a row-local computation: reductions
+// rowFusionOp is the op of a row-local computation: reductions
 // over the trailing (contiguous) dims of an array of rows, the elementwise
 // ops on those rows and on the per-row results, and the broadcasts of the
 // per-row results back along the rows (softmax, log_softmax, layer-norm
-// statistics). Its region holds the members as gojax.fusion does;
-// lowerRowFusion (rowfusion.go) runs them row block by row block, so a
+// statistics). Its region holds the members as gojax.fusion does; the fused
+// kernel family (go/kernels/fused) runs them row block by row block, so a
 // block's rows are read from memory once and every intermediate stays in
 // cache.
-const rowFusionOp = "gojax.rowfusion"
+const rowFusionOp = fused.RowOp
 
 // rowFusion gates the pass (tests compare plans with and without it).
 var rowFusion = true
@@ -24,9 +24,9 @@ var rowFusion = true
 // cache and the unfused plan streams as well.
 const maxRowLen = 1 << 16
 
-// rowGeom is a group's row structure: values of rows*n elements are "full"
-// (row k is elements [k*n, (k+1)*n)), values of rows elements are per-row.
-type rowGeom struct{ rows, n int64 }
+// rowGeom is a group's row structure: values of Rows*N elements are
+// "full", values of Rows elements are per-row.
+type rowGeom = fused.RowGeom
 
 // fuseRows runs before fuseElementwise, which then fuses what is left.
 func fuseRows(st *passState) error {
@@ -61,68 +61,14 @@ func rowFuseBlock(blk *ir.Block) {
 	}
 }
 
-// rowReduceGeom returns the geometry of a reduce the group can run per row:
-// one operand, an init from outside, the trailing dims reduced, a fast path.
+// rowReduceGeom returns the geometry of a reduce the group can run per row
+// (fused.RowReduceGeom) with rows short enough to fit a block in cache.
 func rowReduceGeom(op *ir.Op) (rowGeom, bool) {
-	if op.Name != "stablehlo.reduce" || len(op.Operands) != 2 || len(op.Results) != 1 || len(op.Regions) != 1 {
-		return rowGeom{}, false
-	}
-	in, out := staticTensor(op.Operands[0]), staticTensor(op.Results[0])
-	if in == nil || out == nil || in.Rank() == 0 {
-		return rowGeom{}, false
-	}
-	dims, ok := op.Attrs.I64s("dimensions")
-	if !ok || len(dims) == 0 {
-		return rowGeom{}, false
-	}
-	d := slices.Clone(dims)
-	slices.Sort(d)
-	first := int64(in.Rank() - len(d))
-	for i, v := range d {
-		if v != first+int64(i) {
-			return rowGeom{}, false // not exactly the trailing dims
-		}
-	}
-	g := rowGeom{rows: 1, n: 1}
-	for i, s := range in.Shape {
-		if int64(i) < first {
-			g.rows *= s
-		} else {
-			g.n *= s
-		}
-	}
-	if g.rows < 2 || g.n < 2 || g.n > maxRowLen || out.NumElements() != g.rows {
-		return rowGeom{}, false
-	}
-	if _, ok := reduce.RowReduce(op.Regions[0], in.Elem, int(g.n)); !ok {
+	g, ok := fused.RowReduceGeom(op)
+	if !ok || g.N > maxRowLen {
 		return rowGeom{}, false
 	}
 	return g, true
-}
-
-// rowBcast classifies a broadcast_in_dim under a group's geometry.
-type rowBcast uint8
-
-const (
-	bcastOther   rowBcast = iota // neither of the below
-	bcastSpread                  // spreads a per-row value along the rows
-	bcastReshape                 // only re-shapes a per-row value (keepdims)
-)
-
-// rowBcastKind classifies a broadcast_in_dim under g.
-func rowBcastKind(op *ir.Op, g rowGeom) rowBcast {
-	bm, ok := broadcastMap(op)
-	if !ok || staticTensor(op.Operands[0]).NumElements() != g.rows {
-		return bcastOther
-	}
-	dims, strides := collapse(bm)
-	switch n := staticTensor(op.Results[0]).NumElements(); {
-	case n == g.rows*g.n && len(dims) == 2 && int64(dims[0]) == g.rows && int64(dims[1]) == g.n && strides[0] == 1 && strides[1] == 0:
-		return bcastSpread
-	case n == g.rows && len(dims) == 1 && strides[0] == 1:
-		return bcastReshape
-	}
-	return bcastOther
 }
 
 // rowMember reports whether op, reading a value of the group, can join it.
@@ -132,13 +78,13 @@ func rowMember(op *ir.Op, g rowGeom) bool {
 		rg, ok := rowReduceGeom(op)
 		return ok && rg == g
 	case "stablehlo.broadcast_in_dim":
-		return rowBcastKind(op, g) != bcastOther
+		return fused.RowBroadcast(op, g) != fused.BcastOther
 	}
 	if !fusible(op) {
 		return false
 	}
 	n := staticTensor(op.Results[0]).NumElements()
-	return n == g.rows || n == g.rows*g.n
+	return n == g.Rows || n == g.Rows*g.N
 }
 
 // findRowGroup returns the members (block order) of the next row group, or
@@ -174,7 +120,7 @@ func findRowGroup(blk *ir.Block, tried map[*ir.Op]bool) ([]*ir.Op, map[*ir.Value
 				member[o] = true
 				ms = append(ms, o)
 				produced[o.Results[0]] = true
-				spreads = spreads || o.Name == "stablehlo.broadcast_in_dim" && rowBcastKind(o, g) == bcastSpread
+				spreads = spreads || o.Name == "stablehlo.broadcast_in_dim" && fused.RowBroadcast(o, g) == fused.BcastSpread
 				continue
 			}
 			if reads || dirty {
@@ -213,9 +159,9 @@ func absorbProducers(blk *ir.Block, ms []*ir.Op, member map[*ir.Op]bool, tainted
 				all := true
 				for _, u := range users[v] {
 					// A broadcast reading a member must spread or re-shape a
-					// per-row value (rowBcastKind); others read outside values.
+					// per-row value (fused.RowBroadcast); others read outside values.
 					all = all && member[u] && slices.Contains(u.Operands, v) &&
-						(u.Name != "stablehlo.broadcast_in_dim" || rowBcastKind(u, g) != bcastOther)
+						(u.Name != "stablehlo.broadcast_in_dim" || fused.RowBroadcast(u, g) != fused.BcastOther)
 				}
 				if all {
 					member[p] = true
@@ -237,14 +183,14 @@ func absorbProducers(blk *ir.Block, ms []*ir.Op, member map[*ir.Op]bool, tainted
 // per-row value of g.
 func absorbable(p *ir.Op, g rowGeom) bool {
 	if p.Name == "stablehlo.broadcast_in_dim" {
-		if _, ok := broadcastMap(p); !ok {
+		if !fused.Broadcastable(p) {
 			return false
 		}
 	} else if !fusible(p) {
 		return false
 	}
 	n := staticTensor(p.Results[0]).NumElements()
-	return n == g.rows || n == g.rows*g.n
+	return n == g.Rows || n == g.Rows*g.N
 }
 
 // spliceRowGroup replaces the members (block order) by one row fusion at

@@ -175,8 +175,6 @@ func planable(op *ir.Op) error {
 		return op.Errorf("tuple values are not supported")
 	case "func.call":
 		return op.Errorf("call was not inlined")
-	case fusionOp:
-		return nil
 	}
 	if compilerOps[op.Name] || op.Name == "sdy.return" {
 		return nil

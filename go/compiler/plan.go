@@ -37,10 +37,11 @@ type plan struct {
 	// which parameter each final copy reads (-1: none).
 	paramLastUse []int
 	outDefPos    []int
-	outInPlace   []bool // the output's op is elementwise: it may overwrite an operand dying there
-	// outFusionArgs[k]: parameters the fusion computing output k reads only
-	// at the output's own index, so it may overwrite them when they die there.
-	outFusionArgs [][]int
+	outInPlace   []bool // the output's op is in place: it may overwrite an operand dying there
+	// outOverwrites[k]: parameters the op computing output k may overwrite
+	// when they die there, for an op whose traits name them
+	// (kernel.Traits.Overwrites: a fusion reading them at its own index).
+	outOverwrites [][]int
 	outCopyParam  []int
 }
 

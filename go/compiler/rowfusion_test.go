@@ -10,6 +10,7 @@ import (
 	"github.com/gojax/gojax/go/internal/racedetect"
 	"github.com/gojax/gojax/go/internal/workers"
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/fused"
 	"github.com/stretchr/testify/require"
 )
 
@@ -218,15 +219,19 @@ func TestRowFusionMatchesUnfused(t *testing.T) {
 				want := runCopy(t, ref, args, nil)
 				require.Equal(t, want, runCopy(t, compileRowless(t, m), args, nil), name)
 				// Results written in place, then streamed out of scratch.
-				for _, stream := range []int{rowStreamMin, 0} {
-					saved := rowStreamMin
-					rowStreamMin = stream
-					fused := compile(t, m)
-					rowStreamMin = saved
-					require.Equal(t, 1, countOps(fused, rowFusionOp), "%s\n%s", name, fused.PlanText())
+				for _, streamAll := range []bool{false, true} {
+					var fe *Executable
+					if streamAll {
+						saved := fused.SetStreamMin(0)
+						fe = compile(t, m)
+						fused.SetStreamMin(saved)
+					} else {
+						fe = compile(t, m)
+					}
+					require.Equal(t, 1, countOps(fe, rowFusionOp), "%s\n%s", name, fe.PlanText())
 					for _, w := range []int{1, 2, 3} {
 						workers.Set(w)
-						require.Equal(t, want, runCopy(t, fused, args, nil), "%s, %d workers, stream %d\n%s", name, w, stream, fused.PlanText())
+						require.Equal(t, want, runCopy(t, fe, args, nil), "%s, %d workers, stream all %v\n%s", name, w, streamAll, fe.PlanText())
 					}
 					workers.Set(0)
 				}

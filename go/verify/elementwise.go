@@ -2,61 +2,47 @@ package verify
 
 import (
 	"github.com/gojax/gojax/go/ir"
+	// The elementwise kernels register the element-type rules of their ops
+	// (kernel.Traits.Class, Check) before this package's init reads them.
+	_ "github.com/gojax/gojax/go/kernels/elementwise"
+	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
 // Elementwise ops: unary and binary maps, compare, select, clamp, complex,
-// conversions (spec "Elementwise operations").
+// conversions (spec "Elementwise operations"). The same-type maps take
+// their element-type class from the kernel registry, where each op's
+// kernel file declares it.
+
+// The verifier's classes are the registry's, bit for bit.
+var _ = [1]struct{}{}[classBool^elemClass(kernel.ClassBool)|classSigned^elemClass(kernel.ClassSigned)|
+	classUnsigned^elemClass(kernel.ClassUnsigned)|classFloat^elemClass(kernel.ClassFloat)|classComplex^elemClass(kernel.ClassComplex)]
 
 func init() {
+	sameType := map[string]checkFunc{}
+	for _, name := range kernel.Ops() {
+		tr := kernel.TraitsOf(name)
+		switch {
+		case tr.Class == 0:
+		case tr.Arity == 1:
+			sameType[name] = unary(elemClass(tr.Class))
+		case tr.Arity == 2:
+			sameType[name] = binary(elemClass(tr.Class))
+		}
+	}
+	register(sameType)
 	register(map[string]checkFunc{
-		"stablehlo.abs":                   checkAbs,
-		"stablehlo.cbrt":                  unary(classFC),
-		"stablehlo.ceil":                  unary(classFloat),
-		"stablehlo.floor":                 unary(classFloat),
-		"stablehlo.round_nearest_afz":     unary(classFloat),
-		"stablehlo.round_nearest_even":    unary(classFloat),
-		"stablehlo.cosine":                unary(classFC),
-		"stablehlo.sine":                  unary(classFC),
-		"stablehlo.tan":                   unary(classFC),
-		"stablehlo.tanh":                  unary(classFC),
-		"stablehlo.exponential":           unary(classFC),
-		"stablehlo.exponential_minus_one": unary(classFC),
-		"stablehlo.log":                   unary(classFC),
-		"stablehlo.log_plus_one":          unary(classFC),
-		"stablehlo.logistic":              unary(classFC),
-		"stablehlo.rsqrt":                 unary(classFC),
-		"stablehlo.sqrt":                  unary(classFC),
-		"stablehlo.count_leading_zeros":   unary(classInt),
-		"stablehlo.popcnt":                unary(classInt),
-		"stablehlo.negate":                unary(classNumeric),
-		"stablehlo.not":                   unary(classIntBool),
-		"stablehlo.sign":                  unary(classSFC),
-		"stablehlo.is_finite":             checkIsFinite,
-		"stablehlo.real":                  realImag,
-		"stablehlo.imag":                  realImag,
-		"stablehlo.convert":               checkConvert,
-		"stablehlo.bitcast_convert":       checkBitcastConvert,
-		"stablehlo.reduce_precision":      checkReducePrecision,
+		"stablehlo.abs":              checkAbs,
+		"stablehlo.is_finite":        checkIsFinite,
+		"stablehlo.real":             realImag,
+		"stablehlo.imag":             realImag,
+		"stablehlo.convert":          checkConvert,
+		"stablehlo.bitcast_convert":  checkBitcastConvert,
+		"stablehlo.reduce_precision": checkReducePrecision,
 
-		"stablehlo.add":                    binary(classAll),
-		"stablehlo.subtract":               binary(classNumeric),
-		"stablehlo.multiply":               binary(classAll),
-		"stablehlo.divide":                 binary(classNumeric),
-		"stablehlo.remainder":              binary(classNumeric),
-		"stablehlo.maximum":                binary(classAll),
-		"stablehlo.minimum":                binary(classAll),
-		"stablehlo.power":                  binary(classNumeric),
-		"stablehlo.atan2":                  binary(classFC),
-		"stablehlo.and":                    binary(classIntBool),
-		"stablehlo.or":                     binary(classIntBool),
-		"stablehlo.xor":                    binary(classIntBool),
-		"stablehlo.shift_left":             binary(classInt),
-		"stablehlo.shift_right_arithmetic": binary(classInt),
-		"stablehlo.shift_right_logical":    binary(classInt),
-		"stablehlo.complex":                checkComplex,
-		"stablehlo.compare":                checkCompare,
-		"stablehlo.select":                 checkSelect,
-		"stablehlo.clamp":                  checkClamp,
+		"stablehlo.complex": checkComplex,
+		"stablehlo.compare": checkCompare,
+		"stablehlo.select":  checkSelect,
+		"stablehlo.clamp":   checkClamp,
 	})
 }
 
@@ -246,20 +232,11 @@ func checkCompare(v *verifier, op *ir.Op) error {
 	if err != nil {
 		return err
 	}
-	e := ins[0].Elem
-	switch ct {
-	case "SIGNED":
-		if !e.IsSigned() {
-			return op.Errorf("compare_type SIGNED needs signed integers, has %s", e)
-		}
-	case "UNSIGNED":
-		if !e.IsUnsigned() && !e.IsBool() {
-			return op.Errorf("compare_type UNSIGNED needs unsigned integers or booleans, has %s", e)
-		}
-	case "FLOAT", "TOTALORDER":
-		if !e.IsFloat() && !e.IsComplex() {
-			return op.Errorf("compare_type %s needs floating-point operands, has %s", ct, e)
-		}
+	if ct == "NOTYPE" {
+		return nil
+	}
+	if check := kernel.TraitsOf(op.Name).Check; check != nil {
+		return check(op) // the compare kernel's own rule
 	}
 	return nil
 }

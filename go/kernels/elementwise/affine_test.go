@@ -18,10 +18,10 @@ func TestUnaryAffineMatchesUnfused(t *testing.T) {
 		src = append(src, math.Float32frombits(b))
 	}
 	src = append(src, 0, negz32, inf32, -inf32, nan32, 1e-4, -3e-4, 7.99, -8, 0.5, 3)
-	mul, _ := BinaryScalarLoop("multiply", ir.F32, false)
-	add, _ := BinaryScalarLoop("add", ir.F32, false)
-	tanh, _ := UnaryLoop("stablehlo.tanh", ir.F32)
-	aff, ok := UnaryAffineLoop("stablehlo.tanh", ir.F32)
+	mul, _ := binaryScalarLoop("multiply", ir.F32, false)
+	add, _ := binaryScalarLoop("add", ir.F32, false)
+	tanh, _ := unaryLoopOf("stablehlo.tanh", ir.F32)
+	aff, ok := unaryAffineLoop("stablehlo.tanh", ir.F32)
 	require.True(t, ok)
 	for _, sc := range [][2]float32{{2, 1}, {1.2345678, -0.3333333}, {1, 0.25}, {-0.5, negz32}, {0, 1}, {inf32, 0}, {1, nan32}} {
 		for _, n := range []int{len(src), len(src) - 1, 15, 7, 1, 0} {
@@ -41,7 +41,7 @@ func TestUnaryAffineMatchesUnfused(t *testing.T) {
 	d := make([]byte, 4096)
 	s, o := byteview.Bytes([]float32{2}), byteview.Bytes([]float32{1})
 	require.Zero(t, testing.AllocsPerRun(10, func() { aff(d, d, s, o) }))
-	_, ok = UnaryAffineLoop("exponential", ir.F64)
+	_, ok = unaryAffineLoop("exponential", ir.F64)
 	require.False(t, ok)
 }
 
@@ -57,11 +57,11 @@ func TestUnaryAffineBinaryMatchesUnfused(t *testing.T) {
 	src = append(src, 0, negz32, inf32, -inf32, nan32, 1e-4, -3e-4, 7.99, -8, 0.5, 3, 0.25)
 	w = append(w, 0, 0, inf32, 2, 3, nan32, negz32, -inf32, 1e-40, 5, -1, 0.5)
 	sc, off := byteview.Bytes([]float32{2}), byteview.Bytes([]float32{1})
-	aff, _ := UnaryAffineLoop("tanh", ir.F32)
+	aff, _ := unaryAffineLoop("tanh", ir.F32)
 	for _, bop := range []string{"add", "subtract", "multiply", "divide"} {
-		bin, _ := BinaryLoop(bop, ir.F32)
+		bin, _ := binaryLoopOf(bop, ir.F32)
 		for _, first := range []bool{true, false} {
-			f, ok := UnaryAffineBinaryLoop("stablehlo.tanh", bop, ir.F32, first)
+			f, ok := unaryAffineBinaryLoop("stablehlo.tanh", bop, ir.F32, first)
 			require.True(t, ok)
 			for _, n := range []int{len(src), len(src) - 3, 9, 0} {
 				want, got := make([]byte, 4*n), make([]byte, 4*n)
@@ -81,7 +81,7 @@ func TestUnaryAffineBinaryMatchesUnfused(t *testing.T) {
 	}
 	// In place: the result over the array operand or over the source.
 	for _, first := range []bool{true, false} {
-		f, _ := UnaryAffineBinaryLoop("tanh", "subtract", ir.F32, first)
+		f, _ := unaryAffineBinaryLoop("tanh", "subtract", ir.F32, first)
 		want := make([]byte, 4*len(src))
 		f(want, byteview.Bytes(src), byteview.Bytes(w), sc, off)
 		overW, overSrc := append([]float32(nil), w...), append([]float32(nil), src...)
@@ -110,6 +110,6 @@ func TestUnaryAffineBinaryMatchesUnfused(t *testing.T) {
 			}
 		}
 	}
-	_, ok := UnaryAffineBinaryLoop("tanh", "maximum", ir.F32, true)
+	_, ok := unaryAffineBinaryLoop("tanh", "maximum", ir.F32, true)
 	require.False(t, ok)
 }

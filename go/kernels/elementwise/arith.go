@@ -191,11 +191,11 @@ func arithKern(name string, t ir.ElemType) kern {
 	return nil
 }
 
-// BinaryScalarLoop returns the loop of a binary op on t (add, subtract,
+// binaryScalarLoop returns the loop of a binary op on t (add, subtract,
 // multiply, divide, maximum, minimum on f32 and f64) where one operand is a
 // broadcast scalar: dst[i] = v[i] op s[0], or s[0] op v[i] when scalarFirst.
-// s holds one element. Results are those of BinaryLoop with s repeated.
-func BinaryScalarLoop(op string, t ir.ElemType, scalarFirst bool) (func(dst, v, s []byte), bool) {
+// s holds one element. Results are those of binaryLoopOf with s repeated.
+func binaryScalarLoop(op string, t ir.ElemType, scalarFirst bool) (func(dst, v, s []byte), bool) {
 	o, ok := arithByName[trimOp(op)]
 	if !ok {
 		return nil, false

@@ -81,11 +81,11 @@ func BenchmarkFusedTanhChain(b *testing.B) {
 	}
 	buf := make([]byte, 4*blk)
 	two, one := byteview.Bytes([]float32{2}), byteview.Bytes([]float32{1})
-	mul2, _ := BinaryScalarLoop("multiply", ir.F32, false)
-	add1, _ := BinaryScalarLoop("add", ir.F32, false)
-	tanh, _ := UnaryLoop("tanh", ir.F32)
-	tanhAff, _ := UnaryAffineLoop("tanh", ir.F32)
-	mul, _ := BinaryLoop("multiply", ir.F32)
+	mul2, _ := binaryScalarLoop("multiply", ir.F32, false)
+	add1, _ := binaryScalarLoop("add", ir.F32, false)
+	tanh, _ := unaryLoopOf("tanh", ir.F32)
+	tanhAff, _ := unaryAffineLoop("tanh", ir.F32)
+	mul, _ := binaryLoopOf("multiply", ir.F32)
 	xb, yb, ob := byteview.Bytes(x), byteview.Bytes(y), byteview.Bytes(out)
 	run := func(b *testing.B, block func(xs []byte)) {
 		for b.Loop() {
@@ -102,7 +102,7 @@ func BenchmarkFusedTanhChain(b *testing.B) {
 	b.Run("affine", func(b *testing.B) {
 		run(b, func(xs []byte) { tanhAff(buf, xs, two, one) })
 	})
-	chain, _ := UnaryAffineBinaryLoop("tanh", "multiply", ir.F32, true)
+	chain, _ := unaryAffineBinaryLoop("tanh", "multiply", ir.F32, true)
 	b.Run("onepass", func(b *testing.B) {
 		for b.Loop() {
 			for lo := 0; lo < 4*n; lo += 4 * blk {

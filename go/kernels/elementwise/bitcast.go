@@ -12,7 +12,7 @@ import (
 // are packed and unpacked by logical bit width.
 
 func init() {
-	kernel.Register("stablehlo.bitcast_convert", lowerBitcast)
+	kernel.RegisterOp("stablehlo.bitcast_convert", lowerBitcast, kernel.Traits{Elementwise: false, Arity: 1, InPlace: true})
 }
 
 // packed reports types whose logical width is less than their storage.

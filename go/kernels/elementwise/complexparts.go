@@ -12,10 +12,10 @@ import (
 // differs from their operand type.
 
 func init() {
-	kernel.Register("stablehlo.real", lowerPart(false))
-	kernel.Register("stablehlo.imag", lowerPart(true))
-	kernel.Register("stablehlo.complex", lowerComplex)
-	kernel.Register("stablehlo.is_finite", lowerIsFinite)
+	kernel.RegisterOp("stablehlo.real", lowerPart(false), kernel.Traits{Elementwise: true, Arity: 1})
+	kernel.RegisterOp("stablehlo.imag", lowerPart(true), kernel.Traits{Elementwise: true, Arity: 1})
+	kernel.RegisterOp("stablehlo.complex", lowerComplex, kernel.Traits{Elementwise: true, Arity: 2})
+	register("is_finite", 1, 0, resolveIsFinite)
 }
 
 func cabs64(d []float32, a []complex64) {
@@ -54,20 +54,20 @@ func complexOf(t ir.ElemType) ir.ElemType {
 	return ir.Invalid
 }
 
-// lowerComplexAbs: abs of complex<fN> is the fN modulus (hypot, no overflow).
-func lowerComplexAbs(ctx kernel.Context, op *ir.Op, ins []*ir.TensorType, out *ir.TensorType) (kernel.Step, error) {
+// resolveComplexAbs: abs of complex<fN> is the fN modulus (hypot, no overflow).
+func resolveComplexAbs(op *ir.Op, ins []*ir.TensorType, out *ir.TensorType) (resolved, error) {
 	if out.Elem != partType(ins[0].Elem) {
-		return nil, op.Errorf("abs of %s must give %s, not %s", ins[0].Elem, partType(ins[0].Elem), out.Elem)
+		return resolved{}, op.Errorf("abs of %s must give %s, not %s", ins[0].Elem, partType(ins[0].Elem), out.Elem)
 	}
 	scalar, err := sameShape(op, ins, out)
 	if err != nil {
-		return nil, err
+		return resolved{}, err
 	}
 	k := k1(cabs128)
 	if out.Elem == ir.F32 {
 		k = k1(cabs64)
 	}
-	return newPlan(op, k, ins, out, scalar).step(ctx), nil
+	return resolved{k, ins, out, scalar}, nil
 }
 
 // partLoop copies component idx (0 real, 1 imag) of each complex element.
@@ -164,18 +164,18 @@ func isFiniteKern(t ir.ElemType) kern {
 	return nil
 }
 
-func lowerIsFinite(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+func resolveIsFinite(op *ir.Op) (resolved, error) {
 	ins, out, err := tensorOperands(op, 1)
 	if err != nil {
-		return nil, err
+		return resolved{}, err
 	}
 	k := isFiniteKern(ins[0].Elem)
 	if k == nil || out.Elem != ir.Pred {
-		return nil, op.Errorf("wants a float operand and an i1 result, got %s -> %s", ins[0].Elem, out.Elem)
+		return resolved{}, op.Errorf("wants a float operand and an i1 result, got %s -> %s", ins[0].Elem, out.Elem)
 	}
 	scalar, err := sameShape(op, ins, out)
 	if err != nil {
-		return nil, err
+		return resolved{}, err
 	}
-	return newPlan(op, k, ins, out, scalar).step(ctx), nil
+	return resolved{k, ins, out, scalar}, nil
 }

@@ -34,12 +34,13 @@
 // evaluated as XLA does and so gives XLA's bits (tanh32.go); reduce_precision with mantissa_bits = 0 maps NaN to Inf, as the
 // reference interpreter does.
 //
-// For a fusion pass, UnaryLoop, BinaryLoop, CompareLoop, SelectLoop,
-// ClampLoop, ConvertLoop, ComplexAbsLoop and IsFiniteLoop return the same
-// loops over byte slices (see fusion.go); BinaryScalarLoop,
-// UnaryAffineLoop and UnaryAffineBinaryLoop fold a broadcast scalar, a
-// scalar multiply-add before a unary op and a binary op after it into one
-// pass with the same bits.
+// Every op registers its traits with its lowering (lower.go): arity, in
+// place, element-type class and its fused loop (kernel.Traits.Loop, with
+// its broadcast-scalar and affine variants), which the compiler's fusion
+// passes and the fused kernels (go/kernels/fused) use; the loop and the
+// kernel come from one resolver, so an op fuses exactly when its kernel
+// accepts it. ConvertLoop serves other kernel families (linalg's element
+// conversions); the loops by name in fusion.go serve this package's tests.
 //
 // Tests: table-driven hand cases (core_test.go, misc_test.go) and a
 // differential test (oracle_test.go) against values computed by

@@ -12,7 +12,7 @@ import (
 )
 
 // TestFusedScalarOperandsMatchUnfused checks the fusion's use of
-// BinaryScalarLoop: binary members reading a broadcast scalar, or a row
+// binaryScalarLoop: binary members reading a broadcast scalar, or a row
 // broadcast constant over a block (softmax's x - max, e / sum), on both
 // sides, must give the unfused program's bits, for rows that fill whole
 // blocks, span several and cut through them.

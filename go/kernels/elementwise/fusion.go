@@ -7,7 +7,9 @@ import (
 	"github.com/gojax/gojax/go/ir"
 )
 
-// Loop kernels for a future fusion pass. Each returned loop processes whole
+// Loop kernels by op name, for linalg's element conversions (ConvertLoop),
+// lower.go's fused loops and tests; fused kernels get the loops from the
+// registry (kernel.Traits.Loop). Each returned loop processes whole
 // elements in gojax storage layout: the element count is len(dst) divided by
 // the result element size, and operands hold the same number of elements
 // (select's predicate and clamp's bounds may instead hold exactly one, a
@@ -18,11 +20,11 @@ import (
 
 func trimOp(op string) string { return strings.TrimPrefix(op, "stablehlo.") }
 
-// UnaryLoop returns the loop of a same-type unary op (negate, abs, sqrt,
+// unaryLoopOf returns the loop of a same-type unary op (negate, abs, sqrt,
 // rsqrt, exponential, log, tanh, logistic, sign, not, popcnt, …) on t.
 // abs of a complex type returns its float modulus and is served by
-// ComplexAbsLoop.
-func UnaryLoop(op string, t ir.ElemType) (func(dst, src []byte), bool) {
+// complexAbsLoopOf.
+func unaryLoopOf(op string, t ir.ElemType) (func(dst, src []byte), bool) {
 	k := unaryKern(trimOp(op), t)
 	if k == nil {
 		return nil, false
@@ -30,10 +32,10 @@ func UnaryLoop(op string, t ir.ElemType) (func(dst, src []byte), bool) {
 	return func(dst, src []byte) { k(dst, src, nil, nil) }, true
 }
 
-// BinaryLoop returns the loop of a same-type binary op (add, subtract,
+// binaryLoopOf returns the loop of a same-type binary op (add, subtract,
 // multiply, divide, remainder, maximum, minimum, power, atan2, and, or, xor,
 // shift_left, shift_right_logical, shift_right_arithmetic) on t.
-func BinaryLoop(op string, t ir.ElemType) (func(dst, a, b []byte), bool) {
+func binaryLoopOf(op string, t ir.ElemType) (func(dst, a, b []byte), bool) {
 	k := binaryKern(trimOp(op), t)
 	if k == nil {
 		return nil, false
@@ -41,10 +43,10 @@ func BinaryLoop(op string, t ir.ElemType) (func(dst, a, b []byte), bool) {
 	return func(dst, a, b []byte) { k(dst, a, b, nil) }, true
 }
 
-// CompareLoop returns a comparison of two t operands writing pred bytes.
+// compareLoopOf returns a comparison of two t operands writing pred bytes.
 // direction is EQ, NE, LT, LE, GT or GE; compareType is FLOAT, TOTALORDER,
 // SIGNED, UNSIGNED or "" / NOTYPE for the element type's default.
-func CompareLoop(direction, compareType string, t ir.ElemType) (func(dst, a, b []byte), bool) {
+func compareLoopOf(direction, compareType string, t ir.ElemType) (func(dst, a, b []byte), bool) {
 	k := compareKern(direction, t, compareType == "TOTALORDER")
 	if k == nil || (compareType == "TOTALORDER" && !t.IsFloat() && !t.IsComplex()) {
 		return nil, false
@@ -52,9 +54,9 @@ func CompareLoop(direction, compareType string, t ir.ElemType) (func(dst, a, b [
 	return func(dst, a, b []byte) { k(dst, a, b, nil) }, true
 }
 
-// SelectLoop returns select(pred, onTrue, onFalse) for values of type t;
+// selectLoopOf returns select(pred, onTrue, onFalse) for values of type t;
 // pred may hold one element (broadcast).
-func SelectLoop(t ir.ElemType) (func(dst, pred, onTrue, onFalse []byte), bool) {
+func selectLoopOf(t ir.ElemType) (func(dst, pred, onTrue, onFalse []byte), bool) {
 	k := selectKern(t)
 	if k == nil {
 		return nil, false
@@ -62,9 +64,9 @@ func SelectLoop(t ir.ElemType) (func(dst, pred, onTrue, onFalse []byte), bool) {
 	return func(dst, p, a, b []byte) { k(dst, p, a, b) }, true
 }
 
-// ClampLoop returns clamp(lo, x, hi) for type t; lo and hi may each hold one
+// clampLoopOf returns clamp(lo, x, hi) for type t; lo and hi may each hold one
 // element (broadcast).
-func ClampLoop(t ir.ElemType) (func(dst, lo, x, hi []byte), bool) {
+func clampLoopOf(t ir.ElemType) (func(dst, lo, x, hi []byte), bool) {
 	k := clampKern(t)
 	if k == nil {
 		return nil, false
@@ -82,8 +84,8 @@ func ConvertLoop(from, to ir.ElemType) (func(dst, src []byte), bool) {
 	return func(dst, src []byte) { k(dst, src, nil, nil) }, true
 }
 
-// ComplexAbsLoop returns |z| for complex<f32> (to f32) or complex<f64> (to f64).
-func ComplexAbsLoop(t ir.ElemType) (func(dst, src []byte), bool) {
+// complexAbsLoopOf returns |z| for complex<f32> (to f32) or complex<f64> (to f64).
+func complexAbsLoopOf(t ir.ElemType) (func(dst, src []byte), bool) {
 	switch t {
 	case ir.C64:
 		k := k1(cabs64)
@@ -95,8 +97,8 @@ func ComplexAbsLoop(t ir.ElemType) (func(dst, src []byte), bool) {
 	return nil, false
 }
 
-// IsFiniteLoop returns is_finite for a float type t, writing pred bytes.
-func IsFiniteLoop(t ir.ElemType) (func(dst, src []byte), bool) {
+// isFiniteLoopOf returns is_finite for a float type t, writing pred bytes.
+func isFiniteLoopOf(t ir.ElemType) (func(dst, src []byte), bool) {
 	k := isFiniteKern(t)
 	if k == nil {
 		return nil, false
@@ -104,16 +106,16 @@ func IsFiniteLoop(t ir.ElemType) (func(dst, src []byte), bool) {
 	return func(d, s []byte) { k(d, s, nil, nil) }, true
 }
 
-// UnaryAffineLoop returns the loop of a unary op on t whose operand is an
+// unaryAffineLoop returns the loop of a unary op on t whose operand is an
 // affine function of src: dst[i] = op(src[i]*scale[0] + offset[0]), the
 // multiply and the add each rounded, so the results equal those of
-// BinaryScalarLoop multiply, then add, then UnaryLoop. A fusion member
+// binaryScalarLoop multiply, then add, then unaryLoopOf. A fusion member
 // like tanh(x*2 + 1) with broadcast scalars then reads x once instead of
 // running two extra passes over the block. A multiply alone is offset -0
 // (x*s + -0 = x*s, signed zeros and NaNs included); an add alone is
 // scale 1. scale and offset hold one element each. Only ops whose vector
 // kernel evaluates the prologue in registers are served: tanh on f32.
-func UnaryAffineLoop(op string, t ir.ElemType) (func(dst, src, scale, offset []byte), bool) {
+func unaryAffineLoop(op string, t ir.ElemType) (func(dst, src, scale, offset []byte), bool) {
 	if trimOp(op) != "tanh" || t != ir.F32 {
 		return nil, false
 	}
@@ -123,13 +125,13 @@ func UnaryAffineLoop(op string, t ir.ElemType) (func(dst, src, scale, offset []b
 	}, true
 }
 
-// UnaryAffineBinaryLoop is UnaryAffineLoop followed by the binary op bop
+// unaryAffineBinaryLoop is unaryAffineLoop followed by the binary op bop
 // (add, subtract, multiply or divide) with an array operand w holding one
 // element per result: dst[i] = bop(r, w[i]) when unaryFirst, else
 // bop(w[i], r), where r = op(src[i]*scale[0] + offset[0]). Each step
 // rounds as its own loop would, so a fusion like tanh(x*2 + 1) * y runs
 // in one pass over its inputs with unchanged results.
-func UnaryAffineBinaryLoop(op, bop string, t ir.ElemType, unaryFirst bool) (func(dst, src, w, scale, offset []byte), bool) {
+func unaryAffineBinaryLoop(op, bop string, t ir.ElemType, unaryFirst bool) (func(dst, src, w, scale, offset []byte), bool) {
 	b, ok := arithByName[trimOp(bop)]
 	if trimOp(op) != "tanh" || t != ir.F32 || !ok || b > arDiv {
 		return nil, false

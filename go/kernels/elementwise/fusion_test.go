@@ -12,25 +12,25 @@ import (
 )
 
 func TestFusionLoops(t *testing.T) {
-	add, ok := BinaryLoop("stablehlo.add", ir.F32)
+	add, ok := binaryLoopOf("stablehlo.add", ir.F32)
 	require.True(t, ok)
 	d := make([]float32, 3)
 	add(byteview.Bytes(d), enc[float32](1, 2, 3), enc[float32](10, 20, 30))
 	require.Equal(t, []float32{11, 22, 33}, d)
 
-	neg, ok := UnaryLoop("negate", ir.S4)
+	neg, ok := unaryLoopOf("negate", ir.S4)
 	require.True(t, ok)
 	s4 := []byte{0xF8, 7} // -8, 7
 	out := make([]byte, 2)
 	neg(out, s4)
 	require.Equal(t, []int8{-8, -7}, dec[int8](out))
 
-	cmp, ok := CompareLoop("GE", "TOTALORDER", ir.F64)
+	cmp, ok := compareLoopOf("GE", "TOTALORDER", ir.F64)
 	require.True(t, ok)
 	p := make([]byte, 2)
 	cmp(p, enc(negz64, 0.0), enc(0.0, negz64))
 	require.Equal(t, []byte{0, 1}, p)
-	_, ok = CompareLoop("GE", "TOTALORDER", ir.S32)
+	_, ok = compareLoopOf("GE", "TOTALORDER", ir.S32)
 	require.False(t, ok)
 
 	conv, ok := ConvertLoop(ir.F32, ir.F8E4M3FN)
@@ -39,33 +39,33 @@ func TestFusionLoops(t *testing.T) {
 	conv(f8, enc(float32(448), 1e6, negz32))
 	require.Equal(t, []byte{0x7E, 0x7F, 0x80}, f8)
 
-	sel, ok := SelectLoop(ir.BF16)
+	sel, ok := selectLoopOf(ir.BF16)
 	require.True(t, ok)
 	r := make([]uint16, 2)
 	sel(byteview.Bytes(r), []byte{0}, enc[uint16](1, 2), enc[uint16](3, 4))
 	require.Equal(t, []uint16{3, 4}, r)
 
-	cl, ok := ClampLoop(ir.S32)
+	cl, ok := clampLoopOf(ir.S32)
 	require.True(t, ok)
 	ri := make([]int32, 3)
 	cl(byteview.Bytes(ri), enc[int32](0), enc[int32](-5, 5, 50), enc[int32](10))
 	require.Equal(t, []int32{0, 5, 10}, ri)
 
-	ab, ok := ComplexAbsLoop(ir.C64)
+	ab, ok := complexAbsLoopOf(ir.C64)
 	require.True(t, ok)
 	f := make([]float32, 1)
 	ab(byteview.Bytes(f), enc(complex64(complex(3, 4))))
 	require.Equal(t, []float32{5}, f)
 
-	fin, ok := IsFiniteLoop(ir.F16)
+	fin, ok := isFiniteLoopOf(ir.F16)
 	require.True(t, ok)
 	fp := make([]byte, 3)
 	fin(fp, enc[uint16](0x3C00, 0x7C00, 0x7E00))
 	require.Equal(t, []byte{1, 0, 0}, fp)
 
-	_, ok = UnaryLoop("popcnt", ir.F32)
+	_, ok = unaryLoopOf("popcnt", ir.F32)
 	require.False(t, ok)
-	_, ok = BinaryLoop("no_such_op", ir.F32)
+	_, ok = binaryLoopOf("no_such_op", ir.F32)
 	require.False(t, ok)
 }
 
@@ -73,7 +73,7 @@ func TestFusionLoops(t *testing.T) {
 // type and logs which combinations are supported (the report's table); it
 // also pins the combinations the spec requires.
 func TestSupportMatrix(t *testing.T) {
-	ops := append(append([]string{}, unaryOps...), binaryOps...)
+	ops := opNames(unaryOps, binaryOps)
 	sort.Strings(ops)
 	var lines []string
 	supported := map[string]map[ir.ElemType]bool{}
@@ -82,10 +82,10 @@ func TestSupportMatrix(t *testing.T) {
 		var names []string
 		for _, et := range ir.ElemTypes() {
 			var k kern
-			if contains(unaryOps, op) {
+			if contains(opNames(unaryOps), op) {
 				k = unaryKern(op, et)
 				if op == "abs" && et.IsComplex() {
-					k = kern(func(d, a, b, c []byte) {}) // served by lowerComplexAbs
+					k = kern(func(d, a, b, c []byte) {}) // served by resolveComplexAbs
 				}
 			} else {
 				k = binaryKern(op, et)

@@ -122,3 +122,14 @@ var (
 	negz32 = float32(math.Copysign(0, -1))
 	negz64 = math.Copysign(0, -1)
 )
+
+// opNames lists the names of some registered op classes.
+func opNames(lists ...[]opClass) []string {
+	var out []string
+	for _, l := range lists {
+		for _, o := range l {
+			out = append(out, o.name)
+		}
+	}
+	return out
+}

@@ -28,15 +28,20 @@ func costly(name string, t ir.ElemType) bool {
 	if emulated(t) || t.IsComplex() && name != "add" && name != "subtract" && name != "negate" {
 		return true
 	}
+	return !cheapOp(name)
+}
+
+// cheapOp reports ops of a few ns per element on native types.
+func cheapOp(name string) bool {
 	switch name {
 	case "add", "subtract", "multiply", "divide", "maximum", "minimum", "negate", "abs",
 		"and", "or", "xor", "not", "sign", "compare", "select", "clamp", "convert",
 		"shift_left", "shift_right_logical", "shift_right_arithmetic", "popcnt",
 		"count_leading_zeros", "floor", "ceil", "sqrt", "is_finite", "real", "imag",
 		"complex", "bitcast_convert", "reduce_precision", "remainder":
-		return false
+		return true
 	}
-	return true
+	return false
 }
 
 // plan is what a lowering resolves at compile time.

@@ -5,121 +5,247 @@ import (
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
-// Same-type elementwise ops, by StableHLO name without the dialect prefix.
+// Same-type elementwise ops, by StableHLO name without the dialect prefix,
+// with the element types StableHLO allows them (the verifier's rule; abs
+// is not same-type on complex operands and has its own rule there).
 var (
-	unaryOps = []string{
-		"abs", "negate", "not", "sign", "sqrt", "rsqrt", "cbrt", "ceil", "floor",
-		"round_nearest_afz", "round_nearest_even", "cosine", "sine", "tan", "tanh",
-		"exponential", "exponential_minus_one", "log", "log_plus_one", "logistic",
-		"popcnt", "count_leading_zeros",
+	unaryOps = []opClass{
+		{"abs", 0}, {"negate", kernel.ClassNumeric}, {"not", kernel.ClassIntBool}, {"sign", kernel.ClassSFC},
+		{"sqrt", kernel.ClassFC}, {"rsqrt", kernel.ClassFC}, {"cbrt", kernel.ClassFC},
+		{"ceil", kernel.ClassFloat}, {"floor", kernel.ClassFloat},
+		{"round_nearest_afz", kernel.ClassFloat}, {"round_nearest_even", kernel.ClassFloat},
+		{"cosine", kernel.ClassFC}, {"sine", kernel.ClassFC}, {"tan", kernel.ClassFC}, {"tanh", kernel.ClassFC},
+		{"exponential", kernel.ClassFC}, {"exponential_minus_one", kernel.ClassFC},
+		{"log", kernel.ClassFC}, {"log_plus_one", kernel.ClassFC}, {"logistic", kernel.ClassFC},
+		{"popcnt", kernel.ClassInt}, {"count_leading_zeros", kernel.ClassInt},
 	}
-	binaryOps = []string{
-		"add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum",
-		"power", "atan2", "and", "or", "xor",
-		"shift_left", "shift_right_logical", "shift_right_arithmetic",
+	binaryOps = []opClass{
+		{"add", kernel.ClassAll}, {"subtract", kernel.ClassNumeric}, {"multiply", kernel.ClassAll},
+		{"divide", kernel.ClassNumeric}, {"remainder", kernel.ClassNumeric},
+		{"maximum", kernel.ClassAll}, {"minimum", kernel.ClassAll},
+		{"power", kernel.ClassNumeric}, {"atan2", kernel.ClassFC},
+		{"and", kernel.ClassIntBool}, {"or", kernel.ClassIntBool}, {"xor", kernel.ClassIntBool},
+		{"shift_left", kernel.ClassInt}, {"shift_right_logical", kernel.ClassInt}, {"shift_right_arithmetic", kernel.ClassInt},
 	}
 )
 
-func init() {
-	for _, name := range unaryOps {
-		kernel.Register("stablehlo."+name, lowerUnary(name))
-	}
-	for _, name := range binaryOps {
-		kernel.Register("stablehlo."+name, lowerBinary(name))
-	}
-	kernel.Register("stablehlo.compare", lowerCompare)
-	kernel.Register("stablehlo.select", lowerSelect)
-	kernel.Register("stablehlo.clamp", lowerClamp)
-	kernel.Register("stablehlo.convert", lowerConvert)
+type opClass struct {
+	name  string
+	class kernel.ElemClass
 }
 
-func lowerUnary(name string) kernel.Lower {
+func init() {
+	for _, o := range unaryOps {
+		register(o.name, 1, o.class, resolveUnary(o.name))
+	}
+	for _, o := range binaryOps {
+		register(o.name, 2, o.class, resolveBinary(o.name))
+	}
+	registerTraits("compare", 2, 0, resolveCompare, func(t *kernel.Traits) { t.Check = compareTypeRule })
+	register("select", 3, 0, resolveSelect)
+	register("clamp", 3, 0, resolveClamp)
+	register("convert", 1, 0, resolveConvert)
+}
+
+// resolved is what a lowering decides from an op's types and attributes:
+// the loop and which operands are one-element broadcasts.
+type resolved struct {
+	k      kern
+	ins    []*ir.TensorType
+	out    *ir.TensorType
+	scalar []bool
+}
+
+// resolver checks an op as its kernel does and picks its loop. The kernel
+// and the fused loop come from the same resolver, so an op is fusible
+// exactly when its kernel accepts it.
+type resolver func(op *ir.Op) (resolved, error)
+
+// register installs a fusible, in-place elementwise op of the given arity.
+func register(name string, arity int, class kernel.ElemClass, r resolver) {
+	registerTraits(name, arity, class, r, nil)
+}
+
+// registerTraits is register with more traits set by more.
+func registerTraits(name string, arity int, class kernel.ElemClass, r resolver, more func(*kernel.Traits)) {
+	t := kernel.Traits{Elementwise: true, Arity: arity, InPlace: true, Class: class, Loop: fusedLoop(name, arity, r)}
+	if more != nil {
+		more(&t)
+	}
+	kernel.RegisterOp("stablehlo."+name, lowerWith(r), t)
+}
+
+func lowerWith(r resolver) kernel.Lower {
 	return func(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
-		ins, out, err := tensorOperands(op, 1)
+		x, err := r(op)
 		if err != nil {
 			return nil, err
 		}
+		return newPlan(op, x.k, x.ins, x.out, x.scalar).step(ctx), nil
+	}
+}
+
+// fusedLoop offers the op's resolved loop to fused kernels, with the
+// scalar-operand and affine variants the op has.
+func fusedLoop(name string, arity int, r resolver) func(op *ir.Op) (kernel.Loop, bool) {
+	return func(op *ir.Op) (kernel.Loop, bool) {
+		x, err := r(op)
+		if err != nil {
+			return kernel.Loop{}, false
+		}
+		code, _ := kernel.OpcodeOf(op.Name)
+		l := kernel.Loop{Op: code, Cost: loopCost(name, x)}
+		k := x.k
+		switch arity {
+		case 1:
+			l.F1 = func(d, a []byte) { k(d, a, nil, nil) }
+			if f, ok := unaryAffineLoop(name, x.out.Elem); ok {
+				l.AffineLoop = f
+				t := x.out.Elem
+				l.AffineThen = func(bin kernel.Loop, unaryFirst bool) (func(d, s, w, sc, off []byte), bool) {
+					return unaryAffineBinaryLoop(name, bin.Op.Name(), t, unaryFirst)
+				}
+			}
+		case 2:
+			l.F2 = func(d, a, b []byte) { k(d, a, b, nil) }
+			if x.ins[0].Elem == x.out.Elem {
+				t := x.out.Elem
+				l.Scalar = func(j int) (func(d, v, s []byte), bool) { return binaryScalarLoop(name, t, j == 0) }
+			}
+			switch name {
+			case "add":
+				l.Affine = kernel.AffineOffset
+			case "multiply":
+				l.Affine = kernel.AffineScale
+			}
+		default:
+			l.F3 = k
+		}
+		return l, true
+	}
+}
+
+// loopCost is a fused member's relative cost per element: emulated float
+// types and complex math are costly whatever the op.
+func loopCost(name string, x resolved) int {
+	for _, t := range append(x.ins[:len(x.ins):len(x.ins)], x.out) {
+		if t.Elem.IsComplex() || emulated(t.Elem) {
+			return 8
+		}
+	}
+	if cheapOp(name) {
+		return 1
+	}
+	return 8
+}
+
+func resolveUnary(name string) resolver {
+	return func(op *ir.Op) (resolved, error) {
+		ins, out, err := tensorOperands(op, 1)
+		if err != nil {
+			return resolved{}, err
+		}
 		if name == "abs" && ins[0].Elem.IsComplex() {
-			return lowerComplexAbs(ctx, op, ins, out)
+			return resolveComplexAbs(op, ins, out)
 		}
 		if ins[0].Elem != out.Elem {
-			return nil, op.Errorf("operand type %s and result type %s differ", ins[0], out)
+			return resolved{}, op.Errorf("operand type %s and result type %s differ", ins[0], out)
 		}
 		scalar, err := sameShape(op, ins, out)
 		if err != nil {
-			return nil, err
+			return resolved{}, err
 		}
 		k := unaryKern(name, out.Elem)
 		if k == nil {
-			return nil, op.Errorf("element type %s is not supported", out.Elem)
+			return resolved{}, op.Errorf("element type %s is not supported", out.Elem)
 		}
-		return newPlan(op, k, ins, out, scalar).step(ctx), nil
+		return resolved{k, ins, out, scalar}, nil
 	}
 }
 
-func lowerBinary(name string) kernel.Lower {
-	return func(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+func resolveBinary(name string) resolver {
+	return func(op *ir.Op) (resolved, error) {
 		ins, out, err := tensorOperands(op, 2)
 		if err != nil {
-			return nil, err
+			return resolved{}, err
 		}
 		if ins[0].Elem != out.Elem || ins[1].Elem != out.Elem {
-			return nil, op.Errorf("operand types %s, %s and result type %s differ", ins[0], ins[1], out)
+			return resolved{}, op.Errorf("operand types %s, %s and result type %s differ", ins[0], ins[1], out)
 		}
 		scalar, err := sameShape(op, ins, out)
 		if err != nil {
-			return nil, err
+			return resolved{}, err
 		}
 		k := binaryKern(name, out.Elem)
 		if k == nil {
-			return nil, op.Errorf("element type %s is not supported", out.Elem)
+			return resolved{}, op.Errorf("element type %s is not supported", out.Elem)
 		}
-		return newPlan(op, k, ins, out, scalar).step(ctx), nil
+		return resolved{k, ins, out, scalar}, nil
 	}
 }
 
-func lowerCompare(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+func resolveCompare(op *ir.Op) (resolved, error) {
 	ins, out, err := tensorOperands(op, 2)
 	if err != nil {
-		return nil, err
+		return resolved{}, err
 	}
 	t := ins[0].Elem
 	if ins[1].Elem != t || out.Elem != ir.Pred {
-		return nil, op.Errorf("wants operands of one type and an i1 result, got %s, %s -> %s", ins[0], ins[1], out)
+		return resolved{}, op.Errorf("wants operands of one type and an i1 result, got %s, %s -> %s", ins[0], ins[1], out)
 	}
 	scalar, err := sameShape(op, ins, out)
 	if err != nil {
-		return nil, err
+		return resolved{}, err
 	}
 	dir, ok := op.Attrs.Enum("comparison_direction")
 	if !ok {
-		return nil, op.Errorf("missing comparison_direction")
+		return resolved{}, op.Errorf("missing comparison_direction")
 	}
+	if err := compareTypeRule(op); err != nil {
+		return resolved{}, err
+	}
+	ct := compareType(op, t)
+	k := compareKern(dir, t, ct == "TOTALORDER")
+	if k == nil {
+		return resolved{}, op.Errorf("comparison %s on %s is not supported", dir, t)
+	}
+	return resolved{k, ins, out, scalar}, nil
+}
+
+// compareType is the op's compare_type, its operand type's default when
+// absent or NOTYPE.
+func compareType(op *ir.Op, t ir.ElemType) string {
 	ct, ok := op.Attrs.Enum("compare_type")
 	if !ok || ct == "NOTYPE" {
 		ct = defaultCompareType(t)
 	}
-	switch ct {
+	return ct
+}
+
+// compareTypeRule checks compare_type against the operand type; the
+// verifier applies it too (kernel.Traits.Check).
+func compareTypeRule(op *ir.Op) error {
+	if len(op.Operands) == 0 || op.Operands[0].Tensor() == nil {
+		return nil // the arity and type checks report it
+	}
+	t := op.Operands[0].Tensor().Elem
+	switch ct := compareType(op, t); ct {
 	case "FLOAT", "TOTALORDER":
 		if !t.IsFloat() && !t.IsComplex() {
-			return nil, op.Errorf("compare_type %s needs float or complex operands, got %s", ct, t)
+			return op.Errorf("compare_type %s needs float or complex operands, got %s", ct, t)
 		}
 	case "SIGNED":
 		if !t.IsSigned() {
-			return nil, op.Errorf("compare_type SIGNED needs signed integer operands, got %s", t)
+			return op.Errorf("compare_type SIGNED needs signed integer operands, got %s", t)
 		}
 	case "UNSIGNED":
 		if !t.IsUnsigned() && t != ir.Pred {
-			return nil, op.Errorf("compare_type UNSIGNED needs unsigned integer or i1 operands, got %s", t)
+			return op.Errorf("compare_type UNSIGNED needs unsigned integer or i1 operands, got %s", t)
 		}
 	default:
-		return nil, op.Errorf("unknown compare_type %q", ct)
+		return op.Errorf("unknown compare_type %q", ct)
 	}
-	k := compareKern(dir, t, ct == "TOTALORDER")
-	if k == nil {
-		return nil, op.Errorf("comparison %s on %s is not supported", dir, t)
-	}
-	return newPlan(op, k, ins, out, scalar).step(ctx), nil
+	return nil
 }
 
 func defaultCompareType(t ir.ElemType) string {
@@ -132,61 +258,61 @@ func defaultCompareType(t ir.ElemType) string {
 	return "UNSIGNED"
 }
 
-func lowerSelect(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+func resolveSelect(op *ir.Op) (resolved, error) {
 	ins, out, err := tensorOperands(op, 3)
 	if err != nil {
-		return nil, err
+		return resolved{}, err
 	}
 	if ins[0].Elem != ir.Pred || ins[1].Elem != out.Elem || ins[2].Elem != out.Elem {
-		return nil, op.Errorf("wants (i1, T, T) -> T, got %s, %s, %s -> %s", ins[0], ins[1], ins[2], out)
+		return resolved{}, op.Errorf("wants (i1, T, T) -> T, got %s, %s, %s -> %s", ins[0], ins[1], ins[2], out)
 	}
 	scalar, err := sameShape(op, ins, out, 0)
 	if err != nil {
-		return nil, err
+		return resolved{}, err
 	}
 	k := selectKern(out.Elem)
 	if k == nil {
-		return nil, op.Errorf("element type %s is not supported", out.Elem)
+		return resolved{}, op.Errorf("element type %s is not supported", out.Elem)
 	}
-	return newPlan(op, k, ins, out, scalar).step(ctx), nil
+	return resolved{k, ins, out, scalar}, nil
 }
 
-func lowerClamp(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+func resolveClamp(op *ir.Op) (resolved, error) {
 	ins, out, err := tensorOperands(op, 3)
 	if err != nil {
-		return nil, err
+		return resolved{}, err
 	}
 	for i, t := range ins {
 		if t.Elem != out.Elem {
-			return nil, op.Errorf("operand %d has element type %s, result %s", i, t.Elem, out.Elem)
+			return resolved{}, op.Errorf("operand %d has element type %s, result %s", i, t.Elem, out.Elem)
 		}
 	}
 	scalar, err := sameShape(op, ins, out, 0, 2)
 	if err != nil {
-		return nil, err
+		return resolved{}, err
 	}
 	if scalar[1] {
-		return nil, op.Errorf("operand must have the result's shape %s", out)
+		return resolved{}, op.Errorf("operand must have the result's shape %s", out)
 	}
 	k := clampKern(out.Elem)
 	if k == nil {
-		return nil, op.Errorf("element type %s is not supported", out.Elem)
+		return resolved{}, op.Errorf("element type %s is not supported", out.Elem)
 	}
-	return newPlan(op, k, ins, out, scalar).step(ctx), nil
+	return resolved{k, ins, out, scalar}, nil
 }
 
-func lowerConvert(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+func resolveConvert(op *ir.Op) (resolved, error) {
 	ins, out, err := tensorOperands(op, 1)
 	if err != nil {
-		return nil, err
+		return resolved{}, err
 	}
 	scalar, err := sameShape(op, ins, out)
 	if err != nil {
-		return nil, err
+		return resolved{}, err
 	}
 	k := convertKern(ins[0].Elem, out.Elem)
 	if k == nil {
-		return nil, op.Errorf("conversion from %s to %s is not supported", ins[0].Elem, out.Elem)
+		return resolved{}, op.Errorf("conversion from %s to %s is not supported", ins[0].Elem, out.Elem)
 	}
-	return newPlan(op, k, ins, out, scalar).step(ctx), nil
+	return resolved{k, ins, out, scalar}, nil
 }

@@ -225,7 +225,7 @@ func TestLoweringErrors(t *testing.T) {
 }
 
 func TestEveryOpRegistered(t *testing.T) {
-	want := append(append([]string{}, unaryOps...), binaryOps...)
+	want := opNames(unaryOps, binaryOps)
 	want = append(want, "compare", "select", "clamp", "convert", "real", "imag", "complex", "is_finite",
 		"bitcast_convert", "reduce_precision", "map")
 	for _, n := range want {

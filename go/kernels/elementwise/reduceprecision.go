@@ -15,7 +15,7 @@ import (
 // (a NaN cannot be told apart from Inf without mantissa bits).
 
 func init() {
-	kernel.Register("stablehlo.reduce_precision", lowerReducePrecision)
+	kernel.RegisterOp("stablehlo.reduce_precision", lowerReducePrecision, kernel.Traits{Elementwise: true, Arity: 1, InPlace: true})
 }
 
 // reduceBits works on the raw bits of an IEEE binary format with srcE

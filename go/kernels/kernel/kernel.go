@@ -1,7 +1,9 @@
 // Package kernel is the contract between the compiler and the op kernels: a
 // kernel family registers, per StableHLO op name, a Lower function that
 // resolves shapes and attributes once at compile time and returns a Step that
-// only moves data at run time.
+// only moves data at run time, and with it the op's traits (traits.go): the
+// registry is the one place that says which ops are elementwise, run in
+// place or fuse, and with which loops.
 package kernel
 
 import (

@@ -10,9 +10,9 @@ type RowFunc func(dst, src, init []byte, rows int)
 // RowReduce returns the reduction of contiguous rows of n elements with
 // body (a reduce region over element type et) as stablehlo.reduce computes
 // each output of a reduction over trailing dimensions: the same leaves,
-// segments and combining tree, so a compiler that runs the reduction row
-// block by row block (fused with its neighbours) gets the unfused plan's
-// bits. ok is false when that reduce has no fast path (its general path
+// segments and combining tree, so the row-fusion kernel (go/kernels/fused),
+// which runs the reduction row block by row block with its neighbours, gets
+// the unfused plan's bits. ok is false when that reduce has no fast path (its general path
 // is not offered here).
 func RowReduce(body *ir.Region, et ir.ElemType, n int) (RowFunc, bool) {
 	if n < 1 {

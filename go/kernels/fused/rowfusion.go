@@ -1,4 +1,4 @@
-package compiler
+package fused
 
 import (
 	"sync"
@@ -6,11 +6,12 @@ import (
 
 	"github.com/gojax/gojax/go/internal/workers"
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/stream"
 	"github.com/gojax/gojax/go/kernels/kernel"
 	"github.com/gojax/gojax/go/kernels/reduce"
 )
 
-// A row fusion (pass_rowfuse.go) runs its members block of rows by block
+// A row fusion (the compiler's pass_rowfuse.go builds it) runs its members block of rows by block
 // of rows: each member processes the block's rows (rows*n elements of a
 // full value, one element per row of a per-row value) in per-worker
 // scratch, so a row is read from memory once and its intermediates stay in
@@ -32,7 +33,16 @@ const rowClaimElems = 1 << 16
 // lines and cost a read per line written.
 var rowStreamMin = 1 << 22
 
-func init() { kernel.Register(rowFusionOp, lowerRowFusion) }
+func init() { kernel.RegisterOp(RowOp, lowerRowFusion, kernel.Traits{}) }
+
+// SetStreamMin sets the size from which row fusions compiled afterwards
+// stream their full results, and returns the previous one (tests run both
+// paths on small arrays).
+func SetStreamMin(n int) int {
+	old := rowStreamMin
+	rowStreamMin = n
+	return old
+}
 
 type rloc uint8
 
@@ -130,7 +140,7 @@ func (r *rrun) chunk(lo, hi int) {
 		f.block(r.ins, r.outs, s.bufs, pf, r0, min(f.rpb, f.rows-r0))
 	}
 	if f.streams {
-		reduce.StreamFence()
+		stream.StreamFence()
 	}
 	f.scratch.Put(s)
 }
@@ -145,8 +155,8 @@ func lowerRowFusion(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	}
 	f := &rowFusionK{op: op, ctx: ctx}
 	for _, m := range body.Ops {
-		if g, ok := rowReduceGeom(m); ok {
-			f.rows, f.n = int(g.rows), int(g.n)
+		if g, ok := RowReduceGeom(m); ok {
+			f.rows, f.n = int(g.Rows), int(g.N)
 			break
 		}
 	}
@@ -155,14 +165,14 @@ func lowerRowFusion(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	}
 	f.rpb = max(1, rowBlockElems/f.n)
 	for _, r := range op.Results {
-		n, err := byteSize(r.Type)
+		n, err := byteSize(r)
 		if err != nil {
 			return nil, op.Errorf("%v", err)
 		}
 		f.outBytes = append(f.outBytes, n)
 	}
 	for _, v := range op.Operands {
-		n, err := byteSize(v.Type)
+		n, err := byteSize(v)
 		if err != nil {
 			return nil, op.Errorf("%v", err)
 		}
@@ -246,7 +256,7 @@ func (f *rowFusionK) block(ins, outs, bufs, pf [][]byte, r0, nr int) {
 			if i == np-1 {
 				hi = len(p)
 			}
-			reduce.Prefetch(p[lo:hi])
+			stream.Prefetch(p[lo:hi])
 		}
 		in := &f.prog[i]
 		d := f.slice(ins, outs, bufs, in.dst, r0, nr)
@@ -271,7 +281,7 @@ func (f *rowFusionK) block(ins, outs, bufs, pf [][]byte, r0, nr int) {
 		case rkCopy:
 			copy(d, f.slice(ins, outs, bufs, in.args[0], r0, nr))
 		case rkStream:
-			reduce.StreamCopy(d, f.slice(ins, outs, bufs, in.args[0], r0, nr))
+			stream.StreamCopy(d, f.slice(ins, outs, bufs, in.args[0], r0, nr))
 		case rkElem:
 			f.elem(in, d, ins, outs, bufs, r0, nr)
 		}
@@ -300,4 +310,9 @@ func (f *rowFusionK) elem(in *rinstr, d []byte, ins, outs, bufs [][]byte, r0, nr
 	default:
 		nd.f3(d, a(0), a(1), a(2))
 	}
+}
+
+// rowReduceLoop is the per-row loop of a reduce over element type et.
+func rowReduceLoop(op *ir.Op, et ir.ElemType, n int) (reduce.RowFunc, bool) {
+	return reduce.RowReduce(op.Regions[0], et, n)
 }

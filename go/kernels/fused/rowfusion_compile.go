@@ -1,8 +1,7 @@
-package compiler
+package fused
 
 import (
 	"github.com/gojax/gojax/go/ir"
-	"github.com/gojax/gojax/go/kernels/reduce"
 )
 
 // rowProg builds a row fusion's program: where each value lives per block
@@ -158,22 +157,22 @@ func (p *rowProg) alias(w, v *ir.Value, s rsrc, kind rkind) {
 func (p *rowProg) emit(in rinstr) { p.emitted = append(p.emitted, in) }
 
 func (p *rowProg) member(m *ir.Op) error {
-	g := rowGeom{rows: int64(p.f.rows), n: int64(p.f.n)}
+	g := RowGeom{Rows: int64(p.f.rows), N: int64(p.f.n)}
 	res := m.Results[0]
 	rt := staticTensor(res)
 	if rt == nil {
 		return m.Errorf("row fusion member has a dynamic shape")
 	}
-	isRow := rt.NumElements() == g.rows
+	isRow := rt.NumElements() == g.Rows
 	switch m.Name {
 	case "stablehlo.reduce":
-		rg, ok := rowReduceGeom(m)
+		rg, ok := RowReduceGeom(m)
 		s, have := p.src[m.Operands[0]]
 		init := m.Operands[1]
 		if !ok || rg != g || !have || s.row && !s.bcast || init.Block != p.body || init.Def != nil {
 			return m.Errorf("unsupported reduction in row fusion")
 		}
-		red, _ := reduce.RowReduce(m.Regions[0], staticTensor(init).Elem, p.f.n)
+		red, _ := rowReduceLoop(m, staticTensor(init).Elem, p.f.n)
 		tmp := -1
 		if s.bcast {
 			// Reducing a spread value: write it out along the rows first.
@@ -193,11 +192,11 @@ func (p *rowProg) member(m *ir.Op) error {
 	case "stablehlo.broadcast_in_dim":
 		v := m.Operands[0]
 		if s, ok := p.src[v]; ok && v.Def != nil {
-			switch rowBcastKind(m, g) {
-			case bcastSpread:
+			switch RowBroadcast(m, g) {
+			case BcastSpread:
 				p.alias(res, v, s, rkSpread)
 				return nil
-			case bcastReshape:
+			case BcastReshape:
 				p.alias(res, v, s, rkCopy)
 				return nil
 			}
@@ -284,7 +283,7 @@ func (p *rowProg) elementwise(m *ir.Op, isRow bool) error {
 		p.release(v)
 	}
 	if !isRow {
-		p.work += nodeCost(m)
+		p.work += in.nd.cost()
 	}
 	return nil
 }

@@ -1,8 +1,8 @@
 //go:build !amd64 || purego
 
-package reduce
+package stream
 
-// StreamCopy is copy here (rowfused_stream_amd64.go).
+// StreamCopy is copy here (stream_amd64.go).
 func StreamCopy(dst, src []byte) { copy(dst, src) }
 
 // StreamFence is a no-op here: copy's stores are ordinary.

@@ -1,6 +1,6 @@
 //go:build amd64 && !purego
 
-package reduce
+package stream
 
 //go:noescape
 func prefetchLines(p *byte, n int)

@@ -1,4 +1,4 @@
-package compiler
+package fused
 
 import (
 	"slices"
@@ -6,9 +6,12 @@ import (
 	"sync/atomic"
 
 	"github.com/gojax/gojax/go/ir"
-	"github.com/gojax/gojax/go/kernels/elementwise"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
+
+func init() {
+	kernel.RegisterOp(Op, lowerFusion, kernel.Traits{InPlace: true, Overwrites: overwritable})
+}
 
 // A fused elementwise computation runs block by block: for each block of
 // fuseBlock result elements, the broadcast inputs are gathered into small
@@ -44,17 +47,18 @@ type fsrc struct {
 
 // fnode is one member op.
 type fnode struct {
-	op *ir.Op
-	f1 func(d, a []byte)
-	f2 func(d, a, b []byte)
-	f3 func(d, a, b, c []byte)
+	op   *ir.Op
+	loop kernel.Loop // the member's loops from the registry
+	f1   func(d, a []byte)
+	f2   func(d, a, b []byte)
+	f3   func(d, a, b, c []byte)
 	// f2s is the member's loop with operand sArg a one-element scalar
-	// (elementwise.BinaryScalarLoop), used when that operand is a fill or a
-	// gather that is constant over the block.
+	// (kernel.Loop.Scalar), used when that operand is a fill or a gather
+	// that is constant over the block.
 	f2s  func(d, v, s []byte)
 	sArg int
 	// faff is the member's loop on an affine function of its operand
-	// (elementwise.UnaryAffineLoop): a broadcast-scalar multiply and/or add
+	// (kernel.Loop.AffineLoop): a broadcast-scalar multiply and/or add
 	// feeding the member, folded in by foldAffine. affS and affO are the
 	// fusion inputs (plus one) of the scale and offset, 0 for 1 and -0.
 	faff       func(d, s, sc, off []byte)
@@ -137,7 +141,7 @@ func lowerFusion(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		f.outBytes = append(f.outBytes, int(t.ByteSize()))
 	}
 	for _, v := range op.Operands {
-		n, err := byteSize(v.Type)
+		n, err := byteSize(v)
 		if err != nil {
 			return nil, op.Errorf("%v", err)
 		}
@@ -150,7 +154,7 @@ func lowerFusion(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	// elementwise kernels' own grain); costly members count 8 each.
 	work := 0
 	for _, nd := range f.nodes {
-		work += nodeCost(nd.op)
+		work += nd.cost()
 	}
 	f.grain = max(1, 32768/max(1, work)/fuseBlockLen)
 	f.scratch.New = func() any {
@@ -331,60 +335,19 @@ func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 	return nil
 }
 
-// collapse merges adjacent result dimensions that the index map walks
-// contiguously (or both broadcasts), so the gather loop runs long rows.
-func collapse(m bcastMap) ([]int, []int) {
-	var dims, strides []int
-	for d := range m.dims {
-		n, s := m.dims[d], m.strides[d]
-		if n == 1 {
-			continue
-		}
-		if k := len(dims) - 1; k >= 0 && strides[k] == s*n {
-			dims[k] *= n
-			strides[k] = s
-			continue
-		}
-		dims = append(dims, n)
-		strides = append(strides, s)
-	}
-	if len(dims) == 0 {
-		dims, strides = []int{1}, []int{0}
-	}
-	return dims, strides
-}
-
-// resolve picks the member's loop from the elementwise package.
+// resolve takes the member's loop from the registry.
 func (nd *fnode) resolve() error {
 	op := nd.op
-	ins := make([]*ir.TensorType, len(op.Operands))
-	for i, v := range op.Operands {
-		ins[i] = v.Tensor()
+	if op.Name == "stablehlo.reshape" {
+		nd.f1 = copyLoop
+		return nil
 	}
-	out := op.Results[0].Tensor()
+	tr := kernel.TraitsOf(op.Name)
 	ok := false
-	switch name := op.Name; {
-	case name == "stablehlo.reshape":
-		nd.f1, ok = copyLoop, true
-	case name == "stablehlo.compare":
-		dir, _ := op.Attrs.Enum("comparison_direction")
-		ct, _ := op.Attrs.Enum("compare_type")
-		nd.f2, ok = elementwise.CompareLoop(dir, ct, ins[0].Elem)
-	case name == "stablehlo.select":
-		nd.f3, ok = elementwise.SelectLoop(out.Elem)
-	case name == "stablehlo.clamp":
-		nd.f3, ok = elementwise.ClampLoop(out.Elem)
-	case name == "stablehlo.convert":
-		nd.f1, ok = elementwise.ConvertLoop(ins[0].Elem, out.Elem)
-	case name == "stablehlo.is_finite":
-		nd.f1, ok = elementwise.IsFiniteLoop(ins[0].Elem)
-	case name == "stablehlo.abs" && ins[0].Elem.IsComplex():
-		nd.f1, ok = elementwise.ComplexAbsLoop(ins[0].Elem)
-	case fusedUnary[name]:
-		nd.f1, ok = elementwise.UnaryLoop(name, out.Elem)
-	case fusedBinary[name]:
-		nd.f2, ok = elementwise.BinaryLoop(name, out.Elem)
+	if tr.Loop != nil {
+		nd.loop, ok = tr.Loop(op)
 	}
+	nd.f1, nd.f2, nd.f3 = nd.loop.F1, nd.loop.F2, nd.loop.F3
 	arity := 3
 	switch {
 	case nd.f1 != nil:
@@ -395,11 +358,11 @@ func (nd *fnode) resolve() error {
 	if !ok || len(op.Operands) != arity {
 		return op.Errorf("op cannot be fused")
 	}
-	if arity == 2 {
+	if arity == 2 && nd.loop.Scalar != nil {
 		// One operand a broadcast scalar: the loop reads it directly.
 		for j, a := range nd.args {
 			if a.fillIn > 0 || a.gather > 0 {
-				if f, ok := elementwise.BinaryScalarLoop(op.Name, out.Elem, j == 0); ok {
+				if f, ok := nd.loop.Scalar(j); ok {
 					nd.f2s, nd.sArg = f, j
 				}
 				break
@@ -596,29 +559,18 @@ func gather(d, src []byte, ld *fload, start, m int) {
 	}
 }
 
-// nodeCost is a member's relative cost per element: 1 for a few-ns op, 8
-// for transcendental functions, emulated float types and complex math.
-func nodeCost(op *ir.Op) int {
-	for _, v := range append(op.Operands[:len(op.Operands):len(op.Operands)], op.Results...) {
+// cost is a member's relative cost per element (kernel.Loop.Cost); a
+// reshape copy is cheap unless its type is emulated or complex.
+func (nd *fnode) cost() int {
+	if nd.loop.Cost > 0 {
+		return nd.loop.Cost
+	}
+	for _, v := range append(nd.op.Operands[:len(nd.op.Operands):len(nd.op.Operands)], nd.op.Results...) {
 		if t := v.Tensor(); t != nil && (t.Elem.IsComplex() || t.Elem == ir.BF16 || t.Elem == ir.F16 || t.Elem.IsSmallFloat()) {
 			return 8
 		}
 	}
-	if cheapOps[op.Name] {
-		return 1
-	}
-	return 8
-}
-
-var cheapOps = map[string]bool{}
-
-func init() {
-	for _, n := range []string{"add", "subtract", "multiply", "divide", "maximum", "minimum", "negate", "abs",
-		"and", "or", "xor", "not", "sign", "compare", "select", "clamp", "convert",
-		"shift_left", "shift_right_logical", "shift_right_arithmetic", "popcnt",
-		"count_leading_zeros", "floor", "ceil", "sqrt", "is_finite", "remainder", "reshape"} {
-		cheapOps["stablehlo."+n] = true
-	}
+	return 1
 }
 
 // f32 1 and -0: the scale and offset of an affine member without a
@@ -666,9 +618,9 @@ func (f *fusion) foldAffine() {
 		return n
 	}
 	// scalarStep reports whether node j computes v op fill (fill second).
-	scalarStep := func(j int, name string) bool {
+	scalarStep := func(j int, role kernel.AffineRole) bool {
 		nd := &f.nodes[j]
-		return nd.op.Name == name && nd.f2s != nil && nd.sArg == 1 && nd.args[1].fillIn > 0 && nd.res < 0 && readers(j) == 1
+		return nd.loop.Affine == role && nd.f2s != nil && nd.sArg == 1 && nd.args[1].fillIn > 0 && nd.res < 0 && readers(j) == 1
 	}
 	dead := make([]bool, len(f.nodes)) // folded into a later member
 	for k := range f.nodes {
@@ -676,14 +628,14 @@ func (f *fusion) foldAffine() {
 		if nd.f1 == nil || nd.res < 0 && nd.out < 0 {
 			continue
 		}
-		faff, ok := elementwise.UnaryAffineLoop(nd.op.Name, nd.op.Results[0].Tensor().Elem)
-		if !ok {
+		faff := nd.loop.AffineLoop
+		if faff == nil {
 			continue
 		}
 		drop := []int{}
 		src := nd.args[0]
 		affS, affO := 0, 0
-		if j := producer(k, src); j >= 0 && scalarStep(j, "stablehlo.add") {
+		if j := producer(k, src); j >= 0 && scalarStep(j, kernel.AffineOffset) {
 			affO, src = f.nodes[j].args[1].fillIn, f.nodes[j].args[0]
 			drop = append(drop, j)
 		}
@@ -691,7 +643,7 @@ func (f *fusion) foldAffine() {
 		if len(drop) > 0 {
 			from = drop[0]
 		}
-		if j := producer(from, src); j >= 0 && scalarStep(j, "stablehlo.multiply") {
+		if j := producer(from, src); j >= 0 && scalarStep(j, kernel.AffineScale) {
 			affS, src = f.nodes[j].args[1].fillIn, f.nodes[j].args[0]
 			drop = append(drop, j)
 		}
@@ -732,7 +684,7 @@ func (f *fusion) foldAffine() {
 				if bn.f2 == nil || bn.f2s != nil || bn.faff != nil || !survives(m, k) {
 					break
 				}
-				ch, ok := elementwise.UnaryAffineBinaryLoop(nd.op.Name, bn.op.Name, bn.op.Results[0].Tensor().Elem, pos == 0)
+				ch, ok := nd.loop.AffineThen(bn.loop, pos == 0)
 				if !ok {
 					break
 				}
@@ -768,3 +720,37 @@ func (f *fusion) foldAffine() {
 
 // affineFolds counts folded chains (tests check that a fold happened).
 var affineFolds atomic.Int64
+
+// AffineFolds is the number of affine chains folded so far (tests of the
+// compiler check that a program's fold happened).
+func AffineFolds() int64 { return affineFolds.Load() }
+
+// overwritable reports whether the fusion op may write its result over
+// operand v's buffer: every member reads v at the result's own index (no
+// broadcast) and v's elements have the result's size, so each block reads
+// its part of v before the root writes that part.
+func overwritable(op *ir.Op, v *ir.Value) bool {
+	if len(op.Results) != 1 || len(op.Regions) != 1 || len(op.Regions[0].Blocks) != 1 {
+		return false // extra results are written mid-block
+	}
+	out := op.Results[0].Tensor()
+	body := op.Regions[0].Blocks[0]
+	found := false
+	for i, o := range op.Operands {
+		if o != v {
+			continue
+		}
+		t := o.Tensor()
+		if t == nil || out == nil || t.Elem.ByteSize() != out.Elem.ByteSize() || t.NumElements() != out.NumElements() {
+			return false
+		}
+		arg := body.Args[i]
+		for _, m := range body.Ops {
+			if m.Name == "stablehlo.broadcast_in_dim" && m.Operands[0] == arg {
+				return false
+			}
+		}
+		found = true
+	}
+	return found
+}

@@ -1,0 +1,106 @@
+package compiler
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gojax/gojax/go/kernels/kernel"
+	"github.com/stretchr/testify/require"
+)
+
+// TestNoElementwiseOpLists: the kernel registry is the one place that says
+// what an elementwise op is (arity, in place, fusible, type class). The
+// compiler and the fused kernels may name such an op only to build one (a
+// rewrite creating a multiply) or as the subject of a rewrite (pass_power.go
+// matches power); a list, map or switch of them would be a second source of
+// op facts that a new op would have to be added to. The verifier names none
+// of the same-type ops (their rule is their registered class); it keeps its
+// own checks for the ops whose result type differs from their operands'.
+func TestNoElementwiseOpLists(t *testing.T) {
+	elementwise, sameType := map[string]bool{}, map[string]bool{}
+	for _, name := range kernel.Ops() {
+		tr := kernel.TraitsOf(name)
+		elementwise[name] = tr.Elementwise
+		sameType[name] = tr.Class != 0
+	}
+	require.Contains(t, elementwise, "stablehlo.add", "the elementwise family registers its traits")
+	subjects := map[string]string{"pass_power.go": "stablehlo.power"}
+	for _, dir := range []string{".", "../verify", "../kernels/fused"} {
+		banned, forms := elementwise, []string{"", "stablehlo."}
+		if dir == "../verify" {
+			banned, forms = sameType, []string{""}
+		}
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		require.NoError(t, err)
+		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			src, err := os.ReadFile(path)
+			require.NoError(t, err)
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, path, src, 0)
+			require.NoError(t, err)
+			built := map[*ast.BasicLit]bool{} // first argument of an op constructor
+			ast.Inspect(f, func(n ast.Node) bool {
+				if c, ok := n.(*ast.CallExpr); ok && len(c.Args) > 0 {
+					name := ""
+					switch fn := c.Fun.(type) {
+					case *ast.Ident:
+						name = fn.Name
+					case *ast.SelectorExpr:
+						name = fn.Sel.Name
+					}
+					if lit, ok := c.Args[0].(*ast.BasicLit); ok && strings.EqualFold(name, "newop") {
+						built[lit] = true
+					}
+				}
+				return true
+			})
+			ast.Inspect(f, func(n ast.Node) bool {
+				lit, ok := n.(*ast.BasicLit)
+				if !ok || lit.Kind != token.STRING {
+					return true
+				}
+				s, err := strconv.Unquote(lit.Value)
+				if err != nil {
+					return true
+				}
+				for _, prefix := range forms {
+					name := prefix + s
+					if banned[name] && !built[lit] && subjects[filepath.Base(path)] != name {
+						t.Errorf("%s: elementwise op %q named outside the kernel registry", fset.Position(lit.Pos()), s)
+					}
+				}
+				return true
+			})
+		}
+	}
+}
+
+// TestElementwiseTraitsConsistent: every fusible op is elementwise with a
+// fixed arity, and runs in place, as the fused kernel and the planner
+// assume.
+func TestElementwiseTraitsConsistent(t *testing.T) {
+	fusible := 0
+	for _, name := range kernel.Ops() {
+		tr := kernel.TraitsOf(name)
+		if tr.Loop == nil {
+			continue
+		}
+		fusible++
+		require.True(t, tr.Elementwise, name)
+		require.True(t, tr.InPlace, name)
+		require.Contains(t, []int{1, 2, 3}, tr.Arity, name)
+		c, ok := kernel.OpcodeOf(name)
+		require.True(t, ok, name)
+		require.Equal(t, name, c.Name())
+	}
+	require.Greater(t, fusible, 40)
+}
