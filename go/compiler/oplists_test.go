@@ -86,11 +86,15 @@ func TestNoElementwiseOpLists(t *testing.T) {
 
 // TestElementwiseTraitsConsistent: every fusible op is elementwise with a
 // fixed arity, and runs in place, as the fused kernel and the planner
-// assume.
+// assume; every elementwise StableHLO op registers the type rule the
+// verifier checks it by.
 func TestElementwiseTraitsConsistent(t *testing.T) {
 	fusible := 0
 	for _, name := range kernel.Ops() {
 		tr := kernel.TraitsOf(name)
+		if tr.Elementwise && strings.HasPrefix(name, "stablehlo.") {
+			require.True(t, tr.Class != 0 || tr.TypeRule != nil, "%s registers no type rule", name)
+		}
 		if tr.Loop == nil {
 			continue
 		}
