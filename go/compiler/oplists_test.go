@@ -20,21 +20,21 @@ import (
 // rewrite creating a multiply) or as the subject of a rewrite (pass_power.go
 // matches power); a list, map or switch of them would be a second source of
 // op facts that a new op would have to be added to. The verifier names none
-// of the same-type ops (their rule is their registered class); it keeps its
-// own checks for the ops whose result type differs from their operands'.
+// of them, nor any other op that registers a type rule (bitcast_convert):
+// each op's rule is registered with its kernel.
 func TestNoElementwiseOpLists(t *testing.T) {
-	elementwise, sameType := map[string]bool{}, map[string]bool{}
+	elementwise, typed := map[string]bool{}, map[string]bool{}
 	for _, name := range kernel.Ops() {
 		tr := kernel.TraitsOf(name)
 		elementwise[name] = tr.Elementwise
-		sameType[name] = tr.Class != 0
+		typed[name] = tr.Elementwise || tr.Class != 0 || tr.TypeRule != nil
 	}
 	require.Contains(t, elementwise, "stablehlo.add", "the elementwise family registers its traits")
 	subjects := map[string]string{"pass_power.go": "stablehlo.power"}
 	for _, dir := range []string{".", "../verify", "../kernels/fused"} {
 		banned, forms := elementwise, []string{"", "stablehlo."}
 		if dir == "../verify" {
-			banned, forms = sameType, []string{""}
+			banned = typed
 		}
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		require.NoError(t, err)
@@ -75,7 +75,7 @@ func TestNoElementwiseOpLists(t *testing.T) {
 				for _, prefix := range forms {
 					name := prefix + s
 					if banned[name] && !built[lit] && subjects[filepath.Base(path)] != name {
-						t.Errorf("%s: elementwise op %q named outside the kernel registry", fset.Position(lit.Pos()), s)
+						t.Errorf("%s: op %q named outside the kernel registry, which holds its facts", fset.Position(lit.Pos()), s)
 					}
 				}
 				return true
@@ -86,11 +86,15 @@ func TestNoElementwiseOpLists(t *testing.T) {
 
 // TestElementwiseTraitsConsistent: every fusible op is elementwise with a
 // fixed arity, and runs in place, as the fused kernel and the planner
-// assume.
+// assume; every elementwise StableHLO op registers the type rule the
+// verifier checks it by.
 func TestElementwiseTraitsConsistent(t *testing.T) {
 	fusible := 0
 	for _, name := range kernel.Ops() {
 		tr := kernel.TraitsOf(name)
+		if tr.Elementwise && strings.HasPrefix(name, "stablehlo.") {
+			require.True(t, tr.Class != 0 || tr.TypeRule != nil, "%s registers no type rule", name)
+		}
 		if tr.Loop == nil {
 			continue
 		}

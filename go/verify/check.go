@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
 // This file holds the small checks every op family builds on.
@@ -81,105 +82,53 @@ func (v *verifier) sig(op *ir.Op, operands, results int) ([]*ir.TensorType, []*i
 	return ins, outs, nil
 }
 
-// elemClass is a set of element types an operand may have.
-type elemClass uint8
+// elemClass is a set of element types an operand may have: the kernel
+// registry's, whose type rules the verifier applies (elementwise.go).
+type elemClass = kernel.ElemClass
 
 const (
-	classBool elemClass = 1 << iota
-	classSigned
-	classUnsigned
-	classFloat
-	classComplex
+	classBool     = kernel.ClassBool
+	classSigned   = kernel.ClassSigned
+	classUnsigned = kernel.ClassUnsigned
+	classFloat    = kernel.ClassFloat
+	classComplex  = kernel.ClassComplex
 
-	classInt     = classSigned | classUnsigned
-	classIntBool = classInt | classBool
-	classFC      = classFloat | classComplex
-	classNumeric = classInt | classFloat | classComplex
-	classAll     = classNumeric | classBool
+	classInt     = kernel.ClassInt
+	classIntBool = kernel.ClassIntBool
+	classFC      = kernel.ClassFC
+	classNumeric = kernel.ClassNumeric
+	classAll     = kernel.ClassAll
 	classSF      = classSigned | classFloat
-	classSFC     = classSigned | classFloat | classComplex
+	classSFC     = kernel.ClassSFC
 	classIF      = classInt | classFloat
 )
 
-func (c elemClass) has(e ir.ElemType) bool {
-	switch {
-	case e.IsBool():
-		return c&classBool != 0
-	case e.IsSigned():
-		return c&classSigned != 0
-	case e.IsUnsigned():
-		return c&classUnsigned != 0
-	case e.IsFloat():
-		return c&classFloat != 0
-	case e.IsComplex():
-		return c&classComplex != 0
-	}
-	return false
-}
-
-func (c elemClass) String() string {
-	var parts []string
-	for _, p := range []struct {
-		c elemClass
-		s string
-	}{{classBool, "boolean"}, {classSigned, "signed integer"}, {classUnsigned, "unsigned integer"}, {classFloat, "floating-point"}, {classComplex, "complex"}} {
-		if c&p.c != 0 {
-			parts = append(parts, p.s)
-		}
-	}
-	s := ""
-	for i, p := range parts {
-		if i > 0 {
-			if i == len(parts)-1 {
-				s += " or "
-			} else {
-				s += ", "
-			}
-		}
-		s += p
-	}
-	return s
-}
+// The checks below are the registry's, so the rules registered with the
+// kernels and the verifier's own word their errors alike.
 
 // elemIn checks that a tensor's element type belongs to the class.
 func elemIn(op *ir.Op, role string, t *ir.TensorType, c elemClass) error {
-	if !c.has(t.Elem) {
-		return op.Errorf("%s has element type %s; expected %s", role, t.Elem, c)
-	}
-	return nil
+	return kernel.ElemIn(op, role, t, c)
 }
 
 // sameType checks two tensors are of equal type.
 func sameType(op *ir.Op, what string, a, b *ir.TensorType) error {
-	if !a.Equal(b) {
-		return op.Errorf("%s: %s vs %s", what, a, b)
-	}
-	return nil
+	return kernel.SameType(op, what, a, b)
 }
 
 // sameShape checks equal shapes whatever the element types.
 func sameShape(op *ir.Op, what string, a, b *ir.TensorType) error {
-	if !slices.Equal(a.Shape, b.Shape) {
-		return op.Errorf("%s: shape %v vs %v", what, a.Shape, b.Shape)
-	}
-	return nil
+	return kernel.SameShape(op, what, a, b)
 }
 
 // wantShape checks a result shape against the inferred one.
 func wantShape(op *ir.Op, role string, t *ir.TensorType, shape []int64) error {
-	if !slices.Equal(t.Shape, shape) {
-		// A copy goes to the message, so callers may build shape on the stack.
-		return op.Errorf("%s has shape %v; expected %v", role, t.Shape, slices.Clone(shape))
-	}
-	return nil
+	return kernel.WantShape(op, role, t, shape)
 }
 
 // wantElem checks an element type.
 func wantElem(op *ir.Op, role string, t *ir.TensorType, e ir.ElemType) error {
-	if t.Elem != e {
-		return op.Errorf("%s has element type %s; expected %s", role, t.Elem, e)
-	}
-	return nil
+	return kernel.WantElem(op, role, t, e)
 }
 
 // scalarInt checks a 0-d integer tensor (an index operand).
@@ -259,17 +208,7 @@ func elementsI64(a *ir.ElementsAttr) []int64 {
 
 // intAttr returns an integer attribute (def when absent and not required).
 func intAttr(op *ir.Op, name string, required bool, def int64) (int64, error) {
-	a, ok := op.Attrs[name]
-	if !ok {
-		if required {
-			return 0, op.Errorf("missing required attribute %s", name)
-		}
-		return def, nil
-	}
-	if x, ok := a.(ir.IntAttr); ok {
-		return x.Value, nil
-	}
-	return 0, op.Errorf("attribute %s must be an integer, is %s", name, a)
+	return kernel.IntAttr(op, name, required, def)
 }
 
 // floatAttr returns a float attribute.
@@ -305,21 +244,7 @@ func boolAttr(op *ir.Op, name string, def bool) (bool, error) {
 
 // enumAttr returns an enum attribute's value, checking it against the allowed spellings.
 func enumAttr(op *ir.Op, name string, required bool, def string, allowed ...string) (string, error) {
-	a, ok := op.Attrs[name]
-	if !ok {
-		if required {
-			return "", op.Errorf("missing required attribute %s", name)
-		}
-		return def, nil
-	}
-	x, ok := a.(ir.EnumAttr)
-	if !ok {
-		return "", op.Errorf("attribute %s must be an enum, is %s", name, a)
-	}
-	if !slices.Contains(allowed, x.Value) {
-		return "", op.Errorf("attribute %s has value %s; expected one of %v", name, x.Value, allowed)
-	}
-	return x.Value, nil
+	return kernel.EnumAttr(op, name, required, def, allowed...)
 }
 
 // stringAttr returns a string attribute.

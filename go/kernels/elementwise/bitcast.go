@@ -12,7 +12,31 @@ import (
 // are packed and unpacked by logical bit width.
 
 func init() {
-	kernel.RegisterOp("stablehlo.bitcast_convert", lowerBitcast, kernel.Traits{Elementwise: false, Arity: 1, InPlace: true})
+	kernel.RegisterOp("stablehlo.bitcast_convert", lowerBitcast, kernel.Traits{Elementwise: false, Arity: 1, InPlace: true, TypeRule: bitcastRule})
+}
+
+// bitcastRule: equal widths keep the shape; a wider operand gains a
+// trailing dim of the width ratio; a narrower one loses it.
+func bitcastRule(op *ir.Op, ins []*ir.TensorType, out *ir.TensorType) error {
+	in := ins[0]
+	ib, ob := int64(in.Elem.Bits()), int64(out.Elem.Bits())
+	switch {
+	case ib == ob:
+		return kernel.SameShape(op, "result shape must equal operand shape", in, out)
+	case ib > ob:
+		want := append(append([]int64(nil), in.Shape...), ib/ob)
+		if ib%ob != 0 {
+			return op.Errorf("operand width %d is not a multiple of result width %d", ib, ob)
+		}
+		return kernel.WantShape(op, "result", out, want)
+	default:
+		if ob%ib != 0 {
+			return op.Errorf("result width %d is not a multiple of operand width %d", ob, ib)
+		}
+		want := append([]int64(nil), out.Shape...)
+		want = append(want, ob/ib)
+		return kernel.WantShape(op, "operand", in, want)
+	}
 }
 
 // packed reports types whose logical width is less than their storage.

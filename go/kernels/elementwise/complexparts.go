@@ -12,10 +12,10 @@ import (
 // differs from their operand type.
 
 func init() {
-	kernel.RegisterOp("stablehlo.real", lowerPart(false), kernel.Traits{Elementwise: true, Arity: 1})
-	kernel.RegisterOp("stablehlo.imag", lowerPart(true), kernel.Traits{Elementwise: true, Arity: 1})
-	kernel.RegisterOp("stablehlo.complex", lowerComplex, kernel.Traits{Elementwise: true, Arity: 2})
-	register("is_finite", 1, 0, resolveIsFinite)
+	kernel.RegisterOp("stablehlo.real", lowerPart(false), kernel.Traits{Elementwise: true, Arity: 1, TypeRule: partRule})
+	kernel.RegisterOp("stablehlo.imag", lowerPart(true), kernel.Traits{Elementwise: true, Arity: 1, TypeRule: partRule})
+	kernel.RegisterOp("stablehlo.complex", lowerComplex, kernel.Traits{Elementwise: true, Arity: 2, TypeRule: complexRule})
+	register("is_finite", 1, 0, resolveIsFinite, isFiniteRule)
 }
 
 func cabs64(d []float32, a []complex64) {
@@ -52,6 +52,55 @@ func complexOf(t ir.ElemType) ir.ElemType {
 		return ir.C128
 	}
 	return ir.Invalid
+}
+
+// absRule: signed, float or complex operands; complex ones give their
+// part type.
+func absRule(op *ir.Op, ins []*ir.TensorType, out *ir.TensorType) error {
+	if err := kernel.ElemIn(op, "operand", ins[0], kernel.ClassSFC); err != nil {
+		return err
+	}
+	if err := kernel.SameShape(op, "result shape must equal operand shape", ins[0], out); err != nil {
+		return err
+	}
+	return kernel.WantElem(op, "result", out, partType(ins[0].Elem))
+}
+
+// partRule: real and imag of a complex operand give its part type, of a
+// float operand its type.
+func partRule(op *ir.Op, ins []*ir.TensorType, out *ir.TensorType) error {
+	if err := kernel.ElemIn(op, "operand", ins[0], kernel.ClassFC); err != nil {
+		return err
+	}
+	if err := kernel.SameShape(op, "result shape must equal operand shape", ins[0], out); err != nil {
+		return err
+	}
+	return kernel.WantElem(op, "result", out, partType(ins[0].Elem))
+}
+
+// complexRule: two f32 or two f64 operands give complex<f32> or complex<f64>.
+func complexRule(op *ir.Op, ins []*ir.TensorType, out *ir.TensorType) error {
+	if ins[0].Elem != ir.F32 && ins[0].Elem != ir.F64 {
+		return op.Errorf("lhs must be f32 or f64, is %s", ins[0])
+	}
+	if err := kernel.SameType(op, "rhs type must equal lhs type", ins[0], ins[1]); err != nil {
+		return err
+	}
+	if err := kernel.SameShape(op, "result shape must equal operand shape", ins[0], out); err != nil {
+		return err
+	}
+	return kernel.WantElem(op, "result", out, complexOf(ins[0].Elem))
+}
+
+// isFiniteRule: float operands, an i1 result.
+func isFiniteRule(op *ir.Op, ins []*ir.TensorType, out *ir.TensorType) error {
+	if err := kernel.ElemIn(op, "operand", ins[0], kernel.ClassFloat); err != nil {
+		return err
+	}
+	if err := kernel.SameShape(op, "result shape must equal operand shape", ins[0], out); err != nil {
+		return err
+	}
+	return kernel.WantElem(op, "result", out, ir.Pred)
 }
 
 // resolveComplexAbs: abs of complex<fN> is the fN modulus (hypot, no overflow).

@@ -7,7 +7,7 @@ import (
 
 // Same-type elementwise ops, by StableHLO name without the dialect prefix,
 // with the element types StableHLO allows them (the verifier's rule; abs
-// is not same-type on complex operands and has its own rule there).
+// is not same-type on complex operands and has a type rule instead).
 var (
 	unaryOps = []opClass{
 		{"abs", 0}, {"negate", kernel.ClassNumeric}, {"not", kernel.ClassIntBool}, {"sign", kernel.ClassSFC},
@@ -36,15 +36,19 @@ type opClass struct {
 
 func init() {
 	for _, o := range unaryOps {
-		register(o.name, 1, o.class, resolveUnary(o.name))
+		var rule kernel.TypeRule
+		if o.name == "abs" {
+			rule = absRule
+		}
+		register(o.name, 1, o.class, resolveUnary(o.name), rule)
 	}
 	for _, o := range binaryOps {
-		register(o.name, 2, o.class, resolveBinary(o.name))
+		register(o.name, 2, o.class, resolveBinary(o.name), nil)
 	}
-	registerTraits("compare", 2, 0, resolveCompare, func(t *kernel.Traits) { t.Check = compareTypeRule })
-	register("select", 3, 0, resolveSelect)
-	register("clamp", 3, 0, resolveClamp)
-	register("convert", 1, 0, resolveConvert)
+	register("compare", 2, 0, resolveCompare, compareRule)
+	register("select", 3, 0, resolveSelect, selectRule)
+	register("clamp", 3, 0, resolveClamp, clampRule)
+	register("convert", 1, 0, resolveConvert, convertRule)
 }
 
 // resolved is what a lowering decides from an op's types and attributes:
@@ -61,17 +65,10 @@ type resolved struct {
 // exactly when its kernel accepts it.
 type resolver func(op *ir.Op) (resolved, error)
 
-// register installs a fusible, in-place elementwise op of the given arity.
-func register(name string, arity int, class kernel.ElemClass, r resolver) {
-	registerTraits(name, arity, class, r, nil)
-}
-
-// registerTraits is register with more traits set by more.
-func registerTraits(name string, arity int, class kernel.ElemClass, r resolver, more func(*kernel.Traits)) {
-	t := kernel.Traits{Elementwise: true, Arity: arity, InPlace: true, Class: class, Loop: fusedLoop(name, arity, r)}
-	if more != nil {
-		more(&t)
-	}
+// register installs a fusible, in-place elementwise op of the given
+// arity with its type rule: its class, and rule where that is not all.
+func register(name string, arity int, class kernel.ElemClass, r resolver, rule kernel.TypeRule) {
+	t := kernel.Traits{Elementwise: true, Arity: arity, InPlace: true, Class: class, TypeRule: rule, Loop: fusedLoop(name, arity, r)}
 	kernel.RegisterOp("stablehlo."+name, lowerWith(r), t)
 }
 
@@ -212,6 +209,31 @@ func resolveCompare(op *ir.Op) (resolved, error) {
 	return resolved{k, ins, out, scalar}, nil
 }
 
+// compareRule: operands of one type, an i1 result of their shape, a
+// comparison_direction, and a compare_type that fits the operand type.
+func compareRule(op *ir.Op, ins []*ir.TensorType, out *ir.TensorType) error {
+	if err := kernel.SameType(op, "rhs type must equal lhs type", ins[0], ins[1]); err != nil {
+		return err
+	}
+	if err := kernel.SameShape(op, "result shape must equal operand shape", ins[0], out); err != nil {
+		return err
+	}
+	if err := kernel.WantElem(op, "result", out, ir.Pred); err != nil {
+		return err
+	}
+	if _, err := kernel.EnumAttr(op, "comparison_direction", true, "", "EQ", "NE", "GE", "GT", "LE", "LT"); err != nil {
+		return err
+	}
+	ct, err := kernel.EnumAttr(op, "compare_type", false, "NOTYPE", "NOTYPE", "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED")
+	if err != nil {
+		return err
+	}
+	if ct == "NOTYPE" {
+		return nil
+	}
+	return compareTypeRule(op)
+}
+
 // compareType is the op's compare_type, its operand type's default when
 // absent or NOTYPE.
 func compareType(op *ir.Op, t ir.ElemType) string {
@@ -223,7 +245,7 @@ func compareType(op *ir.Op, t ir.ElemType) string {
 }
 
 // compareTypeRule checks compare_type against the operand type; the
-// verifier applies it too (kernel.Traits.Check).
+// verifier applies it too (compareRule).
 func compareTypeRule(op *ir.Op) error {
 	if len(op.Operands) == 0 || op.Operands[0].Tensor() == nil {
 		return nil // the arity and type checks report it
@@ -258,6 +280,23 @@ func defaultCompareType(t ir.ElemType) string {
 	return "UNSIGNED"
 }
 
+// selectRule: pred is i1, either 0-d or of the operands' shape.
+func selectRule(op *ir.Op, ins []*ir.TensorType, out *ir.TensorType) error {
+	pred, t, f := ins[0], ins[1], ins[2]
+	if pred.Elem != ir.Pred {
+		return op.Errorf("pred must have element type i1, is %s", pred)
+	}
+	if err := kernel.SameType(op, "on_false type must equal on_true type", t, f); err != nil {
+		return err
+	}
+	if pred.Rank() != 0 {
+		if err := kernel.SameShape(op, "pred shape must be 0-d or equal the operand shape", pred, t); err != nil {
+			return err
+		}
+	}
+	return kernel.SameType(op, "result type must equal operand type", t, out)
+}
+
 func resolveSelect(op *ir.Op) (resolved, error) {
 	ins, out, err := tensorOperands(op, 3)
 	if err != nil {
@@ -275,6 +314,25 @@ func resolveSelect(op *ir.Op) (resolved, error) {
 		return resolved{}, op.Errorf("element type %s is not supported", out.Elem)
 	}
 	return resolved{k, ins, out, scalar}, nil
+}
+
+// clampRule: min and max are 0-d or of the operand's shape.
+func clampRule(op *ir.Op, ins []*ir.TensorType, out *ir.TensorType) error {
+	lo, x, hi := ins[0], ins[1], ins[2]
+	for _, b := range [...]struct {
+		role string
+		t    *ir.TensorType
+	}{{"min", lo}, {"max", hi}} {
+		if b.t.Elem != x.Elem {
+			return op.Errorf("%s element type %s differs from operand %s", b.role, b.t.Elem, x.Elem)
+		}
+		if b.t.Rank() != 0 {
+			if err := kernel.SameShape(op, b.role+" must be 0-d or of the operand's shape", b.t, x); err != nil {
+				return err
+			}
+		}
+	}
+	return kernel.SameType(op, "result type must equal operand type", x, out)
 }
 
 func resolveClamp(op *ir.Op) (resolved, error) {
@@ -299,6 +357,11 @@ func resolveClamp(op *ir.Op) (resolved, error) {
 		return resolved{}, op.Errorf("element type %s is not supported", out.Elem)
 	}
 	return resolved{k, ins, out, scalar}, nil
+}
+
+// convertRule: any element types, one shape.
+func convertRule(op *ir.Op, ins []*ir.TensorType, out *ir.TensorType) error {
+	return kernel.SameShape(op, "result shape must equal operand shape", ins[0], out)
 }
 
 func resolveConvert(op *ir.Op) (resolved, error) {

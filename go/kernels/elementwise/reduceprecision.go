@@ -15,7 +15,25 @@ import (
 // (a NaN cannot be told apart from Inf without mantissa bits).
 
 func init() {
-	kernel.RegisterOp("stablehlo.reduce_precision", lowerReducePrecision, kernel.Traits{Elementwise: true, Arity: 1, InPlace: true})
+	kernel.RegisterOp("stablehlo.reduce_precision", lowerReducePrecision,
+		kernel.Traits{Elementwise: true, Arity: 1, InPlace: true, Class: kernel.ClassFloat, TypeRule: reducePrecisionRule})
+}
+
+// reducePrecisionRule: the target format has an exponent and a mantissa
+// of at least 1 and 0 bits.
+func reducePrecisionRule(op *ir.Op, _ []*ir.TensorType, _ *ir.TensorType) error {
+	e, err := kernel.IntAttr(op, "exponent_bits", true, 0)
+	if err != nil {
+		return err
+	}
+	m, err := kernel.IntAttr(op, "mantissa_bits", true, 0)
+	if err != nil {
+		return err
+	}
+	if e < 1 || m < 0 {
+		return op.Errorf("exponent_bits must be >= 1 and mantissa_bits >= 0, are %d and %d", e, m)
+	}
+	return nil
 }
 
 // reduceBits works on the raw bits of an IEEE binary format with srcE

@@ -34,13 +34,17 @@ type Traits struct {
 	// op then stays unfused and fails or runs as it would unfused).
 	// Operands and results are static tensors when it is called.
 	Loop func(op *ir.Op) (Loop, bool)
-	// Class, for an op whose operands and result share one type, is the
-	// set of element types StableHLO allows (the verifier's rule).
+	// Class, for a unary or binary op whose operands and result share one
+	// type, is the set of element types StableHLO allows (the verifier's
+	// rule).
 	Class ElemClass
-	// Check, when set, is a type rule beyond Class that the op's kernel
-	// and the verifier both apply (compare's compare_type against its
-	// operand type).
-	Check func(op *ir.Op) error
+	// TypeRule is the rest of the op's StableHLO type rule: the whole rule
+	// of an op whose result type differs from its operands' (convert,
+	// compare, select, …), the attributes of a same-type op. The verifier
+	// checks every op that registers a Class or a TypeRule from these two
+	// alone, once it is linked in when the verifier initializes (go/verify
+	// imports the kernel packages whose rules it applies).
+	TypeRule TypeRule
 }
 
 // Opcode names a registered op without its string: 0 is no op.
