@@ -337,3 +337,49 @@ func TestPackAPairs14TransMatchesGo(t *testing.T) {
 		require.Equal(t, want, got, "k=%d", k)
 	}
 }
+
+// The vector micro-kernels (AVX2 4×16, AVX-512 14×32 and their f64 forms)
+// each fuse every product into a sequential sum over k, so a dot gives the
+// same bits whichever of them the CPU picks: an AMD or Intel machine with
+// or without AVX-512 computes what this one does. Only the plain-Go kernel,
+// which rounds each product, may differ (within a dot's error bound).
+func TestDotGeneralVectorKernelsAgree(t *testing.T) {
+	if len(kernelsF32) < 3 {
+		t.Skip("needs both AVX2 and AVX-512 kernels (GOJAX_VECTOR or this CPU leaves fewer)")
+	}
+	old32, old64 := ukF32, ukF64
+	defer func() { ukF32, ukF64 = old32, old64 }()
+	r := rand.New(rand.NewSource(11))
+	cases := append(append([]dotShapeCase(nil), dotShapeCases...),
+		dotShapeCase{"edges", []int64{45, 530}, []int64{530, 77}, dotDims{lhsContract: []int64{1}, rhsContract: []int64{0}}},
+		dotShapeCase{"deep", []int64{30, 2100}, []int64{2100, 50}, dotDims{lhsContract: []int64{1}, rhsContract: []int64{0}}})
+	for _, tc := range cases {
+		nl, nr := 1, 1
+		for _, x := range tc.ls {
+			nl *= int(x)
+		}
+		for _, x := range tc.rs {
+			nr *= int(x)
+		}
+		a, b := randF32(r, nl), randF32(r, nr)
+		attrs := dotAttrs(tc.d.lhsBatch, tc.d.rhsBatch, tc.d.lhsContract, tc.d.rhsContract)
+		for _, et := range []ir.ElemType{ir.F32, ir.F64} {
+			x, y := f32Bytes(a), f32Bytes(b)
+			if et == ir.F64 {
+				x, y = f64Bytes(f64of(a)), f64Bytes(f64of(b))
+			}
+			op := mkOp("stablehlo.dot_general", []*ir.TensorType{ir.Tensor(et, tc.ls...), ir.Tensor(et, tc.rs...)},
+				[]*ir.TensorType{ir.Tensor(et, dotOutShape(tc.ls, tc.rs, tc.d)...)}, attrs)
+			var ref []byte
+			for i := 1; i < len(kernelsF32); i++ {
+				ukF32, ukF64 = kernelsF32[i], kernelsF64[i]
+				got := runOp(t, fakeCtx{3}, op, x, y)[0]
+				if ref == nil {
+					ref = got
+					continue
+				}
+				require.Equal(t, ref, got, "%s %s: %s differs from %s", tc.name, et, ukF32.name, kernelsF32[1].name)
+			}
+		}
+	}
+}
