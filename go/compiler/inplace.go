@@ -15,9 +15,6 @@ func inPlaceCapable(op *ir.Op, v *ir.Value) bool {
 	if len(op.Results) != 1 || !ir.TypesEqual(op.Results[0].Type, v.Type) {
 		return false
 	}
-	if op.Name == "stablehlo.dynamic_update_slice" {
-		return op.Operands[0] == v
-	}
 	tr := kernel.TraitsOf(op.Name)
 	if !tr.InPlace {
 		return false
@@ -28,10 +25,10 @@ func inPlaceCapable(op *ir.Op, v *ir.Value) bool {
 	return slices.Contains(op.Operands, v)
 }
 
-// inPlace lets the result of an elementwise op (or a dynamic_update_slice)
-// share the buffer of a same-sized operand whose last use is that op, so a
-// chain of elementwise ops runs in one buffer and an update inside a loop
-// does not need a second copy of the array.
+// inPlace lets the result of an op whose traits allow it (an elementwise op,
+// a dynamic_update_slice) share the buffer of a same-sized operand whose
+// last use is that op, so a chain of elementwise ops runs in one buffer and
+// an update inside a loop does not need a second copy of the array.
 func (b *builder) inPlace(blk *ir.Block) {
 	for _, op := range blk.Ops {
 		if isControlFlow(op) {
@@ -41,18 +38,14 @@ func (b *builder) inPlace(blk *ir.Block) {
 			continue
 		}
 		tr := kernel.TraitsOf(op.Name)
-		if len(op.Results) != 1 || !(tr.InPlace || op.Name == "stablehlo.dynamic_update_slice") {
+		if len(op.Results) != 1 || !tr.InPlace {
 			continue
 		}
 		res := b.valGroup[op.Results[0]]
 		if res.parent != nil || res.kind != slotInternal || res.coalesced {
 			continue
 		}
-		cands := op.Operands
-		if op.Name == "stablehlo.dynamic_update_slice" {
-			cands = cands[:1] // only the updated array, never the update
-		}
-		for _, v := range cands {
+		for _, v := range op.Operands {
 			g := b.valGroup[v].root()
 			if tr.Overwrites != nil && !tr.Overwrites(op, v) {
 				continue
