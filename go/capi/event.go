@@ -159,3 +159,14 @@ func gojax_PJRT_Event_Set(args *C.PJRT_Event_Set_Args) (ret pjrtErr) {
 	}
 	return nil
 }
+
+//export gojax_PJRT_AsyncTrackingEvent_Destroy
+func gojax_PJRT_AsyncTrackingEvent_Destroy(args *C.PJRT_AsyncTrackingEvent_Destroy_Args) (ret pjrtErr) {
+	const fn = "PJRT_AsyncTrackingEvent_Destroy"
+	defer guard(fn, &ret)
+	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_AsyncTrackingEvent_Destroy_Args_STRUCT_SIZE); e != nil {
+		return e
+	}
+	cFree(args.event)
+	return nil
+}

@@ -15,6 +15,72 @@ import (
 	"github.com/gojax/gojax/go/runtime"
 )
 
+type topology struct {
+	cl      *client
+	c       *C.PJRT_TopologyDescription
+	owned   bool // created by TopologyDescription_Create/Deserialize: Destroy frees it
+	descArr **C.PJRT_DeviceDescription
+	attrs   *C.PJRT_NamedValue
+	kindIDs *C.int
+}
+
+func newTopology(cl *client, owned bool) *topology {
+	t := &topology{cl: cl, owned: owned}
+	t.c = cAlloc[C.PJRT_TopologyDescription](1)
+	t.c.h = newHandle(t)
+	t.descArr = cAlloc[*C.PJRT_DeviceDescription](len(cl.devices))
+	arr := cSlice(t.descArr, len(cl.devices))
+	for i, d := range cl.devices {
+		arr[i] = d.desc
+	}
+	t.attrs = cAlloc[C.PJRT_NamedValue](1)
+	t.kindIDs = cAlloc[C.int](1)
+	*t.kindIDs = C.int(0)
+	return t
+}
+
+func (cl *client) free() {
+	cl.topo.free()
+	for _, d := range cl.devices {
+		deleteHandle(d.c.h)
+		d.c.h, d.desc.h = 0, 0
+		cFree(d.c)
+		cFree(d.desc)
+		cFree(d.memArr)
+		cFree(d.attrs)
+		cFree(d.attrObj)
+		d.kind.free()
+		d.debug.free()
+		d.str.free()
+		for _, n := range d.names {
+			n.free()
+		}
+	}
+	for _, m := range cl.memories {
+		deleteHandle(m.c.h)
+		m.c.h = 0
+		C.gojax_free_memory(m.c)
+		cFree(m.devArr)
+		m.kind.free()
+		m.debug.free()
+		m.str.free()
+	}
+	cFree(cl.devArr)
+	cFree(cl.memArr)
+	cl.name.free()
+	cl.version.free()
+	deleteHandle(cl.c.h)
+	cl.c.h = 0
+	cFree(cl.c)
+}
+
+func getTopology(fn string, t *C.PJRT_TopologyDescription) (*topology, pjrtErr) {
+	if t == nil {
+		return nil, errf(runtime.CodeInvalidArgument, fn, "topology is NULL")
+	}
+	return value[*topology](fn, "topology", t.h)
+}
+
 // A gojax topology is fully described by its device count.
 const topologyPrefix = "gojax-topology:"
 

@@ -3,8 +3,8 @@
 // Pipeline: vhlo.Read → verify.Module → clone → the passes, in the order of
 // the table in passes.go, which says on each entry what that pass rewrites
 // (the table is the list; this comment does not repeat it), with structural
-// invariants checked after every pass → build.go lowers the entry function
-// into a plan. Two passes fuse: row fusion (pass_rowfuse.go) groups row
+// invariants checked after every pass → the builder (build.go, one file per
+// stage) lowers the entry function into a plan. Two passes fuse: row fusion (pass_rowfuse.go) groups row
 // reductions with their elementwise neighbours into gojax.rowfusion ops,
 // and elementwise fusion (pass_fuse.go) turns trees of elementwise ops, with
 // the reshapes between them and the broadcasts feeding them, into
@@ -20,9 +20,10 @@
 // nested instruction lists sharing the enclosing slots; regions of kernel ops
 // (reduce bodies, comparators) become callable sub-plans via
 // kernel.Context.CompileRegion. Slots are shared by values whose live ranges
-// do not overlap; an op whose traits say InPlace, or a dynamic_update_slice,
-// may write its result over a same-sized operand that dies there (so those kernels must
-// tolerate outs[0] aliasing such an input); loop-carried values stay in fixed
+// do not overlap; an op whose traits say InPlace (elementwise ops, fusions,
+// dynamic_update_slice) may write its result over a same-sized operand that
+// dies there and that its Overwrites accepts (so those kernels must tolerate
+// outs[0] aliasing such an input); loop-carried values stay in fixed
 // slots and each iteration's new values are swapped in without copying.
 // Scratch frames are pooled per executable; outputs are allocated with
 // go/devmem, or reuse a donated argument (exec.go).

@@ -201,3 +201,55 @@ func TestInPlaceDynamicUpdateSliceInLoop(t *testing.T) {
 	got := run(t, e, i32s(0, 0, 0, 0, 0, 0, 0, 0))
 	require.Equal(t, []int32{100, 101, 102, 103, 104, 105, 106, 107}, toI32(got[0]))
 }
+
+// TestInPlaceDynamicUpdateSlice: the registry's traits let
+// dynamic_update_slice write its result over the array it updates (never
+// over the update), so outside any loop the array and the result share one
+// slot and the step copies only the update.
+func TestInPlaceDynamicUpdateSlice(t *testing.T) {
+	needOps(t, "stablehlo.add", "stablehlo.dynamic_update_slice")
+	mb := newMod()
+	var dus *ir.Op
+	mb.fn("main", "public", []ir.Type{i32t(8), i32t(2)}, []ir.Type{i32t(8)}, func(b *blkB, a []*ir.Value) []*ir.Value {
+		x := b.hlo("add", a[0], a[0])
+		u := b.hlo("add", a[1], a[1])
+		y := b.v("stablehlo.dynamic_update_slice", i32t(8), nil, x, u, b.i32c(3))
+		dus = y.Def
+		return []*ir.Value{b.hlo("add", y, a[0])}
+	})
+	tr := kernel.TraitsOf("stablehlo.dynamic_update_slice")
+	require.True(t, tr.InPlace)
+	require.True(t, tr.Overwrites(dus, dus.Operands[0]))
+	require.False(t, tr.Overwrites(dus, dus.Operands[1]), "never over the update")
+	e := compile(t, mb.m)
+	var k *kernelInstr
+	for _, in := range e.plan.body {
+		if ki, ok := in.(*kernelInstr); ok && ki.op.Name == "stablehlo.dynamic_update_slice" {
+			k = ki
+		}
+	}
+	require.NotNil(t, k)
+	require.Equal(t, k.ins[0].slot, k.outs[0].slot, "the result is written over the updated array")
+	got := run(t, e, i32s(1, 2, 3, 4, 5, 6, 7, 8), i32s(10, 20))
+	require.Equal(t, []int32{3, 6, 9, 24, 45, 18, 21, 24}, toI32(got[0]))
+}
+
+// TestDonationDynamicUpdateSliceInPlace: a donated array updated by
+// dynamic_update_slice (x.at[i].set(v) with donation) is its own output: the
+// trait that lets the planner overwrite the array also lets the output take
+// the donated buffer, and the step writes only the update.
+func TestDonationDynamicUpdateSliceInPlace(t *testing.T) {
+	needOps(t, "stablehlo.dynamic_update_slice")
+	mb := newMod()
+	f := mb.fn("main", "public", []ir.Type{i32t(6), i32t(2)}, []ir.Type{i32t(6)}, func(b *blkB, a []*ir.Value) []*ir.Value {
+		return []*ir.Value{b.v("stablehlo.dynamic_update_slice", i32t(6), nil, a[0], a[1], b.i32c(2))}
+	})
+	f.ArgAttrs[0]["tf.aliasing_output"] = ir.IntAttr{Value: 0, Type: ir.S32}
+	e := compile(t, mb.m)
+	require.Equal(t, []int{0}, e.OutputAliases())
+	a0 := i32s(1, 2, 3, 4, 5, 6)
+	res, err := e.Run([][]byte{a0, i32s(30, 40)}, []bool{true, false})
+	require.NoError(t, err)
+	require.Equal(t, []int{0}, res.AliasOf)
+	require.Equal(t, []int32{1, 2, 30, 40, 5, 6}, toI32(a0))
+}

@@ -20,13 +20,14 @@ type Traits struct {
 	Elementwise bool
 	// Arity is the operand count (0 when it varies).
 	Arity int
-	// InPlace: the kernel reads element i of every operand before writing
-	// element i of its result, so the planner may give the result the
-	// buffer of a same-typed operand whose last use is this op (the kernel
-	// must then be correct with outs[0] aliasing that operand).
+	// InPlace: the planner may give the result the buffer of a same-typed
+	// operand whose last use is this op, so the kernel must be correct with
+	// outs[0] aliasing that operand (an elementwise kernel is: it reads
+	// element i of every operand before writing element i of its result).
 	InPlace bool
 	// Overwrites, when set, narrows InPlace to the operands it accepts: the
-	// result may be written over v's buffer.
+	// result may be written over v's buffer (a fusion's operands read at
+	// the result's index, dynamic_update_slice's updated array).
 	Overwrites func(op *ir.Op, v *ir.Value) bool
 	// Loop, when set, makes the op a fusion member: it returns the op's
 	// loop for these operand and result types and attributes, or false

@@ -62,19 +62,50 @@ type convFast struct {
 	unitRun []int32
 }
 
+// convDims are the convolution's dimension numbers and window. The verifier
+// has checked the dimension numbers (in range, each a permutation), the
+// group counts and how they divide the features and batch, and the ranks,
+// both for stablehlo.convolution and for dynamic_conv, which lowers through
+// this kernel once its padding operand is known (sized from that operand's
+// shape). It does not check dynamic_conv's strides, dilations and reversal,
+// nor a result shape that depends on run-time padding: those are checked
+// here.
 type convDims struct {
 	inBatch, inFeat, kIn, kOut, outBatch, outFeat int64
 	inSp, kSp, outSp                              []int64
+	strides, lhsDil, rhsDil                       []int64
+	pad                                           []int64 // low, high per spatial dimension
+	rev                                           []bool
+	fgc, bgc                                      int64
 }
 
 func lowerConvolution(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
-	if len(op.Operands) != 2 || len(op.Results) != 1 {
-		return nil, op.Errorf("want 2 operands and 1 result, have %d and %d", len(op.Operands), len(op.Results))
-	}
 	lt, rt, ot := op.Operands[0].Tensor(), op.Operands[1].Tensor(), op.Results[0].Tensor()
-	if lt == nil || rt == nil || ot == nil {
-		return nil, op.Errorf("operands and result must be tensors")
+	cd, err := readConvDims(op)
+	if err != nil {
+		return nil, err
 	}
+	if err := checkPrecision(op, 2); err != nil {
+		return nil, err
+	}
+	if want := cd.resultShape(lt, rt); !ir.Tensor(ot.Elem, want...).Equal(ot) {
+		return nil, op.Errorf("result type %s, want shape %v", ot, want)
+	}
+	kind, err := dotCompute(lt.Elem, rt.Elem, ot.Elem)
+	if err != nil {
+		return nil, op.Errorf("%v", err)
+	}
+	if ot.Elem.IsComplex() != (kind == computeC64 || kind == computeC128) {
+		return nil, op.Errorf("result type %s does not match operands %s, %s", ot, lt, rt)
+	}
+	p := newConvPlan(&cd, lt, rt, ot)
+	p.fast = buildConvFast(p)
+	rhsGroupStr := p.n * int(rt.Strides()[cd.kOut])
+	return convStep(kind, p, lt.Elem, rt.Elem, ot.Elem, rhsGroupStr, ctx.Parallel), nil
+}
+
+// readConvDims reads the dimension numbers, the window and the group counts.
+func readConvDims(op *ir.Op) (convDims, error) {
 	var cd convDims
 	var err error
 	for _, f := range []struct {
@@ -85,11 +116,8 @@ func lowerConvolution(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		{"kernel_input_feature_dimension", &cd.kIn}, {"kernel_output_feature_dimension", &cd.kOut},
 		{"output_batch_dimension", &cd.outBatch}, {"output_feature_dimension", &cd.outFeat},
 	} {
-		if _, ok := op.Attrs[f.name]; !ok {
-			return nil, op.Errorf("missing attribute %s", f.name)
-		}
 		if *f.dst, err = intAttr(op, f.name, 0); err != nil {
-			return nil, err
+			return cd, err
 		}
 	}
 	for _, f := range []struct {
@@ -100,153 +128,118 @@ func lowerConvolution(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	} {
 		v, ok, err := i64List(op, f.name)
 		if err != nil {
-			return nil, err
+			return cd, err
 		}
 		if !ok {
-			return nil, op.Errorf("missing attribute %s", f.name)
+			// The verifier lets them be absent when there are no spatial
+			// dimensions; gojax has always required them.
+			return cd, op.Errorf("missing attribute %s", f.name)
 		}
 		*f.dst = v
 	}
 	s := len(cd.inSp)
-	if len(cd.kSp) != s || len(cd.outSp) != s {
-		return nil, op.Errorf("spatial dimension counts differ: input %d, kernel %d, output %d", s, len(cd.kSp), len(cd.outSp))
+	if cd.strides, err = positiveList(op, "window_strides", s); err != nil {
+		return cd, err
 	}
-	if lt.Rank() != s+2 || rt.Rank() != s+2 || ot.Rank() != s+2 {
-		return nil, op.Errorf("ranks %d, %d, %d do not match %d spatial dimensions", lt.Rank(), rt.Rank(), ot.Rank(), s)
+	if cd.lhsDil, err = positiveList(op, "lhs_dilation", s); err != nil {
+		return cd, err
 	}
-	for _, c := range []struct {
-		what string
-		rank int
-		dims []int64
-	}{
-		{"input", lt.Rank(), append([]int64{cd.inBatch, cd.inFeat}, cd.inSp...)},
-		{"kernel", rt.Rank(), append([]int64{cd.kIn, cd.kOut}, cd.kSp...)},
-		{"output", ot.Rank(), append([]int64{cd.outBatch, cd.outFeat}, cd.outSp...)},
-	} {
-		if err := checkDims(op, c.what+" dimensions", c.dims, c.rank, make([]bool, c.rank)); err != nil {
-			return nil, err
-		}
-	}
-	ones := func(name string) ([]int64, error) {
-		v, ok, err := i64List(op, name)
-		if err != nil {
-			return nil, err
-		}
-		if !ok || len(v) == 0 {
-			v = make([]int64, s)
-			for i := range v {
-				v[i] = 1
-			}
-		}
-		if len(v) != s {
-			return nil, op.Errorf("%s has %d entries, want %d", name, len(v), s)
-		}
-		for _, x := range v {
-			if x < 1 {
-				return nil, op.Errorf("%s must be positive, have %v", name, v)
-			}
-		}
-		return v, nil
-	}
-	strides, err := ones("window_strides")
-	if err != nil {
-		return nil, err
-	}
-	lhsDil, err := ones("lhs_dilation")
-	if err != nil {
-		return nil, err
-	}
-	rhsDil, err := ones("rhs_dilation")
-	if err != nil {
-		return nil, err
+	if cd.rhsDil, err = positiveList(op, "rhs_dilation", s); err != nil {
+		return cd, err
 	}
 	pad, ok, err := i64List(op, "padding")
 	if err != nil {
-		return nil, err
+		return cd, err
 	}
 	if !ok || len(pad) == 0 {
 		pad = make([]int64, 2*s)
 	}
-	if len(pad) != 2*s {
-		return nil, op.Errorf("padding has %d entries, want %d (low, high per spatial dimension)", len(pad), 2*s)
-	}
+	cd.pad = pad
 	rev, ok, err := boolList(op, "window_reversal")
 	if err != nil {
-		return nil, err
+		return cd, err
 	}
 	if !ok || len(rev) == 0 {
 		rev = make([]bool, s)
 	}
 	if len(rev) != s {
-		return nil, op.Errorf("window_reversal has %d entries, want %d", len(rev), s)
+		return cd, op.Errorf("window_reversal has %d entries, want %d", len(rev), s)
 	}
-	fgc, err := intAttr(op, "feature_group_count", 1)
-	if err != nil {
-		return nil, err
+	cd.rev = rev
+	if cd.fgc, err = intAttr(op, "feature_group_count", 1); err != nil {
+		return cd, err
 	}
-	bgc, err := intAttr(op, "batch_group_count", 1)
-	if err != nil {
-		return nil, err
+	if cd.bgc, err = intAttr(op, "batch_group_count", 1); err != nil {
+		return cd, err
 	}
-	if fgc < 1 || bgc < 1 || (fgc > 1 && bgc > 1) {
-		return nil, op.Errorf("feature_group_count %d and batch_group_count %d: both must be positive and one of them 1", fgc, bgc)
-	}
-	if err := checkPrecision(op, 2); err != nil {
-		return nil, err
-	}
+	return cd, nil
+}
 
-	ib, ifeat := lt.Shape[cd.inBatch], lt.Shape[cd.inFeat]
-	kin, kout := rt.Shape[cd.kIn], rt.Shape[cd.kOut]
-	if ifeat%fgc != 0 || ifeat/fgc != kin {
-		return nil, op.Errorf("input features %d must equal kernel input features %d × feature_group_count %d", ifeat, kin, fgc)
+// positiveList reads a per-spatial-dimension list of positive integers
+// (strides, dilations), all ones when absent or empty.
+func positiveList(op *ir.Op, name string, s int) ([]int64, error) {
+	v, ok, err := i64List(op, name)
+	if err != nil {
+		return nil, err
 	}
-	if kout%fgc != 0 || kout%bgc != 0 {
-		return nil, op.Errorf("kernel output features %d must be divisible by feature_group_count %d and batch_group_count %d", kout, fgc, bgc)
+	if !ok || len(v) == 0 {
+		v = make([]int64, s)
+		for i := range v {
+			v[i] = 1
+		}
 	}
-	if ib%bgc != 0 {
-		return nil, op.Errorf("input batch %d must be divisible by batch_group_count %d", ib, bgc)
+	if len(v) != s {
+		return nil, op.Errorf("%s has %d entries, want %d", name, len(v), s)
 	}
+	for _, x := range v {
+		if x < 1 {
+			return nil, op.Errorf("%s must be positive, have %v", name, v)
+		}
+	}
+	return v, nil
+}
+
+// resultShape is the result shape the window gives for these operands.
+func (cd *convDims) resultShape(lt, rt *ir.TensorType) []int64 {
+	s := len(cd.inSp)
 	want := make([]int64, s+2)
-	want[cd.outBatch] = ib / bgc
-	want[cd.outFeat] = kout
+	want[cd.outBatch] = lt.Shape[cd.inBatch] / cd.bgc
+	want[cd.outFeat] = rt.Shape[cd.kOut]
 	for d := 0; d < s; d++ {
 		in := lt.Shape[cd.inSp[d]]
-		padded := pad[2*d] + pad[2*d+1]
+		padded := cd.pad[2*d] + cd.pad[2*d+1]
 		if in > 0 {
-			padded += (in-1)*lhsDil[d] + 1
+			padded += (in-1)*cd.lhsDil[d] + 1
 		}
-		win := (rt.Shape[cd.kSp[d]]-1)*rhsDil[d] + 1
+		win := (rt.Shape[cd.kSp[d]]-1)*cd.rhsDil[d] + 1
 		if rt.Shape[cd.kSp[d]] == 0 {
 			win = 0
 		}
 		o := int64(0)
 		if padded >= win && padded > 0 {
-			o = (padded-win)/strides[d] + 1
+			o = (padded-win)/cd.strides[d] + 1
 		}
 		want[cd.outSp[d]] = o
 	}
-	if !ir.Tensor(ot.Elem, want...).Equal(ot) {
-		return nil, op.Errorf("result type %s, want shape %v", ot, want)
-	}
-	kind, err := dotCompute(lt.Elem, rt.Elem, ot.Elem)
-	if err != nil {
-		return nil, op.Errorf("%v", err)
-	}
-	if ot.Elem.IsComplex() != (kind == computeC64 || kind == computeC128) {
-		return nil, op.Errorf("result type %s does not match operands %s, %s", ot, lt, rt)
-	}
+	return want
+}
 
-	// Build the plan.
-	ls, rs, os := lt.Strides(), rt.Strides(), ot.Strides()
-	groups := int(max(fgc, bgc))
+// newConvPlan lays the convolution out as per-group GEMMs: the output rows
+// and columns, the im2col gather table and the kernel as a K×N matrix, all
+// addressed in the operands' row-major layout.
+func newConvPlan(cd *convDims, lt, rt, ot *ir.TensorType) *convPlan {
+	s := len(cd.inSp)
+	ls, os := lt.Strides(), ot.Strides()
+	ib, kin, kout := lt.Shape[cd.inBatch], rt.Shape[cd.kIn], rt.Shape[cd.kOut]
+	groups := int(max(cd.fgc, cd.bgc))
 	p := &convPlan{
 		groups:      groups,
 		kin:         int(kin),
 		n:           int(kout) / groups,
 		lhsBatchStr: int(ls[cd.inBatch]),
 		lhsFeatStr:  int(ls[cd.inFeat]),
-		batchGroup:  bgc > 1,
-		outBatch:    int(ib / bgc),
+		batchGroup:  cd.bgc > 1,
+		outBatch:    int(ib / cd.bgc),
 		outFeatStr:  int(os[cd.outFeat]),
 	}
 	outSpShape := make([]int64, s)
@@ -259,14 +252,22 @@ func lowerConvolution(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	p.ks = int(ir.Tensor(ir.F32, kSpShape...).NumElements())
 	p.m = p.outBatch * nos
 	p.k = p.kin * p.ks
+	p.spatialTab = spatialTable(cd, lt, outSpShape, kSpShape, p.ks)
+	p.outputRows(cd, os, outSpShape, nos)
+	p.rhs = kernelMatrix(cd, rt, kSpShape, p.kin, p.ks, p.n)
+	return p
+}
 
-	// spatialTab[o][k]: lhs spatial offset of the input element that output
-	// position o meets at kernel position k (after reversal), or -1 when it
-	// falls in padding or between dilated elements.
-	p.spatialTab = make([][]int, nos)
-	for o := range p.spatialTab {
+// spatialTable returns, per output position o and kernel position k, the
+// lhs spatial offset of the input element that o meets at k (after
+// reversal), or -1 when it falls in padding or between dilated elements.
+func spatialTable(cd *convDims, lt *ir.TensorType, outSpShape, kSpShape []int64, ks int) [][]int {
+	s := len(cd.inSp)
+	ls := lt.Strides()
+	tabs := make([][]int, int(ir.Tensor(ir.F32, outSpShape...).NumElements()))
+	for o := range tabs {
 		oi := unravelI(o, outSpShape)
-		tab := make([]int, p.ks)
+		tab := make([]int, ks)
 		for kk := range tab {
 			ki := unravelI(kk, kSpShape)
 			off := 0
@@ -274,17 +275,25 @@ func lowerConvolution(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 				// Window position kk meets padded-dilated input position
 				// o*stride + k*dilation; reversal flips which kernel element
 				// that is, handled by indexing the kernel reversed below.
-				pos := oi[d]*strides[d] + ki[d]*rhsDil[d] - pad[2*d]
-				if pos < 0 || pos%lhsDil[d] != 0 || pos/lhsDil[d] >= lt.Shape[cd.inSp[d]] {
+				pos := oi[d]*cd.strides[d] + ki[d]*cd.rhsDil[d] - cd.pad[2*d]
+				if pos < 0 || pos%cd.lhsDil[d] != 0 || pos/cd.lhsDil[d] >= lt.Shape[cd.inSp[d]] {
 					off = -1
 					break
 				}
-				off += int(pos/lhsDil[d]) * int(ls[cd.inSp[d]])
+				off += int(pos/cd.lhsDil[d]) * int(ls[cd.inSp[d]])
 			}
 			tab[kk] = off
 		}
-		p.spatialTab[o] = tab
+		tabs[o] = tab
 	}
+	return tabs
+}
+
+// outputRows numbers the GEMM rows (output batch, then output spatial
+// position) and columns (output features within a group) and finds where
+// each lands in the output.
+func (p *convPlan) outputRows(cd *convDims, os []int64, outSpShape []int64, nos int) {
+	s := len(cd.inSp)
 	p.rowBatch = make([]int, p.m)
 	p.rowSpatial = make([]int, p.m)
 	p.outRow = make([]int, p.m)
@@ -302,32 +311,36 @@ func lowerConvolution(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	for j := range p.outCol {
 		p.outCol[j] = j * p.outFeatStr
 	}
-	// Kernel as a K×N matrix addressed in place: column c = (input feature
-	// within group, kernel position), row j = output feature within group.
-	rhsK := make([]int, p.k)
-	for f := 0; f < p.kin; f++ {
-		for kk := 0; kk < p.ks; kk++ {
+}
+
+// kernelMatrix addresses the kernel in place as a K×N matrix: column c =
+// (input feature within group, kernel position), row j = output feature
+// within group.
+func kernelMatrix(cd *convDims, rt *ir.TensorType, kSpShape []int64, kin, ks, n int) *gemmPlan {
+	s := len(cd.inSp)
+	rs := rt.Strides()
+	k := kin * ks
+	rhsK := make([]int, k)
+	for f := 0; f < kin; f++ {
+		for kk := 0; kk < ks; kk++ {
 			ki := unravelI(kk, kSpShape)
 			off := f * int(rs[cd.kIn])
 			for d := 0; d < s; d++ {
 				idx := ki[d]
-				if rev[d] {
+				if cd.rev[d] {
 					idx = kSpShape[d] - 1 - idx
 				}
 				off += int(idx) * int(rs[cd.kSp[d]])
 			}
-			rhsK[f*p.ks+kk] = off
+			rhsK[f*ks+kk] = off
 		}
 	}
-	rhsCol := make([]int, p.n)
+	rhsCol := make([]int, n)
 	for j := range rhsCol {
 		rhsCol[j] = j * int(rs[cd.kOut])
 	}
-	p.rhs = &gemmPlan{batch: 1, n: p.n, k: p.k, lhsBatch: []int{0}, rhsBatch: []int{0}, rhsK: rhsK, rhsCol: rhsCol,
+	return &gemmPlan{batch: 1, n: n, k: k, lhsBatch: []int{0}, rhsBatch: []int{0}, rhsK: rhsK, rhsCol: rhsCol,
 		lhsKUnit: true, rhsColUnit: unitStride(rhsCol)}
-	rhsGroupStr := p.n * int(rs[cd.kOut])
-	p.fast = buildConvFast(p)
-	return convStep(kind, p, lt.Elem, rt.Elem, ot.Elem, rhsGroupStr, ctx.Parallel), nil
 }
 
 // buildConvFast returns the implicit-im2col plan when the convolution has one

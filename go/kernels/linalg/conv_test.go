@@ -300,19 +300,21 @@ func TestConvolutionRandom(t *testing.T) {
 
 func TestConvolutionErrors(t *testing.T) {
 	c := convCases[0]
-	bad := c
-	bad.fgc = 2 // 3 input features not divisible
+	// The verifier checks the dimension numbers and groups; the kernel checks
+	// the window, which dynamic_conv hands it unverified.
+	attrs := c.attrs()
+	attrs["window_strides"] = ir.DenseI64Attr{Values: make([]int64, len(c.lhsShape)-2)}
 	op := mkOp("stablehlo.convolution", []*ir.TensorType{ir.Tensor(ir.F32, c.lhsShape...), ir.Tensor(ir.F32, c.rhsShape...)},
-		[]*ir.TensorType{ir.Tensor(ir.F32, c.outShape()...)}, bad.attrs())
+		[]*ir.TensorType{ir.Tensor(ir.F32, c.outShape()...)}, attrs)
 	_, err := lowerOp(t, fakeCtx{1}, op)
-	require.ErrorContains(t, err, "feature_group_count")
+	require.ErrorContains(t, err, "window_strides must be positive")
 
 	op = mkOp("stablehlo.convolution", []*ir.TensorType{ir.Tensor(ir.F32, c.lhsShape...), ir.Tensor(ir.F32, c.rhsShape...)},
 		[]*ir.TensorType{ir.Tensor(ir.F32, 2, 4, 4, 5)}, c.attrs())
 	_, err = lowerOp(t, fakeCtx{1}, op)
 	require.ErrorContains(t, err, "result type")
 
-	attrs := c.attrs()
+	attrs = c.attrs()
 	delete(attrs, "kernel_spatial_dimensions")
 	op = mkOp("stablehlo.convolution", []*ir.TensorType{ir.Tensor(ir.F32, c.lhsShape...), ir.Tensor(ir.F32, c.rhsShape...)},
 		[]*ir.TensorType{ir.Tensor(ir.F32, c.outShape()...)}, attrs)

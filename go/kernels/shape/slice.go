@@ -9,7 +9,7 @@ import (
 func init() {
 	kernel.Register("stablehlo.slice", lowerSlice)
 	kernel.Register("stablehlo.dynamic_slice", lowerDynamicSlice)
-	kernel.Register("stablehlo.dynamic_update_slice", lowerDynamicUpdateSlice)
+	kernel.RegisterOp("stablehlo.dynamic_update_slice", lowerDynamicUpdateSlice, kernel.Traits{InPlace: true, Overwrites: updatesOperand})
 	kernel.Register("stablehlo.reverse", lowerReverse)
 	kernel.Register("stablehlo.concatenate", lowerConcatenate)
 	kernel.Register("stablehlo.pad", lowerPad)
@@ -120,6 +120,13 @@ func lowerDynamicSlice(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		p.run(ctx, outs[0], ins[0], 0, clampedBase(ins, 1, types, in.Shape, sizes, inSt))
 		return nil
 	}, nil
+}
+
+// updatesOperand: dynamic_update_slice may write its result over the array
+// it updates (its kernel then copies only the update), never over the update
+// or an index.
+func updatesOperand(op *ir.Op, v *ir.Value) bool {
+	return len(op.Operands) > 0 && op.Operands[0] == v
 }
 
 func lowerDynamicUpdateSlice(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
