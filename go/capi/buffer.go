@@ -9,20 +9,20 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/gojax/gojax/go/engine"
 	"github.com/gojax/gojax/go/ir"
-	"github.com/gojax/gojax/go/runtime"
 )
 
 // buffer is the C-facing state of a runtime buffer.
 type buffer struct {
-	rt *runtime.Buffer
+	rt *engine.Buffer
 	cl *client
 	c  *C.PJRT_Buffer
 }
 
 // newBufferHandle wraps rb; the framework owns the handle until Buffer_Destroy.
 // The handle caches what the C fast paths (capi.c) answer without Go.
-func newBufferHandle(cl *client, rb *runtime.Buffer) *C.PJRT_Buffer {
+func newBufferHandle(cl *client, rb *engine.Buffer) *C.PJRT_Buffer {
 	b := &buffer{rt: rb, cl: cl}
 	dims := rb.Dims()
 	var dp *C.int64_t
@@ -54,12 +54,12 @@ func newBufferHandle(cl *client, rb *runtime.Buffer) *C.PJRT_Buffer {
 
 func getBuffer(fn string, p *C.PJRT_Buffer) (*buffer, pjrtErr) {
 	if p == nil {
-		return nil, errf(runtime.CodeInvalidArgument, fn, "buffer is NULL")
+		return nil, errf(engine.CodeInvalidArgument, fn, "buffer is NULL")
 	}
 	if b := buffers.get(uintptr(p.h)); b != nil {
 		return b, nil
 	}
-	return nil, errf(runtime.CodeInvalidArgument, fn, "invalid or destroyed buffer handle")
+	return nil, errf(engine.CodeInvalidArgument, fn, "invalid or destroyed buffer handle")
 }
 
 func (b *buffer) device() *device { return b.cl.devices[b.rt.Device().ID] }
@@ -76,32 +76,32 @@ func targetMemory(fn string, cl *client, m *C.PJRT_Memory, d *C.PJRT_Device) (*m
 		}
 		return dev.mem, nil
 	}
-	return nil, errf(runtime.CodeInvalidArgument, fn, "neither a memory nor a device was given")
+	return nil, errf(engine.CodeInvalidArgument, fn, "neither a memory nor a device was given")
 }
 
 // elemArg validates a PJRT_Buffer_Type argument.
 func elemArg(fn string, t C.PJRT_Buffer_Type) (ir.ElemType, pjrtErr) {
 	if int(t) == pjrtToken {
-		return ir.Invalid, errf(runtime.CodeInvalidArgument, fn, "token buffers cannot be created from data")
+		return ir.Invalid, errf(engine.CodeInvalidArgument, fn, "token buffers cannot be created from data")
 	}
 	e, ok := elemFromPjrt(int(t))
 	if !ok {
-		return ir.Invalid, errf(runtime.CodeInvalidArgument, fn, "unknown element type %d", int(t))
+		return ir.Invalid, errf(engine.CodeInvalidArgument, fn, "unknown element type %d", int(t))
 	}
 	return e, nil
 }
 
 func dimsArg(fn string, p *C.int64_t, n C.size_t) ([]int64, pjrtErr) {
 	if n > 0 && p == nil {
-		return nil, errf(runtime.CodeInvalidArgument, fn, "dims is NULL for %d dimensions", n)
+		return nil, errf(engine.CodeInvalidArgument, fn, "dims is NULL for %d dimensions", n)
 	}
 	if n > 64 {
-		return nil, errf(runtime.CodeInvalidArgument, fn, "rank %d is too large", n)
+		return nil, errf(engine.CodeInvalidArgument, fn, "rank %d is too large", n)
 	}
 	dims := goInt64s(p, n)
 	for _, d := range dims {
 		if d < 0 {
-			return nil, errf(runtime.CodeInvalidArgument, fn, "negative dimension in %v", dims)
+			return nil, errf(engine.CodeInvalidArgument, fn, "negative dimension in %v", dims)
 		}
 	}
 	return dims, nil
@@ -118,10 +118,10 @@ func layoutStrides(fn string, l *C.PJRT_Buffer_MemoryLayout, dims []int64, es in
 		var n, tiles C.size_t
 		p := C.gojax_layout_tiled_m2m(l, &n, &tiles)
 		if tiles > 0 {
-			return nil, errf(runtime.CodeUnimplemented, fn, "tiled layouts (%d tiles) are not supported; use a plain row-major layout", tiles)
+			return nil, errf(engine.CodeUnimplemented, fn, "tiled layouts (%d tiles) are not supported; use a plain row-major layout", tiles)
 		}
 		if int(n) != len(dims) || (n > 0 && p == nil) {
-			return nil, errf(runtime.CodeInvalidArgument, fn, "layout has %d minor_to_major entries for rank %d", n, len(dims))
+			return nil, errf(engine.CodeInvalidArgument, fn, "layout has %d minor_to_major entries for rank %d", n, len(dims))
 		}
 		m2m := goInt64s(p, n)
 		seen := make([]bool, len(dims))
@@ -129,7 +129,7 @@ func layoutStrides(fn string, l *C.PJRT_Buffer_MemoryLayout, dims []int64, es in
 		acc := es
 		for _, d := range m2m {
 			if d < 0 || int(d) >= len(dims) || seen[d] {
-				return nil, errf(runtime.CodeInvalidArgument, fn, "minor_to_major %v is not a permutation", m2m)
+				return nil, errf(engine.CodeInvalidArgument, fn, "minor_to_major %v is not a permutation", m2m)
 			}
 			seen[d] = true
 			strides[d] = acc
@@ -140,11 +140,11 @@ func layoutStrides(fn string, l *C.PJRT_Buffer_MemoryLayout, dims []int64, es in
 		var n C.size_t
 		p := C.gojax_layout_strides(l, &n)
 		if int(n) != len(dims) || (n > 0 && p == nil) {
-			return nil, errf(runtime.CodeInvalidArgument, fn, "layout has %d byte strides for rank %d", n, len(dims))
+			return nil, errf(engine.CodeInvalidArgument, fn, "layout has %d byte strides for rank %d", n, len(dims))
 		}
 		return goInt64s(p, n), nil
 	}
-	return nil, errf(runtime.CodeInvalidArgument, fn, "unknown layout type %d", int(l._type))
+	return nil, errf(engine.CodeInvalidArgument, fn, "unknown layout type %d", int(l._type))
 }
 
 // denseOnly accepts only layouts that describe dense row-major data.
@@ -156,7 +156,7 @@ func denseOnly(fn string, l *C.PJRT_Buffer_MemoryLayout, dims []int64, es int64)
 	acc := es
 	for i := len(dims) - 1; i >= 0; i-- {
 		if dims[i] != 1 && strides[i] != acc {
-			return errf(runtime.CodeUnimplemented, fn, "gojax buffers are dense row-major; device layout with byte strides %v is not supported", strides)
+			return errf(engine.CodeUnimplemented, fn, "gojax buffers are dense row-major; device layout with byte strides %v is not supported", strides)
 		}
 		acc *= dims[i]
 	}
@@ -185,7 +185,7 @@ func gojax_PJRT_Client_BufferFromHostBuffer(args *C.PJRT_Client_BufferFromHostBu
 	var strides []int64
 	if args.num_byte_strides > 0 {
 		if args.byte_strides == nil {
-			return errf(runtime.CodeInvalidArgument, fn, "byte_strides is NULL")
+			return errf(engine.CodeInvalidArgument, fn, "byte_strides is NULL")
 		}
 		strides = goInt64s(args.byte_strides, args.num_byte_strides)
 	}
@@ -196,9 +196,9 @@ func gojax_PJRT_Client_BufferFromHostBuffer(args *C.PJRT_Client_BufferFromHostBu
 	if e := denseOnly(fn, args.device_layout, dims, int64(elem.ByteSize())); e != nil {
 		return e
 	}
-	rb, done, err := runtime.BufferFromHost(mem.rt, runtime.HostBuffer{
+	rb, done, err := engine.BufferFromHost(mem.rt, engine.HostBuffer{
 		Data: args.data, Elem: elem, Dims: dims, ByteStrides: strides,
-	}, runtime.HostSemantics(args.host_buffer_semantics))
+	}, engine.HostSemantics(args.host_buffer_semantics))
 	if err != nil {
 		return fromErr(fn, err)
 	}
@@ -233,7 +233,7 @@ func gojax_PJRT_Client_CreateUninitializedBuffer(args *C.PJRT_Client_CreateUnini
 	if e != nil {
 		return e
 	}
-	rb, err := runtime.NewUninitializedBuffer(mem.rt, elem, dims)
+	rb, err := engine.NewUninitializedBuffer(mem.rt, elem, dims)
 	if err != nil {
 		return fromErr(fn, err)
 	}
@@ -268,12 +268,12 @@ func gojax_PJRT_Client_CreateErrorBuffer(args *C.PJRT_Client_CreateErrorBuffer_A
 	if e != nil {
 		return e
 	}
-	code := runtime.Code(args.error_code)
-	if code == runtime.CodeOK {
-		return errf(runtime.CodeInvalidArgument, fn, "error_code is OK")
+	code := engine.Code(args.error_code)
+	if code == engine.CodeOK {
+		return errf(engine.CodeInvalidArgument, fn, "error_code is OK")
 	}
-	rb, err := runtime.NewErrorBuffer(mem.rt, elem, token, dims,
-		runtime.Errorf(code, "%s", goString(args.error_message, args.error_message_size)))
+	rb, err := engine.NewErrorBuffer(mem.rt, elem, token, dims,
+		engine.Errorf(code, "%s", goString(args.error_message, args.error_message_size)))
 	if err != nil {
 		return fromErr(fn, err)
 	}
@@ -318,7 +318,7 @@ func gojax_PJRT_Client_CreateViewOfDeviceBuffer(args *C.PJRT_Client_CreateViewOf
 		cbArg := args.on_delete_callback_arg
 		onDelete = func() { C.gojax_call_on_delete(cb, ptr, cbArg) }
 	}
-	rb, err := runtime.NewViewBuffer(mem.rt, elem, dims, ptr, onDelete)
+	rb, err := engine.NewViewBuffer(mem.rt, elem, dims, ptr, onDelete)
 	if err != nil {
 		return fromErr(fn, err)
 	}
@@ -555,7 +555,7 @@ func gojax_PJRT_Buffer_ToHostBuffer(args *C.PJRT_Buffer_ToHostBuffer_Args) (ret 
 		return e
 	}
 	if b.rt.IsToken() {
-		return errf(runtime.CodeInvalidArgument, fn, "token buffers have no data")
+		return errf(engine.CodeInvalidArgument, fn, "token buffers have no data")
 	}
 	strides, e := layoutStrides(fn, args.host_layout, b.rt.Dims(), int64(b.rt.ElemType().ByteSize()))
 	if e != nil {
@@ -621,7 +621,7 @@ func gojax_PJRT_Buffer_ReadyEvent(args *C.PJRT_Buffer_ReadyEvent_Args) (ret pjrt
 	ev := b.rt.ReadyEvent()
 	if b.rt.IsDeleted() {
 		// The framework aborts on errors here; report the state through the event.
-		ev = runtime.DoneEvent(runtime.Errorf(runtime.CodeFailedPrecondition, "buffer has been deleted or donated"))
+		ev = engine.DoneEvent(engine.Errorf(engine.CodeFailedPrecondition, "buffer has been deleted or donated"))
 	} else if ev.FiredOK() {
 		atomic.StoreInt32((*int32)(unsafe.Pointer(&b.c.ready)), 1) // later calls are answered in C
 	}

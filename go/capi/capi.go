@@ -1,7 +1,7 @@
 // Package capi is gojax's C boundary: the PJRT C API 0.114 function table.
 // Every slot is a C-callable function: the error functions are plain C
 // (capi.c), the rest are exported Go functions named gojax_<slot> that check
-// their arguments, recover panics into PJRT errors and call go/runtime.
+// their arguments, recover panics into PJRT errors and call go/engine.
 package capi
 
 /*
@@ -16,7 +16,7 @@ import (
 	"runtime/cgo"
 	"unsafe"
 
-	"github.com/gojax/gojax/go/runtime"
+	"github.com/gojax/gojax/go/engine"
 )
 
 //go:generate go run ./internal/gen -out pjrt_c_api.h -slots pjrt_slots.h
@@ -33,14 +33,14 @@ func GetPjrtApi() *C.PJRT_Api { return C.gojax_api() }
 type pjrtErr = *C.PJRT_Error
 
 // newErr builds a C error; C copies the message.
-func newErr(code runtime.Code, msg string) pjrtErr {
-	if code == runtime.CodeOK {
-		code = runtime.CodeUnknown
+func newErr(code engine.Code, msg string) pjrtErr {
+	if code == engine.CodeOK {
+		code = engine.CodeUnknown
 	}
 	return C.gojax_new_error(C.int(code), (*C.char)(unsafe.Pointer(unsafe.StringData(msg))), C.size_t(len(msg)))
 }
 
-func errf(code runtime.Code, fn, format string, args ...any) pjrtErr {
+func errf(code engine.Code, fn, format string, args ...any) pjrtErr {
 	return newErr(code, fn+": "+fmt.Sprintf(format, args...))
 }
 
@@ -49,7 +49,7 @@ func fromErr(fn string, err error) pjrtErr {
 	if err == nil {
 		return nil
 	}
-	return newErr(runtime.CodeOf(err), fn+": "+err.Error())
+	return newErr(engine.CodeOf(err), fn+": "+err.Error())
 }
 
 // eventErr converts an event's error (no function prefix: it belongs to the
@@ -58,27 +58,27 @@ func eventErr(err error) pjrtErr {
 	if err == nil {
 		return nil
 	}
-	return newErr(runtime.CodeOf(err), err.Error())
+	return newErr(engine.CodeOf(err), err.Error())
 }
 
 func unimplemented(fn string) pjrtErr {
-	return newErr(runtime.CodeUnimplemented, fn+" is not implemented by gojax")
+	return newErr(engine.CodeUnimplemented, fn+" is not implemented by gojax")
 }
 
 // guard turns a panic in an entry point into an INTERNAL error.
 func guard(fn string, ret *pjrtErr) {
 	if r := recover(); r != nil {
-		*ret = errf(runtime.CodeInternal, fn, "internal error: %v", r)
+		*ret = errf(engine.CodeInternal, fn, "internal error: %v", r)
 	}
 }
 
 // checkArgs rejects NULL args and a caller struct shorter than need bytes.
 func checkArgs(fn string, args unsafe.Pointer, need C.size_t) pjrtErr {
 	if args == nil {
-		return errf(runtime.CodeInvalidArgument, fn, "args is NULL")
+		return errf(engine.CodeInvalidArgument, fn, "args is NULL")
 	}
 	if got := *(*C.size_t)(args); got < need {
-		return errf(runtime.CodeInvalidArgument, fn, "args->struct_size is %d, gojax needs at least %d (framework older than the fields this call uses)", got, need)
+		return errf(engine.CodeInvalidArgument, fn, "args->struct_size is %d, gojax needs at least %d (framework older than the fields this call uses)", got, need)
 	}
 	return nil
 }
@@ -93,15 +93,15 @@ func newHandle(v any) C.uintptr_t { return C.uintptr_t(cgo.NewHandle(v)) }
 func value[T any](fn, what string, h C.uintptr_t) (v T, e pjrtErr) {
 	defer func() {
 		if r := recover(); r != nil {
-			e = errf(runtime.CodeInvalidArgument, fn, "invalid or destroyed %s handle", what)
+			e = errf(engine.CodeInvalidArgument, fn, "invalid or destroyed %s handle", what)
 		}
 	}()
 	if h == 0 {
-		return v, errf(runtime.CodeInvalidArgument, fn, "invalid or destroyed %s handle", what)
+		return v, errf(engine.CodeInvalidArgument, fn, "invalid or destroyed %s handle", what)
 	}
 	x, ok := cgo.Handle(h).Value().(T)
 	if !ok {
-		return v, errf(runtime.CodeInvalidArgument, fn, "handle is not a %s", what)
+		return v, errf(engine.CodeInvalidArgument, fn, "handle is not a %s", what)
 	}
 	return x, nil
 }

@@ -11,13 +11,13 @@ import (
 	"strconv"
 	"unsafe"
 
-	"github.com/gojax/gojax/go/runtime"
+	"github.com/gojax/gojax/go/engine"
 )
 
 // client is the C-facing state of a runtime client. All arrays and strings it
 // hands to C live in C memory until Client_Destroy.
 type client struct {
-	rt       *runtime.Client
+	rt       *engine.Client
 	c        *C.PJRT_Client
 	devices  []*device
 	memories []*memory
@@ -29,7 +29,7 @@ type client struct {
 }
 
 // newClient builds the C handles for a runtime client.
-func newClient(rt *runtime.Client) *client {
+func newClient(rt *engine.Client) *client {
 	cl := &client{rt: rt, name: newCstr(rt.PlatformName()), version: newCstr(rt.PlatformVersion())}
 	cl.c = cAlloc[C.PJRT_Client](1)
 	cl.c.h = newHandle(cl)
@@ -85,7 +85,7 @@ func (t *topology) free() {
 
 func getClient(fn string, c *C.PJRT_Client) (*client, pjrtErr) {
 	if c == nil {
-		return nil, errf(runtime.CodeInvalidArgument, fn, "client is NULL")
+		return nil, errf(engine.CodeInvalidArgument, fn, "client is NULL")
 	}
 	return value[*client](fn, "client", c.h)
 }
@@ -93,10 +93,10 @@ func getClient(fn string, c *C.PJRT_Client) (*client, pjrtErr) {
 // ---- client ----------------------------------------------------------------
 
 // clientOptions reads the create options gojax understands and ignores others.
-func clientOptions(opts *C.PJRT_NamedValue, n C.size_t) (runtime.Options, error) {
-	var o runtime.Options
+func clientOptions(opts *C.PJRT_NamedValue, n C.size_t) (engine.Options, error) {
+	var o engine.Options
 	if n > 0 && opts == nil {
-		return o, runtime.Errorf(runtime.CodeInvalidArgument, "create_options is NULL but num_options is %d", n)
+		return o, engine.Errorf(engine.CodeInvalidArgument, "create_options is NULL but num_options is %d", n)
 	}
 	for i := 0; i < int(n); i++ {
 		nv := &cSlice(opts, int(n))[i]
@@ -109,22 +109,22 @@ func clientOptions(opts *C.PJRT_NamedValue, n C.size_t) (runtime.Options, error)
 				s := goString(C.gojax_nv_string(nv), nv.value_size)
 				return strconv.ParseInt(s, 10, 64)
 			}
-			return 0, runtime.Errorf(runtime.CodeInvalidArgument, "option %q must be an integer", name)
+			return 0, engine.Errorf(engine.CodeInvalidArgument, "option %q must be an integer", name)
 		}
 		switch name {
 		case "num_devices":
 			v, err := intVal()
 			if err != nil {
-				return o, runtime.Errorf(runtime.CodeInvalidArgument, "option num_devices: %v", err)
+				return o, engine.Errorf(engine.CodeInvalidArgument, "option num_devices: %v", err)
 			}
 			if v < 1 {
-				return o, runtime.Errorf(runtime.CodeInvalidArgument, "option num_devices must be at least 1, got %d", v)
+				return o, engine.Errorf(engine.CodeInvalidArgument, "option num_devices must be at least 1, got %d", v)
 			}
 			o.NumDevices = int(v)
 		case "num_nodes":
 			v, err := intVal()
 			if err == nil && v > 1 {
-				return o, runtime.Errorf(runtime.CodeUnimplemented, "gojax runs in a single process; num_nodes=%d is not supported", v)
+				return o, engine.Errorf(engine.CodeUnimplemented, "gojax runs in a single process; num_nodes=%d is not supported", v)
 			}
 		}
 	}
@@ -142,8 +142,8 @@ func gojax_PJRT_Client_Create(args *C.PJRT_Client_Create_Args) (ret pjrtErr) {
 	setupProcess()
 	opts, err := clientOptions(args.create_options, args.num_options)
 	if err == nil {
-		var rt *runtime.Client
-		if rt, err = runtime.NewClient(opts); err == nil {
+		var rt *engine.Client
+		if rt, err = engine.NewClient(opts); err == nil {
 			args.client = newClient(rt).c
 			return nil
 		}
@@ -309,10 +309,10 @@ func gojax_PJRT_Client_DefaultDeviceAssignment(args *C.PJRT_Client_DefaultDevice
 	}
 	r, p := int(args.num_replicas), int(args.num_partitions)
 	if r < 1 || p < 1 || r*p > len(cl.devices) {
-		return errf(runtime.CodeInvalidArgument, fn, "%d replicas x %d partitions do not fit on %d devices", r, p, len(cl.devices))
+		return errf(engine.CodeInvalidArgument, fn, "%d replicas x %d partitions do not fit on %d devices", r, p, len(cl.devices))
 	}
 	if int(args.default_assignment_size) < r*p || args.default_assignment == nil {
-		return errf(runtime.CodeInvalidArgument, fn, "default_assignment has room for %d ids, need %d", args.default_assignment_size, r*p)
+		return errf(engine.CodeInvalidArgument, fn, "default_assignment has room for %d ids, need %d", args.default_assignment_size, r*p)
 	}
 	out := cSlice(args.default_assignment, r*p)
 	for i := range out {

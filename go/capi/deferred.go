@@ -9,7 +9,7 @@ import (
 	"runtime/cgo"
 	"unsafe"
 
-	"github.com/gojax/gojax/go/runtime"
+	"github.com/gojax/gojax/go/engine"
 )
 
 // Calls whose completion the framework triggers later through a callback
@@ -56,7 +56,7 @@ func callbackErr(code C.PJRT_Error_Code, msg *C.char, n C.size_t) error {
 	if code == C.PJRT_Error_Code_OK {
 		return nil
 	}
-	return runtime.Errorf(runtime.Code(code), "%s", goString(msg, n))
+	return engine.Errorf(engine.Code(code), "%s", goString(msg, n))
 }
 
 type rawFuture func(dst unsafe.Pointer, err error)

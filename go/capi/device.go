@@ -8,13 +8,13 @@ import "C"
 import (
 	"unsafe"
 
-	"github.com/gojax/gojax/go/runtime"
+	"github.com/gojax/gojax/go/engine"
 )
 
 // Devices and their descriptions (one handle value serves both).
 
 type device struct {
-	rt      *runtime.Device
+	rt      *engine.Device
 	cl      *client
 	c       *C.PJRT_Device
 	desc    *C.PJRT_DeviceDescription
@@ -49,14 +49,14 @@ func (d *device) buildAttrs() {
 
 func getDevice(fn string, d *C.PJRT_Device) (*device, pjrtErr) {
 	if d == nil {
-		return nil, errf(runtime.CodeInvalidArgument, fn, "device is NULL")
+		return nil, errf(engine.CodeInvalidArgument, fn, "device is NULL")
 	}
 	return value[*device](fn, "device", d.h)
 }
 
 func getDesc(fn string, d *C.PJRT_DeviceDescription) (*device, pjrtErr) {
 	if d == nil {
-		return nil, errf(runtime.CodeInvalidArgument, fn, "device_description is NULL")
+		return nil, errf(engine.CodeInvalidArgument, fn, "device_description is NULL")
 	}
 	return value[*device](fn, "device description", d.h)
 }

@@ -8,14 +8,14 @@ import "C"
 import (
 	"unsafe"
 
-	"github.com/gojax/gojax/go/runtime"
+	"github.com/gojax/gojax/go/engine"
 )
 
 // newEvent hands a runtime event to C; the caller owns the handle and frees it
 // with PJRT_Event_Destroy. An event that has already fired without error
 // becomes the shared static gojax_ready_event, which costs no allocation and
 // whose queries capi.c answers without entering Go.
-func newEvent(ev *runtime.Event) *C.PJRT_Event {
+func newEvent(ev *engine.Event) *C.PJRT_Event {
 	if ev.FiredOK() {
 		return readyEvent()
 	}
@@ -28,16 +28,16 @@ func readyEvent() *C.PJRT_Event { return &C.gojax_ready_event }
 
 // firedOK is the Go side of gojax_ready_event, for entry points that take an
 // event as input.
-var firedOK = runtime.DoneEvent(nil)
+var firedOK = engine.DoneEvent(nil)
 
-func getEvent(fn string, e *C.PJRT_Event) (*runtime.Event, pjrtErr) {
+func getEvent(fn string, e *C.PJRT_Event) (*engine.Event, pjrtErr) {
 	if e == nil {
-		return nil, errf(runtime.CodeInvalidArgument, fn, "event is NULL")
+		return nil, errf(engine.CodeInvalidArgument, fn, "event is NULL")
 	}
 	if e == readyEvent() {
 		return firedOK, nil
 	}
-	return value[*runtime.Event](fn, "event", e.h)
+	return value[*engine.Event](fn, "event", e.h)
 }
 
 //export gojax_PJRT_Event_Destroy
@@ -86,7 +86,7 @@ func gojax_PJRT_Event_Error(args *C.PJRT_Event_Error_Args) (ret pjrtErr) {
 		return e
 	}
 	if !ev.IsReady() {
-		return errf(runtime.CodeFailedPrecondition, fn, "event is not ready yet")
+		return errf(engine.CodeFailedPrecondition, fn, "event is not ready yet")
 	}
 	return eventErr(ev.Err())
 }
@@ -117,7 +117,7 @@ func gojax_PJRT_Event_OnReady(args *C.PJRT_Event_OnReady_Args) (ret pjrtErr) {
 		return e
 	}
 	if args.callback == nil {
-		return errf(runtime.CodeInvalidArgument, fn, "callback is NULL")
+		return errf(engine.CodeInvalidArgument, fn, "callback is NULL")
 	}
 	// Copy what the callback needs: the framework may destroy the event (and
 	// reuse args) from inside the callback, even when it runs synchronously here.
@@ -135,7 +135,7 @@ func gojax_PJRT_Event_Create(args *C.PJRT_Event_Create_Args) (ret pjrtErr) {
 	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Event_Create_Args_STRUCT_SIZE); e != nil {
 		return e
 	}
-	args.event = newEvent(runtime.NewEvent())
+	args.event = newEvent(engine.NewEvent())
 	return nil
 }
 
@@ -151,11 +151,11 @@ func gojax_PJRT_Event_Set(args *C.PJRT_Event_Set_Args) (ret pjrtErr) {
 		return e
 	}
 	var err error
-	if code := runtime.Code(args.error_code); code != runtime.CodeOK {
-		err = runtime.Errorf(code, "%s", goString(args.error_message, args.error_message_size))
+	if code := engine.Code(args.error_code); code != engine.CodeOK {
+		err = engine.Errorf(code, "%s", goString(args.error_message, args.error_message_size))
 	}
 	if !ev.Set(err) {
-		return errf(runtime.CodeFailedPrecondition, fn, "event was already set")
+		return errf(engine.CodeFailedPrecondition, fn, "event was already set")
 	}
 	return nil
 }

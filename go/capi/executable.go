@@ -9,15 +9,15 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/gojax/gojax/go/engine"
 	"github.com/gojax/gojax/go/ir"
-	"github.com/gojax/gojax/go/runtime"
 )
 
 // executable is the C-facing state shared by the PJRT_LoadedExecutable and the
 // PJRT_Executable handles of one program; C arrays live until the last handle
 // is destroyed.
 type executable struct {
-	rt *runtime.Executable
+	rt *engine.Executable
 	cl *client // nil when compiled without a client (PJRT_Compile)
 
 	mu   sync.Mutex
@@ -71,11 +71,11 @@ func (l shardingList) free() {
 	cFree(l.sizes)
 }
 
-func newExecutable(rt *runtime.Executable, cl *client) *executable {
+func newExecutable(rt *engine.Executable, cl *client) *executable {
 	x := &executable{rt: rt, cl: cl}
 	x.name = newCstr(rt.Name())
 	x.fingerprint = newCstr(rt.Fingerprint())
-	x.kind = newCstr(runtime.MemoryKind)
+	x.kind = newCstr(engine.MemoryKind)
 	outs := rt.OutputTypes()
 	x.outTypes = cAlloc[C.PJRT_Buffer_Type](len(outs))
 	x.outDimSizes = cAlloc[C.size_t](len(outs))
@@ -170,14 +170,14 @@ func (x *executable) newUnloaded() *C.PJRT_Executable {
 
 func getLoaded(fn string, p *C.PJRT_LoadedExecutable) (*executable, pjrtErr) {
 	if p == nil {
-		return nil, errf(runtime.CodeInvalidArgument, fn, "executable is NULL")
+		return nil, errf(engine.CodeInvalidArgument, fn, "executable is NULL")
 	}
 	return value[*executable](fn, "loaded executable", p.h)
 }
 
 func getExec(fn string, p *C.PJRT_Executable) (*executable, pjrtErr) {
 	if p == nil {
-		return nil, errf(runtime.CodeInvalidArgument, fn, "executable is NULL")
+		return nil, errf(engine.CodeInvalidArgument, fn, "executable is NULL")
 	}
 	return value[*executable](fn, "executable", p.h)
 }
@@ -185,17 +185,17 @@ func getExec(fn string, p *C.PJRT_Executable) (*executable, pjrtErr) {
 // programArg validates a PJRT_Program and returns its code.
 func programArg(fn string, p *C.PJRT_Program) ([]byte, pjrtErr) {
 	if p == nil {
-		return nil, errf(runtime.CodeInvalidArgument, fn, "program is NULL")
+		return nil, errf(engine.CodeInvalidArgument, fn, "program is NULL")
 	}
 	if e := checkArgs(fn+" (program)", unsafe.Pointer(p), C.PJRT_Program_STRUCT_SIZE); e != nil {
 		return nil, e
 	}
 	format := goString(p.format, p.format_size)
 	if format != "mlir" {
-		return nil, errf(runtime.CodeInvalidArgument, fn, "program format %q is not supported; gojax compiles \"mlir\" (StableHLO portable artifacts)", format)
+		return nil, errf(engine.CodeInvalidArgument, fn, "program format %q is not supported; gojax compiles \"mlir\" (StableHLO portable artifacts)", format)
 	}
 	if p.code == nil || p.code_size == 0 {
-		return nil, errf(runtime.CodeInvalidArgument, fn, "program code is empty")
+		return nil, errf(engine.CodeInvalidArgument, fn, "program code is empty")
 	}
 	return goBytes(unsafe.Pointer(p.code), p.code_size), nil
 }
@@ -216,7 +216,7 @@ func gojax_PJRT_Client_Compile(args *C.PJRT_Client_Compile_Args) (ret pjrtErr) {
 		return e
 	}
 	opts := goBytes(unsafe.Pointer(args.compile_options), args.compile_options_size)
-	rt, err := runtime.Compile(cl.rt, code, opts, compileOptions())
+	rt, err := engine.Compile(cl.rt, code, opts, compileOptions())
 	if err != nil {
 		return fromErr(fn, err)
 	}
@@ -239,7 +239,7 @@ func gojax_PJRT_Compile(args *C.PJRT_Compile_Args) (ret pjrtErr) {
 		return e
 	}
 	opts := goBytes(unsafe.Pointer(args.compile_options), args.compile_options_size)
-	rt, err := runtime.Compile(nil, code, opts, compileOptions())
+	rt, err := engine.Compile(nil, code, opts, compileOptions())
 	if err != nil {
 		return fromErr(fn, err)
 	}
@@ -266,7 +266,7 @@ func gojax_PJRT_Client_Load(args *C.PJRT_Client_Load_Args) (ret pjrtErr) {
 	if args.compile_options != nil && args.compile_options_size > 0 {
 		var err error
 		opts := goBytes(unsafe.Pointer(args.compile_options), args.compile_options_size)
-		if rt, err = runtime.Deserialize(cl.rt, rt.Serialize(), opts, compileOptions()); err != nil {
+		if rt, err = engine.Deserialize(cl.rt, rt.Serialize(), opts, compileOptions()); err != nil {
 			return fromErr(fn, err)
 		}
 	} else {
@@ -297,7 +297,7 @@ func gojax_PJRT_Executable_DeserializeAndLoad(args *C.PJRT_Executable_Deserializ
 		args.overridden_serialized_compile_options != nil && args.overridden_serialized_compile_options_size > 0 {
 		opts = goBytes(unsafe.Pointer(args.overridden_serialized_compile_options), args.overridden_serialized_compile_options_size)
 	}
-	rt, err := runtime.Deserialize(cl.rt, data, opts, compileOptions())
+	rt, err := engine.Deserialize(cl.rt, data, opts, compileOptions())
 	if err != nil {
 		return fromErr(fn, err)
 	}
@@ -467,15 +467,15 @@ func gojax_PJRT_LoadedExecutable_Execute(args *C.PJRT_LoadedExecutable_Execute_A
 		return e
 	}
 	if x.cl == nil {
-		return errf(runtime.CodeFailedPrecondition, fn, "executable is not loaded on a client")
+		return errf(engine.CodeFailedPrecondition, fn, "executable is not loaded on a client")
 	}
-	var opts runtime.ExecuteOptions
+	var opts engine.ExecuteOptions
 	if o := args.options; o != nil {
 		var oo C.PJRT_ExecuteOptions
 		if has(o.struct_size, unsafe.Offsetof(oo.num_non_donatable_input_indices), unsafe.Sizeof(oo.num_non_donatable_input_indices)) &&
 			o.num_non_donatable_input_indices > 0 {
 			if o.non_donatable_input_indices == nil {
-				return errf(runtime.CodeInvalidArgument, fn, "non_donatable_input_indices is NULL")
+				return errf(engine.CodeInvalidArgument, fn, "non_donatable_input_indices is NULL")
 			}
 			// A view, not a copy: Execute reads it only during the call.
 			opts.NonDonatable = unsafe.Slice((*int64)(unsafe.Pointer(o.non_donatable_input_indices)), int(o.num_non_donatable_input_indices))
@@ -488,29 +488,29 @@ func gojax_PJRT_LoadedExecutable_Execute(args *C.PJRT_LoadedExecutable_Execute_A
 	}
 	nd, na := int(args.num_devices), int(args.num_args)
 	if nd < 0 || na < 0 || (nd > 0 && args.argument_lists == nil) || (na > 0 && nd > 0 && args.argument_lists == nil) {
-		return errf(runtime.CodeInvalidArgument, fn, "argument_lists is NULL")
+		return errf(engine.CodeInvalidArgument, fn, "argument_lists is NULL")
 	}
 	if nd > 0 && args.output_lists == nil {
-		return errf(runtime.CodeInvalidArgument, fn, "output_lists is NULL")
+		return errf(engine.CodeInvalidArgument, fn, "output_lists is NULL")
 	}
-	var devices []*runtime.Device
+	var devices []*engine.Device
 	if has(args.struct_size, unsafe.Offsetof(a.execute_device), unsafe.Sizeof(a.execute_device)) && args.execute_device != nil {
 		d, e := getDevice(fn, args.execute_device)
 		if e != nil {
 			return e
 		}
 		if nd != 1 {
-			return errf(runtime.CodeInvalidArgument, fn, "execute_device is set but num_devices is %d", nd)
+			return errf(engine.CodeInvalidArgument, fn, "execute_device is set but num_devices is %d", nd)
 		}
-		devices = []*runtime.Device{d.rt}
+		devices = []*engine.Device{d.rt}
 	}
-	lists := make([][]*runtime.Buffer, nd)
+	lists := make([][]*engine.Buffer, nd)
 	if nd > 0 {
 		argLists := unsafe.Slice(args.argument_lists, nd)
-		flat := make([]*runtime.Buffer, nd*na) // one allocation for all lists
+		flat := make([]*engine.Buffer, nd*na) // one allocation for all lists
 		for d := range lists {
 			if na > 0 && argLists[d] == nil {
-				return errf(runtime.CodeInvalidArgument, fn, "argument list %d is NULL", d)
+				return errf(engine.CodeInvalidArgument, fn, "argument list %d is NULL", d)
 			}
 			lists[d] = flat[d*na : (d+1)*na : (d+1)*na]
 			if na == 0 {
@@ -534,7 +534,7 @@ func gojax_PJRT_LoadedExecutable_Execute(args *C.PJRT_LoadedExecutable_Execute_A
 	if len(x.rt.OutputTypes()) > 0 {
 		for d, l := range outLists {
 			if l == nil {
-				return errf(runtime.CodeInvalidArgument, fn, "output list %d is NULL", d)
+				return errf(engine.CodeInvalidArgument, fn, "output list %d is NULL", d)
 			}
 		}
 	}
@@ -827,10 +827,10 @@ func gojax_PJRT_Executable_GetCompiledMemoryStats(args *C.PJRT_Executable_GetCom
 	}
 	var in, out int64
 	for _, t := range x.rt.InputTypes() {
-		in += runtime.TypeBytes(t)
+		in += engine.TypeBytes(t)
 	}
 	for _, t := range x.rt.OutputTypes() {
-		out += runtime.TypeBytes(t)
+		out += engine.TypeBytes(t)
 	}
 	// Offsets 24.. are int64 fields; write those the caller's struct covers.
 	fields := []struct {

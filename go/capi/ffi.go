@@ -9,17 +9,17 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/gojax/gojax/go/runtime"
+	"github.com/gojax/gojax/go/engine"
 )
 
 // contextUserData returns the FFI user data attached to an execute context,
 // in the order it was attached. Contexts live in C (capi.c); their entries
 // are published with release stores and never change afterwards.
-func contextUserData(ctx *C.PJRT_ExecuteContext) []runtime.UserData {
-	var out []runtime.UserData
+func contextUserData(ctx *C.PJRT_ExecuteContext) []engine.UserData {
+	var out []engine.UserData
 	next := func(p *unsafe.Pointer) *C.gojax_ContextData { return (*C.gojax_ContextData)(atomic.LoadPointer(p)) }
 	for d := next((*unsafe.Pointer)(unsafe.Pointer(&ctx.head))); d != nil; d = next((*unsafe.Pointer)(unsafe.Pointer(&d.next))) {
-		out = append(out, runtime.UserData{TypeID: int64(d.type_id), Data: d.data})
+		out = append(out, engine.UserData{TypeID: int64(d.type_id), Data: d.data})
 	}
 	return out
 }
@@ -46,5 +46,5 @@ func gojax_FFI_TypeRegister(args *C.gojax_FFI_TypeRegister_Args) (ret pjrtErr) {
 func gojax_FFI_RegisterHandler(args unsafe.Pointer) (ret pjrtErr) {
 	const fn = "PJRT_FFI_Register_Handler"
 	defer guard(fn, &ret)
-	return errf(runtime.CodeUnimplemented, fn, "gojax runs its own kernels; XLA FFI handlers cannot be registered with it")
+	return errf(engine.CodeUnimplemented, fn, "gojax runs its own kernels; XLA FFI handlers cannot be registered with it")
 }

@@ -40,7 +40,7 @@ struct PJRT_Buffer {
   PJRT_Memory* memory;
   size_t on_device_size;
   /* Mirrors of Go state, read and written atomically: deleted is set by the
-   * runtime when the buffer is deleted or donated (runtime.Buffer
+   * engine when the buffer is deleted or donated (engine.Buffer
    * MirrorDeleted); ready once its data is known to be ready without error
    * (it never goes back). */
   int32_t deleted;

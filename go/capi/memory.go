@@ -8,13 +8,13 @@ import "C"
 import (
 	"unsafe"
 
-	"github.com/gojax/gojax/go/runtime"
+	"github.com/gojax/gojax/go/engine"
 )
 
 // Memories: one default memory per device.
 
 type memory struct {
-	rt     *runtime.Memory
+	rt     *engine.Memory
 	c      *C.gojax_Memory
 	kind   cstr
 	debug  cstr
@@ -26,7 +26,7 @@ func (m *memory) ptr() *C.PJRT_Memory { return (*C.PJRT_Memory)(unsafe.Pointer(m
 
 func getMemory(fn string, m *C.PJRT_Memory) (*memory, pjrtErr) {
 	if m == nil {
-		return nil, errf(runtime.CodeInvalidArgument, fn, "memory is NULL")
+		return nil, errf(engine.CodeInvalidArgument, fn, "memory is NULL")
 	}
 	g := (*C.gojax_Memory)(unsafe.Pointer(m))
 	return value[*memory](fn, "memory", g.h)

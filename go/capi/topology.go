@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/gojax/gojax/go/runtime"
+	"github.com/gojax/gojax/go/engine"
 )
 
 type topology struct {
@@ -76,7 +76,7 @@ func (cl *client) free() {
 
 func getTopology(fn string, t *C.PJRT_TopologyDescription) (*topology, pjrtErr) {
 	if t == nil {
-		return nil, errf(runtime.CodeInvalidArgument, fn, "topology is NULL")
+		return nil, errf(engine.CodeInvalidArgument, fn, "topology is NULL")
 	}
 	return value[*topology](fn, "topology", t.h)
 }
@@ -93,7 +93,7 @@ func gojax_PJRT_TopologyDescription_Create(args *C.PJRT_TopologyDescription_Crea
 	}
 	opts, err := clientOptions(args.create_options, args.num_options)
 	if err != nil {
-		return newErr(runtime.CodeOf(err), fn+": "+err.Error())
+		return newErr(engine.CodeOf(err), fn+": "+err.Error())
 	}
 	t, err := standaloneTopology(opts)
 	if err != nil {
@@ -104,8 +104,8 @@ func gojax_PJRT_TopologyDescription_Create(args *C.PJRT_TopologyDescription_Crea
 }
 
 // standaloneTopology describes devices without a client the framework sees.
-func standaloneTopology(opts runtime.Options) (*topology, error) {
-	rt, err := runtime.NewClient(opts)
+func standaloneTopology(opts engine.Options) (*topology, error) {
+	rt, err := engine.NewClient(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -210,9 +210,9 @@ func gojax_PJRT_TopologyDescription_Deserialize(args *C.PJRT_TopologyDescription
 	s := goString(args.serialized_topology, args.serialized_topology_size)
 	n, err := strconv.Atoi(strings.TrimPrefix(s, topologyPrefix))
 	if !strings.HasPrefix(s, topologyPrefix) || err != nil {
-		return errf(runtime.CodeInvalidArgument, fn, "not a serialized gojax topology")
+		return errf(engine.CodeInvalidArgument, fn, "not a serialized gojax topology")
 	}
-	t, err := standaloneTopology(runtime.Options{NumDevices: n})
+	t, err := standaloneTopology(engine.Options{NumDevices: n})
 	if err != nil {
 		return fromErr(fn, err)
 	}
@@ -247,7 +247,7 @@ func gojax_PJRT_TopologyDescription_Fingerprint(args *C.PJRT_TopologyDescription
 		return e
 	}
 	h := fnv.New64a()
-	fmt.Fprint(h, t.serialize(), runtime.Version)
+	fmt.Fprint(h, t.serialize(), engine.Version)
 	args.fingerprint = C.uint64_t(h.Sum64())
 	return nil
 }

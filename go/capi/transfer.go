@@ -8,21 +8,21 @@ import "C"
 import (
 	"unsafe"
 
-	"github.com/gojax/gojax/go/runtime"
+	"github.com/gojax/gojax/go/engine"
 )
 
 // Asynchronous host-to-device transfers: buffers created first, filled by
 // chunks later (PJRT_AsyncHostToDeviceTransferManager).
 
 type transferManager struct {
-	rt  *runtime.HostTransfer
+	rt  *engine.HostTransfer
 	cl  *client
 	mem *memory
 }
 
 func getTransfer(fn string, p *C.PJRT_AsyncHostToDeviceTransferManager) (*transferManager, pjrtErr) {
 	if p == nil {
-		return nil, errf(runtime.CodeInvalidArgument, fn, "transfer_manager is NULL")
+		return nil, errf(engine.CodeInvalidArgument, fn, "transfer_manager is NULL")
 	}
 	return value[*transferManager](fn, "transfer manager", p.h)
 }
@@ -44,16 +44,16 @@ func gojax_PJRT_Client_CreateBuffersForAsyncHostToDevice(args *C.PJRT_Client_Cre
 	}
 	n := int(args.num_shape_specs)
 	if n > 0 && args.shape_specs == nil {
-		return errf(runtime.CodeInvalidArgument, fn, "shape_specs is NULL")
+		return errf(engine.CodeInvalidArgument, fn, "shape_specs is NULL")
 	}
 	var layouts []*C.PJRT_Buffer_MemoryLayout
 	if args.num_device_layouts > 0 {
 		if int(args.num_device_layouts) != n || args.device_layouts == nil {
-			return errf(runtime.CodeInvalidArgument, fn, "%d device layouts for %d shapes", args.num_device_layouts, n)
+			return errf(engine.CodeInvalidArgument, fn, "%d device layouts for %d shapes", args.num_device_layouts, n)
 		}
 		layouts = unsafe.Slice(args.device_layouts, n)
 	}
-	var shapes []runtime.Shape
+	var shapes []engine.Shape
 	if n > 0 {
 		for i, s := range unsafe.Slice(args.shape_specs, n) {
 			elem, e := elemArg(fn, s.element_type)
@@ -69,10 +69,10 @@ func gojax_PJRT_Client_CreateBuffersForAsyncHostToDevice(args *C.PJRT_Client_Cre
 					return e
 				}
 			}
-			shapes = append(shapes, runtime.Shape{Elem: elem, Dims: dims})
+			shapes = append(shapes, engine.Shape{Elem: elem, Dims: dims})
 		}
 	}
-	ht, err := runtime.NewHostTransfer(mem.rt, shapes)
+	ht, err := engine.NewHostTransfer(mem.rt, shapes)
 	if err != nil {
 		return fromErr(fn, err)
 	}
@@ -112,17 +112,17 @@ func gojax_PJRT_AsyncHostToDeviceTransferManager_TransferData(args *C.PJRT_Async
 		return e
 	}
 	if args.transfer_size < 0 {
-		return errf(runtime.CodeInvalidArgument, fn, "negative transfer_size %d", args.transfer_size)
+		return errf(engine.CodeInvalidArgument, fn, "negative transfer_size %d", args.transfer_size)
 	}
 	if args.transfer_size > 0 && args.data == nil {
-		return errf(runtime.CodeInvalidArgument, fn, "data is NULL")
+		return errf(engine.CodeInvalidArgument, fn, "data is NULL")
 	}
 	data := goBytes(args.data, C.size_t(args.transfer_size))
 	if err := t.rt.Write(int(args.buffer_index), data, int64(args.offset), bool(args.is_last_transfer)); err != nil {
 		return fromErr(fn, err)
 	}
 	// The copy is synchronous: the host data is free as soon as we return.
-	args.done_with_h2d_transfer = newEvent(runtime.DoneEvent(nil))
+	args.done_with_h2d_transfer = newEvent(engine.DoneEvent(nil))
 	return nil
 }
 
@@ -149,11 +149,11 @@ func gojax_PJRT_AsyncHostToDeviceTransferManager_TransferLiteral(args *C.PJRT_As
 	if e != nil {
 		return e
 	}
-	err := t.rt.WriteLiteral(int(args.buffer_index), runtime.HostBuffer{Data: args.data, Elem: elem, Dims: dims, ByteStrides: strides})
+	err := t.rt.WriteLiteral(int(args.buffer_index), engine.HostBuffer{Data: args.data, Elem: elem, Dims: dims, ByteStrides: strides})
 	if err != nil {
 		return fromErr(fn, err)
 	}
-	args.done_with_h2d_transfer = newEvent(runtime.DoneEvent(nil))
+	args.done_with_h2d_transfer = newEvent(engine.DoneEvent(nil))
 	return nil
 }
 
@@ -236,11 +236,11 @@ func gojax_PJRT_AsyncHostToDeviceTransferManager_SetBufferError(args *C.PJRT_Asy
 	if e != nil {
 		return e
 	}
-	code := runtime.Code(args.error_code)
-	if code == runtime.CodeOK {
-		return errf(runtime.CodeInvalidArgument, fn, "error_code is OK")
+	code := engine.Code(args.error_code)
+	if code == engine.CodeOK {
+		return errf(engine.CodeInvalidArgument, fn, "error_code is OK")
 	}
-	err := runtime.Errorf(code, "%s", goString(args.error_message, args.error_message_size))
+	err := engine.Errorf(code, "%s", goString(args.error_message, args.error_message_size))
 	return fromErr(fn, t.rt.SetError(int(args.buffer_index), err))
 }
 

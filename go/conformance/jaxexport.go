@@ -123,7 +123,7 @@ func runJAXExport(dir, name, artifact string) (skip string, err error) {
 		return "", fmt.Errorf("no index entry %q", name)
 	}
 	// A vector for several devices (Shardy SPMD) is run in its global form,
-	// as go/runtime runs SPMD programs: the inputs are the global arrays and
+	// as go/engine runs SPMD programs: the inputs are the global arrays and
 	// manual computations run once per partition of their mesh.
 	if e.ShapePolymorphic && artifact == "" {
 		return "", fmt.Errorf("shape-polymorphic vector was not refined to static shapes")

@@ -7,9 +7,9 @@ import (
 	"github.com/gojax/gojax/go/capi"
 	"github.com/gojax/gojax/go/config"
 	"github.com/gojax/gojax/go/devmem"
+	"github.com/gojax/gojax/go/engine"
 	"github.com/gojax/gojax/go/internal/fpmode"
 	"github.com/gojax/gojax/go/internal/workers"
-	gjruntime "github.com/gojax/gojax/go/runtime"
 )
 
 // ConfigError is the error of the GOJAX_* environment at load ("" when every
@@ -25,7 +25,7 @@ func ConfigError() string {
 // read-only (fixed when the library loads or JAX creates its client).
 var applyField = map[string]func(st *config.Settings){
 	"async_dispatch":     func(st *config.Settings) { SetAsyncDispatch(st.AsyncDispatch) },
-	"inline_bytes":       func(st *config.Settings) { gjruntime.SetInlineBytes(st.InlineBytes) },
+	"inline_bytes":       func(st *config.Settings) { engine.SetInlineBytes(st.InlineBytes) },
 	"buffer_cache_bytes": func(st *config.Settings) { SetBufferCacheBytes(st.BufferCacheBytes) },
 	"dump_dir":           func(st *config.Settings) { capi.SetDumpDir(st.DumpDir) },
 	"debug_nans":         func(st *config.Settings) { SetDebugNans(st.DebugNans) },
@@ -80,7 +80,7 @@ func DumpDir() string { return capi.DumpDir() }
 
 // DefaultNumDevices is the device count a new gojax client gets
 // (GOJAX_NUM_DEVICES at load, else 1).
-func DefaultNumDevices() int { return gjruntime.DefaultNumDevices() }
+func DefaultNumDevices() int { return engine.DefaultNumDevices() }
 
 // Vector is the GOJAX_VECTOR limit at load: auto, avx512, avx2 or none.
 func Vector() string { return config.Env().Vector }
@@ -108,16 +108,16 @@ func TrimBufferCache() int64 { return devmem.TrimCache() }
 
 // SetAsyncDispatch chooses whether Execute returns before a single-device
 // program has run (true) or runs it on the calling thread (false, the
-// default; GOJAX_ASYNC_DISPATCH=true at load turns it on). See go/runtime
+// default; GOJAX_ASYNC_DISPATCH=true at load turns it on). See go/engine
 // dispatch.go for why and what it measured.
-func SetAsyncDispatch(on bool) { gjruntime.SetAsyncDispatch(on) }
+func SetAsyncDispatch(on bool) { engine.SetAsyncDispatch(on) }
 
 // AsyncDispatch reports the current mode.
-func AsyncDispatch() bool { return gjruntime.AsyncDispatch() }
+func AsyncDispatch() bool { return engine.AsyncDispatch() }
 
 // InlineBytes is the memory bound under which a program always runs on the
 // calling thread (GOJAX_INLINE_BYTES at load; 0: never).
-func InlineBytes() int64 { return gjruntime.InlineBytes() }
+func InlineBytes() int64 { return engine.InlineBytes() }
 
 // SpinMicros is how long idle workers poll before parking, in microseconds
 // (GOJAX_SPIN_US at load).

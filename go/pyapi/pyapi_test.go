@@ -13,8 +13,8 @@ import (
 	"github.com/gojax/gojax/go/compiler"
 	"github.com/gojax/gojax/go/config"
 	"github.com/gojax/gojax/go/devmem"
+	"github.com/gojax/gojax/go/engine"
 	"github.com/gojax/gojax/go/ir"
-	gjruntime "github.com/gojax/gojax/go/runtime"
 )
 
 func TestVersionAndBuildInfo(t *testing.T) {
@@ -61,19 +61,19 @@ func TestResetPeakMemory(t *testing.T) {
 }
 
 func TestReadStatsFollowsRuntime(t *testing.T) {
-	c, err := gjruntime.NewClient(gjruntime.Options{NumDevices: 1})
+	c, err := engine.NewClient(engine.Options{NumDevices: 1})
 	require.NoError(t, err)
 	before := ReadStats()
-	b, err := gjruntime.NewUninitializedBuffer(c.Devices()[0].DefaultMemory(), ir.F32, []int64{8})
+	b, err := engine.NewUninitializedBuffer(c.Devices()[0].DefaultMemory(), ir.F32, []int64{8})
 	require.NoError(t, err)
-	_, err = gjruntime.Compile(c, []byte("not a program"), nil, compiler.Options{})
+	_, err = engine.Compile(c, []byte("not a program"), nil, compiler.Options{})
 	require.Error(t, err)
 	during := ReadStats()
 	require.Equal(t, before.LiveBuffers+1, during.LiveBuffers)
 	require.Equal(t, before.BuffersCreated+1, during.BuffersCreated)
 	require.Equal(t, before.FailedCompiles+1, during.FailedCompiles)
 	require.Equal(t, before.Compiles, during.Compiles)
-	r := gjruntime.ReadStats()
+	r := engine.ReadStats()
 	require.Equal(t, r.Executions, during.Executions)
 	require.Equal(t, r.CompileTime.Seconds(), during.CompileSeconds)
 	b.Delete()

@@ -2,7 +2,7 @@ package pyapi
 
 import (
 	"github.com/gojax/gojax/go/devmem"
-	"github.com/gojax/gojax/go/runtime"
+	"github.com/gojax/gojax/go/engine"
 )
 
 // Stats is a snapshot of gojax's runtime counters (plain int64/float64
@@ -40,7 +40,7 @@ type Stats struct {
 // ReadStats returns the current counters.
 func ReadStats() *Stats {
 	m := devmem.ReadStats()
-	r := runtime.ReadStats()
+	r := engine.ReadStats()
 	return &Stats{
 		BytesInUse:       m.BytesInUse,
 		PeakBytes:        m.PeakBytes,

@@ -33,7 +33,7 @@ import numpy as np
 from ._library import _pyapi
 
 # gojax's allocator alignment; the runtime aliases host memory only at this
-# alignment (go/runtime/transfer.go), so it is also from_arrow's zero-copy test.
+# alignment (go/engine/transfer.go), so it is also from_arrow's zero-copy test.
 ALIGNMENT = 64
 
 # Arrow has no type laid out like these gojax dtypes: bool is bit-packed in

@@ -1,7 +1,7 @@
-// Package runtime is gojax's device runtime behind the PJRT C API: a client
+// Package engine is gojax's device runtime behind the PJRT C API: a client
 // with CPU devices, their memory spaces, buffers in off-heap memory, events and
 // asynchronous execution of compiled programs. It knows nothing about C.
-package runtime
+package engine
 
 import (
 	"fmt"
