@@ -49,7 +49,13 @@ func lowerReduceWindow(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	g.scanDim = forwardScanDim(op, in0.Shape)
+	g.scanDim, g.scanRev = scanForm(op, in0.Shape)
+	if g.scanRev && !exactlyAssociative(elems[0]) {
+		// A reverse scan groups the fold from the end; only integer and
+		// boolean ops give the window's left-to-right result that way.
+		g.scanDim = -1
+	}
+	g.directOut = !subByte(elems[0])
 	if n == 1 {
 		if kind := binaryBody(op.Regions[0], elems[0]); kind != opNone {
 			if tk := newTyped(elems[0], kind); tk != nil {
@@ -125,37 +131,126 @@ func (t *typed[A]) idempotent(init A) bool {
 	return bytes.Equal(a[:], b[:])
 }
 
-// scan computes out[i] = init ⊕ in[0] ⊕ … ⊕ in[i] along g.scanDim.
+// exactlyAssociative reports element types whose fast-path ops (add, mul,
+// max, min, and, or, xor; wrapping for integers) are associative and
+// commutative bit for bit, so any grouping of a fold gives the same result.
+func exactlyAssociative(et ir.ElemType) bool {
+	return et == ir.Pred || et.IsSigned() || et.IsUnsigned()
+}
+
+// subByte reports element types whose store renormalizes the value, so a
+// kernel may not write results through the storage view.
+func subByte(et ir.ElemType) bool {
+	switch et {
+	case ir.S1, ir.S2, ir.S4, ir.U1, ir.U2, ir.U4:
+		return true
+	}
+	return false
+}
+
+// scanChunk is how many columns of a scan over a non-innermost dim one task
+// carries down the axis: the running row stays in cache between steps.
+const scanChunk = 1024
+
+// scan computes out[i] = init ⊕ in[0] ⊕ … ⊕ in[i] along g.scanDim (or, for
+// a reverse scan, init ⊕ in[n-1] ⊕ … ⊕ in[i]), folding each output's
+// elements in the order the window definition does, in O(n) per line.
 func (t *typed[A]) scan(ctx kernel.Context, g *windowGeom, in, out []byte, init A) {
 	d := g.scanDim
 	n := int(g.inShape[d])
 	inner := int(g.inSt[d])
-	lines := int(lowerutil.Numel(g.inShape)) / max(1, n)
-	work := func(lo, hi int) {
-		var buf [1]A
-		for l := lo; l < hi; l++ {
-			base := (l/inner)*n*inner + l%inner
-			acc := init
-			for i := range n {
-				p := base + i*inner
-				if t.st.view != nil {
-					acc = t.f.comb(acc, t.st.view(in)[p])
-				} else {
-					t.st.load(buf[:], in, p)
-					acc = t.f.comb(acc, buf[0])
-					if t.st.round != nil {
-						acc = t.st.round(acc)
-					}
-				}
-				t.st.store(out, p, acc)
-			}
-		}
-	}
-	if ctx == nil || lines < 2 || lines*n < parallelMin {
-		work(0, lines)
+	total := int(lowerutil.Numel(g.inShape))
+	if total == 0 {
 		return
 	}
-	ctx.Parallel(lines, max(1, parallelMin/n), work)
+	outer := total / (n * inner)
+	comb, round := t.f.comb, t.st.round
+	parallel := func(units, cost int, work func(lo, hi int)) {
+		if ctx == nil || units < 2 || units*cost < parallelMin {
+			work(0, units)
+			return
+		}
+		ctx.Parallel(units, max(1, parallelMin/max(1, cost)), work)
+	}
+	view := t.st.view
+	if view != nil && g.directOut && inner > 1 && !g.scanRev {
+		// Row by row: out[i, :] = out[i-1, :] ⊕ in[i, :], the vector
+		// accumulate doing each column's step.
+		iv, ov := view(in), view(out)
+		acc := t.f.acc
+		var zero A
+		switch any(zero).(type) {
+		case complex64, complex128:
+			// The compiler may order a complex product's terms differently
+			// in the accumulate loop than in comb, which shows in NaN signs.
+			acc = func(dst, src []A) {
+				for j, v := range src[:len(dst)] {
+					dst[j] = comb(dst[j], v)
+				}
+			}
+		}
+		chunks := (inner + scanChunk - 1) / scanChunk
+		parallel(outer*chunks, n*min(inner, scanChunk), func(lo, hi int) {
+			for u := lo; u < hi; u++ {
+				b, c0 := u/chunks, (u%chunks)*scanChunk
+				c1 := min(c0+scanChunk, inner)
+				base := b*n*inner + c0
+				w := c1 - c0
+				dst := ov[base : base+w]
+				for j := range dst {
+					dst[j] = init
+				}
+				for i := range n {
+					p := base + i*inner
+					if i > 0 {
+						dst = ov[p : p+w]
+						copy(dst, ov[p-inner:p-inner+w])
+					}
+					acc(dst, iv[p:p+w])
+				}
+			}
+		})
+		return
+	}
+	step, first := inner, 0
+	if g.scanRev {
+		step, first = -inner, (n-1)*inner
+	}
+	if view != nil && g.directOut {
+		iv, ov := view(in), view(out)
+		parallel(outer*inner, n, func(lo, hi int) {
+			for l := lo; l < hi; l++ {
+				p := (l/inner)*n*inner + l%inner + first
+				acc := init
+				for range n {
+					acc = comb(acc, iv[p])
+					ov[p] = acc
+					p += step
+				}
+			}
+		})
+		return
+	}
+	parallel(outer*inner, n, func(lo, hi int) {
+		var buf [1]A
+		for l := lo; l < hi; l++ {
+			p := (l/inner)*n*inner + l%inner + first
+			acc := init
+			for range n {
+				if view != nil {
+					acc = comb(acc, view(in)[p])
+				} else {
+					t.st.load(buf[:], in, p)
+					acc = comb(acc, buf[0])
+				}
+				if round != nil {
+					acc = round(acc)
+				}
+				t.st.store(out, p, acc)
+				p += step
+			}
+		}
+	})
 }
 
 // genericWindow folds each window through the compiled body, padding
