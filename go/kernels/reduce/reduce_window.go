@@ -59,6 +59,7 @@ func lowerReduceWindow(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if n == 1 {
 		if kind := binaryBody(op.Regions[0], elems[0]); kind != opNone {
 			if tk := newTyped(elems[0], kind); tk != nil {
+				g.kind = kind
 				return tk.windowStep(ctx, g), nil
 			}
 		}
@@ -219,6 +220,9 @@ func (t *typed[A]) scan(ctx kernel.Context, g *windowGeom, in, out []byte, init 
 	if view != nil && g.directOut {
 		iv, ov := view(in), view(out)
 		parallel(outer*inner, n, func(lo, hi int) {
+			if g.kind == opAdd && addLines(iv, ov, init, n, inner, first, step, lo, hi) {
+				return
+			}
 			for l := lo; l < hi; l++ {
 				p := (l/inner)*n*inner + l%inner + first
 				acc := init
@@ -251,6 +255,37 @@ func (t *typed[A]) scan(ctx kernel.Context, g *windowGeom, in, out []byte, init 
 			}
 		}
 	})
+}
+
+// addLines runs the scan lines [lo, hi) of a sum with the addition inlined,
+// for the common types; it reports false for the others. Each step is the
+// same single add as the comb function's, so the bits are the same.
+func addLines[A any](iv, ov []A, init A, n, inner, first, step, lo, hi int) bool {
+	switch iv := any(iv).(type) {
+	case []float32:
+		addLinesOf(iv, any(ov).([]float32), any(init).(float32), n, inner, first, step, lo, hi)
+	case []float64:
+		addLinesOf(iv, any(ov).([]float64), any(init).(float64), n, inner, first, step, lo, hi)
+	case []int32:
+		addLinesOf(iv, any(ov).([]int32), any(init).(int32), n, inner, first, step, lo, hi)
+	case []int64:
+		addLinesOf(iv, any(ov).([]int64), any(init).(int64), n, inner, first, step, lo, hi)
+	default:
+		return false
+	}
+	return true
+}
+
+func addLinesOf[E float32 | float64 | int32 | int64](iv, ov []E, init E, n, inner, first, step, lo, hi int) {
+	for l := lo; l < hi; l++ {
+		p := (l/inner)*n*inner + l%inner + first
+		acc := init
+		for range n {
+			acc += iv[p]
+			ov[p] = acc
+			p += step
+		}
+	}
 }
 
 // genericWindow folds each window through the compiled body, padding

@@ -29,6 +29,7 @@ type windowGeom struct {
 	// directOut: results may be written through the storage view (false
 	// for sub-byte types, whose store renormalizes).
 	directOut bool
+	kind      opKind // the recognised body op of a typed kernel (opNone otherwise)
 	// rel[w] is the input offset of window position w from the window's
 	// first element, for windows lying inside the input; nil when windows
 	// are large (maxRel), which then take the general walk.
