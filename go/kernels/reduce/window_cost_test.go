@@ -24,6 +24,7 @@ func cumsumCase(shape []int64, axis int) rwCase {
 
 type lowerCost struct {
 	alloc, heap uint64 // bytes allocated by the lowering; live heap it leaves
+	runAlloc    uint64 // bytes allocated by one run (output preallocated)
 	lower, run  time.Duration
 }
 
@@ -55,6 +56,9 @@ func measureCumsum(t testing.TB, n int64) lowerCost {
 		t.Fatal(err)
 	}
 	c.run = time.Since(t0)
+	var m3 runtime.MemStats
+	runtime.ReadMemStats(&m3)
+	c.runAlloc = m3.TotalAlloc - m2.TotalAlloc
 	runtime.KeepAlive(st)
 	return c
 }
@@ -64,8 +68,8 @@ func measureCumsum(t testing.TB, n int64) lowerCost {
 // KiB and runs.
 func TestCumsumLoweringIsSmall(t *testing.T) {
 	c := measureCumsum(t, 10_000_000)
-	if c.alloc > 1<<20 || c.heap > 1<<20 {
-		t.Fatalf("lowering cumsum(1e7) allocated %d B, keeps %d B", c.alloc, c.heap)
+	if c.alloc > 1<<20 || c.heap > 1<<20 || c.runAlloc > 1<<20 {
+		t.Fatalf("lowering cumsum(1e7) allocated %d B, keeps %d B; running it allocated %d B", c.alloc, c.heap, c.runAlloc)
 	}
 }
 
@@ -80,7 +84,7 @@ func TestReportCumsumCost(t *testing.T) {
 			break
 		}
 		c := measureCumsum(t, n)
-		t.Logf("cumsum n=%d: lowering %v, allocated %d B, live %d B; run %v", n, c.lower, c.alloc, c.heap, c.run)
+		t.Logf("cumsum n=%d: lowering %v, allocated %d B, live %d B; run %v, allocated %d B", n, c.lower, c.alloc, c.heap, c.run, c.runAlloc)
 	}
 }
 
