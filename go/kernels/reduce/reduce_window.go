@@ -50,16 +50,14 @@ func lowerReduceWindow(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		return nil, err
 	}
 	g.scanDim, g.scanRev = scanForm(op, in0.Shape)
-	if g.scanRev && !exactlyAssociative(elems[0]) {
-		// A reverse scan groups the fold from the end; only integer and
-		// boolean ops give the window's left-to-right result that way.
-		g.scanDim = -1
-	}
 	g.directOut = !subByte(elems[0])
 	if n == 1 {
 		if kind := binaryBody(op.Regions[0], elems[0]); kind != opNone {
 			if tk := newTyped(elems[0], kind); tk != nil {
 				g.kind = kind
+				if g.scanRev && !reverseScanExact(elems[0], kind) {
+					g.scanDim = -1
+				}
 				return tk.windowStep(ctx, g), nil
 			}
 		}
@@ -132,6 +130,18 @@ func (t *typed[A]) idempotent(init A) bool {
 	return bytes.Equal(a[:], b[:])
 }
 
+// reverseScanExact reports whether a reverse scan, which groups each
+// window's fold from the end of the axis, gives the bits of the window's
+// left-to-right fold. Integer and boolean ops are exact under any grouping.
+// Float maximum (minimum) yields the largest (smallest) value with -0 < +0,
+// or the last NaN in fold order when there is one: regrouped as
+// x[i] ⊕ (x[i+1] ⊕ …), the right operand keeps its NaN over x[i]'s, which
+// still picks the last NaN. Float add and multiply round differently when
+// regrouped, so their reverse form takes the general walk.
+func reverseScanExact(et ir.ElemType, kind opKind) bool {
+	return exactlyAssociative(et) || (et.IsFloat() && (kind == opMax || kind == opMin))
+}
+
 // exactlyAssociative reports element types whose fast-path ops (add, mul,
 // max, min, and, or, xor; wrapping for integers) are associative and
 // commutative bit for bit, so any grouping of a fold gives the same result.
@@ -174,7 +184,43 @@ func (t *typed[A]) scan(ctx kernel.Context, g *windowGeom, in, out []byte, init 
 		ctx.Parallel(units, max(1, parallelMin/max(1, cost)), work)
 	}
 	view := t.st.view
-	if view != nil && g.directOut && inner > 1 && !g.scanRev {
+	if g.scanRev {
+		// r = x[i] ⊕ (x[i+1] ⊕ …) from the end of the line (reverseScanExact
+		// says why this is exact); output i folds init, r, then init again
+		// for its i padding positions (once is enough: init is idempotent).
+		parallel(outer*inner, n, func(lo, hi int) {
+			var buf [1]A
+			for l := lo; l < hi; l++ {
+				p := (l/inner)*n*inner + l%inner + (n-1)*inner
+				var r A
+				for i := n - 1; i >= 0; i-- {
+					var x A
+					if view != nil {
+						x = view(in)[p]
+					} else {
+						t.st.load(buf[:], in, p)
+						x = buf[0]
+					}
+					if i == n-1 {
+						r = x
+					} else {
+						r = comb(x, r)
+					}
+					v := comb(init, r)
+					if i > 0 {
+						v = comb(v, init)
+					}
+					if round != nil {
+						v = round(v)
+					}
+					t.st.store(out, p, v)
+					p -= inner
+				}
+			}
+		})
+		return
+	}
+	if view != nil && g.directOut && inner > 1 {
 		// Row by row: out[i, :] = out[i-1, :] ⊕ in[i, :], the vector
 		// accumulate doing each column's step.
 		iv, ov := view(in), view(out)
@@ -213,23 +259,19 @@ func (t *typed[A]) scan(ctx kernel.Context, g *windowGeom, in, out []byte, init 
 		})
 		return
 	}
-	step, first := inner, 0
-	if g.scanRev {
-		step, first = -inner, (n-1)*inner
-	}
 	if view != nil && g.directOut {
 		iv, ov := view(in), view(out)
 		parallel(outer*inner, n, func(lo, hi int) {
-			if g.kind == opAdd && addLines(iv, ov, init, n, inner, first, step, lo, hi) {
+			if g.kind == opAdd && addLines(iv, ov, init, n, inner, lo, hi) {
 				return
 			}
 			for l := lo; l < hi; l++ {
-				p := (l/inner)*n*inner + l%inner + first
+				p := (l/inner)*n*inner + l%inner
 				acc := init
 				for range n {
 					acc = comb(acc, iv[p])
 					ov[p] = acc
-					p += step
+					p += inner
 				}
 			}
 		})
@@ -238,7 +280,7 @@ func (t *typed[A]) scan(ctx kernel.Context, g *windowGeom, in, out []byte, init 
 	parallel(outer*inner, n, func(lo, hi int) {
 		var buf [1]A
 		for l := lo; l < hi; l++ {
-			p := (l/inner)*n*inner + l%inner + first
+			p := (l/inner)*n*inner + l%inner
 			acc := init
 			for range n {
 				if view != nil {
@@ -251,7 +293,7 @@ func (t *typed[A]) scan(ctx kernel.Context, g *windowGeom, in, out []byte, init 
 					acc = round(acc)
 				}
 				t.st.store(out, p, acc)
-				p += step
+				p += inner
 			}
 		}
 	})
@@ -260,30 +302,30 @@ func (t *typed[A]) scan(ctx kernel.Context, g *windowGeom, in, out []byte, init 
 // addLines runs the scan lines [lo, hi) of a sum with the addition inlined,
 // for the common types; it reports false for the others. Each step is the
 // same single add as the comb function's, so the bits are the same.
-func addLines[A any](iv, ov []A, init A, n, inner, first, step, lo, hi int) bool {
+func addLines[A any](iv, ov []A, init A, n, inner, lo, hi int) bool {
 	switch iv := any(iv).(type) {
 	case []float32:
-		addLinesOf(iv, any(ov).([]float32), any(init).(float32), n, inner, first, step, lo, hi)
+		addLinesOf(iv, any(ov).([]float32), any(init).(float32), n, inner, lo, hi)
 	case []float64:
-		addLinesOf(iv, any(ov).([]float64), any(init).(float64), n, inner, first, step, lo, hi)
+		addLinesOf(iv, any(ov).([]float64), any(init).(float64), n, inner, lo, hi)
 	case []int32:
-		addLinesOf(iv, any(ov).([]int32), any(init).(int32), n, inner, first, step, lo, hi)
+		addLinesOf(iv, any(ov).([]int32), any(init).(int32), n, inner, lo, hi)
 	case []int64:
-		addLinesOf(iv, any(ov).([]int64), any(init).(int64), n, inner, first, step, lo, hi)
+		addLinesOf(iv, any(ov).([]int64), any(init).(int64), n, inner, lo, hi)
 	default:
 		return false
 	}
 	return true
 }
 
-func addLinesOf[E float32 | float64 | int32 | int64](iv, ov []E, init E, n, inner, first, step, lo, hi int) {
+func addLinesOf[E float32 | float64 | int32 | int64](iv, ov []E, init E, n, inner, lo, hi int) {
 	for l := lo; l < hi; l++ {
-		p := (l/inner)*n*inner + l%inner + first
+		p := (l/inner)*n*inner + l%inner
 		acc := init
 		for range n {
 			acc += iv[p]
 			ov[p] = acc
-			p += step
+			p += inner
 		}
 	}
 }
