@@ -99,9 +99,14 @@ func (t *typed[A]) windowStep(ctx kernel.Context, g *windowGeom) kernel.Step {
 					acc = round(acc) // each body application yields an element-type value
 				}
 			}
+			idx := make([]int64, g.rank)
+			g.unravelOut(int64(lo), idx)
 			for o := lo; o < hi; o++ {
+				if o > lo {
+					g.nextOut(idx)
+				}
 				if view != nil {
-					if base, ok := g.interiorBase(int64(o)); ok {
+					if base, ok := g.interiorAt(idx); ok {
 						t.st.store(out, o, t.f.foldAt(init, view(in), base, g.rel))
 						continue
 					}

@@ -34,6 +34,10 @@ type windowGeom struct {
 	// first element, for windows lying inside the input; nil when windows
 	// are large (maxRel), which then take the general walk.
 	rel []int
+	// Outputs whose coordinate along every d lies in [inLo[d], inHi[d])
+	// have windows inside the input, starting at Σ idx[d]*baseMul[d] - baseOff.
+	inLo, inHi, baseMul []int64
+	baseOff             int64
 }
 
 // maxRel bounds the window sizes that get a rel table: pooling windows are
@@ -168,6 +172,7 @@ func newWindowGeom(op *ir.Op, in, out []int64, baseDilName string) (*windowGeom,
 			}
 			g.rel = append(g.rel, off)
 		}
+		g.setInterior()
 	}
 	return g, nil
 }
@@ -204,20 +209,78 @@ func (g *windowGeom) coord(d int, o, w int64) int64 {
 // interiorBase returns the input offset of output o's window when it lies
 // fully inside the input (and a rel table exists), and false otherwise.
 func (g *windowGeom) interiorBase(o int64) (int, bool) {
+	idx := make([]int64, g.rank)
+	g.unravelOut(o, idx)
+	return g.interiorAt(idx)
+}
+
+// unravelOut writes output o's coordinates into idx (zeros when the
+// output is empty).
+func (g *windowGeom) unravelOut(o int64, idx []int64) {
+	for d := g.rank - 1; d >= 0; d-- {
+		n := g.outShape[d]
+		if n == 0 {
+			clear(idx)
+			return
+		}
+		idx[d] = o % n
+		o /= n
+	}
+}
+
+// nextOut advances idx to the next output in row-major order.
+func (g *windowGeom) nextOut(idx []int64) {
+	for d := g.rank - 1; d >= 0; d-- {
+		idx[d]++
+		if idx[d] < g.outShape[d] {
+			return
+		}
+		idx[d] = 0
+	}
+}
+
+// interiorAt is interiorBase for output coordinates idx: comparisons
+// against the per-dim interior ranges, no divisions.
+func (g *windowGeom) interiorAt(idx []int64) (int, bool) {
 	if g.rel == nil {
 		return 0, false
 	}
-	base := int64(0)
-	for d := g.rank - 1; d >= 0; d-- {
-		n := g.outShape[d]
-		s := (o%n)*g.strides[d] - g.lo[d]
-		o /= n
-		if s < 0 || s+(g.win[d]-1)*g.winDil[d] >= g.inShape[d] {
+	base := -g.baseOff
+	for d, i := range idx {
+		if i < g.inLo[d] || i >= g.inHi[d] {
 			return 0, false
 		}
-		base += s * g.inSt[d]
+		base += i * g.baseMul[d]
 	}
 	return int(base), true
+}
+
+// setInterior computes, per dim, the output range whose windows lie inside
+// the input: o*stride - lo >= 0 and o*stride - lo + span <= in-1.
+func (g *windowGeom) setInterior() {
+	r := g.rank
+	g.inLo, g.inHi, g.baseMul = make([]int64, r), make([]int64, r), make([]int64, r)
+	for d := range r {
+		s := g.strides[d]
+		span := (g.win[d] - 1) * g.winDil[d]
+		lo := max(0, ceilDiv(g.lo[d], s))
+		hi := int64(0)
+		if num := g.inShape[d] - 1 - span + g.lo[d]; num >= 0 {
+			hi = min(g.outShape[d], num/s+1)
+		}
+		g.inLo[d], g.inHi[d] = lo, max(lo, hi)
+		g.baseMul[d] = s * g.inSt[d]
+		g.baseOff += g.lo[d] * g.inSt[d]
+	}
+}
+
+// ceilDiv rounds a/b up for b > 0 and any sign of a.
+func ceilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a > 0 {
+		q++
+	}
+	return q
 }
 
 func stridesOf(shape []int64) []int64 {
