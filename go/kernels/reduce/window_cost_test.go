@@ -97,3 +97,11 @@ func BenchmarkCumsumCols1024x4096(b *testing.B) {
 	c := cumsumCase([]int64{1024, 4096}, 0)
 	benchOp(b, rwOp(c, ir.F32, binRegion("stablehlo.add", ir.F32)), make([]byte, 4096*1024*4), f32s(0))
 }
+
+// BenchmarkReverseCumsumF32 is the window walk a reverse float sum takes
+// (regrouping it as a suffix scan would round differently).
+func BenchmarkReverseCumsumF32(b *testing.B) {
+	c := cumsumCase([]int64{4096}, 0)
+	c.pads[0], c.pads[1] = 0, 4095
+	benchOp(b, rwOp(c, ir.F32, binRegion("stablehlo.add", ir.F32)), make([]byte, 4096*4), f32s(0))
+}
