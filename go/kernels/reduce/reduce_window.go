@@ -99,6 +99,41 @@ func (t *typed[A]) windowStep(ctx kernel.Context, g *windowGeom) kernel.Step {
 					acc = round(acc) // each body application yields an element-type value
 				}
 			}
+			runs := g.rank > 0 && g.runsOK()
+			comb := t.f.comb
+			foldRun := func(off int64, k int) {
+				switch {
+				case off < 0:
+					for range k {
+						acc = comb(acc, init)
+						if round != nil {
+							acc = round(acc)
+						}
+					}
+				case view != nil:
+					v := view(in)[off : off+int64(k)]
+					if g.kind == opAdd && round == nil {
+						if a, ok := addRun(acc, v); ok {
+							acc = a
+							return
+						}
+					}
+					for _, x := range v {
+						acc = comb(acc, x)
+						if round != nil {
+							acc = round(acc)
+						}
+					}
+				default:
+					for j := range k {
+						t.st.load(buf[:], in, int(off)+j)
+						acc = comb(acc, buf[0])
+						if round != nil {
+							acc = round(acc)
+						}
+					}
+				}
+			}
 			idx := make([]int64, g.rank)
 			g.unravelOut(int64(lo), idx)
 			for o := lo; o < hi; o++ {
@@ -112,7 +147,11 @@ func (t *typed[A]) windowStep(ctx kernel.Context, g *windowGeom) kernel.Step {
 					}
 				}
 				acc = init
-				g.forWindow(int64(o), sc, fold)
+				if runs {
+					g.forWindowRuns(int64(o), sc, foldRun)
+				} else {
+					g.forWindow(int64(o), sc, fold)
+				}
 				t.st.store(out, o, acc)
 			}
 		}
@@ -333,6 +372,29 @@ func addLinesOf[E float32 | float64 | int32 | int64](iv, ov []E, init E, n, inne
 			p += inner
 		}
 	}
+}
+
+// addRun folds v into acc left to right with the addition inlined, for the
+// types addLines covers; false for the others.
+func addRun[A any](acc A, v []A) (A, bool) {
+	switch v := any(v).(type) {
+	case []float32:
+		return any(addRunOf(any(acc).(float32), v)).(A), true
+	case []float64:
+		return any(addRunOf(any(acc).(float64), v)).(A), true
+	case []int32:
+		return any(addRunOf(any(acc).(int32), v)).(A), true
+	case []int64:
+		return any(addRunOf(any(acc).(int64), v)).(A), true
+	}
+	return acc, false
+}
+
+func addRunOf[E float32 | float64 | int32 | int64](acc E, v []E) E {
+	for _, x := range v {
+		acc += x
+	}
+	return acc
 }
 
 // genericWindow folds each window through the compiled body, padding

@@ -355,6 +355,67 @@ func (g *windowGeom) forWindow(o int64, sc *windowScratch, fn func(off int64)) {
 	}
 }
 
+// runsOK reports whether forWindowRuns applies: along the innermost dim the
+// window has no dilation and the input no holes, so windows read runs of
+// consecutive elements.
+func (g *windowGeom) runsOK() bool {
+	r := g.rank
+	return r > 0 && g.winDil[r-1] == 1 && g.baseDil[r-1] == 1
+}
+
+// forWindowRuns visits output o's window as forWindow does, in the same
+// order, but a call fn(off, k) covers k consecutive positions of the
+// innermost window dim: input offsets off, off+1, …, off+k-1, or k padding
+// positions when off < 0. Only valid when runsOK.
+func (g *windowGeom) forWindowRuns(o int64, sc *windowScratch, fn func(off int64, k int)) {
+	r := g.rank
+	g.unravelOut(o, sc.oidx)
+	if g.winN == 0 {
+		return
+	}
+	last := r - 1
+	wn := g.win[last]
+	q0 := sc.oidx[last]*g.strides[last] - g.lo[last]
+	wLo := min(wn, max(0, -q0))
+	wHi := max(wLo, min(wn, g.inShape[last]-q0))
+	clear(sc.widx)
+	for {
+		off := int64(0)
+		for d := range last {
+			c := g.coord(d, sc.oidx[d], sc.widx[d])
+			if c < 0 {
+				off = -1
+				break
+			}
+			off += c * g.inSt[d]
+		}
+		if off < 0 {
+			fn(-1, int(wn))
+		} else {
+			if wLo > 0 {
+				fn(-1, int(wLo))
+			}
+			if wHi > wLo {
+				fn(off+q0+wLo, int(wHi-wLo)) // the innermost input stride is 1
+			}
+			if wn > wHi {
+				fn(-1, int(wn-wHi))
+			}
+		}
+		d := last - 1
+		for ; d >= 0; d-- {
+			sc.widx[d]++
+			if sc.widx[d] < g.win[d] {
+				break
+			}
+			sc.widx[d] = 0
+		}
+		if d < 0 {
+			return
+		}
+	}
+}
+
 // scanForm reports the cumulative-reduction shape JAX emits on CPU: one dim
 // with a full-length window padded n-1 on the low side (a forward scan) or on
 // the high side (reverse), every other dim a unit window, no strides or

@@ -103,6 +103,20 @@ func TestWindowGeometry(t *testing.T) {
 				continue
 			}
 			require.Equal(t, w, got, "%+v output %d", c, o)
+			if g.runsOK() {
+				got = got[:0]
+				g.forWindowRuns(int64(o), sc, func(off int64, k int) {
+					require.Positive(t, k)
+					for j := range int64(k) {
+						if off < 0 {
+							got = append(got, -1)
+						} else {
+							got = append(got, off+j)
+						}
+					}
+				})
+				require.Equal(t, w, got, "%+v output %d (runs)", c, o)
+			}
 			inside := true
 			for _, x := range w {
 				inside = inside && x >= 0
