@@ -146,3 +146,13 @@ def test_deeply_nested_conds_compile(tmp_path, options):
     # dead-code pass took time doubling with each level.
     cases = [(_nested_case(d), "mlir", options) for d in (300, 1000)]
     assert _compile_all(tmp_path, cases) == [["ok", ""], ["ok", ""]]
+
+
+def test_output_too_large_is_resource_exhausted(gojax_device):
+    # Two 64 TiB outputs (the largest tensors gojax compiles): together more
+    # than a process's address space, so one allocation fails even where the
+    # kernel overcommits, before anything runs; the error names its size.
+    x = jax.device_put(np.float32(1), gojax_device)
+    big = (1 << 22, 1 << 22)
+    with pytest.raises(Exception, match=r"RESOURCE_EXHAUSTED: .*out of memory allocating 70368744177664 bytes"):
+        jax.block_until_ready(jax.jit(lambda v: (jnp.broadcast_to(v, big), jnp.broadcast_to(v + 1, big)))(x))
