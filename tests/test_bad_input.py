@@ -114,3 +114,45 @@ def test_corrupted_artifacts_never_crash(tmp_path, artifact, options):
         assert status in ("ok", "error")
         if status == "error":
             assert msg.strip()
+
+
+def _nested_case(depth: int) -> bytes:
+    """A program of depth stablehlo.case ops, each inside a branch of the one
+    before (what nested lax.conds lower to; JAX's tracer itself stops short of
+    1000), serialized as a portable artifact as JAX sends it."""
+    from jax._src.interpreters import mlir
+    from jax._src.lib import _jax
+    from jax._src.lib.mlir import ir
+    from jax._src.lib.mlir.dialects import hlo
+
+    t = "tensor<2xf32>"
+    lines = [f"func.func public @main(%i: tensor<i32>, %x: {t}) -> {t} {{"]
+    lines += [f'%r{d} = "stablehlo.case"(%i) ({{' for d in range(depth)]
+    lines.append(f"%y = stablehlo.add %x, %x : {t}")
+    inner = "%y"
+    for d in reversed(range(depth)):
+        lines.append(f"stablehlo.return {inner} : {t}")
+        lines.append(f"}}, {{\nstablehlo.return %x : {t}\n}}) : (tensor<i32>) -> {t}")
+        inner = f"%r{d}"
+    lines.append(f"return %r0 : {t}\n}}")
+    with mlir.make_ir_context():
+        module = ir.Module.parse("module {\n" + "\n".join(lines) + "\n}\n")
+        version = hlo.get_version_from_compatibility_requirement(hlo.StablehloCompatibilityRequirement.WEEK_4)
+        return bytes(_jax.mlir.serialize_portable_artifact(mlir.module_to_bytecode(module), version, False))
+
+
+def test_deeply_nested_conds_compile(tmp_path, options):
+    # XLA compiles such nests; gojax once refused past 256 levels, and its
+    # dead-code pass took time doubling with each level.
+    cases = [(_nested_case(d), "mlir", options) for d in (300, 1000)]
+    assert _compile_all(tmp_path, cases) == [["ok", ""], ["ok", ""]]
+
+
+def test_output_too_large_is_resource_exhausted(gojax_device):
+    # Two 64 TiB outputs (the largest tensors gojax compiles): together more
+    # than a process's address space, so one allocation fails even where the
+    # kernel overcommits, before anything runs; the error names its size.
+    x = jax.device_put(np.float32(1), gojax_device)
+    big = (1 << 22, 1 << 22)
+    with pytest.raises(Exception, match=r"RESOURCE_EXHAUSTED: .*out of memory allocating 70368744177664 bytes"):
+        jax.block_until_ready(jax.jit(lambda v: (jnp.broadcast_to(v, big), jnp.broadcast_to(v + 1, big)))(x))

@@ -3,11 +3,33 @@
 // Everything with real behaviour lives in the package's Go files, in the
 // functions marked //export (client.go, buffer.go, executable.go, ...).
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gojax_capi.h"
 #include "_cgo_export.h"
+
+/* ---- fork -------------------------------------------------------------- */
+
+/* Go's runtime threads do not survive fork(): in the child, the first call
+ * into Go waits forever for them. The atfork handler marks the child, and
+ * every path into Go below checks the mark in C first and fails at once. */
+static int forked_child;
+
+static void mark_forked_child(void) { __atomic_store_n(&forked_child, 1, __ATOMIC_RELAXED); }
+
+__attribute__((constructor)) static void watch_fork(void) {
+  pthread_atfork(NULL, NULL, mark_forked_child);
+}
+
+int gojax_in_forked_child(void) { return __atomic_load_n(&forked_child, __ATOMIC_RELAXED); }
+
+#define FORKED() __builtin_expect(__atomic_load_n(&forked_child, __ATOMIC_RELAXED), 0)
+
+static const char forked_msg[] =
+    "gojax cannot be used in a forked child process; use the 'spawn' or 'forkserver' start method";
 
 /* ---- errors ------------------------------------------------------------ */
 
@@ -57,25 +79,60 @@ PJRT_Error* gojax_new_error(int code, const char* msg, size_t len) {
   return &g->base;
 }
 
+static int bad_args_text(char* buf, size_t cap, const char* fn, size_t got, size_t want) {
+  if (got == 0 && want == 0) return snprintf(buf, cap, "%s: args is NULL", fn);
+  return snprintf(buf, cap, "%s: args->struct_size is %zu, gojax needs at least %zu", fn, got, want);
+}
+
 static PJRT_Error* bad_args(const char* fn, size_t got, size_t want) {
   char buf[256];
-  int n;
-  if (got == 0 && want == 0)
-    n = snprintf(buf, sizeof buf, "%s: args is NULL", fn);
-  else
-    n = snprintf(buf, sizeof buf,
-                 "%s: args->struct_size is %zu, gojax needs at least %zu", fn, got, want);
+  int n = bad_args_text(buf, sizeof buf, fn, got, want);
   return gojax_new_error(PJRT_Error_Code_INVALID_ARGUMENT, buf, (size_t)n);
 }
 
-/* Error functions are pure C: they run inside the framework's error paths. */
+/* In a forked child every call fails, except destroys: those answer OK and
+ * leak, since the framework treats a failed destroy as fatal and the memory
+ * is the child's copy of the parent's anyway. */
+static PJRT_Error* forked_error(const char* fn) {
+  size_t n = strlen(fn);
+  static const char suffix[] = "_Destroy";
+  if (n >= sizeof suffix - 1 && strcmp(fn + n - (sizeof suffix - 1), suffix) == 0) return NULL;
+  char buf[256];
+  int len = snprintf(buf, sizeof buf, "%s: %s", fn, forked_msg);
+  return gojax_new_error(PJRT_Error_Code_FAILED_PRECONDITION, buf, (size_t)len);
+}
+
+/* The two void entry points cannot return their bad-args error, so they
+ * report it on stderr, in the words the others use, and do nothing. */
+static void bad_void_args(const char* fn, size_t got, size_t want) {
+  char buf[256];
+  bad_args_text(buf, sizeof buf, fn, got, want);
+  fprintf(stderr, "gojax: %s (call ignored)\n", buf);
+}
+
+/* Error functions are pure C: they run inside the framework's error paths
+ * (in a forked child too). */
 static void c_Error_Destroy(PJRT_Error_Destroy_Args* args) {
-  if (args == NULL || args->struct_size < PJRT_Error_Destroy_Args_STRUCT_SIZE) return;
+  if (args == NULL) {
+    bad_void_args("PJRT_Error_Destroy", 0, 0);
+    return;
+  }
+  if (args->struct_size < PJRT_Error_Destroy_Args_STRUCT_SIZE) {
+    bad_void_args("PJRT_Error_Destroy", args->struct_size, PJRT_Error_Destroy_Args_STRUCT_SIZE);
+    return;
+  }
   err_destroy(args->error);
 }
 
 static void c_Error_Message(PJRT_Error_Message_Args* args) {
-  if (args == NULL || args->struct_size < PJRT_Error_Message_Args_STRUCT_SIZE) return;
+  if (args == NULL) {
+    bad_void_args("PJRT_Error_Message", 0, 0);
+    return;
+  }
+  if (args->struct_size < PJRT_Error_Message_Args_STRUCT_SIZE) {
+    bad_void_args("PJRT_Error_Message", args->struct_size, PJRT_Error_Message_Args_STRUCT_SIZE);
+    return;
+  }
   if (args->error == NULL) {
     args->message = "";
     args->message_size = 0;
@@ -112,6 +169,7 @@ struct gojax_UserData {
 static void* mem_get_user_data(PJRT_Memory* m, const void* key) {
   gojax_Memory* g = (gojax_Memory*)m;
   void* out = NULL;
+  if (g == NULL || g->mu == NULL) return NULL;
   pthread_mutex_lock((pthread_mutex_t*)g->mu);
   for (gojax_UserData* u = g->user_data; u; u = u->next)
     if (u->key == key) { out = u->data; break; }
@@ -123,6 +181,7 @@ static void mem_set_user_data(PJRT_Memory* m, const void* key, void* data, void 
   gojax_Memory* g = (gojax_Memory*)m;
   void* old = NULL;
   void (*old_dtor)(void*) = NULL;
+  if (g == NULL || g->mu == NULL) return;
   pthread_mutex_lock((pthread_mutex_t*)g->mu);
   gojax_UserData* u = g->user_data;
   for (; u; u = u->next)
@@ -245,10 +304,12 @@ const int64_t* gojax_layout_strides(const PJRT_Buffer_MemoryLayout* l, size_t* n
 }
 
 void gojax_raw_future_ready(PJRT_Buffer_CopyRawToHostFuture_Callback_Args* args) {
+  if (FORKED()) return; /* Go cannot run here; nobody in the child waits */
   gojaxRawFutureReady(args);
 }
 
 void gojax_donate_dependency_ready(PJRT_Buffer_DonateWithControlDependency_Callback_Args* args) {
+  if (FORKED()) return;
   gojaxDonateDependencyReady(args);
 }
 
@@ -258,6 +319,46 @@ void gojax_free_serialized_compile_options(PJRT_SerializedCompileOptions* p) { f
 void gojax_free_device_assignment(PJRT_DeviceAssignmentSerialized* p) { free(p); }
 void gojax_free_device_attributes(PJRT_Device_Attributes* p) { (void)p; /* owned by the device */ }
 void gojax_free_serialized_shape(const char* p) { free((void*)p); }
+
+/* ---- entry points -------------------------------------------------------- */
+
+/* Go exports follow the gojax_<slot> naming; declaring them with the slot's
+ * function type makes the compiler check every signature. */
+static PJRT_Error* c_ExecuteContext_Create(PJRT_ExecuteContext_Create_Args* args);
+static PJRT_Error* c_ExecuteContext_Destroy(PJRT_ExecuteContext_Destroy_Args* args);
+#define gojax_PJRT_Error_Destroy c_Error_Destroy
+#define gojax_PJRT_Error_Message c_Error_Message
+#define gojax_PJRT_Error_GetCode c_Error_GetCode
+#define gojax_PJRT_Error_ForEachPayload c_Error_ForEachPayload
+#define gojax_PJRT_ExecuteContext_Create c_ExecuteContext_Create
+#define gojax_PJRT_ExecuteContext_Destroy c_ExecuteContext_Destroy
+
+#define GOJAX_SLOT(name) extern name gojax_##name;
+#include "pjrt_slots.h"
+#undef GOJAX_SLOT
+
+/* guard_<slot> is what the table holds: the fork check, then the entry
+ * point. The void slots are the pure-C error functions, unguarded. */
+#define GOJAX_VOID_SLOT(name)
+#define GOJAX_SLOT(name)                                                   \
+  __attribute__((unused)) static PJRT_Error* guard_##name(name##_Args* args) { \
+    if (FORKED()) return forked_error(#name);                              \
+    return gojax_##name(args);                                             \
+  }
+#include "pjrt_slots.h"
+#undef GOJAX_SLOT
+#undef GOJAX_VOID_SLOT
+
+#define GUARD_EXT(fn, T)                                \
+  static PJRT_Error* guard_##fn(T* args) {              \
+    if (FORKED()) return forked_error("PJRT_" #fn);     \
+    return gojax_##fn(args);                            \
+  }
+GUARD_EXT(FFI_TypeRegister, gojax_FFI_TypeRegister_Args)
+GUARD_EXT(FFI_RegisterHandler, void)
+GUARD_EXT(Shardings_ParameterShardings, gojax_Shardings_Args)
+GUARD_EXT(Shardings_OutputShardings, gojax_Shardings_Args)
+#undef GUARD_EXT
 
 /* ---- fast paths --------------------------------------------------------- */
 
@@ -294,14 +395,14 @@ PJRT_Event gojax_ready_event = {0};
 
 static PJRT_Error* c_Buffer_Destroy(PJRT_Buffer_Destroy_Args* args) {
   PJRT_Buffer* b = ARGS_OK(args, PJRT_Buffer_Destroy_Args) ? args->buffer : NULL;
-  PJRT_Error* err = gojax_PJRT_Buffer_Destroy(args);
+  PJRT_Error* err = guard_PJRT_Buffer_Destroy(args);
   if (err == NULL && b != NULL) free(b); /* Go released everything else */
   return err;
 }
 
 static PJRT_Error* c_Buffer_IsDeleted(PJRT_Buffer_IsDeleted_Args* args) {
   if (!ARGS_OK(args, PJRT_Buffer_IsDeleted_Args) || !LIVE_BUFFER(args->buffer))
-    return gojax_PJRT_Buffer_IsDeleted(args);
+    return guard_PJRT_Buffer_IsDeleted(args);
   args->is_deleted = LOAD32(&args->buffer->deleted) != 0;
   return NULL;
 }
@@ -309,21 +410,21 @@ static PJRT_Error* c_Buffer_IsDeleted(PJRT_Buffer_IsDeleted_Args* args) {
 static PJRT_Error* c_Buffer_ReadyEvent(PJRT_Buffer_ReadyEvent_Args* args) {
   if (!ARGS_OK(args, PJRT_Buffer_ReadyEvent_Args) || !LIVE_BUFFER(args->buffer) ||
       !LOAD32(&args->buffer->ready) || LOAD32(&args->buffer->deleted))
-    return gojax_PJRT_Buffer_ReadyEvent(args);
+    return guard_PJRT_Buffer_ReadyEvent(args);
   args->event = &gojax_ready_event;
   return NULL;
 }
 
 static PJRT_Error* c_Buffer_ElementType(PJRT_Buffer_ElementType_Args* args) {
   if (!ARGS_OK(args, PJRT_Buffer_ElementType_Args) || !LIVE_BUFFER(args->buffer))
-    return gojax_PJRT_Buffer_ElementType(args);
+    return guard_PJRT_Buffer_ElementType(args);
   args->type = args->buffer->type;
   return NULL;
 }
 
 static PJRT_Error* c_Buffer_Dimensions(PJRT_Buffer_Dimensions_Args* args) {
   if (!ARGS_OK(args, PJRT_Buffer_Dimensions_Args) || !LIVE_BUFFER(args->buffer))
-    return gojax_PJRT_Buffer_Dimensions(args);
+    return guard_PJRT_Buffer_Dimensions(args);
   args->dims = args->buffer->dims;
   args->num_dims = args->buffer->num_dims;
   return NULL;
@@ -331,7 +432,7 @@ static PJRT_Error* c_Buffer_Dimensions(PJRT_Buffer_Dimensions_Args* args) {
 
 static PJRT_Error* c_Buffer_UnpaddedDimensions(PJRT_Buffer_UnpaddedDimensions_Args* args) {
   if (!ARGS_OK(args, PJRT_Buffer_UnpaddedDimensions_Args) || !LIVE_BUFFER(args->buffer))
-    return gojax_PJRT_Buffer_UnpaddedDimensions(args);
+    return guard_PJRT_Buffer_UnpaddedDimensions(args);
   args->unpadded_dims = args->buffer->dims;
   args->num_dims = args->buffer->num_dims;
   return NULL;
@@ -339,7 +440,7 @@ static PJRT_Error* c_Buffer_UnpaddedDimensions(PJRT_Buffer_UnpaddedDimensions_Ar
 
 static PJRT_Error* c_Buffer_DynamicDimensionIndices(PJRT_Buffer_DynamicDimensionIndices_Args* args) {
   if (!ARGS_OK(args, PJRT_Buffer_DynamicDimensionIndices_Args) || !LIVE_BUFFER(args->buffer))
-    return gojax_PJRT_Buffer_DynamicDimensionIndices(args);
+    return guard_PJRT_Buffer_DynamicDimensionIndices(args);
   args->dynamic_dim_indices = NULL; /* all shapes are static */
   args->num_dynamic_dims = 0;
   return NULL;
@@ -347,35 +448,35 @@ static PJRT_Error* c_Buffer_DynamicDimensionIndices(PJRT_Buffer_DynamicDimension
 
 static PJRT_Error* c_Buffer_GetMemoryLayout(PJRT_Buffer_GetMemoryLayout_Args* args) {
   if (!ARGS_OK(args, PJRT_Buffer_GetMemoryLayout_Args) || !LIVE_BUFFER(args->buffer))
-    return gojax_PJRT_Buffer_GetMemoryLayout(args);
+    return guard_PJRT_Buffer_GetMemoryLayout(args);
   gojax_layout_set_tiled(&args->layout, args->buffer->minor_to_major, args->buffer->num_dims);
   return NULL;
 }
 
 static PJRT_Error* c_Buffer_OnDeviceSizeInBytes(PJRT_Buffer_OnDeviceSizeInBytes_Args* args) {
   if (!ARGS_OK(args, PJRT_Buffer_OnDeviceSizeInBytes_Args) || !LIVE_BUFFER(args->buffer))
-    return gojax_PJRT_Buffer_OnDeviceSizeInBytes(args);
+    return guard_PJRT_Buffer_OnDeviceSizeInBytes(args);
   args->on_device_size_in_bytes = args->buffer->on_device_size;
   return NULL;
 }
 
 static PJRT_Error* c_Buffer_Device(PJRT_Buffer_Device_Args* args) {
   if (!ARGS_OK(args, PJRT_Buffer_Device_Args) || !LIVE_BUFFER(args->buffer) || args->buffer->device == NULL)
-    return gojax_PJRT_Buffer_Device(args);
+    return guard_PJRT_Buffer_Device(args);
   args->device = args->buffer->device;
   return NULL;
 }
 
 static PJRT_Error* c_Buffer_Memory(PJRT_Buffer_Memory_Args* args) {
   if (!ARGS_OK(args, PJRT_Buffer_Memory_Args) || !LIVE_BUFFER(args->buffer) || args->buffer->memory == NULL)
-    return gojax_PJRT_Buffer_Memory(args);
+    return guard_PJRT_Buffer_Memory(args);
   args->memory = args->buffer->memory;
   return NULL;
 }
 
 static PJRT_Error* c_Buffer_IsOnCpu(PJRT_Buffer_IsOnCpu_Args* args) {
   if (!ARGS_OK(args, PJRT_Buffer_IsOnCpu_Args) || !LIVE_BUFFER(args->buffer))
-    return gojax_PJRT_Buffer_IsOnCpu(args);
+    return guard_PJRT_Buffer_IsOnCpu(args);
   args->is_on_cpu = true;
   return NULL;
 }
@@ -383,7 +484,7 @@ static PJRT_Error* c_Buffer_IsOnCpu(PJRT_Buffer_IsOnCpu_Args* args) {
 static PJRT_Error* c_Memory_Kind(PJRT_Memory_Kind_Args* args) {
   const gojax_Memory* m = args ? (const gojax_Memory*)args->memory : NULL;
   if (!ARGS_OK(args, PJRT_Memory_Kind_Args) || m == NULL || m->h == 0 || m->kind == NULL)
-    return gojax_PJRT_Memory_Kind(args);
+    return guard_PJRT_Memory_Kind(args);
   args->kind = m->kind;
   args->kind_size = m->kind_size;
   return NULL;
@@ -391,38 +492,38 @@ static PJRT_Error* c_Memory_Kind(PJRT_Memory_Kind_Args* args) {
 
 static PJRT_Error* c_Executable_NumOutputs(PJRT_Executable_NumOutputs_Args* args) {
   if (!ARGS_OK(args, PJRT_Executable_NumOutputs_Args) || args->executable == NULL || args->executable->h == 0)
-    return gojax_PJRT_Executable_NumOutputs(args);
+    return guard_PJRT_Executable_NumOutputs(args);
   args->num_outputs = args->executable->num_outputs;
   return NULL;
 }
 
 static PJRT_Error* c_Event_Destroy(PJRT_Event_Destroy_Args* args) {
   if (ARGS_OK(args, PJRT_Event_Destroy_Args) && args->event == &gojax_ready_event) return NULL;
-  return gojax_PJRT_Event_Destroy(args);
+  return guard_PJRT_Event_Destroy(args);
 }
 
 static PJRT_Error* c_Event_IsReady(PJRT_Event_IsReady_Args* args) {
   if (!ARGS_OK(args, PJRT_Event_IsReady_Args) || args->event != &gojax_ready_event)
-    return gojax_PJRT_Event_IsReady(args);
+    return guard_PJRT_Event_IsReady(args);
   args->is_ready = true;
   return NULL;
 }
 
 static PJRT_Error* c_Event_Error(PJRT_Event_Error_Args* args) {
   if (!ARGS_OK(args, PJRT_Event_Error_Args) || args->event != &gojax_ready_event)
-    return gojax_PJRT_Event_Error(args);
+    return guard_PJRT_Event_Error(args);
   return NULL;
 }
 
 static PJRT_Error* c_Event_Await(PJRT_Event_Await_Args* args) {
   if (!ARGS_OK(args, PJRT_Event_Await_Args) || args->event != &gojax_ready_event)
-    return gojax_PJRT_Event_Await(args);
+    return guard_PJRT_Event_Await(args);
   return NULL;
 }
 
 static PJRT_Error* c_Event_OnReady(PJRT_Event_OnReady_Args* args) {
   if (!ARGS_OK(args, PJRT_Event_OnReady_Args) || args->event != &gojax_ready_event || args->callback == NULL)
-    return gojax_PJRT_Event_OnReady(args);
+    return guard_PJRT_Event_OnReady(args);
   /* Fired already: call back at once, on the caller's thread, as Go does. */
   PJRT_Event_OnReadyCallback cb = args->callback;
   cb(NULL, args->user_arg);
@@ -439,6 +540,7 @@ static PJRT_Error* c_ExecuteContext_Create(PJRT_ExecuteContext_Create_Args* args
     static const char msg[] = "PJRT_ExecuteContext_Create: out of memory";
     return gojax_new_error(PJRT_Error_Code_RESOURCE_EXHAUSTED, msg, sizeof msg - 1);
   }
+  c->magic = gojax_CONTEXT_MAGIC;
   args->context = c;
   return NULL;
 }
@@ -449,6 +551,11 @@ static PJRT_Error* c_ExecuteContext_Destroy(PJRT_ExecuteContext_Destroy_Args* ar
     return bad_args("PJRT_ExecuteContext_Destroy", args->struct_size, PJRT_ExecuteContext_Destroy_Args_STRUCT_SIZE);
   PJRT_ExecuteContext* c = args->context;
   if (c == NULL) return NULL;
+  if (c->magic != gojax_CONTEXT_MAGIC) {
+    static const char msg[] = "PJRT_ExecuteContext_Destroy: context was not created by gojax (or was destroyed)";
+    return gojax_new_error(PJRT_Error_Code_INVALID_ARGUMENT, msg, sizeof msg - 1);
+  }
+  c->magic = 0;
   gojax_ContextData* d = c->head;
   while (d != NULL) {
     gojax_ContextData* next = d->next;
@@ -466,7 +573,7 @@ static PJRT_Error* c_FFI_UserDataAdd(gojax_FFI_UserDataAdd_Args* args) {
   if (args->struct_size < gojax_FFI_UserDataAdd_Args_MIN_SIZE)
     return bad_args(fn, args->struct_size, gojax_FFI_UserDataAdd_Args_MIN_SIZE);
   PJRT_ExecuteContext* c = args->context;
-  if (c == NULL) {
+  if (c == NULL || c->magic != gojax_CONTEXT_MAGIC) {
     static const char msg[] = "PJRT_FFI_UserData_Add: context is NULL or was not created by gojax";
     return gojax_new_error(PJRT_Error_Code_INVALID_ARGUMENT, msg, sizeof msg - 1);
   }
@@ -479,8 +586,8 @@ static PJRT_Error* c_FFI_UserDataAdd(gojax_FFI_UserDataAdd_Args* args) {
   d->data = args->data;
   if (args->struct_size >= offsetof(gojax_FFI_UserDataAdd_Args, deleter) + sizeof(args->deleter))
     d->deleter = args->deleter;
-  while (__atomic_exchange_n(&c->lock, 1, __ATOMIC_ACQUIRE)) {
-  }
+  /* Writers are rare and brief; yield rather than burn the holder's CPU. */
+  while (__atomic_exchange_n(&c->lock, 1, __ATOMIC_ACQUIRE)) sched_yield();
   for (gojax_ContextData* e = c->head; e != NULL; e = e->next) {
     if (e->type_id == d->type_id) {
       __atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE);
@@ -502,18 +609,6 @@ static PJRT_Error* c_FFI_UserDataAdd(gojax_FFI_UserDataAdd_Args* args) {
 
 /* ---- the table --------------------------------------------------------- */
 
-/* Go exports follow the gojax_<slot> naming; declaring them with the slot's
- * function type makes the compiler check every signature. */
-#define gojax_PJRT_Error_Destroy c_Error_Destroy
-#define gojax_PJRT_Error_Message c_Error_Message
-#define gojax_PJRT_Error_GetCode c_Error_GetCode
-#define gojax_PJRT_Error_ForEachPayload c_Error_ForEachPayload
-#define gojax_PJRT_ExecuteContext_Create c_ExecuteContext_Create
-#define gojax_PJRT_ExecuteContext_Destroy c_ExecuteContext_Destroy
-
-#define GOJAX_SLOT(name) extern name gojax_##name;
-#include "pjrt_slots.h"
-#undef GOJAX_SLOT
 
 static PJRT_Api api;
 static pthread_once_t api_once = PTHREAD_ONCE_INIT;
@@ -522,9 +617,9 @@ static gojax_FFIExtension ffi_extension = {
     .base = {.struct_size = sizeof(gojax_FFIExtension),
              .type = PJRT_Extension_Type_FFI,
              .next = NULL},
-    .type_register = gojax_FFI_TypeRegister,
+    .type_register = guard_FFI_TypeRegister,
     .user_data_add = c_FFI_UserDataAdd,
-    .register_handler = gojax_FFI_RegisterHandler,
+    .register_handler = guard_FFI_RegisterHandler,
 };
 
 
@@ -532,8 +627,8 @@ static gojax_ShardingsExtension shardings_extension = {
     .base = {.struct_size = sizeof(gojax_ShardingsExtension),
              .type = PJRT_Extension_Type_Shardings,
              .next = &ffi_extension.base},
-    .parameter_shardings = gojax_Shardings_ParameterShardings,
-    .output_shardings = gojax_Shardings_OutputShardings,
+    .parameter_shardings = guard_Shardings_ParameterShardings,
+    .output_shardings = guard_Shardings_OutputShardings,
 };
 
 static void api_init(void) {
@@ -544,9 +639,17 @@ static void api_init(void) {
   api.pjrt_api_version.extension_start = NULL;
   api.pjrt_api_version.major_version = PJRT_API_MAJOR;
   api.pjrt_api_version.minor_version = PJRT_API_MINOR;
-#define GOJAX_SLOT(name) api.name = gojax_##name;
+#define GOJAX_VOID_SLOT(name) api.name = gojax_##name;
+#define GOJAX_SLOT(name) api.name = guard_##name;
 #include "pjrt_slots.h"
 #undef GOJAX_SLOT
+#undef GOJAX_VOID_SLOT
+  /* Pure C, so they work in a forked child: the framework must be able to
+   * read and free the errors the child gets. */
+  api.PJRT_Error_GetCode = c_Error_GetCode;
+  api.PJRT_Error_ForEachPayload = c_Error_ForEachPayload;
+  api.PJRT_ExecuteContext_Create = c_ExecuteContext_Create;
+  api.PJRT_ExecuteContext_Destroy = c_ExecuteContext_Destroy;
   api.PJRT_Buffer_Destroy = c_Buffer_Destroy;
   api.PJRT_Buffer_IsDeleted = c_Buffer_IsDeleted;
   api.PJRT_Buffer_ReadyEvent = c_Buffer_ReadyEvent;

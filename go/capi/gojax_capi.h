@@ -67,10 +67,12 @@ typedef struct gojax_ContextData {
   struct gojax_ContextData* next;
 } gojax_ContextData;
 struct PJRT_ExecuteContext {
+  uint64_t magic; /* gojax_CONTEXT_MAGIC while alive: rejects foreign contexts */
   gojax_ContextData* head;
   gojax_ContextData* tail;
-  int lock; /* spin lock for writers */
+  int lock; /* spin lock for writers; they yield while it is held */
 };
+#define gojax_CONTEXT_MAGIC 0x676f6a6178637478ull /* "gojaxctx" */
 
 /* Errors: the public PJRT_Error (a vtable pointer) followed by our data. */
 typedef struct gojax_Error {

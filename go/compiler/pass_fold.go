@@ -51,22 +51,15 @@ var effectOps = map[string]bool{
 // A custom call is effectful when it says so or when it has no results (a
 // check or a callback run for its effect).
 func hasEffects(op *ir.Op) bool {
-	if effectOps[op.Name] {
+	if ownEffects(op) {
 		return true
 	}
-	if op.Name == "stablehlo.custom_call" {
-		if se, ok := op.Attrs.Bool("has_side_effect"); ok && se {
-			return true
-		}
-		return len(op.Results) == 0
-	}
-	if op.Name == "stablehlo.return" || op.Name == "func.return" || op.Name == "sdy.return" {
-		return true
-	}
+	// Walk visits every nested op, so each is checked for its own effects
+	// only: checking their regions again made nested conds cost 2^depth.
 	for _, r := range op.Regions {
 		eff := false
 		r.Walk(func(o *ir.Op) bool {
-			if o.Name != "stablehlo.return" && hasEffects(o) {
+			if o.Name != "stablehlo.return" && ownEffects(o) {
 				eff = true
 				return false
 			}
@@ -77,6 +70,20 @@ func hasEffects(op *ir.Op) bool {
 		}
 	}
 	return false
+}
+
+// ownEffects: hasEffects for op alone, not the ops in its regions.
+func ownEffects(op *ir.Op) bool {
+	if effectOps[op.Name] {
+		return true
+	}
+	if op.Name == "stablehlo.custom_call" {
+		if se, ok := op.Attrs.Bool("has_side_effect"); ok && se {
+			return true
+		}
+		return len(op.Results) == 0
+	}
+	return op.Name == "stablehlo.return" || op.Name == "func.return" || op.Name == "sdy.return"
 }
 
 // foldConstants evaluates ops whose operands are all constants by running

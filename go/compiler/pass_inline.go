@@ -1,15 +1,10 @@
 package compiler
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/gojax/gojax/go/ir"
 )
-
-// maxInlineDepth bounds call nesting; StableHLO has no recursion, so a deeper
-// chain means a cycle.
-const maxInlineDepth = 256
 
 // lowerComposites replaces each stablehlo.composite by a func.call of its
 // decomposition; the inline pass then splices the body in. (Walk visits a
@@ -122,9 +117,8 @@ func (in *inliner) expand(call *ir.Op, stack []string) ([]*ir.Op, error) {
 			return nil, call.Errorf("recursive call to @%s (call chain %s)", name, strings.Join(stack, " → "))
 		}
 	}
-	if len(stack) >= maxInlineDepth {
-		return nil, call.Errorf("call nesting deeper than %d", maxInlineDepth)
-	}
+	// No depth limit: the check above catches every cycle, and nesting
+	// (nested jits, conds) is bounded only by what the reader accepts.
 	entry := f.Entry()
 	if len(entry.Args) != len(call.Operands) {
 		return nil, call.Errorf("@%s takes %d arguments, call passes %d", name, len(entry.Args), len(call.Operands))
@@ -170,17 +164,25 @@ func (in *inliner) expand(call *ir.Op, stack []string) ([]*ir.Op, error) {
 // and kernels cannot resolve symbols. The copies end in stablehlo.return
 // like any kernel region; calls inside them are inlined by the next pass.
 func attachCalledComputations(st *passState) error {
-	var attach func(r *ir.Region, depth int) error
-	attach = func(r *ir.Region, depth int) error {
-		if depth > maxInlineDepth {
-			return fmt.Errorf("compiler: called_computations nest deeper than %d (a cycle?)", maxInlineDepth)
-		}
+	// chain holds the functions whose copies enclose r: only a function that
+	// encloses a copy of itself is a cycle; ordinary regions (conds, loops)
+	// nest as deep as the program does.
+	var attach func(r *ir.Region, chain []string) error
+	attach = func(r *ir.Region, chain []string) error {
 		for _, b := range r.Blocks {
 			for _, op := range b.Ops {
 				arr, ok := op.Attrs["called_computations"].(ir.ArrayAttr)
+				var from []string // callee of each attached region
 				if op.Name == "stablehlo.custom_call" && ok && len(arr.Elems) > 0 && len(op.Regions) == 0 {
 					for _, e := range arr.Elems {
-						callee := st.module.Func(symbolName(e))
+						name := symbolName(e)
+						for _, c := range chain {
+							if c == name {
+								return op.Errorf("called computation @%s calls itself (chain %s)", name, strings.Join(append(chain, name), " → "))
+							}
+						}
+						from = append(from, name)
+						callee := st.module.Func(name)
 						if callee == nil {
 							return op.Errorf("called computation %s is not defined", e)
 						}
@@ -193,8 +195,12 @@ func attachCalledComputations(st *passState) error {
 						op.AddRegion(body)
 					}
 				}
-				for _, sub := range op.Regions {
-					if err := attach(sub, depth+1); err != nil {
+				for i, sub := range op.Regions {
+					inner := chain
+					if i < len(from) {
+						inner = append(chain[:len(chain):len(chain)], from[i])
+					}
+					if err := attach(sub, inner); err != nil {
 						return err
 					}
 				}
@@ -203,7 +209,7 @@ func attachCalledComputations(st *passState) error {
 		return nil
 	}
 	for _, f := range st.module.Funcs {
-		if err := attach(f.Body, 0); err != nil {
+		if err := attach(f.Body, nil); err != nil {
 			return err
 		}
 	}

@@ -60,6 +60,14 @@ var (
 	liveAllocs atomic.Int64
 )
 
+// OutOfMemoryError is Alloc's error when the system has no memory for the
+// request; callers report it as RESOURCE_EXHAUSTED.
+type OutOfMemoryError struct{ Bytes int }
+
+func (e *OutOfMemoryError) Error() string {
+	return fmt.Sprintf("devmem: out of memory allocating %d bytes", e.Bytes)
+}
+
 // Alloc returns n bytes of uninitialized, 64-byte-aligned memory outside the Go
 // heap. It returns an error instead of crashing when the system is out of memory.
 // A zero-size request still gets a distinct, valid pointer (JAX compares them).
@@ -81,7 +89,7 @@ func Alloc(n int) ([]byte, error) {
 			p = sysAlloc(n, class)
 		}
 		if p == nil {
-			return nil, fmt.Errorf("devmem: out of memory allocating %d bytes", n)
+			return nil, &OutOfMemoryError{Bytes: n}
 		}
 	}
 	account(int64(n), true)

@@ -1,6 +1,7 @@
 package devmem
 
 import (
+	"errors"
 	"testing"
 	"unsafe"
 
@@ -57,4 +58,20 @@ func TestLargeBlocksHugePageAligned(t *testing.T) {
 	p := sysAlloc(1<<20, classOf(1<<20))
 	require.NotNil(t, p)
 	sysFree(p, classOf(1<<20))
+}
+
+// An allocation the system cannot back is an *OutOfMemoryError naming the
+// size (reported to JAX as RESOURCE_EXHAUSTED), not a crash; both the cached
+// size classes (mmap) and small blocks (malloc) fail this way.
+func TestOutOfMemoryIsTyped(t *testing.T) {
+	before := ReadStats()
+	for _, n := range []int{1 << 50, 1<<62 - 1} {
+		b, err := Alloc(n)
+		require.Nil(t, b)
+		var oom *OutOfMemoryError
+		require.True(t, errors.As(err, &oom), "%v", err)
+		require.Equal(t, n, oom.Bytes)
+		require.Contains(t, err.Error(), "out of memory")
+	}
+	require.Equal(t, before.BytesInUse, ReadStats().BytesInUse)
 }

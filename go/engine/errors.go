@@ -3,6 +3,8 @@ package engine
 import (
 	"errors"
 	"fmt"
+
+	"github.com/gojax/gojax/go/devmem"
 )
 
 // Code classifies errors; the values are PJRT_Error_Code's.
@@ -40,8 +42,7 @@ func WithCode(code Code, err error) error {
 	if err == nil {
 		return nil
 	}
-	var e *Error
-	if errors.As(err, &e) {
+	if _, ok := carried(err); ok {
 		return err
 	}
 	return &Error{Code: code, Err: err}
@@ -52,9 +53,23 @@ func CodeOf(err error) Code {
 	if err == nil {
 		return CodeOK
 	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
+	if c, ok := carried(err); ok {
+		return c
 	}
 	return CodeUnknown
+}
+
+// carried is the code err carries: an *Error's, or RESOURCE_EXHAUSTED for a
+// failed device allocation wherever it happened (an output, a temporary, a
+// transfer), whatever the caller would otherwise call it.
+func carried(err error) (Code, bool) {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code, true
+	}
+	var oom *devmem.OutOfMemoryError
+	if errors.As(err, &oom) {
+		return CodeResourceExhausted, true
+	}
+	return 0, false
 }

@@ -104,8 +104,11 @@ func (f *File) Value(id uint32) Value { return f.slabs.vals[id] }
 // Lazy reports whether the op's regions have not been read yet.
 func (o *Op) Lazy() bool { return o.lazy }
 
-// MaxNesting bounds region nesting so hostile input cannot exhaust the stack.
-const MaxNesting = 512
+// MaxNesting bounds region nesting so hostile input cannot exhaust the stack
+// (Go's stacks grow, to 1 GB; the reader and the compiler's passes recurse
+// once per level, a few KB at most). Programs nest that deep: each lax.cond
+// inside a branch of another is one level, and XLA compiles 1000 of them.
+const MaxNesting = 8192
 
 // TopLevel reads the IR section and returns the ops of its top-level block
 // (normally one builtin.module). With lazy set, the regions of ops that the

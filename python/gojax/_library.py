@@ -30,6 +30,49 @@ def _is_gopy_hook(cb: Any) -> bool:
 
 
 _pyapi = _load_binding()
+
+FORKED_CHILD_MESSAGE = (
+    "gojax cannot be used in a forked child process; use the 'spawn' or 'forkserver' start method"
+)
+# Handle bookkeeping that Python runs by itself (finalizers, thread exit):
+# in a forked child it must stay quiet rather than raise.
+_QUIET_IN_CHILD = frozenset({"DecRef", "IncRef", "GoPyInit", "_gopy_clear_go_tls"})
+
+
+def _raise_forked(*_args: object, **_kwargs: object) -> None:
+    raise RuntimeError(FORKED_CHILD_MESSAGE)
+
+
+def _quiet_forked(*_args: object, **_kwargs: object) -> None:
+    return None
+
+
+_forked_child = False
+
+
+def in_forked_child() -> bool:
+    """Whether this process is a fork of the one that loaded gojax (where
+    gojax cannot run)."""
+    return _forked_child
+
+
+def _disable_in_forked_child() -> None:
+    global _forked_child
+    _forked_child = True
+    # Go's runtime threads do not survive fork(): any call into Go in the
+    # child would wait forever for them. Every extension function, and every
+    # binding function that calls one, now raises instead (the PJRT entry
+    # points JAX calls check the same in C).
+    from ._binding import _gojax
+
+    for mod in (_gojax, _pyapi):
+        for name, value in list(vars(mod).items()):
+            if name.startswith("__") or isinstance(value, (type, types.ModuleType)) or not callable(value):
+                continue
+            setattr(mod, name, _quiet_forked if name in _QUIET_IN_CHILD else _raise_forked)
+
+
+os.register_at_fork(after_in_child=_disable_in_forked_child)
 _BINDING_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_binding")
 # PyCapsule keeps a pointer to its name, so the name must outlive every capsule.
 _CAPSULE_NAME = b"pjrt_c_api"

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ._library import _pyapi
+from ._library import _pyapi, in_forked_child
 
 # gojax's allocator alignment; the runtime aliases host memory only at this
 # alignment (go/engine/transfer.go), so it is also from_arrow's zero-copy test.
@@ -87,7 +87,9 @@ _RELEASE_HOOK_ADDR = ctypes.cast(_RELEASE_HOOK, ctypes.c_void_p).value
 def _disable_hooks() -> None:
     # Arrays still alive at exit are released during finalization, when a
     # callback into Python is no longer safe; their memory dies with the process.
-    _pyapi.ArrowSetHooksEnabled(False)
+    # A forked child cannot reach Go, and its hooks never run anyway.
+    if not in_forked_child():
+        _pyapi.ArrowSetHooksEnabled(False)
 
 
 def live_arrow_exports() -> int:
