@@ -16,21 +16,17 @@ func (b *builder) newGroup(kind slotKind, size int) *group {
 	return g
 }
 
-// maxBuffer bounds one buffer (64 TiB): beyond it the element count has
-// surely overflowed.
-const maxBuffer = 1 << 46
-
 // byteSize is the buffer size of a value type; tuples have no buffer form.
 func byteSize(t ir.Type) (int, error) {
 	switch t := t.(type) {
 	case *ir.TensorType:
 		n := t.ByteSize()
 		for _, d := range t.Shape {
-			if d < 0 || d > maxBuffer {
+			if d < 0 || d > ir.MaxBufferBytes {
 				n = -1
 			}
 		}
-		if n < 0 || n > maxBuffer {
+		if n < 0 || n > ir.MaxBufferBytes {
 			return 0, fmt.Errorf("tensor %s is too large", t)
 		}
 		return int(n), nil

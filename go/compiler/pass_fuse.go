@@ -222,20 +222,6 @@ func valueTypes(vs []*ir.Value) []ir.Type {
 	return out
 }
 
-// staticTensor returns v's tensor type when every dimension is known.
-func staticTensor(v *ir.Value) *ir.TensorType {
-	t := v.Tensor()
-	if t == nil {
-		return nil
-	}
-	for _, d := range t.Shape {
-		if d < 0 || d > maxBuffer {
-			return nil
-		}
-	}
-	return t
-}
-
 // fusible reports whether op can be a fusion member: an op whose
 // registered traits offer a loop for its types and attributes (the loop
 // constructor rejects what the op's own kernel would reject, so such ops
@@ -245,13 +231,13 @@ func fusible(op *ir.Op) bool {
 	if len(op.Results) != 1 || len(op.Regions) > 0 {
 		return false
 	}
-	out := staticTensor(op.Results[0])
+	out := op.Results[0].StaticTensor()
 	if out == nil {
 		return false
 	}
 	ins := make([]*ir.TensorType, len(op.Operands))
 	for i, v := range op.Operands {
-		if ins[i] = staticTensor(v); ins[i] == nil {
+		if ins[i] = v.StaticTensor(); ins[i] == nil {
 			return false
 		}
 	}

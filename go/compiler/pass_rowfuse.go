@@ -83,7 +83,7 @@ func rowMember(op *ir.Op, g rowGeom) bool {
 	if !fusible(op) {
 		return false
 	}
-	n := staticTensor(op.Results[0]).NumElements()
+	n := op.Results[0].StaticTensor().NumElements()
 	return n == g.Rows || n == g.Rows*g.N
 }
 
@@ -189,7 +189,7 @@ func absorbable(p *ir.Op, g rowGeom) bool {
 	} else if !fusible(p) {
 		return false
 	}
-	n := staticTensor(p.Results[0]).NumElements()
+	n := p.Results[0].StaticTensor().NumElements()
 	return n == g.Rows || n == g.Rows*g.N
 }
 

@@ -16,6 +16,25 @@ func (v *Value) Tensor() *TensorType {
 	return t
 }
 
+// MaxBufferBytes bounds one buffer (64 TiB): a dimension or byte size
+// beyond it means an element count that has overflowed.
+const MaxBufferBytes = 1 << 46
+
+// StaticTensor returns the value's tensor type when every dimension is
+// known and at most MaxBufferBytes, nil otherwise.
+func (v *Value) StaticTensor() *TensorType {
+	t := v.Tensor()
+	if t == nil {
+		return nil
+	}
+	for _, d := range t.Shape {
+		if d < 0 || d > MaxBufferBytes {
+			return nil
+		}
+	}
+	return t
+}
+
 // Op is one operation. Name is the canonical StableHLO name whatever VHLO
 // version it was read from: "stablehlo.add", "stablehlo.while", and for the
 // func dialect "func.call" / "func.return"; region terminators of StableHLO ops

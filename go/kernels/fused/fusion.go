@@ -128,13 +128,13 @@ func lowerFusion(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		return nil, op.Errorf("malformed fusion")
 	}
 	body := op.Regions[0].Blocks[0]
-	out := staticTensor(op.Results[0])
+	out := op.Results[0].StaticTensor()
 	if out == nil || len(body.Args) != len(op.Operands) {
 		return nil, op.Errorf("malformed fusion")
 	}
 	f := &fusion{op: op, ctx: ctx, n: int(out.NumElements())}
 	for _, r := range op.Results {
-		t := staticTensor(r)
+		t := r.StaticTensor()
 		if t == nil || t.NumElements() != out.NumElements() {
 			return nil, op.Errorf("fusion results must have one element count")
 		}
@@ -230,7 +230,7 @@ func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 		return b
 	}
 	for i, a := range body.Args {
-		t := staticTensor(a)
+		t := a.StaticTensor()
 		if t == nil {
 			return f.op.Errorf("fusion input %d is not a static tensor", i)
 		}
@@ -249,7 +249,7 @@ func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 			if !ok {
 				return m.Errorf("unsupported broadcast in fusion")
 			}
-			if staticTensor(a).NumElements() == 1 {
+			if a.StaticTensor().NumElements() == 1 {
 				src[m.Results[0]] = fsrc{kind: srcBuf, idx: fillInput(a.Index, es), es: es, fillIn: a.Index + 1}
 				continue
 			}
@@ -263,7 +263,7 @@ func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 			continue
 		}
 		for _, v := range m.Operands {
-			if t := staticTensor(v); v.Block == body && v.Def == nil && t.NumElements() == 1 && f.n != 1 {
+			if t := v.StaticTensor(); v.Block == body && v.Def == nil && t.NumElements() == 1 && f.n != 1 {
 				// A rank-0 select/clamp operand: filled once per chunk.
 				src[v] = fsrc{kind: srcBuf, idx: fillInput(v.Index, t.Elem.ByteSize()), es: t.Elem.ByteSize(), fillIn: v.Index + 1}
 			}

@@ -7,28 +7,10 @@ import (
 	"github.com/gojax/gojax/go/ir"
 )
 
-// maxBuffer bounds one buffer (64 TiB): beyond it the element count has
-// surely overflowed.
-const maxBuffer = 1 << 46
-
-// staticTensor returns v's tensor type when every dimension is known.
-func staticTensor(v *ir.Value) *ir.TensorType {
-	t := v.Tensor()
-	if t == nil {
-		return nil
-	}
-	for _, d := range t.Shape {
-		if d < 0 || d > maxBuffer {
-			return nil
-		}
-	}
-	return t
-}
-
 // byteSize is a value's buffer size.
 func byteSize(v *ir.Value) (int, error) {
-	t := staticTensor(v)
-	if t == nil || t.ByteSize() < 0 || t.ByteSize() > maxBuffer {
+	t := v.StaticTensor()
+	if t == nil || t.ByteSize() < 0 || t.ByteSize() > ir.MaxBufferBytes {
 		return 0, fmt.Errorf("values of type %s are not supported", v.Type)
 	}
 	return int(t.ByteSize()), nil
@@ -50,7 +32,7 @@ func broadcastMap(op *ir.Op) (bcastMap, bool) {
 	if len(op.Operands) != 1 || len(op.Results) != 1 {
 		return bcastMap{}, false
 	}
-	in, out := staticTensor(op.Operands[0]), staticTensor(op.Results[0])
+	in, out := op.Operands[0].StaticTensor(), op.Results[0].StaticTensor()
 	if in == nil || out == nil || in.Elem != out.Elem {
 		return bcastMap{}, false
 	}
@@ -127,7 +109,7 @@ func RowReduceGeom(op *ir.Op) (RowGeom, bool) {
 	if op.Name != "stablehlo.reduce" || len(op.Operands) != 2 || len(op.Results) != 1 || len(op.Regions) != 1 {
 		return RowGeom{}, false
 	}
-	in, out := staticTensor(op.Operands[0]), staticTensor(op.Results[0])
+	in, out := op.Operands[0].StaticTensor(), op.Results[0].StaticTensor()
 	if in == nil || out == nil || in.Rank() == 0 {
 		return RowGeom{}, false
 	}
@@ -172,11 +154,11 @@ const (
 // RowBroadcast classifies a broadcast_in_dim under g.
 func RowBroadcast(op *ir.Op, g RowGeom) RowBcast {
 	bm, ok := broadcastMap(op)
-	if !ok || staticTensor(op.Operands[0]).NumElements() != g.Rows {
+	if !ok || op.Operands[0].StaticTensor().NumElements() != g.Rows {
 		return BcastOther
 	}
 	dims, strides := collapse(bm)
-	switch n := staticTensor(op.Results[0]).NumElements(); {
+	switch n := op.Results[0].StaticTensor().NumElements(); {
 	case n == g.Rows*g.N && len(dims) == 2 && int64(dims[0]) == g.Rows && int64(dims[1]) == g.N && strides[0] == 1 && strides[1] == 0:
 		return BcastSpread
 	case n == g.Rows && len(dims) == 1 && strides[0] == 1:

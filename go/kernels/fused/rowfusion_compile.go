@@ -40,13 +40,13 @@ func (f *rowFusionK) compile(body *ir.Block) error {
 		for _, v := range m.Operands {
 			p.uses[v]++
 		}
-		if t := staticTensor(m.Results[0]); t != nil {
+		if t := m.Results[0].StaticTensor(); t != nil {
 			p.maxES = max(p.maxES, t.Elem.ByteSize())
 		}
 	}
 	full, rows := int64(f.rows*f.n), int64(f.rows)
 	for i, a := range body.Args {
-		t := staticTensor(a)
+		t := a.StaticTensor()
 		if t == nil {
 			return f.op.Errorf("row fusion input %d is not a static tensor", i)
 		}
@@ -159,7 +159,7 @@ func (p *rowProg) emit(in rinstr) { p.emitted = append(p.emitted, in) }
 func (p *rowProg) member(m *ir.Op) error {
 	g := RowGeom{Rows: int64(p.f.rows), N: int64(p.f.n)}
 	res := m.Results[0]
-	rt := staticTensor(res)
+	rt := res.StaticTensor()
 	if rt == nil {
 		return m.Errorf("row fusion member has a dynamic shape")
 	}
@@ -172,7 +172,7 @@ func (p *rowProg) member(m *ir.Op) error {
 		if !ok || rg != g || !have || s.row && !s.bcast || init.Block != p.body || init.Def != nil {
 			return m.Errorf("unsupported reduction in row fusion")
 		}
-		red, _ := rowReduceLoop(m, staticTensor(init).Elem, p.f.n)
+		red, _ := rowReduceLoop(m, init.StaticTensor().Elem, p.f.n)
 		tmp := -1
 		if s.bcast {
 			// Reducing a spread value: write it out along the rows first.
@@ -209,7 +209,7 @@ func (p *rowProg) member(m *ir.Op) error {
 		if !ok {
 			return m.Errorf("unsupported broadcast in row fusion")
 		}
-		ld := fload{in: v.Index, es: rt.Elem.ByteSize(), fill: staticTensor(v).NumElements() == 1}
+		ld := fload{in: v.Index, es: rt.Elem.ByteSize(), fill: v.StaticTensor().NumElements() == 1}
 		ld.dims, ld.strides = collapse(bm)
 		p.emit(rinstr{kind: rkLoad, ld: ld, dst: p.dest(res, isRow)})
 		return nil
@@ -228,7 +228,7 @@ func (p *rowProg) elementwise(m *ir.Op, isRow bool) error {
 	for j, v := range m.Operands {
 		s, ok := p.src[v]
 		if !ok {
-			t := staticTensor(v)
+			t := v.StaticTensor()
 			if v.Block != p.body || v.Def != nil || t == nil || t.NumElements() != 1 {
 				return m.Errorf("row fusion operand %d has an unsupported shape", j)
 			}
