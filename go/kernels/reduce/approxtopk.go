@@ -98,7 +98,7 @@ func lowerApproxTopK(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if length == 0 {
 		slices = 0
 	}
-	s := &sorter{n: n, es: es, length: length, inner: inner, slices: slices}
+	s := &sorter{n: n, es: es, length: length, keep: keep, inner: inner, slices: slices}
 	if k, ok := matchComparator(op.Regions[0], n, in0.Elem); ok {
 		s.key, s.et = &k, in0.Elem
 	} else {
@@ -108,28 +108,9 @@ func lowerApproxTopK(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		}
 		s.body = body
 	}
+	// The init values (ins[n:]) play no part in the exact fallback.
 	sortStep := s.step(ctx, op)
-	full := make([]int, n)
-	for i := range n {
-		full[i] = int(in0.NumElements()) * es[i]
-	}
-	return func(ins, outs [][]byte) error {
-		// Sort whole slices into scratch, then keep the first elements.
-		sorted := make([][]byte, n)
-		for i := range n {
-			sorted[i] = make([]byte, full[i])
-		}
-		if err := sortStep(ins[:n], sorted); err != nil {
-			return err
-		}
-		for i := range n {
-			row := inner * es[i]
-			for o := range outer {
-				copy(outs[i][o*keep*row:(o+1)*keep*row], sorted[i][o*length*row:])
-			}
-		}
-		return nil
-	}, nil
+	return func(ins, outs [][]byte) error { return sortStep(ins[:n], outs) }, nil
 }
 
 type approxTopKCfg struct {

@@ -117,7 +117,18 @@ func (in *interp) Call(ins, outs [][]byte) error {
 		env[a] = decode(ins[i], a.Tensor().Elem)
 	}
 	for _, op := range b.Ops {
-		get := func(i int) scalar { return env[op.Operands[i]] }
+		get := func(i int) scalar {
+			v := op.Operands[i]
+			if s, ok := env[v]; ok {
+				return s
+			}
+			// A constant defined outside the region (hoisted by the compiler).
+			if v.Def == nil || v.Def.Name != "stablehlo.constant" {
+				panic(fmt.Sprintf("interp: operand %d of %s is not visible", i, op.Name))
+			}
+			e, _ := v.Def.Attrs.Elements("value")
+			return decode(e.Data, v.Tensor().Elem)
+		}
 		var r scalar
 		if len(op.Results) == 1 {
 			r.t = op.Results[0].Tensor().Elem
@@ -167,10 +178,10 @@ func (in *interp) Call(ins, outs [][]byte) error {
 			} else {
 				lt, eq = x.i < y.i, x.i == y.i
 			}
-			gt := !lt && !eq && !(x.isF() && (math.IsNaN(x.f) || math.IsNaN(y.f)))
+			gt := !lt && !eq
 			if x.isF() && (math.IsNaN(x.f) || math.IsNaN(y.f)) {
 				if ct, _ := op.Attrs.Enum("compare_type"); ct != "TOTALORDER" {
-					lt, eq = false, false
+					lt, eq, gt = false, false, false // unordered
 				}
 			}
 			var res bool
@@ -199,11 +210,12 @@ func (in *interp) Call(ins, outs [][]byte) error {
 	return fmt.Errorf("interp: no return")
 }
 
-// totalKey orders float64 values by IEEE totalOrder.
+// totalKey orders float64 values by IEEE totalOrder: negative values by
+// reversed magnitude, all below +0 (so -0 < +0).
 func totalKey(f float64) int64 {
 	b := int64(math.Float64bits(f))
 	if b < 0 {
-		return math.MinInt64 - b
+		return -1 - b&math.MaxInt64
 	}
 	return b
 }

@@ -3,6 +3,7 @@ package reduce
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/internal/floatconv"
@@ -10,27 +11,26 @@ import (
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
+// PartialSortOp is stablehlo.sort keeping only the first k elements of
+// every sorted slice (attribute "k"): the compiler makes it from a sort
+// whose results are only read through slices of such a prefix (JAX's
+// top_k reaches plugins as sort + slice). Results are the sort's prefix,
+// bit for bit.
+const PartialSortOp = "gojax.partial_sort"
+
 func init() {
 	kernel.Register("stablehlo.sort", lowerSort)
+	kernel.Register(PartialSortOp, lowerSort)
 }
 
 // Sorting is always a stable merge sort driven only by "less", so the fast
 // paths (native keys) and the generic path (comparator region) order
 // elements identically, and is_stable=false gets the stable order too.
 
-// keyKind says how the fast path builds comparable keys from operand 0.
-type keyKind int
-
-const (
-	keyUnsigned keyKind = iota // uint64 keys, natural order
-	keyFloat                   // float64 keys, IEEE "<" (NaN unordered)
-)
-
 // sortKey is a recognized comparator: compare dir on operand 0.
 type sortKey struct {
-	kind      keyKind
 	desc      bool // GT
-	total     bool // TOTALORDER on floats
+	total     bool // TOTALORDER on floats (else FLOAT: NaN unordered, -0 == +0)
 	canonical bool // JAX canonicalization: -0 -> +0, every NaN -> one NaN
 	signed    bool // SIGNED compare on integers
 }
@@ -77,17 +77,17 @@ func matchComparator(r *ir.Region, n int, et ir.ElemType) (sortKey, bool) {
 		return k, false
 	}
 	k.canonical = lc
-	// Every op in the block must be part of the matched expression.
-	if len(b.Ops) != countOps(ret) {
+	// Every op in the block must be part of the matched expression
+	// (constants may have been hoisted out of it).
+	if len(b.Ops) != countOps(ret, b) {
 		return k, false
 	}
 	switch {
 	case et.IsFloat() && !et.IsSmallFloat():
 		switch ct {
 		case "TOTALORDER":
-			k.kind, k.total = keyUnsigned, true
+			k.total = true
 		case "FLOAT", "NOTYPE", "":
-			k.kind = keyFloat
 		default:
 			return k, false
 		}
@@ -95,7 +95,6 @@ func matchComparator(r *ir.Region, n int, et ir.ElemType) (sortKey, bool) {
 		if lc {
 			return k, false
 		}
-		k.kind = keyUnsigned
 		switch ct {
 		case "SIGNED":
 			if et.IsUnsigned() {
@@ -114,12 +113,12 @@ func matchComparator(r *ir.Region, n int, et ir.ElemType) (sortKey, bool) {
 	return k, true
 }
 
-// countOps counts the ops feeding v (including constants) plus the return.
-func countOps(ret *ir.Op) int {
+// countOps counts the ops of b feeding the return, plus the return.
+func countOps(ret *ir.Op, b *ir.Block) int {
 	seen := map[*ir.Op]bool{}
 	var walk func(v *ir.Value)
 	walk = func(v *ir.Value) {
-		if v.Def == nil || seen[v.Def] {
+		if v.Def == nil || seen[v.Def] || v.Def.Block != b {
 			return
 		}
 		seen[v.Def] = true
@@ -271,6 +270,18 @@ func lowerSort(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if in0.Rank() == 0 || dim < 0 || int(dim) >= in0.Rank() {
 		return nil, op.Errorf("dimension %d out of range for %s", dim, in0)
 	}
+	length := int(in0.Shape[dim])
+	keep := length
+	if op.Name == PartialSortOp {
+		k, err := lowerutil.IntAttr(op, "k")
+		if err != nil {
+			return nil, err
+		}
+		if k < 0 || k > int64(length) {
+			return nil, op.Errorf("k = %d outside [0, %d]", k, length)
+		}
+		keep = int(k)
+	}
 	es := make([]int, n)
 	for i := range n {
 		in, err := lowerutil.TensorOperand(op, i)
@@ -281,21 +292,22 @@ func lowerSort(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !lowerutil.SameShape(in.Shape, in0.Shape) || !in.Equal(out) {
+		outShape := slices.Clone(in0.Shape)
+		outShape[dim] = int64(keep)
+		if !lowerutil.SameShape(in.Shape, in0.Shape) || in.Elem != out.Elem || !lowerutil.SameShape(out.Shape, outShape) {
 			return nil, op.Errorf("input %d %s and result %s do not agree with %s", i, in, out, in0)
 		}
 		es[i] = in.Elem.ByteSize()
 	}
-	length := int(in0.Shape[dim])
 	inner := 1
 	for _, d := range in0.Shape[dim+1:] {
 		inner *= int(d)
 	}
-	slices := int(in0.NumElements()) / max(1, length)
+	nSlices := int(in0.NumElements()) / max(1, length)
 	if length == 0 {
-		slices = 0
+		nSlices = 0
 	}
-	s := &sorter{n: n, es: es, length: length, inner: inner, slices: slices}
+	s := &sorter{n: n, es: es, length: length, keep: keep, inner: inner, slices: nSlices}
 	et := in0.Elem
 	if k, ok := matchComparator(op.Regions[0], n, et); ok {
 		s.key = &k
@@ -314,15 +326,18 @@ type sorter struct {
 	n                     int
 	es                    []int
 	length, inner, slices int
+	keep                  int // leading elements of each sorted slice written out
 	key                   *sortKey
 	et                    ir.ElemType
 	body                  kernel.Callable
 }
 
 type sortScratch struct {
+	sel       *topKSelector
 	perm, tmp []int32
 	ukeys     []uint64
 	fkeys     []float64
+	radix     radixScratch
 	args      [][]byte
 	res       [][]byte
 }
@@ -336,13 +351,12 @@ func (s *sorter) step(ctx kernel.Context, op *ir.Op) kernel.Step {
 		errOnce := make(chan struct{}, 1)
 		work := func(lo, hi int) {
 			sc := &sortScratch{perm: make([]int32, s.length), tmp: make([]int32, s.length)}
+			if s.key != nil && s.keep < s.length {
+				sc.sel = &topKSelector{n: s.length, k: s.keep, et: s.et, key: *s.key}
+			}
 			if s.body != nil {
 				sc.args = make([][]byte, 2*s.n)
 				sc.res = [][]byte{make([]byte, 1)}
-			} else if s.key.kind == keyUnsigned {
-				sc.ukeys = make([]uint64, s.length)
-			} else {
-				sc.fkeys = make([]float64, s.length)
 			}
 			for sl := lo; sl < hi; sl++ {
 				if err := s.sortSlice(ins, outs, sl, sc); err != nil {
@@ -367,68 +381,83 @@ func (s *sorter) step(ctx kernel.Context, op *ir.Op) kernel.Step {
 // sortSlice sorts slice sl (outer index × inner index) of every operand.
 func (s *sorter) sortSlice(ins, outs [][]byte, sl int, sc *sortScratch) error {
 	base := (sl/s.inner)*s.length*s.inner + sl%s.inner
-	pos := func(j int32) int { return base + int(j)*s.inner }
 	perm := sc.perm
+	if sc.sel != nil {
+		if best, ok := sc.sel.row(ins[0], base, s.inner); ok {
+			s.permute(ins, outs, base, best)
+			return nil
+		}
+	}
+	if s.key != nil {
+		keys := grow(&sc.ukeys, s.length)
+		if fillKeys(keys, ins[0], s.et, base, s.inner, *s.key) {
+			sortByKey(keys, perm, keyBits(s.et), &sc.radix)
+		} else {
+			s.sortFloatsWithNaN(ins[0], base, sc)
+		}
+		s.permute(ins, outs, base, perm)
+		return nil
+	}
+	pos := func(j int32) int { return base + int(j)*s.inner }
 	for j := range perm {
 		perm[j] = int32(j)
 	}
-	var less func(a, b int32) bool
 	var callErr error
-	switch {
-	case s.body != nil:
-		less = func(a, b int32) bool {
-			if callErr != nil {
-				return false
-			}
-			for i := range s.n {
-				e := s.es[i]
-				pa, pb := pos(a)*e, pos(b)*e
-				sc.args[2*i] = ins[i][pa : pa+e]
-				sc.args[2*i+1] = ins[i][pb : pb+e]
-			}
-			if err := s.body.Call(sc.args, sc.res); err != nil {
-				callErr = err
-				return false
-			}
-			return sc.res[0][0] != 0
+	less := func(a, b int32) bool {
+		if callErr != nil {
+			return false
 		}
-	case s.key.kind == keyUnsigned:
-		keys := sc.ukeys
-		for j := range keys {
-			keys[j] = uintKey(ins[0], s.et, pos(int32(j)), *s.key)
+		for i := range s.n {
+			e := s.es[i]
+			pa, pb := pos(a)*e, pos(b)*e
+			sc.args[2*i] = ins[i][pa : pa+e]
+			sc.args[2*i+1] = ins[i][pb : pb+e]
 		}
-		if s.key.desc {
-			less = func(a, b int32) bool { return keys[a] > keys[b] }
-		} else {
-			less = func(a, b int32) bool { return keys[a] < keys[b] }
+		if err := s.body.Call(sc.args, sc.res); err != nil {
+			callErr = err
+			return false
 		}
-	default:
-		keys := sc.fkeys
-		for j := range keys {
-			keys[j], _ = floatAt(ins[0], s.et, pos(int32(j)))
-			if s.key.canonical && keys[j] == 0 {
-				keys[j] = 0
-			}
-		}
-		if s.key.desc {
-			less = func(a, b int32) bool { return keys[a] > keys[b] }
-		} else {
-			less = func(a, b int32) bool { return keys[a] < keys[b] }
-		}
+		return sc.res[0][0] != 0
 	}
 	mergeSort(perm, sc.tmp, less)
 	if callErr != nil {
 		return callErr
 	}
-	for i := range s.n {
-		e := s.es[i]
-		src, dst := ins[i], outs[i]
-		for j, p := range perm {
-			d, o := pos(int32(j))*e, pos(p)*e
-			copy(dst[d:d+e], src[o:o+e])
-		}
-	}
+	s.permute(ins, outs, base, perm)
 	return nil
+}
+
+// sortFloatsWithNaN orders a slice under a FLOAT comparison that meets a
+// NaN, which no key order reproduces: the merge sort on IEEE "<" (NaN
+// unordered, -0 equal to +0), as the comparator region would order it.
+func (s *sorter) sortFloatsWithNaN(b []byte, base int, sc *sortScratch) {
+	keys := sc.fkeys[:0]
+	for j := range s.length {
+		f, _ := floatAt(b, s.et, base+j*s.inner)
+		keys = append(keys, f)
+	}
+	sc.fkeys = keys
+	perm := sc.perm
+	for j := range perm {
+		perm[j] = int32(j)
+	}
+	if s.key.desc {
+		mergeSort(perm, sc.tmp, func(a, b int32) bool { return keys[a] > keys[b] })
+	} else {
+		mergeSort(perm, sc.tmp, func(a, b int32) bool { return keys[a] < keys[b] })
+	}
+}
+
+// permute writes the first keep elements of every operand's slice in
+// perm's order.
+func (s *sorter) permute(ins, outs [][]byte, base int, perm []int32) {
+	outBase := base
+	if s.keep != s.length {
+		outBase = (base/(s.length*s.inner))*s.keep*s.inner + base%s.inner
+	}
+	for i := range s.n {
+		permuteInto(outs[i], ins[i], s.es[i], perm[:s.keep], outBase, base, s.inner)
+	}
 }
 
 // mergeSort is a stable top-down merge sort of perm using only less.

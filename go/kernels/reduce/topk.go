@@ -50,12 +50,13 @@ func lowerTopK(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		return nil, op.Errorf("k = %d exceeds the last dim %d", k, n)
 	}
 	et := in.Elem
-	var key sortKey
+	// Largest first: descending keys, so the k smallest keys win.
+	key := sortKey{desc: true}
 	switch {
 	case et.IsFloat() && !et.IsSmallFloat():
-		key = sortKey{total: true}
+		key.total = true
 	case et.IsSigned():
-		key = sortKey{signed: true}
+		key.signed = true
 	case et.IsUnsigned() || et == ir.Pred:
 	default:
 		return nil, op.Errorf("element type %s is not supported", et)
@@ -83,22 +84,16 @@ func lowerTopK(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 			}
 		}
 		work := func(lo, hi int) {
-			perm, tmp, keys := make([]int32, n), make([]int32, n), make([]uint64, n)
-			less := func(a, b int32) bool { return keys[a] > keys[b] }
+			sel := &topKSelector{n: n, k: k, et: et, key: key}
 			for row := lo; row < hi; row++ {
-				base := row * n
-				for j := range n {
-					perm[j] = int32(j)
-					keys[j] = uintKey(ins[0], et, base+j, key)
-				}
-				mergeSort(perm, tmp, less)
-				for j := range k {
+				best, _ := sel.row(ins[0], row*n, 1) // TOTALORDER keys: always ordered
+				for j, p := range best {
 					o := row*k + j
-					copy(outs[0][o*es:(o+1)*es], ins[0][(base+int(perm[j]))*es:])
+					copy(outs[0][o*es:(o+1)*es], ins[0][(row*n+int(p))*es:])
 					if idx.Elem == ir.S32 {
-						binary.LittleEndian.PutUint32(outs[1][4*o:], uint32(perm[j]))
+						binary.LittleEndian.PutUint32(outs[1][4*o:], uint32(p))
 					} else {
-						binary.LittleEndian.PutUint64(outs[1][8*o:], uint64(perm[j]))
+						binary.LittleEndian.PutUint64(outs[1][8*o:], uint64(p))
 					}
 				}
 			}
@@ -110,4 +105,111 @@ func lowerTopK(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		}
 		return nil
 	}, nil
+}
+
+// topKSelector finds a row's k best positions: smallest keys (descending
+// values), ties to the lower position, in that order.
+type topKSelector struct {
+	n, k  int
+	et    ir.ElemType
+	key   sortKey
+	keys  []uint64
+	perm  []int32
+	heap  []keyPos
+	radix radixScratch
+}
+
+type keyPos struct {
+	key uint64
+	pos int32
+}
+
+// worse orders keyPos by (key, pos): the later one loses.
+func (a keyPos) worse(b keyPos) bool {
+	return a.key > b.key || (a.key == b.key && a.pos > b.pos)
+}
+
+// topKChunk is how many keys are made at a time on the selection path.
+const topKChunk = 1024
+
+// row returns the positions of the k best elements of the row at base
+// (elements base + j*stride), or false where a FLOAT comparison meets a
+// NaN (see fillKeys).
+func (s *topKSelector) row(b []byte, base, stride int) ([]int32, bool) {
+	n, k := s.n, s.k
+	if k == 0 {
+		return nil, true
+	}
+	s.perm = growI32(&s.perm, max(n, k))
+	if n <= smallSort || 4*k >= n {
+		// Most of the row is kept: sorting it all is as cheap.
+		keys := grow(&s.keys, n)
+		if !fillKeys(keys, b, s.et, base, stride, s.key) {
+			return nil, false
+		}
+		sortByKey(keys, s.perm[:n], keyBits(s.et), &s.radix)
+		return s.perm[:k], true
+	}
+	// Selection: a max-heap of the k best so far, its root the worst of
+	// them; a later element displaces it only with a strictly smaller key
+	// (an equal key has a higher position), so most elements cost one
+	// comparison with the root's key.
+	h := s.heap[:0]
+	keys := grow(&s.keys, topKChunk)
+	for lo := 0; lo < n; lo += topKChunk {
+		hi := min(n, lo+topKChunk)
+		ck := keys[:hi-lo]
+		if !fillKeys(ck, b, s.et, base+lo*stride, stride, s.key) {
+			return nil, false
+		}
+		j := 0
+		for ; len(h) < k && j < len(ck); j++ {
+			h = append(h, keyPos{ck[j], int32(lo + j)})
+			if len(h) == k {
+				for i := k/2 - 1; i >= 0; i-- {
+					siftDown(h, i)
+				}
+			}
+		}
+		if len(h) < k {
+			continue
+		}
+		thr := h[0].key
+		for ; j < len(ck); j++ {
+			if ck[j] < thr {
+				h[0] = keyPos{ck[j], int32(lo + j)}
+				siftDown(h, 0)
+				thr = h[0].key
+			}
+		}
+	}
+	s.heap = h
+	// Pop the worst to the back: ascending (key, pos) order.
+	for end := len(h) - 1; end > 0; end-- {
+		h[0], h[end] = h[end], h[0]
+		siftDown(h[:end], 0)
+	}
+	out := s.perm[:k]
+	for i, e := range h {
+		out[i] = e.pos
+	}
+	return out, true
+}
+
+// siftDown restores the max-heap (by worse) below i.
+func siftDown(h []keyPos, i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && h[c+1].worse(h[c]) {
+			c++
+		}
+		if !h[c].worse(h[i]) {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
 }
