@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"math"
 	"slices"
 
 	"github.com/gojax/gojax/go/ir"
@@ -9,7 +10,9 @@ import (
 
 // sortPrefixes turns a stablehlo.sort whose results are read only through
 // slices of a leading part of the sorted dimension into gojax.partial_sort,
-// which keeps only that prefix. jax.lax.top_k reaches plugins this way:
+// which keeps only that prefix; a sort with iota operands (argsort) becomes
+// one too, so that the kernel writes positions instead of moving an iota
+// materialized for the purpose. jax.lax.top_k reaches plugins this way:
 // jaxlib legalizes chlo.top_k into a sort of (values, iota) followed by
 // slices [0:k], and a full sort of a million elements to keep a hundred
 // costs a hundred times XLA's top_k. The partial sort selects the prefix
@@ -29,13 +32,21 @@ func sortPrefixes(st *passState) error {
 		if op.Name != "stablehlo.sort" || len(op.Regions) != 1 || len(op.Results) == 0 {
 			return true
 		}
-		k, ok := sortPrefixLength(op, users)
-		if !ok {
+		dim, _ := op.Attrs.Int("dimension")
+		t := op.Results[0].Tensor()
+		if t == nil || t.Rank() == 0 {
 			return true
 		}
-		dim, _ := op.Attrs.Int("dimension")
 		if dim < 0 {
-			dim += int64(op.Results[0].Tensor().Rank())
+			dim += int64(t.Rank())
+		}
+		k, prefix := sortPrefixLength(op, users)
+		if !prefix {
+			k = t.Shape[dim]
+		}
+		operands, positions := dropPositionOperands(op, dim)
+		if k == t.Shape[dim] && len(positions) == 0 {
+			return true
 		}
 		types := make([]ir.Type, len(op.Results))
 		for i, r := range op.Results {
@@ -50,13 +61,20 @@ func sortPrefixes(st *passState) error {
 		}
 		attrs["dimension"] = ir.IntAttr{Value: dim}
 		attrs["k"] = ir.IntAttr{Value: k}
-		ps := ir.NewOp(reduce.PartialSortOp, op.Operands, types, attrs)
+		if len(positions) > 0 {
+			attrs["positions"] = ir.DenseI64Attr{Values: positions}
+		}
+		ps := ir.NewOp(reduce.PartialSortOp, operands, types, attrs)
 		ps.Loc, ps.Block = op.Loc, op.Block
 		region := op.Regions[0]
 		op.Regions = nil
 		ps.AddRegion(region)
 		rewritten[op] = []*ir.Op{ps}
 		for i, r := range op.Results {
+			if !prefix {
+				repl[r] = ps.Results[i] // same type: the whole slice is kept
+				continue
+			}
 			for _, sl := range users[r] {
 				if limits, _ := sl.Attrs["limit_indices"].(ir.DenseI64Attr); limits.Values[dim] == k {
 					repl[sl.Results[0]] = ps.Results[i] // the slice is the whole prefix
@@ -125,4 +143,28 @@ func sortPrefixLength(sort *ir.Op, users map[*ir.Value][]*ir.Op) (int64, bool) {
 		}
 	}
 	return k, used && k < t.Shape[dim]
+}
+
+// dropPositionOperands returns sort's operands without those (after the
+// first) that are an iota along dim of 32- or 64-bit integers, and the
+// indices of the results they sort: the kernel writes sorted positions
+// for those.
+func dropPositionOperands(sort *ir.Op, dim int64) ([]*ir.Value, []int64) {
+	var kept []*ir.Value
+	var positions []int64
+	for i, v := range sort.Operands {
+		t := v.Tensor()
+		if i > 0 && v.Def != nil && v.Def.Name == "stablehlo.iota" && t != nil && t.NumElements() > 0 {
+			d, ok := v.Def.Attrs.Int("iota_dimension")
+			switch t.Elem {
+			case ir.S32, ir.S64, ir.U32, ir.U64:
+				if ok && d == dim && t.Shape[dim] <= math.MaxInt32 {
+					positions = append(positions, int64(i))
+					continue
+				}
+			}
+		}
+		kept = append(kept, v)
+	}
+	return kept, positions
 }

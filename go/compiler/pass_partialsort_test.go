@@ -76,10 +76,39 @@ func TestSortPrefixesBecomePartialSort(t *testing.T) {
 	}
 }
 
-func TestSortPrefixesLeftAlone(t *testing.T) {
-	// The whole sorted array is also a result: nothing to save.
+func TestSortPrefixesWholeArgsort(t *testing.T) {
+	// The whole sorted array is a result: the sort keeps everything, but
+	// its iota operand goes (the kernel writes the positions).
 	m := topKModule(2, 50, 5, true, 0)
 	require.NoError(t, sortPrefixes(&passState{module: m, entry: m.Main()}))
-	require.Equal(t, 1, countIROps(m, "stablehlo.sort"))
-	require.Equal(t, 0, countIROps(m, reduce.PartialSortOp))
+	require.NoError(t, checkInvariants(m))
+	require.Equal(t, 0, countIROps(m, "stablehlo.sort"))
+	require.Equal(t, 1, countIROps(m, reduce.PartialSortOp))
+	m.Main().Body.Walk(func(op *ir.Op) bool {
+		if op.Name == reduce.PartialSortOp {
+			require.Len(t, op.Operands, 1)
+			require.Equal(t, ir.DenseI64Attr{Values: []int64{1}}, op.Attrs["positions"])
+			k, _ := op.Attrs.Int("k")
+			require.EqualValues(t, 50, k)
+		}
+		return true
+	})
+}
+
+func TestSortPrefixesLeftAlone(t *testing.T) {
+	// A whole sort without iota operands stays a sort.
+	mb := newMod()
+	xt := f32t(4, 30)
+	mb.fn("main", "public", []ir.Type{xt, xt}, []ir.Type{xt, xt}, func(b *blkB, a []*ir.Value) []*ir.Value {
+		s := b.op("stablehlo.sort", a, []ir.Type{xt, xt}, ir.Attrs{"dimension": ir.IntAttr{Value: 1}})
+		f := ir.Tensor(ir.F32)
+		s.AddRegion(b.region([]ir.Type{f, f, f, f}, func(rb *blkB, r []*ir.Value) []*ir.Value {
+			return []*ir.Value{rb.v("stablehlo.compare", ir.Tensor(ir.Pred), ir.Attrs{
+				"comparison_direction": ir.EnumAttr{Kind: "comparison_direction", Value: "LT"}}, r[0], r[1])}
+		}))
+		return s.Results
+	})
+	require.NoError(t, sortPrefixes(&passState{module: mb.m, entry: mb.m.Main()}))
+	require.Equal(t, 1, countIROps(mb.m, "stablehlo.sort"))
+	require.Equal(t, 0, countIROps(mb.m, reduce.PartialSortOp))
 }

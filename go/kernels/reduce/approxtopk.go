@@ -98,7 +98,11 @@ func lowerApproxTopK(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if length == 0 {
 		slices = 0
 	}
-	s := &sorter{n: n, es: es, length: length, keep: keep, inner: inner, slices: slices}
+	operandOf := make([]int, n)
+	for i := range operandOf {
+		operandOf[i] = i
+	}
+	s := &sorter{n: n, es: es, operandOf: operandOf, length: length, keep: keep, inner: inner, slices: slices}
 	if k, ok := matchComparator(op.Regions[0], n, in0.Elem); ok {
 		s.key, s.et = &k, in0.Elem
 	} else {

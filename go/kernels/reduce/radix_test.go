@@ -149,7 +149,7 @@ func TestSortKeysMatchComparator(t *testing.T) {
 func TestTopKMatchesStableSort(t *testing.T) {
 	rng := rand.New(rand.NewSource(8))
 	for _, et := range []ir.ElemType{ir.F32, ir.F64, ir.BF16, ir.S32, ir.U8, ir.S64} {
-		for _, nk := range [][2]int{{1, 1}, {5, 0}, {5, 5}, {40, 3}, {100, 1}, {100, 24}, {100, 25}, {5000, 100}, {3000, 7}} {
+		for _, nk := range [][2]int{{1, 1}, {5, 0}, {5, 5}, {40, 3}, {100, 1}, {100, 24}, {100, 25}, {5000, 100}, {3000, 7}, {70001, 100}, {70001, 3}} {
 			n, k := nk[0], nk[1]
 			rows := 3
 			vals := randomElems(rng, et, rows*n, true)
@@ -182,6 +182,72 @@ func TestTopKMatchesStableSort(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestPartialSortPositions checks gojax.partial_sort, with the iota
+// operand left out ("positions"), against the prefix of the full sort of
+// (x, iota): recognised and op-by-op comparators, along the last and a
+// strided dimension, k from 0 to the whole length.
+func TestPartialSortPositions(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	for _, shape := range [][]int64{{2, 300}, {300, 3}, {1, 40}, {2, 70000}} {
+		dim := int64(1)
+		if shape[1] == 3 {
+			dim = 0
+		}
+		length := shape[dim]
+		n := int(shape[0] * shape[1])
+		vals := randomElems(rng, ir.F32, n, true)
+		iota := make([]int32, n)
+		for i := range iota {
+			if dim == 1 {
+				iota[i] = int32(i % int(shape[1]))
+			} else {
+				iota[i] = int32(i / int(shape[1]))
+			}
+		}
+		full := sortOp(dim, typedComparator(ir.F32, "GT", "TOTALORDER", false, ir.S32), ir.Tensor(ir.F32, shape...), ir.Tensor(ir.S32, shape...))
+		want := runOp(t, &fakeCtx{chunk: 1}, full, vals, i32s(iota...))
+		for _, k := range []int64{0, 1, 5, 100, length / 2, length} {
+			if k > length {
+				continue
+			}
+			for _, generic := range []bool{false, true} {
+				if generic && length > 1000 {
+					continue // op by op, a long slice only costs time
+				}
+				t.Run(fmt.Sprintf("%v/k=%d/generic=%v", shape, k, generic), func(t *testing.T) {
+					outShape := append([]int64(nil), shape...)
+					outShape[dim] = k
+					r := typedComparator(ir.F32, "GT", "TOTALORDER", false, ir.S32)
+					if generic {
+						r = withUnusedOp(r)
+					}
+					op := mkOp(PartialSortOp, []ir.Type{ir.Tensor(ir.F32, shape...)},
+						[]ir.Type{ir.Tensor(ir.F32, outShape...), ir.Tensor(ir.S32, outShape...)},
+						ir.Attrs{"dimension": ir.IntAttr{Value: dim}, "k": ir.IntAttr{Value: k},
+							"positions": ir.DenseI64Attr{Values: []int64{1}}}, r)
+					ctx := &fakeCtx{chunk: 1}
+					got := runOp(t, ctx, op, vals)
+					require.Equal(t, generic && k > 0, ctx.calls > 0)
+					wv, wi := toF32(want[0]), toI32(want[1])
+					gv, gi := toF32(got[0]), toI32(got[1])
+					for o := range int(shape[0] * shape[1] / length) {
+						for j := range int(k) {
+							var src, dst int
+							if dim == 1 {
+								src, dst = o*int(length)+j, o*int(k)+j
+							} else {
+								src, dst = j*int(shape[1])+o, j*int(shape[1])+o
+							}
+							require.Equal(t, wi[src], gi[dst])
+							require.Equal(t, math.Float32bits(wv[src]), math.Float32bits(gv[dst]))
+						}
+					}
+				})
+			}
 		}
 	}
 }

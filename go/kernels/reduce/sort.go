@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/internal/floatconv"
 	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
@@ -15,7 +16,10 @@ import (
 // every sorted slice (attribute "k"): the compiler makes it from a sort
 // whose results are only read through slices of such a prefix (JAX's
 // top_k reaches plugins as sort + slice). Results are the sort's prefix,
-// bit for bit.
+// bit for bit. Attribute "positions" lists the results whose operand was an
+// iota along the dimension (argsort's, top_k's indices); those operands are
+// left out, and the kernel writes the sorted positions instead of moving a
+// materialized iota.
 const PartialSortOp = "gojax.partial_sort"
 
 func init() {
@@ -253,7 +257,7 @@ func uintKey(b []byte, et ir.ElemType, i int, k sortKey) uint64 {
 
 func lowerSort(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	n := len(op.Operands)
-	if n == 0 || len(op.Results) != n || len(op.Regions) != 1 {
+	if n == 0 || len(op.Regions) != 1 {
 		return nil, op.Errorf("expected N inputs, N results and a comparator")
 	}
 	in0, err := lowerutil.TensorOperand(op, 0)
@@ -272,6 +276,11 @@ func lowerSort(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	}
 	length := int(in0.Shape[dim])
 	keep := length
+	nres := len(op.Results)
+	operandOf := make([]int, nres) // result i's operand, or -1 for positions
+	for i := range operandOf {
+		operandOf[i] = i
+	}
 	if op.Name == PartialSortOp {
 		k, err := lowerutil.IntAttr(op, "k")
 		if err != nil {
@@ -281,23 +290,54 @@ func lowerSort(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 			return nil, op.Errorf("k = %d outside [0, %d]", k, length)
 		}
 		keep = int(k)
-	}
-	es := make([]int, n)
-	for i := range n {
-		in, err := lowerutil.TensorOperand(op, i)
+		pos, err := lowerutil.OptI64s(op, "positions")
 		if err != nil {
 			return nil, err
 		}
+		for _, p := range pos {
+			if p <= 0 || p >= int64(nres) || operandOf[p] < 0 {
+				return nil, op.Errorf("positions: %d is not a result after the first or is repeated", p)
+			}
+			operandOf[p] = -1
+		}
+		j := 0
+		for i := range operandOf {
+			if operandOf[i] >= 0 {
+				operandOf[i] = j
+				j++
+			}
+		}
+		if j != n {
+			return nil, op.Errorf("%d operands for %d results of which %d are positions", n, nres, len(pos))
+		}
+	} else if nres != n {
+		return nil, op.Errorf("expected N inputs, N results and a comparator")
+	}
+	es := make([]int, nres)
+	outShape := slices.Clone(in0.Shape)
+	outShape[dim] = int64(keep)
+	for i := range nres {
 		out, err := lowerutil.TensorResult(op, i)
 		if err != nil {
 			return nil, err
 		}
-		outShape := slices.Clone(in0.Shape)
-		outShape[dim] = int64(keep)
-		if !lowerutil.SameShape(in.Shape, in0.Shape) || in.Elem != out.Elem || !lowerutil.SameShape(out.Shape, outShape) {
-			return nil, op.Errorf("input %d %s and result %s do not agree with %s", i, in, out, in0)
+		if !lowerutil.SameShape(out.Shape, outShape) {
+			return nil, op.Errorf("result %d %s does not keep %d of %s along dimension %d", i, out, keep, in0, dim)
 		}
-		es[i] = in.Elem.ByteSize()
+		es[i] = out.Elem.ByteSize()
+		if operandOf[i] < 0 {
+			if !(out.Elem == ir.S32 || out.Elem == ir.S64 || out.Elem == ir.U32 || out.Elem == ir.U64) || int64(length) > math.MaxInt32 {
+				return nil, op.Errorf("positions result %d is %s; expected 32- or 64-bit integers", i, out)
+			}
+			continue
+		}
+		in, err := lowerutil.TensorOperand(op, operandOf[i])
+		if err != nil {
+			return nil, err
+		}
+		if !lowerutil.SameShape(in.Shape, in0.Shape) || in.Elem != out.Elem {
+			return nil, op.Errorf("input %d %s and result %s do not agree with %s", operandOf[i], in, out, in0)
+		}
 	}
 	inner := 1
 	for _, d := range in0.Shape[dim+1:] {
@@ -307,9 +347,9 @@ func lowerSort(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if length == 0 {
 		nSlices = 0
 	}
-	s := &sorter{n: n, es: es, length: length, keep: keep, inner: inner, slices: nSlices}
+	s := &sorter{n: nres, es: es, operandOf: operandOf, length: length, keep: keep, inner: inner, slices: nSlices}
 	et := in0.Elem
-	if k, ok := matchComparator(op.Regions[0], n, et); ok {
+	if k, ok := matchComparator(op.Regions[0], nres, et); ok {
 		s.key = &k
 		s.et = et
 	} else {
@@ -326,7 +366,8 @@ type sorter struct {
 	n                     int
 	es                    []int
 	length, inner, slices int
-	keep                  int // leading elements of each sorted slice written out
+	keep                  int   // leading elements of each sorted slice written out
+	operandOf             []int // result i's operand; -1: the result is the sorted positions
 	key                   *sortKey
 	et                    ir.ElemType
 	body                  kernel.Callable
@@ -338,13 +379,34 @@ type sortScratch struct {
 	ukeys     []uint64
 	fkeys     []float64
 	radix     radixScratch
+	posArgs   []byte // the comparator's position arguments, 16 bytes per result
 	args      [][]byte
 	res       [][]byte
 }
 
 func (s *sorter) step(ctx kernel.Context, op *ir.Op) kernel.Step {
 	return func(ins, outs [][]byte) error {
-		if s.slices == 0 {
+		if s.slices == 0 || s.keep == 0 {
+			return nil
+		}
+		if ctx != nil && s.key != nil && s.keep < s.length && s.slices < 4 && s.length >= splitSelectMin {
+			// A few long slices, a short prefix (top_k): select each slice
+			// in parts on the worker pool.
+			sel := &topKSelector{n: s.length, k: s.keep, et: s.et, key: *s.key}
+			var sc *sortScratch
+			for sl := range s.slices {
+				base := (sl/s.inner)*s.length*s.inner + sl%s.inner
+				if best, ok := sel.rowSplit(ctx.Parallel, ins[0], base, s.inner); ok {
+					s.permute(ins, outs, base, best)
+					continue
+				}
+				if sc == nil {
+					sc = &sortScratch{perm: make([]int32, s.length), tmp: make([]int32, s.length)}
+				}
+				if err := s.sortSlice(ins, outs, sl, sc); err != nil {
+					return err
+				}
+			}
 			return nil
 		}
 		var firstErr error
@@ -357,6 +419,7 @@ func (s *sorter) step(ctx kernel.Context, op *ir.Op) kernel.Step {
 			if s.body != nil {
 				sc.args = make([][]byte, 2*s.n)
 				sc.res = [][]byte{make([]byte, 1)}
+				sc.posArgs = make([]byte, 16*s.n)
 			}
 			for sl := lo; sl < hi; sl++ {
 				if err := s.sortSlice(ins, outs, sl, sc); err != nil {
@@ -409,9 +472,17 @@ func (s *sorter) sortSlice(ins, outs [][]byte, sl int, sc *sortScratch) error {
 		}
 		for i := range s.n {
 			e := s.es[i]
+			if s.operandOf[i] < 0 {
+				pa, pb := sc.posArgs[16*i:16*i+e], sc.posArgs[16*i+8:16*i+8+e]
+				putPosition(pa, a)
+				putPosition(pb, b)
+				sc.args[2*i], sc.args[2*i+1] = pa, pb
+				continue
+			}
+			in := ins[s.operandOf[i]]
 			pa, pb := pos(a)*e, pos(b)*e
-			sc.args[2*i] = ins[i][pa : pa+e]
-			sc.args[2*i+1] = ins[i][pb : pb+e]
+			sc.args[2*i] = in[pa : pa+e]
+			sc.args[2*i+1] = in[pb : pb+e]
 		}
 		if err := s.body.Call(sc.args, sc.res); err != nil {
 			callErr = err
@@ -456,7 +527,36 @@ func (s *sorter) permute(ins, outs [][]byte, base int, perm []int32) {
 		outBase = (base/(s.length*s.inner))*s.keep*s.inner + base%s.inner
 	}
 	for i := range s.n {
-		permuteInto(outs[i], ins[i], s.es[i], perm[:s.keep], outBase, base, s.inner)
+		if s.operandOf[i] < 0 {
+			writePositions(outs[i], s.es[i], perm[:s.keep], outBase, s.inner)
+			continue
+		}
+		permuteInto(outs[i], ins[s.operandOf[i]], s.es[i], perm[:s.keep], outBase, base, s.inner)
+	}
+}
+
+// putPosition stores position p as a little-endian integer of len(b) bytes.
+func putPosition(b []byte, p int32) {
+	if len(b) == 4 {
+		binary.LittleEndian.PutUint32(b, uint32(p))
+	} else {
+		binary.LittleEndian.PutUint64(b, uint64(p))
+	}
+}
+
+// writePositions stores perm's positions as es-byte integers at dBase +
+// j*stride.
+func writePositions(dst []byte, es int, perm []int32, dBase, stride int) {
+	if es == 4 {
+		d := byteview.As[int32](dst)
+		for j, p := range perm {
+			d[dBase+j*stride] = p
+		}
+		return
+	}
+	d := byteview.As[int64](dst)
+	for j, p := range perm {
+		d[dBase+j*stride] = int64(p)
 	}
 }
 

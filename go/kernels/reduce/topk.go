@@ -2,6 +2,7 @@ package reduce
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
@@ -83,10 +84,17 @@ func lowerTopK(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 				return op.Errorf("k = %d at run time, but the static result needs %d", kv, k)
 			}
 		}
+		split := ctx != nil && rows < 4 && n >= splitSelectMin
 		work := func(lo, hi int) {
 			sel := &topKSelector{n: n, k: k, et: et, key: key}
 			for row := lo; row < hi; row++ {
-				best, _ := sel.row(ins[0], row*n, 1) // TOTALORDER keys: always ordered
+				var best []int32
+				// TOTALORDER keys: always ordered, so selection cannot fail.
+				if split {
+					best, _ = sel.rowSplit(ctx.Parallel, ins[0], row*n, 1)
+				} else {
+					best, _ = sel.row(ins[0], row*n, 1)
+				}
 				for j, p := range best {
 					o := row*k + j
 					copy(outs[0][o*es:(o+1)*es], ins[0][(row*n+int(p))*es:])
@@ -98,7 +106,7 @@ func lowerTopK(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 				}
 			}
 		}
-		if ctx == nil || rows < 2 || rows*n < 4096 {
+		if split || ctx == nil || rows < 2 || rows*n < 4096 {
 			work(0, rows)
 		} else {
 			ctx.Parallel(rows, max(1, 4096/n), work)
@@ -212,4 +220,63 @@ func siftDown(h []keyPos, i int) {
 		h[i], h[c] = h[c], h[i]
 		i = c
 	}
+}
+
+// splitSelectMin is the row length from which a few long rows are each
+// selected in parts on the worker pool; splitSelectParts is how many.
+const (
+	splitSelectMin   = 1 << 16
+	splitSelectParts = 8
+)
+
+// rowSplit selects as row does, with the row cut into parts selected
+// concurrently by par (kernel.Context.Parallel) and their winners merged
+// by (key, position): the same k elements in the same order.
+func (s *topKSelector) rowSplit(par func(n, grain int, fn func(lo, hi int)), b []byte, base, stride int) ([]int32, bool) {
+	seg := (s.n + splitSelectParts - 1) / splitSelectParts
+	cands := make([][]keyPos, splitSelectParts)
+	ok := make([]bool, splitSelectParts)
+	par(splitSelectParts, 1, func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			start, end := p*seg, min(s.n, (p+1)*seg)
+			if start >= end {
+				ok[p] = true
+				continue
+			}
+			sub := &topKSelector{n: end - start, k: min(s.k, end-start), et: s.et, key: s.key}
+			best, good := sub.row(b, base+start*stride, stride)
+			if ok[p] = good; !good {
+				continue
+			}
+			c := make([]keyPos, len(best))
+			var key [1]uint64
+			for i, q := range best {
+				at := start + int(q)
+				fillKeys(key[:], b, s.et, base+at*stride, stride, s.key)
+				c[i] = keyPos{key[0], int32(at)}
+			}
+			cands[p] = c
+		}
+	})
+	var all []keyPos
+	for p, c := range cands {
+		if !ok[p] {
+			return nil, false
+		}
+		all = append(all, c...)
+	}
+	slices.SortFunc(all, func(a, b keyPos) int {
+		if a.worse(b) {
+			return 1
+		}
+		if b.worse(a) {
+			return -1
+		}
+		return 0
+	})
+	out := growI32(&s.perm, s.k)[:s.k]
+	for i := range out {
+		out[i] = all[i].pos
+	}
+	return out, true
 }
