@@ -1,0 +1,254 @@
+package shape
+
+import (
+	"github.com/gojax/gojax/go/internal/byteview"
+	"github.com/gojax/gojax/go/ir"
+)
+
+// Scatters of single elements addressed by one index each (bincount,
+// histograms, segment_sum over a vector, embedding-row gradients of width
+// one) spent most of their time finding each update's place one index at a
+// time through the general window machinery. The point path decodes a
+// block of indices into operand offsets with one typed loop, then combines
+// the block's updates with another, in update order, so results are those
+// of the general path bit for bit.
+
+// pointFn combines src[u0 + i*us] into dst[offs[i]] for every offs[i] >= 0,
+// in order of i.
+type pointFn func(dst, src []byte, offs []int64, u0, us int)
+
+// pointScatter is the plan of a point scatter.
+type pointScatter struct {
+	count       int // updates
+	ixSt, updSt int // strides of the update number in indices and updates
+	ixElem      ir.ElemType
+	maxStart    int64 // largest valid index
+	opStride    int64 // operand elements per index step
+	combine     pointFn
+}
+
+// pointBlock is how many offsets are decoded at a time.
+const pointBlock = 1024
+
+// newPointScatter returns the point plan of a scatter whose windows are
+// single elements and whose index vectors have one component, when the
+// update number maps linearly onto indices and updates (no batching
+// dimensions) and op has a point combiner for et; else nil.
+func newPointScatter(ib *indexBatch, kind string, et ir.ElemType, maxStart, opStride int64) *pointScatter {
+	if ib.vecLen != 1 || ib.count == 0 || maxStart < 0 {
+		return nil
+	}
+	combine := pointFnFor(kind, et)
+	if combine == nil {
+		return nil
+	}
+	var ixSt, updSt int64 = 1, 1
+	if last := len(ib.shape) - 1; last >= 0 {
+		ixSt, updSt = ib.idxSt[last], ib.outSt[last]
+	}
+	span := int64(1)
+	for d := len(ib.shape) - 1; d >= 0; d-- {
+		if ib.idxSt[d] != ixSt*span || ib.outSt[d] != updSt*span || ib.opSt[d] != 0 {
+			return nil
+		}
+		span *= ib.shape[d]
+	}
+	return &pointScatter{count: int(ib.count), ixSt: int(ixSt), updSt: int(updSt), ixElem: ib.idxElem,
+		maxStart: maxStart, opStride: opStride, combine: combine}
+}
+
+// run applies every update of upd at the indices of ix to out.
+func (p *pointScatter) run(out, upd, ix []byte) {
+	var offs [pointBlock]int64
+	for lo := 0; lo < p.count; lo += pointBlock {
+		o := offs[:min(pointBlock, p.count-lo)]
+		p.offsets(o, ix, lo)
+		p.combine(out, upd, o, lo*p.updSt, p.updSt)
+	}
+}
+
+// offsets decodes the indices of updates lo.. into operand offsets, -1
+// for an index outside [0, maxStart] (XLA skips such an update).
+func (p *pointScatter) offsets(o []int64, ix []byte, lo int) {
+	switch p.ixElem {
+	case ir.S32:
+		decodeOffsets(o, byteview.As[int32](ix), lo*p.ixSt, p.ixSt, p.maxStart, p.opStride)
+	case ir.S64:
+		decodeOffsets(o, byteview.As[int64](ix), lo*p.ixSt, p.ixSt, p.maxStart, p.opStride)
+	case ir.U32:
+		decodeOffsets(o, byteview.As[uint32](ix), lo*p.ixSt, p.ixSt, p.maxStart, p.opStride)
+	case ir.U64:
+		decodeOffsets(o, byteview.As[uint64](ix), lo*p.ixSt, p.ixSt, p.maxStart, p.opStride)
+	case ir.S16:
+		decodeOffsets(o, byteview.As[int16](ix), lo*p.ixSt, p.ixSt, p.maxStart, p.opStride)
+	case ir.U16:
+		decodeOffsets(o, byteview.As[uint16](ix), lo*p.ixSt, p.ixSt, p.maxStart, p.opStride)
+	case ir.S8:
+		decodeOffsets(o, byteview.As[int8](ix), lo*p.ixSt, p.ixSt, p.maxStart, p.opStride)
+	default:
+		decodeOffsets(o, byteview.As[uint8](ix), lo*p.ixSt, p.ixSt, p.maxStart, p.opStride)
+	}
+}
+
+func decodeOffsets[I intT](o []int64, ix []I, i0, is int, maxStart, opStride int64) {
+	for j := range o {
+		v := ix[i0+j*is]
+		// As unsigned, a negative index (sign-extended) and an unsigned
+		// one above MaxInt64 both exceed maxStart.
+		if uint64(v) > uint64(maxStart) {
+			o[j] = -1
+			continue
+		}
+		o[j] = int64(v) * opStride
+	}
+}
+
+// pointFnFor returns the point combiner of the update computation kind for
+// et, or nil (the general path then runs).
+func pointFnFor(kind string, et ir.ElemType) pointFn {
+	switch et {
+	case ir.F32:
+		return floatPoints[float32](kind)
+	case ir.F64:
+		return floatPoints[float64](kind)
+	case ir.S8:
+		return intPoints[int8](kind)
+	case ir.S16:
+		return intPoints[int16](kind)
+	case ir.S32:
+		return intPoints[int32](kind)
+	case ir.S64:
+		return intPoints[int64](kind)
+	case ir.U8:
+		return intPoints[uint8](kind)
+	case ir.U16:
+		return intPoints[uint16](kind)
+	case ir.U32:
+		return intPoints[uint32](kind)
+	case ir.U64:
+		return intPoints[uint64](kind)
+	case ir.C64:
+		if kind == "stablehlo.add" {
+			return addPoints[complex64]
+		}
+	case ir.C128:
+		if kind == "stablehlo.add" {
+			return addPoints[complex128]
+		}
+	}
+	return nil
+}
+
+func floatPoints[T ~float32 | ~float64](kind string) pointFn {
+	switch kind {
+	case "stablehlo.add":
+		return addPoints[T]
+	case "stablehlo.multiply":
+		return mulPoints[T]
+	case "stablehlo.maximum":
+		return maxPointsF[T]
+	case "stablehlo.minimum":
+		return minPointsF[T]
+	}
+	return nil
+}
+
+func intPoints[T intT](kind string) pointFn {
+	switch kind {
+	case "stablehlo.add":
+		return addPoints[T]
+	case "stablehlo.multiply":
+		return mulPoints[T]
+	case "stablehlo.maximum":
+		return maxPoints[T]
+	case "stablehlo.minimum":
+		return minPoints[T]
+	case "stablehlo.and":
+		return func(dst, src []byte, offs []int64, u0, us int) {
+			D, S := byteview.As[T](dst), byteview.As[T](src)
+			for i, o := range offs {
+				if o >= 0 {
+					D[o] &= S[u0+i*us]
+				}
+			}
+		}
+	case "stablehlo.or":
+		return func(dst, src []byte, offs []int64, u0, us int) {
+			D, S := byteview.As[T](dst), byteview.As[T](src)
+			for i, o := range offs {
+				if o >= 0 {
+					D[o] |= S[u0+i*us]
+				}
+			}
+		}
+	case "stablehlo.xor":
+		return func(dst, src []byte, offs []int64, u0, us int) {
+			D, S := byteview.As[T](dst), byteview.As[T](src)
+			for i, o := range offs {
+				if o >= 0 {
+					D[o] ^= S[u0+i*us]
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func addPoints[T numT](dst, src []byte, offs []int64, u0, us int) {
+	D, S := byteview.As[T](dst), byteview.As[T](src)
+	for i, o := range offs {
+		if o >= 0 {
+			D[o] += S[u0+i*us]
+		}
+	}
+}
+
+func mulPoints[T numT](dst, src []byte, offs []int64, u0, us int) {
+	D, S := byteview.As[T](dst), byteview.As[T](src)
+	for i, o := range offs {
+		if o >= 0 {
+			D[o] *= S[u0+i*us]
+		}
+	}
+}
+
+func maxPoints[T intT](dst, src []byte, offs []int64, u0, us int) {
+	D, S := byteview.As[T](dst), byteview.As[T](src)
+	for i, o := range offs {
+		if o >= 0 {
+			D[o] = max(D[o], S[u0+i*us])
+		}
+	}
+}
+
+func minPoints[T intT](dst, src []byte, offs []int64, u0, us int) {
+	D, S := byteview.As[T](dst), byteview.As[T](src)
+	for i, o := range offs {
+		if o >= 0 {
+			D[o] = min(D[o], S[u0+i*us])
+		}
+	}
+}
+
+// maxPointsF and minPointsF follow maxRowF and minRowF: NaN wins, -0 < +0.
+func maxPointsF[T ~float32 | ~float64](dst, src []byte, offs []int64, u0, us int) {
+	D, S := byteview.As[T](dst), byteview.As[T](src)
+	for i, o := range offs {
+		if o >= 0 {
+			if v, m := S[u0+i*us], D[o]; v > m || v != v || (v == m && isNegZero(m)) {
+				D[o] = v
+			}
+		}
+	}
+}
+
+func minPointsF[T ~float32 | ~float64](dst, src []byte, offs []int64, u0, us int) {
+	D, S := byteview.As[T](dst), byteview.As[T](src)
+	for i, o := range offs {
+		if o >= 0 {
+			if v, m := S[u0+i*us], D[o]; v < m || v != v || (v == m && isNegZero(v)) {
+				D[o] = v
+			}
+		}
+	}
+}
