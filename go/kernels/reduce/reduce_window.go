@@ -49,10 +49,15 @@ func lowerReduceWindow(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	g.scanDim = forwardScanDim(op, in0.Shape)
+	g.scanDim, g.scanRev = scanForm(op, in0.Shape)
+	g.directOut = !subByte(elems[0])
 	if n == 1 {
 		if kind := binaryBody(op.Regions[0], elems[0]); kind != opNone {
 			if tk := newTyped(elems[0], kind); tk != nil {
+				g.kind = kind
+				if g.scanRev && !reverseScanExact(elems[0], kind) {
+					g.scanDim = -1
+				}
 				return tk.windowStep(ctx, g), nil
 			}
 		}
@@ -94,15 +99,59 @@ func (t *typed[A]) windowStep(ctx kernel.Context, g *windowGeom) kernel.Step {
 					acc = round(acc) // each body application yields an element-type value
 				}
 			}
+			runs := g.rank > 0 && g.runsOK()
+			comb := t.f.comb
+			foldRun := func(off int64, k int) {
+				switch {
+				case off < 0:
+					for range k {
+						acc = comb(acc, init)
+						if round != nil {
+							acc = round(acc)
+						}
+					}
+				case view != nil:
+					v := view(in)[off : off+int64(k)]
+					if g.kind == opAdd && round == nil {
+						if a, ok := addRun(acc, v); ok {
+							acc = a
+							return
+						}
+					}
+					for _, x := range v {
+						acc = comb(acc, x)
+						if round != nil {
+							acc = round(acc)
+						}
+					}
+				default:
+					for j := range k {
+						t.st.load(buf[:], in, int(off)+j)
+						acc = comb(acc, buf[0])
+						if round != nil {
+							acc = round(acc)
+						}
+					}
+				}
+			}
+			idx := make([]int64, g.rank)
+			g.unravelOut(int64(lo), idx)
 			for o := lo; o < hi; o++ {
+				if o > lo {
+					g.nextOut(idx)
+				}
 				if view != nil {
-					if base, ok := g.interiorBase(int64(o)); ok {
+					if base, ok := g.interiorAt(idx); ok {
 						t.st.store(out, o, t.f.foldAt(init, view(in), base, g.rel))
 						continue
 					}
 				}
 				acc = init
-				g.forWindow(int64(o), sc, fold)
+				if runs {
+					g.forWindowRuns(int64(o), sc, foldRun)
+				} else {
+					g.forWindow(int64(o), sc, fold)
+				}
 				t.st.store(out, o, acc)
 			}
 		}
@@ -125,37 +174,227 @@ func (t *typed[A]) idempotent(init A) bool {
 	return bytes.Equal(a[:], b[:])
 }
 
-// scan computes out[i] = init ⊕ in[0] ⊕ … ⊕ in[i] along g.scanDim.
+// reverseScanExact reports whether a reverse scan, which groups each
+// window's fold from the end of the axis, gives the bits of the window's
+// left-to-right fold. Integer and boolean ops are exact under any grouping.
+// Float maximum (minimum) yields the largest (smallest) value with -0 < +0,
+// or the last NaN in fold order when there is one: regrouped as
+// x[i] ⊕ (x[i+1] ⊕ …), the right operand keeps its NaN over x[i]'s, which
+// still picks the last NaN. Float add and multiply round differently when
+// regrouped, so their reverse form takes the general walk.
+func reverseScanExact(et ir.ElemType, kind opKind) bool {
+	return exactlyAssociative(et) || (et.IsFloat() && (kind == opMax || kind == opMin))
+}
+
+// exactlyAssociative reports element types whose fast-path ops (add, mul,
+// max, min, and, or, xor; wrapping for integers) are associative and
+// commutative bit for bit, so any grouping of a fold gives the same result.
+func exactlyAssociative(et ir.ElemType) bool {
+	return et == ir.Pred || et.IsSigned() || et.IsUnsigned()
+}
+
+// subByte reports element types whose store renormalizes the value, so a
+// kernel may not write results through the storage view.
+func subByte(et ir.ElemType) bool {
+	switch et {
+	case ir.S1, ir.S2, ir.S4, ir.U1, ir.U2, ir.U4:
+		return true
+	}
+	return false
+}
+
+// scanChunk is how many columns of a scan over a non-innermost dim one task
+// carries down the axis: the running row stays in cache between steps.
+const scanChunk = 1024
+
+// scan computes out[i] = init ⊕ in[0] ⊕ … ⊕ in[i] along g.scanDim (or, for
+// a reverse scan, init ⊕ in[n-1] ⊕ … ⊕ in[i]), folding each output's
+// elements in the order the window definition does, in O(n) per line.
 func (t *typed[A]) scan(ctx kernel.Context, g *windowGeom, in, out []byte, init A) {
 	d := g.scanDim
 	n := int(g.inShape[d])
 	inner := int(g.inSt[d])
-	lines := int(lowerutil.Numel(g.inShape)) / max(1, n)
-	work := func(lo, hi int) {
-		var buf [1]A
-		for l := lo; l < hi; l++ {
-			base := (l/inner)*n*inner + l%inner
-			acc := init
-			for i := range n {
-				p := base + i*inner
-				if t.st.view != nil {
-					acc = t.f.comb(acc, t.st.view(in)[p])
-				} else {
-					t.st.load(buf[:], in, p)
-					acc = t.f.comb(acc, buf[0])
-					if t.st.round != nil {
-						acc = t.st.round(acc)
-					}
-				}
-				t.st.store(out, p, acc)
-			}
-		}
-	}
-	if ctx == nil || lines < 2 || lines*n < parallelMin {
-		work(0, lines)
+	total := int(lowerutil.Numel(g.inShape))
+	if total == 0 {
 		return
 	}
-	ctx.Parallel(lines, max(1, parallelMin/n), work)
+	outer := total / (n * inner)
+	comb, round := t.f.comb, t.st.round
+	parallel := func(units, cost int, work func(lo, hi int)) {
+		if ctx == nil || units < 2 || units*cost < parallelMin {
+			work(0, units)
+			return
+		}
+		ctx.Parallel(units, max(1, parallelMin/max(1, cost)), work)
+	}
+	view := t.st.view
+	if g.scanRev {
+		// r = x[i] ⊕ (x[i+1] ⊕ …) from the end of the line (reverseScanExact
+		// says why this is exact); output i folds init, r, then init again
+		// for its i padding positions (once is enough: init is idempotent).
+		parallel(outer*inner, n, func(lo, hi int) {
+			var buf [1]A
+			for l := lo; l < hi; l++ {
+				p := (l/inner)*n*inner + l%inner + (n-1)*inner
+				var r A
+				for i := n - 1; i >= 0; i-- {
+					var x A
+					if view != nil {
+						x = view(in)[p]
+					} else {
+						t.st.load(buf[:], in, p)
+						x = buf[0]
+					}
+					if i == n-1 {
+						r = x
+					} else {
+						r = comb(x, r)
+					}
+					v := comb(init, r)
+					if i > 0 {
+						v = comb(v, init)
+					}
+					if round != nil {
+						v = round(v)
+					}
+					t.st.store(out, p, v)
+					p -= inner
+				}
+			}
+		})
+		return
+	}
+	if view != nil && g.directOut && inner > 1 {
+		// Row by row: out[i, :] = out[i-1, :] ⊕ in[i, :], the vector
+		// accumulate doing each column's step.
+		iv, ov := view(in), view(out)
+		acc := t.f.acc
+		var zero A
+		switch any(zero).(type) {
+		case complex64, complex128:
+			// The compiler may order a complex product's terms differently
+			// in the accumulate loop than in comb, which shows in NaN signs.
+			acc = func(dst, src []A) {
+				for j, v := range src[:len(dst)] {
+					dst[j] = comb(dst[j], v)
+				}
+			}
+		}
+		chunks := (inner + scanChunk - 1) / scanChunk
+		parallel(outer*chunks, n*min(inner, scanChunk), func(lo, hi int) {
+			for u := lo; u < hi; u++ {
+				b, c0 := u/chunks, (u%chunks)*scanChunk
+				c1 := min(c0+scanChunk, inner)
+				base := b*n*inner + c0
+				w := c1 - c0
+				dst := ov[base : base+w]
+				for j := range dst {
+					dst[j] = init
+				}
+				for i := range n {
+					p := base + i*inner
+					if i > 0 {
+						dst = ov[p : p+w]
+						copy(dst, ov[p-inner:p-inner+w])
+					}
+					acc(dst, iv[p:p+w])
+				}
+			}
+		})
+		return
+	}
+	if view != nil && g.directOut {
+		iv, ov := view(in), view(out)
+		parallel(outer*inner, n, func(lo, hi int) {
+			if g.kind == opAdd && addLines(iv, ov, init, n, inner, lo, hi) {
+				return
+			}
+			for l := lo; l < hi; l++ {
+				p := (l/inner)*n*inner + l%inner
+				acc := init
+				for range n {
+					acc = comb(acc, iv[p])
+					ov[p] = acc
+					p += inner
+				}
+			}
+		})
+		return
+	}
+	parallel(outer*inner, n, func(lo, hi int) {
+		var buf [1]A
+		for l := lo; l < hi; l++ {
+			p := (l/inner)*n*inner + l%inner
+			acc := init
+			for range n {
+				if view != nil {
+					acc = comb(acc, view(in)[p])
+				} else {
+					t.st.load(buf[:], in, p)
+					acc = comb(acc, buf[0])
+				}
+				if round != nil {
+					acc = round(acc)
+				}
+				t.st.store(out, p, acc)
+				p += inner
+			}
+		}
+	})
+}
+
+// addLines runs the scan lines [lo, hi) of a sum with the addition inlined,
+// for the common types; it reports false for the others. Each step is the
+// same single add as the comb function's, so the bits are the same.
+func addLines[A any](iv, ov []A, init A, n, inner, lo, hi int) bool {
+	switch iv := any(iv).(type) {
+	case []float32:
+		addLinesOf(iv, any(ov).([]float32), any(init).(float32), n, inner, lo, hi)
+	case []float64:
+		addLinesOf(iv, any(ov).([]float64), any(init).(float64), n, inner, lo, hi)
+	case []int32:
+		addLinesOf(iv, any(ov).([]int32), any(init).(int32), n, inner, lo, hi)
+	case []int64:
+		addLinesOf(iv, any(ov).([]int64), any(init).(int64), n, inner, lo, hi)
+	default:
+		return false
+	}
+	return true
+}
+
+func addLinesOf[E float32 | float64 | int32 | int64](iv, ov []E, init E, n, inner, lo, hi int) {
+	for l := lo; l < hi; l++ {
+		p := (l/inner)*n*inner + l%inner
+		acc := init
+		for range n {
+			acc += iv[p]
+			ov[p] = acc
+			p += inner
+		}
+	}
+}
+
+// addRun folds v into acc left to right with the addition inlined, for the
+// types addLines covers; false for the others.
+func addRun[A any](acc A, v []A) (A, bool) {
+	switch v := any(v).(type) {
+	case []float32:
+		return any(addRunOf(any(acc).(float32), v)).(A), true
+	case []float64:
+		return any(addRunOf(any(acc).(float64), v)).(A), true
+	case []int32:
+		return any(addRunOf(any(acc).(int32), v)).(A), true
+	case []int64:
+		return any(addRunOf(any(acc).(int64), v)).(A), true
+	}
+	return acc, false
+}
+
+func addRunOf[E float32 | float64 | int32 | int64](acc E, v []E) E {
+	for _, x := range v {
+		acc += x
+	}
+	return acc
 }
 
 // genericWindow folds each window through the compiled body, padding
