@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"slices"
+	"sort"
 
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/fused"
@@ -28,6 +29,9 @@ const maxRowLen = 1 << 16
 // "full", values of Rows elements are per-row.
 type rowGeom = fused.RowGeom
 
+// rowScanWindow is how far past its last member a row group looks for more.
+const rowScanWindow = 256
+
 // fuseRows runs before fuseElementwise, which then fuses what is left.
 func fuseRows(st *passState) error {
 	if st.opts.NoFuse || !rowFusion {
@@ -52,12 +56,38 @@ func rowFuseBlock(blk *ir.Block) {
 		}
 	}
 	tried := map[*ir.Op]bool{}
+	// users[v]: the ops of this block that read v, with repetition; built
+	// once and kept exact across splices (rebuilding it per group made the
+	// pass quadratic in a deep network).
+	users := map[*ir.Value][]*ir.Op{}
+	// pos orders the block's ops (increasing along blk.Ops); a splice
+	// hands the positions of its span to the ops that replace it.
+	pos := make(map[*ir.Op]int, len(blk.Ops))
+	for i, op := range blk.Ops {
+		forEachUse(op, func(v *ir.Value) { users[v] = append(users[v], op) })
+		pos[op] = i
+	}
+	from := 0 // ops before the last splice's span are unchanged and tried
 	for {
-		ms, users := findRowGroup(blk, tried)
+		ms := findRowGroup(blk, from, tried, users, pos)
 		if ms == nil {
 			return
 		}
-		spliceRowGroup(blk, ms, users)
+		var f *ir.Op
+		f, from = spliceRowGroup(blk, ms, users, pos)
+		member := make(map[*ir.Op]bool, len(ms))
+		for _, m := range ms {
+			member[m] = true
+		}
+		outside := func(us []*ir.Op) []*ir.Op {
+			return slices.DeleteFunc(us, func(u *ir.Op) bool { return member[u] })
+		}
+		for _, v := range f.Operands {
+			users[v] = append(outside(users[v]), f)
+		}
+		for _, v := range f.Results {
+			users[v] = outside(users[v])
+		}
 	}
 }
 
@@ -88,12 +118,13 @@ func rowMember(op *ir.Op, g rowGeom) bool {
 }
 
 // findRowGroup returns the members (block order) of the next row group, or
-// nil, with the block's users map (spliceRowGroup reuses it). A group starts at a reduce and takes, in block order, every later op
+// nil; users is the block's users map. A group starts at a reduce and takes, in block order, every later op
 // that reads a member and can join, skipping ops that depend on the group
 // through an outsider (they move after the fusion). It stops at an op with
 // effects so no effects are reordered.
-func findRowGroup(blk *ir.Block, tried map[*ir.Op]bool) ([]*ir.Op, map[*ir.Value][]*ir.Op) {
-	for i, op := range blk.Ops {
+func findRowGroup(blk *ir.Block, from int, tried map[*ir.Op]bool, users map[*ir.Value][]*ir.Op, pos map[*ir.Op]int) []*ir.Op {
+	for i := from; i < len(blk.Ops); i++ {
+		op := blk.Ops[i]
 		if tried[op] {
 			continue
 		}
@@ -105,21 +136,37 @@ func findRowGroup(blk *ir.Block, tried map[*ir.Op]bool) ([]*ir.Op, map[*ir.Value
 		member := map[*ir.Op]bool{op: true}
 		ms := []*ir.Op{op}
 		produced := map[*ir.Value]bool{op.Results[0]: true}
+		// The scan stops once no read of a produced value is left
+		// (pending), or rowScanWindow ops past the last member: a gradient
+		// reads forward values at the far end of the block, and scanning
+		// there for every reduce made compiling quadratic in the depth of
+		// a network. Fusion never changes results, so the bound only
+		// forgoes far-flung members.
+		pending := len(users[op.Results[0]])
+		lastMember := i
 		tainted := map[*ir.Value]bool{}
 		spreads := false // a per-row result flows back along the rows
-		for _, o := range blk.Ops[i+1:] {
-			if hasEffects(o) {
+		for j := i + 1; j < len(blk.Ops) && j-lastMember <= rowScanWindow; j++ {
+			o := blk.Ops[j]
+			if pending == 0 || hasEffects(o) {
 				break
 			}
 			reads, dirty := false, false
 			for _, v := range o.Operands {
 				reads = reads || produced[v]
 			}
-			forEachUse(o, func(v *ir.Value) { dirty = dirty || tainted[v] || produced[v] && !slices.Contains(o.Operands, v) })
+			forEachUse(o, func(v *ir.Value) {
+				if produced[v] {
+					pending--
+				}
+				dirty = dirty || tainted[v] || produced[v] && !slices.Contains(o.Operands, v)
+			})
 			if reads && !dirty && rowMember(o, g) {
 				member[o] = true
 				ms = append(ms, o)
 				produced[o.Results[0]] = true
+				pending += len(users[o.Results[0]])
+				lastMember = j
 				spreads = spreads || o.Name == "stablehlo.broadcast_in_dim" && fused.RowBroadcast(o, g) == fused.BcastSpread
 				continue
 			}
@@ -132,13 +179,9 @@ func findRowGroup(blk *ir.Block, tried map[*ir.Op]bool) ([]*ir.Op, map[*ir.Value
 		if !spreads {
 			continue
 		}
-		users := map[*ir.Value][]*ir.Op{}
-		for _, op := range blk.Ops {
-			forEachUse(op, func(v *ir.Value) { users[v] = append(users[v], op) })
-		}
-		return absorbProducers(blk, ms, member, tainted, users, g), users
+		return absorbProducers(blk, ms, member, tainted, users, pos, g)
 	}
-	return nil, nil
+	return nil
 }
 
 // absorbProducers adds, to a fixpoint, the ops feeding members that only
@@ -147,7 +190,7 @@ func findRowGroup(blk *ir.Block, tried map[*ir.Op]bool) ([]*ir.Op, map[*ir.Value
 // rows, such as a scaling or a mask before a softmax (their results then
 // never reach memory). Such an op does not depend on the group (it is not
 // tainted) and precedes its readers, so it can run inside the fusion.
-func absorbProducers(blk *ir.Block, ms []*ir.Op, member map[*ir.Op]bool, tainted map[*ir.Value]bool, users map[*ir.Value][]*ir.Op, g rowGeom) []*ir.Op {
+func absorbProducers(blk *ir.Block, ms []*ir.Op, member map[*ir.Op]bool, tainted map[*ir.Value]bool, users map[*ir.Value][]*ir.Op, pos map[*ir.Op]int, g rowGeom) []*ir.Op {
 	for changed := true; changed; {
 		changed = false
 		for i := 0; i < len(ms); i++ {
@@ -171,11 +214,7 @@ func absorbProducers(blk *ir.Block, ms []*ir.Op, member map[*ir.Op]bool, tainted
 			}
 		}
 	}
-	index := make(map[*ir.Op]int, len(blk.Ops))
-	for i, op := range blk.Ops {
-		index[op] = i
-	}
-	slices.SortFunc(ms, func(a, b *ir.Op) int { return index[a] - index[b] })
+	slices.SortFunc(ms, func(a, b *ir.Op) int { return pos[a] - pos[b] })
 	return ms
 }
 
@@ -195,41 +234,52 @@ func absorbable(p *ir.Op, g rowGeom) bool {
 
 // spliceRowGroup replaces the members (block order) by one row fusion at
 // the last member's place. Ops between the members that depend on the group
-// move right after it, in order. users is the block's users map.
-func spliceRowGroup(blk *ir.Block, ms []*ir.Op, users map[*ir.Value][]*ir.Op) {
+// move right after it, in order. users is the block's users map. It
+// returns the fusion op and the block index where the changed span starts.
+func spliceRowGroup(blk *ir.Block, ms []*ir.Op, users map[*ir.Value][]*ir.Op, pos map[*ir.Op]int) (*ir.Op, int) {
 	member := make(map[*ir.Op]bool, len(ms))
 	for _, m := range ms {
 		member[m] = true
 	}
+	// Only the span from the first to the last member changes; finding it
+	// by position keeps a splice from walking the rest of a long block.
+	at := func(op *ir.Op) int {
+		return sort.Search(len(blk.Ops), func(i int) bool { return pos[blk.Ops[i]] >= pos[op] })
+	}
+	first, end := at(ms[0]), at(ms[len(ms)-1])+1
+	spanPos := make([]int, 0, end-first)
+	for _, op := range blk.Ops[first:end] {
+		spanPos = append(spanPos, pos[op])
+	}
 	f := buildFusion(blk, ms, users)
 	f.Name = rowFusionOp
-	last := ms[len(ms)-1]
 	after := map[*ir.Value]bool{} // results of the fusion and of ops moved after it
 	for _, r := range f.Results {
 		after[r] = true
 	}
-	var ops, moved []*ir.Op
-	done := false
-	for _, op := range blk.Ops {
-		switch {
-		case op == last:
-			ops = append(ops, f)
-			ops = append(ops, moved...)
-			done = true
-		case member[op]:
-		default:
-			dep := false
-			forEachUse(op, func(v *ir.Value) { dep = dep || after[v] })
-			if !done && dep {
-				for _, r := range op.Results {
-					after[r] = true
-				}
-				moved = append(moved, op)
-				continue
-			}
-			ops = append(ops, op)
+	var kept, moved []*ir.Op
+	for _, op := range blk.Ops[first : end-1] {
+		if member[op] {
+			continue
 		}
+		dep := false
+		forEachUse(op, func(v *ir.Value) { dep = dep || after[v] })
+		if dep {
+			for _, r := range op.Results {
+				after[r] = true
+			}
+			moved = append(moved, op)
+			continue
+		}
+		kept = append(kept, op)
 	}
-	clear(blk.Ops)
+	span := append(append(kept, f), moved...)
+	for k, op := range span {
+		pos[op] = spanPos[k]
+	}
+	rest := blk.Ops[end:]
+	ops := append(blk.Ops[:first:first], span...)
+	ops = append(ops, rest...)
 	blk.Ops = ops
+	return f, first
 }
