@@ -277,9 +277,10 @@ func spliceRowGroup(blk *ir.Block, ms []*ir.Op, users map[*ir.Value][]*ir.Op, po
 	for k, op := range span {
 		pos[op] = spanPos[k]
 	}
-	rest := blk.Ops[end:]
-	ops := append(blk.Ops[:first:first], span...)
-	ops = append(ops, rest...)
-	blk.Ops = ops
+	// In place: the span only shrinks, so the tail moves down.
+	n := copy(blk.Ops[first:], span)
+	tail := copy(blk.Ops[first+n:], blk.Ops[end:])
+	clear(blk.Ops[first+n+tail:])
+	blk.Ops = blk.Ops[:first+n+tail]
 	return f, first
 }
