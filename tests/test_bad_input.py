@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from jax._src.lib import xla_client
 
-from gojax_testutil import run_python
+from gojax_testutil import check_python, run_python
 
 _RUNNER = """
 import json, sys
@@ -156,3 +156,31 @@ def test_output_too_large_is_resource_exhausted(gojax_device):
     big = (1 << 22, 1 << 22)
     with pytest.raises(Exception, match=r"RESOURCE_EXHAUSTED: .*out of memory allocating 70368744177664 bytes"):
         jax.block_until_ready(jax.jit(lambda v: (jnp.broadcast_to(v, big), jnp.broadcast_to(v + 1, big)))(x))
+
+
+def test_go_heap_exhaustion_is_resource_exhausted():
+    # Tables and arenas gojax keeps on the Go heap, whose exhaustion ends the
+    # process (Go's runtime aborts): a 64 GiB iota table made while
+    # compiling, and a 4 TiB arena of temporaries at run time. Each must be
+    # a RESOURCE_EXHAUSTED error, after which the same process goes on
+    # computing. Run in a child so that a regression aborts it, not pytest.
+    out = check_python("""
+        import jax, jax.numpy as jnp
+        gojax = jax.devices()[0]
+        assert "gojax" in gojax.client.platform_version, gojax.client.platform_version
+        cases = {
+            "iota table": lambda: jax.jit(lambda a: jnp.sort(jnp.arange(1 << 34, dtype=jnp.float32) * a)[:4])(jnp.float32(-1)),
+            "temporaries": lambda: jax.jit(lambda: jnp.sum(jnp.ones((1 << 20, 1 << 20))))(),
+        }
+        for name, f in cases.items():
+            try:
+                jax.block_until_ready(f())
+                print(name, "ran")
+            except Exception as e:
+                msg = str(e)
+                assert "RESOURCE_EXHAUSTED" in msg and "out of memory allocating" in msg, (name, msg)
+                assert name != "iota table" or "stablehlo.iota at" in msg, msg  # names the op and its line
+                print(name, "RESOURCE_EXHAUSTED")
+        print("after", float(jax.jit(lambda x: x * 2)(jnp.float32(21))))
+    """)
+    assert out.split("\n")[:3] == ["iota table RESOURCE_EXHAUSTED", "temporaries RESOURCE_EXHAUSTED", "after 42.0"], out

@@ -556,7 +556,8 @@ func TestLoopInvariantCarryReadsArgument(t *testing.T) {
 
 func TestScratchSlotsAligned(t *testing.T) {
 	e := compile(t, whileModule(false))
-	f := e.plan.getFrame()
+	f, err := e.plan.getFrame()
+	require.NoError(t, err)
 	defer e.plan.putFrame(f)
 	n := 0
 	for s, c := range e.plan.caps {

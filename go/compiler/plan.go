@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/gojax/gojax/go/devmem"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
@@ -108,13 +109,13 @@ func (fp *framePool) put(f *frame) {
 	}
 }
 
-func (p *plan) getFrame() *frame {
+func (p *plan) getFrame() (*frame, error) {
 	if p.region {
 		if f, ok := p.hotFrames.Get().(*frame); ok {
-			return f
+			return f, nil
 		}
 	} else if f := p.frames.get(); f != nil {
-		return f
+		return f, nil
 	}
 	f := &frame{bufs: make([][]byte, p.numSlots), scratch: make([][]byte, p.scratchLen)}
 	// One arena per frame, each slot starting on a 64-byte boundary (what
@@ -122,6 +123,10 @@ func (p *plan) getFrame() *frame {
 	total := alignment
 	for _, c := range p.caps {
 		total += roundUp(c)
+	}
+	// The arena comes from the Go heap, whose exhaustion ends the process.
+	if err := devmem.CheckHostBytes(int64(total)); err != nil {
+		return nil, fmt.Errorf("the temporaries of this program need %d bytes: %w", total, err)
 	}
 	arena := make([]byte, total)
 	off := int((alignment - uintptr(unsafe.Pointer(unsafe.SliceData(arena)))%alignment) % alignment)
@@ -134,7 +139,7 @@ func (p *plan) getFrame() *frame {
 	for _, c := range p.consts {
 		f.bufs[c.slot] = c.data
 	}
-	return f
+	return f, nil
 }
 
 func (p *plan) putFrame(f *frame) {
@@ -155,7 +160,10 @@ func (p *plan) putFrame(f *frame) {
 
 // exec runs the plan with ins bound to the parameters and outs to the outputs.
 func (p *plan) exec(ins, outs [][]byte) error {
-	f := p.getFrame()
+	f, err := p.getFrame()
+	if err != nil {
+		return err
+	}
 	defer p.putFrame(f)
 	if !p.region {
 		f.run = runIDs.Add(1)

@@ -3,9 +3,6 @@ package devmem
 import (
 	"fmt"
 	"math/bits"
-	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -207,26 +204,7 @@ func (c *blockCache) checkPressure() {
 }
 
 // memAvailable reads MemAvailable from /proc/meminfo (-1: unknown).
-func memAvailable() int64 {
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return -1
-	}
-	for line := range strings.Lines(string(data)) {
-		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
-			f := strings.Fields(rest)
-			if len(f) == 0 {
-				return -1
-			}
-			kb, err := strconv.ParseInt(f[0], 10, 64)
-			if err != nil {
-				return -1
-			}
-			return kb << 10
-		}
-	}
-	return -1
-}
+func memAvailable() int64 { return meminfoBytes("MemAvailable:") }
 
 type evictedBlock struct {
 	p     unsafe.Pointer

@@ -2,7 +2,9 @@ package shape
 
 import (
 	"encoding/binary"
+	"fmt"
 
+	"github.com/gojax/gojax/go/devmem"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
@@ -36,6 +38,10 @@ func iotaStep(ctx kernel.Context, op *ir.Op, out *ir.TensorType, dim int64) (ker
 	}
 	es := out.Elem.ByteSize()
 	n := out.Shape[dim]
+	// The line is a Go-heap table, whose exhaustion ends the process.
+	if err := devmem.CheckHostBytes(n * int64(es)); err != nil {
+		return nil, fmt.Errorf("%s at %s: %s: %w", op.Name, op.Loc, out, err)
+	}
 	line := make([]byte, int(n)*es)
 	for k := range n {
 		if err := encodeInt(line[int(k)*es:], out.Elem, k); err != nil {

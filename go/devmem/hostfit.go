@@ -1,0 +1,96 @@
+package devmem
+
+import (
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Go's runtime ends the process when the system refuses it memory, so a
+// Go-heap allocation sized by a program (a compile-time table, the arena of
+// a run's temporaries) is checked first against what the system could give
+// now: available RAM plus free swap, within the cgroup's limit. Sizes no
+// host could hold then fail as OutOfMemoryError (RESOURCE_EXHAUSTED)
+// instead. The check is a bound, not a reservation: concurrent allocations
+// can still exhaust memory between the check and the allocation.
+
+// hostCheckMin is the size below which allocations are not checked (the
+// check reads /proc).
+const hostCheckMin = 64 << 20
+
+// CheckHostBytes returns an *OutOfMemoryError when n bytes exceed the
+// memory the system could give now, else nil (also when it cannot tell).
+func CheckHostBytes(n int64) error {
+	if n < hostCheckMin {
+		return nil
+	}
+	if room := hostRoom(); room >= 0 && n > room {
+		return &OutOfMemoryError{Bytes: int(min(n, int64(^uint(0)>>1)))}
+	}
+	return nil
+}
+
+// hostRoom is MemAvailable + SwapFree, capped by the cgroup v2 limit's
+// headroom; -1 when unknown.
+func hostRoom() int64 {
+	avail := memAvailable()
+	if avail < 0 {
+		return -1
+	}
+	if swap := meminfoBytes("SwapFree:"); swap > 0 {
+		avail += swap
+	}
+	if lim, cur := cgroupBytes("memory.max"), cgroupBytes("memory.current"); lim >= 0 && cur >= 0 {
+		avail = min(avail, max(0, lim-cur))
+	}
+	return avail
+}
+
+// meminfoBytes reads one field of /proc/meminfo in bytes (-1: unknown).
+func meminfoBytes(field string) int64 {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return -1
+	}
+	for line := range strings.Lines(string(data)) {
+		if rest, ok := strings.CutPrefix(line, field); ok {
+			f := strings.Fields(rest)
+			if len(f) == 0 {
+				return -1
+			}
+			kb, err := strconv.ParseInt(f[0], 10, 64)
+			if err != nil {
+				return -1
+			}
+			return kb << 10
+		}
+	}
+	return -1
+}
+
+// cgroupBytes reads a cgroup v2 memory file of this process's cgroup (-1:
+// none, unlimited or unreadable).
+func cgroupBytes(name string) int64 {
+	data, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return -1
+	}
+	var path string
+	for line := range strings.Lines(string(data)) {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "0::"); ok {
+			path = rest
+		}
+	}
+	if path == "" {
+		return -1
+	}
+	v, err := os.ReadFile("/sys/fs/cgroup" + path + "/" + name)
+	if err != nil {
+		return -1
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(v)), 10, 64)
+	if err != nil {
+		return -1 // "max": no limit
+	}
+	return n
+}
