@@ -1,0 +1,443 @@
+// Code generated from fft_kern128.go by fftKern64Source (fft_gen_test.go); DO NOT EDIT.
+
+package linalg
+
+// FFT kernels for complex64. fft_kern64.go is generated from this file
+// (complex64→complex64, float32→float32, 64→64 in names; see
+// TestFFTKern64Generated), so that complex64 transforms compute in float32
+// as XLA's do. Keep the literal number one-two-eight out of this file.
+
+import "github.com/gojax/gojax/go/internal/byteview"
+
+// fftRun64 overwrites x (length p.n) with its unnormalized forward DFT;
+// scr holds at least p.scratch elements. par, when not nil, splits long
+// lines' stages over the worker pool.
+func fftRun64(p *fftLine[complex64], x, scr []complex64, par parallelFn) {
+	if p.n <= 1 {
+		return
+	}
+	if p.blue != nil {
+		fftBlue64(p, x, scr, par)
+		return
+	}
+	src, dst := x, scr[:p.n]
+	for i := range p.stages {
+		st := &p.stages[i]
+		if par == nil || p.n < fftParMin {
+			fftStage64(p, st, src, dst, 0, st.l, 0, st.m)
+		} else if st.l >= 16 {
+			in, out := src, dst
+			par(st.l, max(1, 4096/(st.m*st.r)), func(lo, hi int) { fftStage64(p, st, in, out, lo, hi, 0, st.m) })
+		} else {
+			in, out := src, dst
+			par(st.m, max(1, 4096/(st.l*st.r)), func(lo, hi int) { fftStage64(p, st, in, out, 0, st.l, lo, hi) })
+		}
+		src, dst = dst, src
+	}
+	if len(p.stages)%2 == 1 {
+		copy(x, src)
+	}
+}
+
+// fftStage64 runs one Stockham stage for s in [s0,s1) and q' in [q0,q1).
+func fftStage64(p *fftLine[complex64], st *fftStage, in, out []complex64, s0, s1, q0, q1 int) {
+	r, l, m := st.r, st.l, st.m
+	lm := l * m
+	tw := p.tw[st.tw : st.tw+(r-1)*l]
+	switch r {
+	case 4:
+		if m == 1 {
+			for s := s0; s < s1; s++ {
+				x := in[4*s : 4*s+4]
+				a0, a1, a2, a3 := x[0], x[1]*tw[3*s], x[2]*tw[3*s+1], x[3]*tw[3*s+2]
+				t0, t1, t2, d := a0+a2, a0-a2, a1+a3, a1-a3
+				t3 := complex(imag(d), -real(d))
+				out[s] = t0 + t2
+				out[s+l] = t1 + t3
+				out[s+2*l] = t0 - t2
+				out[s+3*l] = t1 - t3
+			}
+			return
+		}
+		for s := s0; s < s1; s++ {
+			ib, ob := 4*m*s, m*s
+			x0 := in[ib+q0 : ib+q1]
+			x1 := in[ib+m+q0 : ib+m+q1]
+			x2 := in[ib+2*m+q0 : ib+2*m+q1]
+			x3 := in[ib+3*m+q0 : ib+3*m+q1]
+			y0 := out[ob+q0 : ob+q1]
+			y1 := out[ob+lm+q0 : ob+lm+q1]
+			y2 := out[ob+2*lm+q0 : ob+2*lm+q1]
+			y3 := out[ob+3*lm+q0 : ob+3*lm+q1]
+			if s == 0 {
+				for q, a0 := range x0 {
+					a1, a2, a3 := x1[q], x2[q], x3[q]
+					t0, t1, t2, d := a0+a2, a0-a2, a1+a3, a1-a3
+					t3 := complex(imag(d), -real(d))
+					y0[q] = t0 + t2
+					y1[q] = t1 + t3
+					y2[q] = t0 - t2
+					y3[q] = t1 - t3
+				}
+				continue
+			}
+			w1, w2, w3 := tw[3*s], tw[3*s+1], tw[3*s+2]
+			for q, a0 := range x0 {
+				a1, a2, a3 := x1[q]*w1, x2[q]*w2, x3[q]*w3
+				t0, t1, t2, d := a0+a2, a0-a2, a1+a3, a1-a3
+				t3 := complex(imag(d), -real(d))
+				y0[q] = t0 + t2
+				y1[q] = t1 + t3
+				y2[q] = t0 - t2
+				y3[q] = t1 - t3
+			}
+		}
+	case 2:
+		for s := s0; s < s1; s++ {
+			ib, ob := 2*m*s, m*s
+			x0 := in[ib+q0 : ib+q1]
+			x1 := in[ib+m+q0 : ib+m+q1]
+			y0 := out[ob+q0 : ob+q1]
+			y1 := out[ob+lm+q0 : ob+lm+q1]
+			w := tw[s]
+			for q, a0 := range x0 {
+				a1 := x1[q] * w
+				y0[q] = a0 + a1
+				y1[q] = a0 - a1
+			}
+		}
+	case 3:
+		const h = 0.86602540378443864676 // sin(π/3)
+		for s := s0; s < s1; s++ {
+			ib, ob := 3*m*s, m*s
+			x0 := in[ib+q0 : ib+q1]
+			x1 := in[ib+m+q0 : ib+m+q1]
+			x2 := in[ib+2*m+q0 : ib+2*m+q1]
+			y0 := out[ob+q0 : ob+q1]
+			y1 := out[ob+lm+q0 : ob+lm+q1]
+			y2 := out[ob+2*lm+q0 : ob+2*lm+q1]
+			w1, w2 := tw[2*s], tw[2*s+1]
+			for q, a0 := range x0 {
+				a1, a2 := x1[q]*w1, x2[q]*w2
+				t1 := a1 + a2
+				t2 := a0 - complex(0.5*real(t1), 0.5*imag(t1))
+				d := a1 - a2
+				t3 := complex(h*imag(d), -h*real(d)) // -i·sin(π/3)·d
+				y0[q] = a0 + t1
+				y1[q] = t2 + t3
+				y2[q] = t2 - t3
+			}
+		}
+	case 5:
+		const (
+			c1 = 0.30901699437494742410  // cos(2π/5)
+			c2 = -0.80901699437494742410 // cos(4π/5)
+			n1 = 0.95105651629515357212  // sin(2π/5)
+			n2 = 0.58778525229247312917  // sin(4π/5)
+		)
+		for s := s0; s < s1; s++ {
+			ib, ob := 5*m*s, m*s
+			x0 := in[ib+q0 : ib+q1]
+			x1 := in[ib+m+q0 : ib+m+q1]
+			x2 := in[ib+2*m+q0 : ib+2*m+q1]
+			x3 := in[ib+3*m+q0 : ib+3*m+q1]
+			x4 := in[ib+4*m+q0 : ib+4*m+q1]
+			y0 := out[ob+q0 : ob+q1]
+			y1 := out[ob+lm+q0 : ob+lm+q1]
+			y2 := out[ob+2*lm+q0 : ob+2*lm+q1]
+			y3 := out[ob+3*lm+q0 : ob+3*lm+q1]
+			y4 := out[ob+4*lm+q0 : ob+4*lm+q1]
+			w1, w2, w3, w4 := tw[4*s], tw[4*s+1], tw[4*s+2], tw[4*s+3]
+			for q, a0 := range x0 {
+				a1, a2, a3, a4 := x1[q]*w1, x2[q]*w2, x3[q]*w3, x4[q]*w4
+				b1, b2, d1, d2 := a1+a4, a2+a3, a1-a4, a2-a3
+				r1 := complex(real(a0)+c1*real(b1)+c2*real(b2), imag(a0)+c1*imag(b1)+c2*imag(b2))
+				r2 := complex(real(a0)+c2*real(b1)+c1*real(b2), imag(a0)+c2*imag(b1)+c1*imag(b2))
+				// -i·(n1·d1 + n2·d2) and -i·(n2·d1 - n1·d2)
+				e1 := complex(n1*imag(d1)+n2*imag(d2), -(n1*real(d1) + n2*real(d2)))
+				e2 := complex(n2*imag(d1)-n1*imag(d2), -(n2*real(d1) - n1*real(d2)))
+				y0[q] = a0 + b1 + b2
+				y1[q] = r1 + e1
+				y4[q] = r1 - e1
+				y2[q] = r2 + e2
+				y3[q] = r2 - e2
+			}
+		}
+	default:
+		var a [fftGenRadixMax]complex64
+		roots := p.roots[st.roots : st.roots+r]
+		for s := s0; s < s1; s++ {
+			ib, ob := r*m*s, m*s
+			for q := q0; q < q1; q++ {
+				a[0] = in[ib+q]
+				for j := 1; j < r; j++ {
+					a[j] = in[ib+j*m+q] * tw[(r-1)*s+j-1]
+				}
+				for k := range r {
+					sum := a[0]
+					idx := 0
+					for j := 1; j < r; j++ {
+						idx += k
+						if idx >= r {
+							idx -= r
+						}
+						sum += a[j] * roots[idx]
+					}
+					out[ob+k*lm+q] = sum
+				}
+			}
+		}
+	}
+}
+
+// fftBlue64 is Bluestein's algorithm: the DFT as a circular convolution
+// with a chirp, done with two power-of-two FFTs of length m.
+func fftBlue64(p *fftLine[complex64], x, scr []complex64, par parallelFn) {
+	b := p.blue
+	a, sub := scr[:b.m], scr[b.m:]
+	for j, v := range x {
+		a[j] = v * b.chirp[j]
+	}
+	clear(a[p.n:])
+	fftRun64(b.sub, a, sub, par)
+	// Inverse transform as conj(fft(conj(·))); chirpFFT carries the 1/m.
+	for i, v := range a {
+		v *= b.chirpFFT[i]
+		a[i] = complex(real(v), -imag(v))
+	}
+	fftRun64(b.sub, a, sub, par)
+	for k := range x {
+		v := a[k]
+		x[k] = complex(real(v), -imag(v)) * b.chirp[k]
+	}
+}
+
+// fftRPost64 turns z, the DFT of an even-length real line x read as
+// len(z) complex pairs (x[2k] + i·x[2k+1]), into the line's first
+// len(z)+1 DFT bins X, using rtw[k] = e^{-2πi k/n}.
+func fftRPost64(rtw, z, X []complex64) {
+	h := len(z)
+	z0 := z[0]
+	X[0] = complex(real(z0)+imag(z0), 0)
+	X[h] = complex(real(z0)-imag(z0), 0)
+	for k := 1; k < h; k++ {
+		a, b := z[k], z[h-k]
+		// Even part (a + conj b)/2, odd part (a - conj b)/(2i).
+		er, ei := 0.5*(real(a)+real(b)), 0.5*(imag(a)-imag(b))
+		or, oi := 0.5*(imag(a)+imag(b)), -0.5*(real(a)-real(b))
+		o := complex(or, oi) * rtw[k]
+		X[k] = complex(er+real(o), ei+imag(o))
+	}
+}
+
+// fftCPre64 inverts fftRPost64 up to the final inverse DFT: from the
+// n/2+1 bins X of a real line it fills Zc (length h = n/2) so that
+// conj(fft(Zc))/h is the line read as complex pairs. The imaginary parts
+// of the DC and Nyquist bins are ignored, as by XLA and numpy.
+func fftCPre64(rtw, X, Zc []complex64) {
+	h := len(Zc)
+	for k := range h {
+		a, b := X[k], X[h-k]
+		if k == 0 {
+			a, b = complex(real(a), 0), complex(real(b), 0)
+		}
+		// Fe = (a + conj b)/2, Fo = (a - conj b)/2 · conj(w^k), Z = Fe + i·Fo.
+		fr, fi := 0.5*(real(a)+real(b)), 0.5*(imag(a)-imag(b))
+		d := complex(0.5*(real(a)-real(b)), 0.5*(imag(a)+imag(b)))
+		w := rtw[k]
+		o := d * complex(real(w), -imag(w))
+		Zc[k] = complex(fr-imag(o), -(fi + real(o)))
+	}
+}
+
+// fftRows64 runs fn over rows, splitting rows over the pool, or, for one
+// long row, handing the pool down for its stages.
+func fftRows64(rows, n int, par parallelFn, fn func(lo, hi int, inner parallelFn)) {
+	if rows == 1 {
+		fn(0, 1, par)
+		return
+	}
+	par(rows, max(1, 8192/max(n, 1)), func(lo, hi int) { fn(lo, hi, nil) })
+}
+
+// fftAxis64 transforms every line along axis a of w (shape dims, any
+// number of leading copies), inverse ones scaled by 1/n.
+func fftAxis64(p *fftLine[complex64], w []complex64, dims []int, a int, inv bool, par parallelFn) {
+	n := dims[a]
+	if n <= 1 {
+		return
+	}
+	stride := 1
+	for _, d := range dims[a+1:] {
+		stride *= d
+	}
+	sc := 1 / float32(n)
+	if stride == 1 {
+		fftRows64(len(w)/n, n, par, func(lo, hi int, inner parallelFn) {
+			b := c64scratch(p.scratch)
+			defer b.release()
+			for i := lo; i < hi; i++ {
+				x := w[i*n : (i+1)*n]
+				if inv {
+					for j, v := range x {
+						x[j] = complex(real(v), -imag(v))
+					}
+				}
+				fftRun64(p, x, b.s, inner)
+				if inv {
+					for j, v := range x {
+						x[j] = complex(real(v)*sc, -imag(v)*sc)
+					}
+				}
+			}
+		})
+		return
+	}
+	// Strided lines: gather fftColBlock64 neighbouring columns at a time
+	// into contiguous lines, transform, scatter back.
+	const cb = fftColBlock64
+	blocks := (stride + cb - 1) / cb
+	tasks := len(w) / (n * stride) * blocks
+	par(tasks, max(1, 4096/(cb*n)), func(lo, hi int) {
+		b := c64scratch(cb*n + p.scratch)
+		defer b.release()
+		g, scr := b.s[:cb*n], b.s[cb*n:]
+		for t := lo; t < hi; t++ {
+			c0 := t % blocks * cb
+			nc := min(cb, stride-c0)
+			base := t/blocks*n*stride + c0
+			for j := range n {
+				row := w[base+j*stride : base+j*stride+nc]
+				for c, v := range row {
+					if inv {
+						v = complex(real(v), -imag(v))
+					}
+					g[c*n+j] = v
+				}
+			}
+			for c := range nc {
+				fftRun64(p, g[c*n:(c+1)*n], scr, nil)
+			}
+			for j := range n {
+				row := w[base+j*stride : base+j*stride+nc]
+				for c := range row {
+					v := g[c*n+j]
+					if inv {
+						v = complex(real(v)*sc, -imag(v)*sc)
+					}
+					row[c] = v
+				}
+			}
+		}
+	})
+}
+
+// fftExec64 runs a complex64 (or float32 real) stablehlo.fft.
+func fftExec64(e *fftExec[complex64], in, out []byte, par parallelFn) {
+	r := len(e.lens)
+	n := e.lens[r-1]
+	full := 1
+	for _, l := range e.lens {
+		full *= l
+	}
+	if e.outer == 0 || full == 0 {
+		clear(out)
+		return
+	}
+	rows := e.outer * full / n
+	half := n/2 + 1
+	hdims := append(append([]int(nil), e.lens[:r-1]...), half)
+	switch e.typ {
+	case "FFT", "IFFT":
+		o := byteview.As[complex64](out)
+		copy(o, byteview.As[complex64](in))
+		for a := r - 1; a >= 0; a-- {
+			fftAxis64(e.lines[a], o, e.lens, a, e.typ == "IFFT", par)
+		}
+	case "RFFT":
+		o := byteview.As[complex64](out)
+		if n%2 == 1 {
+			x := byteview.As[float32](in)
+			p := e.lines[r-1]
+			fftRows64(rows, n, par, func(lo, hi int, inner parallelFn) {
+				b := c64scratch(n + p.scratch)
+				defer b.release()
+				z := b.s[:n]
+				for i := lo; i < hi; i++ {
+					for j, v := range x[i*n : (i+1)*n] {
+						z[j] = complex(v, 0)
+					}
+					fftRun64(p, z, b.s[n:], inner)
+					copy(o[i*half:(i+1)*half], z)
+				}
+			})
+		} else {
+			h := n / 2
+			xc := byteview.As[complex64](in)
+			fftRows64(rows, n, par, func(lo, hi int, inner parallelFn) {
+				b := c64scratch(h + e.rline.scratch)
+				defer b.release()
+				z := b.s[:h]
+				for i := lo; i < hi; i++ {
+					copy(z, xc[i*h:(i+1)*h])
+					fftRun64(e.rline, z, b.s[h:], inner)
+					fftRPost64(e.rtw, z, o[i*half:(i+1)*half])
+				}
+			})
+		}
+		for a := r - 2; a >= 0; a-- {
+			fftAxis64(e.lines[a], o, hdims, a, false, par)
+		}
+	case "IRFFT":
+		src := byteview.As[complex64](in)
+		if r > 1 {
+			b := c64scratch(len(src))
+			defer b.release()
+			copy(b.s, src)
+			src = b.s
+			for a := r - 2; a >= 0; a-- {
+				fftAxis64(e.lines[a], src, hdims, a, true, par)
+			}
+		}
+		if n%2 == 1 {
+			o := byteview.As[float32](out)
+			p := e.lines[r-1]
+			sc := 1 / float32(n)
+			fftRows64(rows, n, par, func(lo, hi int, inner parallelFn) {
+				b := c64scratch(n + p.scratch)
+				defer b.release()
+				z := b.s[:n]
+				for i := lo; i < hi; i++ {
+					X := src[i*half : (i+1)*half]
+					// conj of the Hermitian extension; ifft = conj(fft(conj)).
+					z[0] = complex(real(X[0]), 0)
+					for k := 1; k < half; k++ {
+						v := X[k]
+						z[k] = complex(real(v), -imag(v))
+						z[n-k] = v
+					}
+					fftRun64(p, z, b.s[n:], inner)
+					for j, v := range z {
+						o[i*n+j] = real(v) * sc
+					}
+				}
+			})
+		} else {
+			h := n / 2
+			oc := byteview.As[complex64](out)
+			sc := 1 / float32(h)
+			fftRows64(rows, n, par, func(lo, hi int, inner parallelFn) {
+				b := c64scratch(h + e.rline.scratch)
+				defer b.release()
+				z := b.s[:h]
+				for i := lo; i < hi; i++ {
+					fftCPre64(e.rtw, src[i*half:(i+1)*half], z)
+					fftRun64(e.rline, z, b.s[h:], inner)
+					for k, v := range z {
+						oc[i*h+k] = complex(real(v)*sc, -imag(v)*sc)
+					}
+				}
+			})
+		}
+	}
+}
