@@ -18,17 +18,26 @@ func fftRun128(p *fftLine[complex128], x, scr []complex128, par parallelFn) {
 		fftBlue128(p, x, scr, par)
 		return
 	}
-	src, dst := x, scr[:p.n]
+	fftRunVec128(p, x, scr, 1, par)
+}
+
+// fftRunVec128 transforms vec interleaved lines at once: x[j·vec + c] is
+// element j of line c. The Stockham stages do this unchanged with M' scaled
+// by vec. p must not be a Bluestein plan; scr holds vec·p.n elements.
+func fftRunVec128(p *fftLine[complex128], x, scr []complex128, vec int, par parallelFn) {
+	n := p.n * vec
+	src, dst := x[:n], scr[:n]
 	for i := range p.stages {
 		st := &p.stages[i]
-		if par == nil || p.n < fftParMin {
-			fftStage128(p, st, src, dst, 0, st.l, 0, st.m)
+		m := st.m * vec
+		if par == nil || n < fftParMin {
+			fftStage128(p, st, src, dst, 0, st.l, 0, m, m)
 		} else if st.l >= 16 {
 			in, out := src, dst
-			par(st.l, max(1, 4096/(st.m*st.r)), func(lo, hi int) { fftStage128(p, st, in, out, lo, hi, 0, st.m) })
+			par(st.l, max(1, 4096/(m*st.r)), func(lo, hi int) { fftStage128(p, st, in, out, lo, hi, 0, m, m) })
 		} else {
 			in, out := src, dst
-			par(st.m, max(1, 4096/(st.l*st.r)), func(lo, hi int) { fftStage128(p, st, in, out, 0, st.l, lo, hi) })
+			par(m, max(1, 4096/(st.l*st.r)), func(lo, hi int) { fftStage128(p, st, in, out, 0, st.l, lo, hi, m) })
 		}
 		src, dst = dst, src
 	}
@@ -37,9 +46,10 @@ func fftRun128(p *fftLine[complex128], x, scr []complex128, par parallelFn) {
 	}
 }
 
-// fftStage128 runs one Stockham stage for s in [s0,s1) and q' in [q0,q1).
-func fftStage128(p *fftLine[complex128], st *fftStage, in, out []complex128, s0, s1, q0, q1 int) {
-	r, l, m := st.r, st.l, st.m
+// fftStage128 runs one Stockham stage for s in [s0,s1) and q' in [q0,q1),
+// with M' = m (st.m times the number of interleaved lines).
+func fftStage128(p *fftLine[complex128], st *fftStage, in, out []complex128, s0, s1, q0, q1, m int) {
+	r, l := st.r, st.l
 	lm := l * m
 	tw := p.tw[st.tw : st.tw+(r-1)*l]
 	switch r {
@@ -291,19 +301,46 @@ func fftAxis128(p *fftLine[complex128], w []complex128, dims []int, a int, inv b
 		})
 		return
 	}
-	// Strided lines: gather fftColBlock128 neighbouring columns at a time
-	// into contiguous lines, transform, scatter back.
+	// Strided lines: copy fftColBlock128 neighbouring columns at a time
+	// into a contiguous n × cb block, transform its columns together,
+	// copy back.
 	const cb = fftColBlock128
 	blocks := (stride + cb - 1) / cb
 	tasks := len(w) / (n * stride) * blocks
 	par(tasks, max(1, 4096/(cb*n)), func(lo, hi int) {
-		b := c128scratch(cb*n + p.scratch)
+		b := c128scratch(cb*n + max(cb*n, p.scratch))
 		defer b.release()
 		g, scr := b.s[:cb*n], b.s[cb*n:]
 		for t := lo; t < hi; t++ {
 			c0 := t % blocks * cb
 			nc := min(cb, stride-c0)
 			base := t/blocks*n*stride + c0
+			if p.blue == nil {
+				for j := range n {
+					row := w[base+j*stride : base+j*stride+nc]
+					gr := g[j*nc : (j+1)*nc]
+					if inv {
+						for c, v := range row {
+							gr[c] = complex(real(v), -imag(v))
+						}
+					} else {
+						copy(gr, row)
+					}
+				}
+				fftRunVec128(p, g, scr, nc, nil)
+				for j := range n {
+					row := w[base+j*stride : base+j*stride+nc]
+					gr := g[j*nc : (j+1)*nc]
+					if inv {
+						for c, v := range gr {
+							row[c] = complex(real(v)*sc, -imag(v)*sc)
+						}
+					} else {
+						copy(row, gr)
+					}
+				}
+				continue
+			}
 			for j := range n {
 				row := w[base+j*stride : base+j*stride+nc]
 				for c, v := range row {
