@@ -7,6 +7,12 @@ package linalg
 
 import "github.com/gojax/gojax/go/internal/byteview"
 
+// cmul128 multiplies in the element precision (Go evaluates a complex64
+// product in float64).
+func cmul128(a, b complex128) complex128 {
+	return complex(real(a)*real(b)-imag(a)*imag(b), real(a)*imag(b)+imag(a)*real(b))
+}
+
 // fftRun128 overwrites x (length p.n) with its unnormalized forward DFT;
 // scr holds at least p.scratch elements. par, when not nil, splits long
 // lines' stages over the worker pool.
@@ -57,7 +63,7 @@ func fftStage128(p *fftLine[complex128], st *fftStage, in, out []complex128, s0,
 		if m == 1 {
 			for s := s0; s < s1; s++ {
 				x := in[4*s : 4*s+4]
-				a0, a1, a2, a3 := x[0], x[1]*tw[3*s], x[2]*tw[3*s+1], x[3]*tw[3*s+2]
+				a0, a1, a2, a3 := x[0], cmul128(x[1], tw[3*s]), cmul128(x[2], tw[3*s+1]), cmul128(x[3], tw[3*s+2])
 				t0, t1, t2, d := a0+a2, a0-a2, a1+a3, a1-a3
 				t3 := complex(imag(d), -real(d))
 				out[s] = t0 + t2
@@ -71,12 +77,19 @@ func fftStage128(p *fftLine[complex128], st *fftStage, in, out []complex128, s0,
 			ib, ob := 4*m*s, m*s
 			x0 := in[ib+q0 : ib+q1]
 			x1 := in[ib+m+q0 : ib+m+q1]
+			x1 = x1[:len(x0)]
 			x2 := in[ib+2*m+q0 : ib+2*m+q1]
+			x2 = x2[:len(x0)]
 			x3 := in[ib+3*m+q0 : ib+3*m+q1]
+			x3 = x3[:len(x0)]
 			y0 := out[ob+q0 : ob+q1]
+			y0 = y0[:len(x0)]
 			y1 := out[ob+lm+q0 : ob+lm+q1]
+			y1 = y1[:len(x0)]
 			y2 := out[ob+2*lm+q0 : ob+2*lm+q1]
+			y2 = y2[:len(x0)]
 			y3 := out[ob+3*lm+q0 : ob+3*lm+q1]
+			y3 = y3[:len(x0)]
 			if s == 0 {
 				for q, a0 := range x0 {
 					a1, a2, a3 := x1[q], x2[q], x3[q]
@@ -91,7 +104,7 @@ func fftStage128(p *fftLine[complex128], st *fftStage, in, out []complex128, s0,
 			}
 			w1, w2, w3 := tw[3*s], tw[3*s+1], tw[3*s+2]
 			for q, a0 := range x0 {
-				a1, a2, a3 := x1[q]*w1, x2[q]*w2, x3[q]*w3
+				a1, a2, a3 := cmul128(x1[q], w1), cmul128(x2[q], w2), cmul128(x3[q], w3)
 				t0, t1, t2, d := a0+a2, a0-a2, a1+a3, a1-a3
 				t3 := complex(imag(d), -real(d))
 				y0[q] = t0 + t2
@@ -105,11 +118,14 @@ func fftStage128(p *fftLine[complex128], st *fftStage, in, out []complex128, s0,
 			ib, ob := 2*m*s, m*s
 			x0 := in[ib+q0 : ib+q1]
 			x1 := in[ib+m+q0 : ib+m+q1]
+			x1 = x1[:len(x0)]
 			y0 := out[ob+q0 : ob+q1]
+			y0 = y0[:len(x0)]
 			y1 := out[ob+lm+q0 : ob+lm+q1]
+			y1 = y1[:len(x0)]
 			w := tw[s]
 			for q, a0 := range x0 {
-				a1 := x1[q] * w
+				a1 := cmul128(x1[q], w)
 				y0[q] = a0 + a1
 				y1[q] = a0 - a1
 			}
@@ -120,13 +136,18 @@ func fftStage128(p *fftLine[complex128], st *fftStage, in, out []complex128, s0,
 			ib, ob := 3*m*s, m*s
 			x0 := in[ib+q0 : ib+q1]
 			x1 := in[ib+m+q0 : ib+m+q1]
+			x1 = x1[:len(x0)]
 			x2 := in[ib+2*m+q0 : ib+2*m+q1]
+			x2 = x2[:len(x0)]
 			y0 := out[ob+q0 : ob+q1]
+			y0 = y0[:len(x0)]
 			y1 := out[ob+lm+q0 : ob+lm+q1]
+			y1 = y1[:len(x0)]
 			y2 := out[ob+2*lm+q0 : ob+2*lm+q1]
+			y2 = y2[:len(x0)]
 			w1, w2 := tw[2*s], tw[2*s+1]
 			for q, a0 := range x0 {
-				a1, a2 := x1[q]*w1, x2[q]*w2
+				a1, a2 := cmul128(x1[q], w1), cmul128(x2[q], w2)
 				t1 := a1 + a2
 				t2 := a0 - complex(0.5*real(t1), 0.5*imag(t1))
 				d := a1 - a2
@@ -147,17 +168,26 @@ func fftStage128(p *fftLine[complex128], st *fftStage, in, out []complex128, s0,
 			ib, ob := 5*m*s, m*s
 			x0 := in[ib+q0 : ib+q1]
 			x1 := in[ib+m+q0 : ib+m+q1]
+			x1 = x1[:len(x0)]
 			x2 := in[ib+2*m+q0 : ib+2*m+q1]
+			x2 = x2[:len(x0)]
 			x3 := in[ib+3*m+q0 : ib+3*m+q1]
+			x3 = x3[:len(x0)]
 			x4 := in[ib+4*m+q0 : ib+4*m+q1]
+			x4 = x4[:len(x0)]
 			y0 := out[ob+q0 : ob+q1]
+			y0 = y0[:len(x0)]
 			y1 := out[ob+lm+q0 : ob+lm+q1]
+			y1 = y1[:len(x0)]
 			y2 := out[ob+2*lm+q0 : ob+2*lm+q1]
+			y2 = y2[:len(x0)]
 			y3 := out[ob+3*lm+q0 : ob+3*lm+q1]
+			y3 = y3[:len(x0)]
 			y4 := out[ob+4*lm+q0 : ob+4*lm+q1]
+			y4 = y4[:len(x0)]
 			w1, w2, w3, w4 := tw[4*s], tw[4*s+1], tw[4*s+2], tw[4*s+3]
 			for q, a0 := range x0 {
-				a1, a2, a3, a4 := x1[q]*w1, x2[q]*w2, x3[q]*w3, x4[q]*w4
+				a1, a2, a3, a4 := cmul128(x1[q], w1), cmul128(x2[q], w2), cmul128(x3[q], w3), cmul128(x4[q], w4)
 				b1, b2, d1, d2 := a1+a4, a2+a3, a1-a4, a2-a3
 				r1 := complex(real(a0)+c1*real(b1)+c2*real(b2), imag(a0)+c1*imag(b1)+c2*imag(b2))
 				r2 := complex(real(a0)+c2*real(b1)+c1*real(b2), imag(a0)+c2*imag(b1)+c1*imag(b2))
@@ -179,7 +209,7 @@ func fftStage128(p *fftLine[complex128], st *fftStage, in, out []complex128, s0,
 			for q := q0; q < q1; q++ {
 				a[0] = in[ib+q]
 				for j := 1; j < r; j++ {
-					a[j] = in[ib+j*m+q] * tw[(r-1)*s+j-1]
+					a[j] = cmul128(in[ib+j*m+q], tw[(r-1)*s+j-1])
 				}
 				for k := range r {
 					sum := a[0]
@@ -189,7 +219,7 @@ func fftStage128(p *fftLine[complex128], st *fftStage, in, out []complex128, s0,
 						if idx >= r {
 							idx -= r
 						}
-						sum += a[j] * roots[idx]
+						sum += cmul128(a[j], roots[idx])
 					}
 					out[ob+k*lm+q] = sum
 				}
@@ -204,19 +234,19 @@ func fftBlue128(p *fftLine[complex128], x, scr []complex128, par parallelFn) {
 	b := p.blue
 	a, sub := scr[:b.m], scr[b.m:]
 	for j, v := range x {
-		a[j] = v * b.chirp[j]
+		a[j] = cmul128(v, b.chirp[j])
 	}
 	clear(a[p.n:])
 	fftRun128(b.sub, a, sub, par)
 	// Inverse transform as conj(fft(conj(·))); chirpFFT carries the 1/m.
 	for i, v := range a {
-		v *= b.chirpFFT[i]
+		v = cmul128(v, b.chirpFFT[i])
 		a[i] = complex(real(v), -imag(v))
 	}
 	fftRun128(b.sub, a, sub, par)
 	for k := range x {
 		v := a[k]
-		x[k] = complex(real(v), -imag(v)) * b.chirp[k]
+		x[k] = cmul128(complex(real(v), -imag(v)), b.chirp[k])
 	}
 }
 
@@ -233,7 +263,7 @@ func fftRPost128(rtw, z, X []complex128) {
 		// Even part (a + conj b)/2, odd part (a - conj b)/(2i).
 		er, ei := 0.5*(real(a)+real(b)), 0.5*(imag(a)-imag(b))
 		or, oi := 0.5*(imag(a)+imag(b)), -0.5*(real(a)-real(b))
-		o := complex(or, oi) * rtw[k]
+		o := cmul128(complex(or, oi), rtw[k])
 		X[k] = complex(er+real(o), ei+imag(o))
 	}
 }
@@ -253,7 +283,7 @@ func fftCPre128(rtw, X, Zc []complex128) {
 		fr, fi := 0.5*(real(a)+real(b)), 0.5*(imag(a)-imag(b))
 		d := complex(0.5*(real(a)-real(b)), 0.5*(imag(a)+imag(b)))
 		w := rtw[k]
-		o := d * complex(real(w), -imag(w))
+		o := cmul128(d, complex(real(w), -imag(w)))
 		Zc[k] = complex(fr-imag(o), -(fi + real(o)))
 	}
 }

@@ -9,6 +9,12 @@ package linalg
 
 import "github.com/gojax/gojax/go/internal/byteview"
 
+// cmul64 multiplies in the element precision (Go evaluates a complex64
+// product in float32).
+func cmul64(a, b complex64) complex64 {
+	return complex(real(a)*real(b)-imag(a)*imag(b), real(a)*imag(b)+imag(a)*real(b))
+}
+
 // fftRun64 overwrites x (length p.n) with its unnormalized forward DFT;
 // scr holds at least p.scratch elements. par, when not nil, splits long
 // lines' stages over the worker pool.
@@ -59,7 +65,7 @@ func fftStage64(p *fftLine[complex64], st *fftStage, in, out []complex64, s0, s1
 		if m == 1 {
 			for s := s0; s < s1; s++ {
 				x := in[4*s : 4*s+4]
-				a0, a1, a2, a3 := x[0], x[1]*tw[3*s], x[2]*tw[3*s+1], x[3]*tw[3*s+2]
+				a0, a1, a2, a3 := x[0], cmul64(x[1], tw[3*s]), cmul64(x[2], tw[3*s+1]), cmul64(x[3], tw[3*s+2])
 				t0, t1, t2, d := a0+a2, a0-a2, a1+a3, a1-a3
 				t3 := complex(imag(d), -real(d))
 				out[s] = t0 + t2
@@ -73,12 +79,19 @@ func fftStage64(p *fftLine[complex64], st *fftStage, in, out []complex64, s0, s1
 			ib, ob := 4*m*s, m*s
 			x0 := in[ib+q0 : ib+q1]
 			x1 := in[ib+m+q0 : ib+m+q1]
+			x1 = x1[:len(x0)]
 			x2 := in[ib+2*m+q0 : ib+2*m+q1]
+			x2 = x2[:len(x0)]
 			x3 := in[ib+3*m+q0 : ib+3*m+q1]
+			x3 = x3[:len(x0)]
 			y0 := out[ob+q0 : ob+q1]
+			y0 = y0[:len(x0)]
 			y1 := out[ob+lm+q0 : ob+lm+q1]
+			y1 = y1[:len(x0)]
 			y2 := out[ob+2*lm+q0 : ob+2*lm+q1]
+			y2 = y2[:len(x0)]
 			y3 := out[ob+3*lm+q0 : ob+3*lm+q1]
+			y3 = y3[:len(x0)]
 			if s == 0 {
 				for q, a0 := range x0 {
 					a1, a2, a3 := x1[q], x2[q], x3[q]
@@ -93,7 +106,7 @@ func fftStage64(p *fftLine[complex64], st *fftStage, in, out []complex64, s0, s1
 			}
 			w1, w2, w3 := tw[3*s], tw[3*s+1], tw[3*s+2]
 			for q, a0 := range x0 {
-				a1, a2, a3 := x1[q]*w1, x2[q]*w2, x3[q]*w3
+				a1, a2, a3 := cmul64(x1[q], w1), cmul64(x2[q], w2), cmul64(x3[q], w3)
 				t0, t1, t2, d := a0+a2, a0-a2, a1+a3, a1-a3
 				t3 := complex(imag(d), -real(d))
 				y0[q] = t0 + t2
@@ -107,11 +120,14 @@ func fftStage64(p *fftLine[complex64], st *fftStage, in, out []complex64, s0, s1
 			ib, ob := 2*m*s, m*s
 			x0 := in[ib+q0 : ib+q1]
 			x1 := in[ib+m+q0 : ib+m+q1]
+			x1 = x1[:len(x0)]
 			y0 := out[ob+q0 : ob+q1]
+			y0 = y0[:len(x0)]
 			y1 := out[ob+lm+q0 : ob+lm+q1]
+			y1 = y1[:len(x0)]
 			w := tw[s]
 			for q, a0 := range x0 {
-				a1 := x1[q] * w
+				a1 := cmul64(x1[q], w)
 				y0[q] = a0 + a1
 				y1[q] = a0 - a1
 			}
@@ -122,13 +138,18 @@ func fftStage64(p *fftLine[complex64], st *fftStage, in, out []complex64, s0, s1
 			ib, ob := 3*m*s, m*s
 			x0 := in[ib+q0 : ib+q1]
 			x1 := in[ib+m+q0 : ib+m+q1]
+			x1 = x1[:len(x0)]
 			x2 := in[ib+2*m+q0 : ib+2*m+q1]
+			x2 = x2[:len(x0)]
 			y0 := out[ob+q0 : ob+q1]
+			y0 = y0[:len(x0)]
 			y1 := out[ob+lm+q0 : ob+lm+q1]
+			y1 = y1[:len(x0)]
 			y2 := out[ob+2*lm+q0 : ob+2*lm+q1]
+			y2 = y2[:len(x0)]
 			w1, w2 := tw[2*s], tw[2*s+1]
 			for q, a0 := range x0 {
-				a1, a2 := x1[q]*w1, x2[q]*w2
+				a1, a2 := cmul64(x1[q], w1), cmul64(x2[q], w2)
 				t1 := a1 + a2
 				t2 := a0 - complex(0.5*real(t1), 0.5*imag(t1))
 				d := a1 - a2
@@ -149,17 +170,26 @@ func fftStage64(p *fftLine[complex64], st *fftStage, in, out []complex64, s0, s1
 			ib, ob := 5*m*s, m*s
 			x0 := in[ib+q0 : ib+q1]
 			x1 := in[ib+m+q0 : ib+m+q1]
+			x1 = x1[:len(x0)]
 			x2 := in[ib+2*m+q0 : ib+2*m+q1]
+			x2 = x2[:len(x0)]
 			x3 := in[ib+3*m+q0 : ib+3*m+q1]
+			x3 = x3[:len(x0)]
 			x4 := in[ib+4*m+q0 : ib+4*m+q1]
+			x4 = x4[:len(x0)]
 			y0 := out[ob+q0 : ob+q1]
+			y0 = y0[:len(x0)]
 			y1 := out[ob+lm+q0 : ob+lm+q1]
+			y1 = y1[:len(x0)]
 			y2 := out[ob+2*lm+q0 : ob+2*lm+q1]
+			y2 = y2[:len(x0)]
 			y3 := out[ob+3*lm+q0 : ob+3*lm+q1]
+			y3 = y3[:len(x0)]
 			y4 := out[ob+4*lm+q0 : ob+4*lm+q1]
+			y4 = y4[:len(x0)]
 			w1, w2, w3, w4 := tw[4*s], tw[4*s+1], tw[4*s+2], tw[4*s+3]
 			for q, a0 := range x0 {
-				a1, a2, a3, a4 := x1[q]*w1, x2[q]*w2, x3[q]*w3, x4[q]*w4
+				a1, a2, a3, a4 := cmul64(x1[q], w1), cmul64(x2[q], w2), cmul64(x3[q], w3), cmul64(x4[q], w4)
 				b1, b2, d1, d2 := a1+a4, a2+a3, a1-a4, a2-a3
 				r1 := complex(real(a0)+c1*real(b1)+c2*real(b2), imag(a0)+c1*imag(b1)+c2*imag(b2))
 				r2 := complex(real(a0)+c2*real(b1)+c1*real(b2), imag(a0)+c2*imag(b1)+c1*imag(b2))
@@ -181,7 +211,7 @@ func fftStage64(p *fftLine[complex64], st *fftStage, in, out []complex64, s0, s1
 			for q := q0; q < q1; q++ {
 				a[0] = in[ib+q]
 				for j := 1; j < r; j++ {
-					a[j] = in[ib+j*m+q] * tw[(r-1)*s+j-1]
+					a[j] = cmul64(in[ib+j*m+q], tw[(r-1)*s+j-1])
 				}
 				for k := range r {
 					sum := a[0]
@@ -191,7 +221,7 @@ func fftStage64(p *fftLine[complex64], st *fftStage, in, out []complex64, s0, s1
 						if idx >= r {
 							idx -= r
 						}
-						sum += a[j] * roots[idx]
+						sum += cmul64(a[j], roots[idx])
 					}
 					out[ob+k*lm+q] = sum
 				}
@@ -206,19 +236,19 @@ func fftBlue64(p *fftLine[complex64], x, scr []complex64, par parallelFn) {
 	b := p.blue
 	a, sub := scr[:b.m], scr[b.m:]
 	for j, v := range x {
-		a[j] = v * b.chirp[j]
+		a[j] = cmul64(v, b.chirp[j])
 	}
 	clear(a[p.n:])
 	fftRun64(b.sub, a, sub, par)
 	// Inverse transform as conj(fft(conj(·))); chirpFFT carries the 1/m.
 	for i, v := range a {
-		v *= b.chirpFFT[i]
+		v = cmul64(v, b.chirpFFT[i])
 		a[i] = complex(real(v), -imag(v))
 	}
 	fftRun64(b.sub, a, sub, par)
 	for k := range x {
 		v := a[k]
-		x[k] = complex(real(v), -imag(v)) * b.chirp[k]
+		x[k] = cmul64(complex(real(v), -imag(v)), b.chirp[k])
 	}
 }
 
@@ -235,7 +265,7 @@ func fftRPost64(rtw, z, X []complex64) {
 		// Even part (a + conj b)/2, odd part (a - conj b)/(2i).
 		er, ei := 0.5*(real(a)+real(b)), 0.5*(imag(a)-imag(b))
 		or, oi := 0.5*(imag(a)+imag(b)), -0.5*(real(a)-real(b))
-		o := complex(or, oi) * rtw[k]
+		o := cmul64(complex(or, oi), rtw[k])
 		X[k] = complex(er+real(o), ei+imag(o))
 	}
 }
@@ -255,7 +285,7 @@ func fftCPre64(rtw, X, Zc []complex64) {
 		fr, fi := 0.5*(real(a)+real(b)), 0.5*(imag(a)-imag(b))
 		d := complex(0.5*(real(a)-real(b)), 0.5*(imag(a)+imag(b)))
 		w := rtw[k]
-		o := d * complex(real(w), -imag(w))
+		o := cmul64(d, complex(real(w), -imag(w)))
 		Zc[k] = complex(fr-imag(o), -(fi + real(o)))
 	}
 }
