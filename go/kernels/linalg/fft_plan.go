@@ -20,7 +20,7 @@ import "math"
 
 // fftGenRadixMax is the largest prime factor computed by a generic O(p²)
 // butterfly; lengths with a larger prime factor use Bluestein's chirp-z
-// algorithm over a power-of-two plan.
+// algorithm over a 2^a·3^b·5^c-length plan.
 const fftGenRadixMax = 31
 
 // fftParMin is the line length from which one line's stages are split
@@ -47,7 +47,7 @@ type fftLine[T cfloat] struct {
 }
 
 type fftBluestein[T cfloat] struct {
-	m        int        // power-of-two convolution length ≥ 2n-1
+	m        int        // 2^a·3^b·5^c convolution length ≥ 2n-1
 	sub      *fftLine[T] // plan of length m
 	chirp    []T        // e^{-iπ j²/n}, j < n
 	chirpFFT []T        // DFT of the conjugate chirp wrapped to length m, times 1/m
@@ -90,6 +90,29 @@ func fftFactor(n int) []int {
 	return f
 }
 
+// fftSmooth is the least 2^a·3^b·5^c ≥ n, preferring a power of two
+// unless the smooth length is at least 1/8 shorter.
+func fftSmooth(n int) int {
+	p2 := 1
+	for p2 < n {
+		p2 <<= 1
+	}
+	best := p2
+	for f5 := 1; f5 < p2; f5 *= 5 {
+		for f35 := f5; f35 < p2; f35 *= 3 {
+			m := f35
+			for m < n {
+				m <<= 1
+			}
+			best = min(best, m)
+		}
+	}
+	if best*8 > p2*7 {
+		return p2
+	}
+	return best
+}
+
 func newFFTLine[T cfloat](n int) *fftLine[T] {
 	p := &fftLine[T]{n: n}
 	if n <= 1 {
@@ -97,10 +120,7 @@ func newFFTLine[T cfloat](n int) *fftLine[T] {
 	}
 	f := fftFactor(n)
 	if f[len(f)-1] > fftGenRadixMax {
-		b := &fftBluestein[T]{m: 1}
-		for b.m < 2*n-1 {
-			b.m <<= 1
-		}
+		b := &fftBluestein[T]{m: fftSmooth(2*n - 1)}
 		b.sub = newFFTLine[T](b.m)
 		b.chirp = make([]T, n)
 		w := make([]complex128, b.m)
@@ -115,7 +135,8 @@ func newFFTLine[T cfloat](n int) *fftLine[T] {
 				w[b.m-j] = cc
 			}
 		}
-		fftDFT128Ref(w) // exact-enough float64 FFT of the chirp
+		// The chirp's DFT in float64 whatever T is.
+		fftRun128(newFFTLine[complex128](b.m), w, make([]complex128, b.m), nil)
 		b.chirpFFT = make([]T, b.m)
 		for i, v := range w {
 			b.chirpFFT[i] = T(v / complex(float64(b.m), 0))
@@ -142,33 +163,6 @@ func newFFTLine[T cfloat](n int) *fftLine[T] {
 	}
 	p.scratch = n
 	return p
-}
-
-// fftDFT128Ref transforms a power-of-two length in place with a plain
-// float64 radix-2 FFT (used only to build Bluestein tables).
-func fftDFT128Ref(x []complex128) {
-	n := len(x)
-	for i, j := 1, 0; i < n; i++ {
-		bit := n >> 1
-		for ; j&bit != 0; bit >>= 1 {
-			j ^= bit
-		}
-		j ^= bit
-		if i < j {
-			x[i], x[j] = x[j], x[i]
-		}
-	}
-	for size := 2; size <= n; size <<= 1 {
-		half := size / 2
-		for k := range half {
-			w := fftRoot(k, size)
-			for i := k; i < n; i += size {
-				t := x[i+half] * w
-				x[i+half] = x[i] - t
-				x[i] += t
-			}
-		}
-	}
 }
 
 // fftExec is everything one stablehlo.fft op needs at run time.
