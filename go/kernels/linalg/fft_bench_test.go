@@ -2,13 +2,21 @@ package linalg
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/gojax/gojax/go/ir"
 )
 
+// fftSerialCtx runs Parallel's chunks on the calling goroutine.
+type fftSerialCtx struct{ fakeCtx }
+
+func (fftSerialCtx) Parallel(n, grain int, fn func(lo, hi int)) { fn(0, n) }
+
 // BenchmarkFFT times single-threaded transforms of the shapes issue 16
-// compared with XLA (go test -run X -bench FFT ./go/kernels/linalg).
+// compared with XLA (go test -run X -bench FFT ./go/kernels/linalg); the
+// cpu-ns/op metric (the thread's CPU time) is steadier than ns/op on a
+// busy machine.
 func BenchmarkFFT(b *testing.B) {
 	type bc struct {
 		typ         string
@@ -41,7 +49,7 @@ func BenchmarkFFT(b *testing.B) {
 				outShape[len(outShape)-1] = c.lens[len(c.lens)-1]
 			}
 			it, ot := ir.Tensor(inT, c.shape...), ir.Tensor(outT, outShape...)
-			step, err := lowerFFT(fakeCtx{1}, fftOp(c.typ, it, ot, c.lens...))
+			step, err := lowerFFT(fftSerialCtx{}, fftOp(c.typ, it, ot, c.lens...))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -53,12 +61,16 @@ func BenchmarkFFT(b *testing.B) {
 				in[i] = 0x3f // keep float32 words finite
 			}
 			out := make([]byte, ot.ByteSize())
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			b.ResetTimer()
+			cpu := fftThreadCPU()
 			for range b.N {
 				if err := step([][]byte{in}, [][]byte{out}); err != nil {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64(fftThreadCPU()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }

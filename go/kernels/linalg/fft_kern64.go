@@ -116,6 +116,15 @@ func fftStage64(p *fftLine[complex64], st *fftStage, in, out []complex64, s0, s1
 			}
 		}
 	case 2:
+		if m == 1 {
+			for s := s0; s < s1; s++ {
+				x := in[2*s : 2*s+2]
+				a0, a1 := x[0], cmul64(x[1], tw[s])
+				out[s] = a0 + a1
+				out[s+l] = a0 - a1
+			}
+			return
+		}
 		for s := s0; s < s1; s++ {
 			ib, ob := 2*m*s, m*s
 			x0 := in[ib+q0 : ib+q1]
@@ -134,6 +143,20 @@ func fftStage64(p *fftLine[complex64], st *fftStage, in, out []complex64, s0, s1
 		}
 	case 3:
 		const h = 0.86602540378443864676 // sin(π/3)
+		if m == 1 {
+			for s := s0; s < s1; s++ {
+				x := in[3*s : 3*s+3]
+				a0, a1, a2 := x[0], cmul64(x[1], tw[2*s]), cmul64(x[2], tw[2*s+1])
+				t1 := a1 + a2
+				t2 := a0 - complex(0.5*real(t1), 0.5*imag(t1))
+				d := a1 - a2
+				t3 := complex(h*imag(d), -h*real(d))
+				out[s] = a0 + t1
+				out[s+l] = t2 + t3
+				out[s+2*l] = t2 - t3
+			}
+			return
+		}
 		for s := s0; s < s1; s++ {
 			ib, ob := 3*m*s, m*s
 			x0 := in[ib+q0 : ib+q1]
@@ -166,6 +189,24 @@ func fftStage64(p *fftLine[complex64], st *fftStage, in, out []complex64, s0, s1
 			n1 = 0.95105651629515357212  // sin(2π/5)
 			n2 = 0.58778525229247312917  // sin(4π/5)
 		)
+		if m == 1 {
+			for s := s0; s < s1; s++ {
+				x := in[5*s : 5*s+5]
+				a0 := x[0]
+				a1, a2, a3, a4 := cmul64(x[1], tw[4*s]), cmul64(x[2], tw[4*s+1]), cmul64(x[3], tw[4*s+2]), cmul64(x[4], tw[4*s+3])
+				b1, b2, d1, d2 := a1+a4, a2+a3, a1-a4, a2-a3
+				r1 := complex(real(a0)+c1*real(b1)+c2*real(b2), imag(a0)+c1*imag(b1)+c2*imag(b2))
+				r2 := complex(real(a0)+c2*real(b1)+c1*real(b2), imag(a0)+c2*imag(b1)+c1*imag(b2))
+				e1 := complex(n1*imag(d1)+n2*imag(d2), -(n1*real(d1) + n2*real(d2)))
+				e2 := complex(n2*imag(d1)-n1*imag(d2), -(n2*real(d1) - n1*real(d2)))
+				out[s] = a0 + b1 + b2
+				out[s+l] = r1 + e1
+				out[s+4*l] = r1 - e1
+				out[s+2*l] = r2 + e2
+				out[s+3*l] = r2 - e2
+			}
+			return
+		}
 		for s := s0; s < s1; s++ {
 			ib, ob := 5*m*s, m*s
 			x0 := in[ib+q0 : ib+q1]

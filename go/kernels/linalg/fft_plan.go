@@ -1,6 +1,9 @@
 package linalg
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // FFT plans: the factorization of one transform length into Stockham
 // (self-sorting, no bit reversal) stages and their twiddle tables, computed
@@ -47,10 +50,10 @@ type fftLine[T cfloat] struct {
 }
 
 type fftBluestein[T cfloat] struct {
-	m        int        // 2^a·3^b·5^c convolution length ≥ 2n-1
+	m        int         // 2^a·3^b·5^c convolution length ≥ 2n-1
 	sub      *fftLine[T] // plan of length m
-	chirp    []T        // e^{-iπ j²/n}, j < n
-	chirpFFT []T        // DFT of the conjugate chirp wrapped to length m, times 1/m
+	chirp    []T         // e^{-iπ j²/n}, j < n
+	chirpFFT []T         // DFT of the conjugate chirp wrapped to length m, times 1/m
 }
 
 // fftRoot is e^{-2πi k/n}, computed in float64 from the exactly reduced
@@ -68,14 +71,16 @@ func fftRoot(k, n int) complex128 {
 	return complex(c, s)
 }
 
+// fftFactor lists n's radices in stage order: odd primes first, then a 2,
+// then 4s, so that the last stages (short inner loops) are radix 4.
 func fftFactor(n int) []int {
-	var f []int
+	var f, tail []int
 	for n%4 == 0 {
-		f = append(f, 4)
+		tail = append(tail, 4)
 		n /= 4
 	}
 	if n%2 == 0 {
-		f = append(f, 2)
+		tail = append(tail, 2)
 		n /= 2
 	}
 	for p := 3; p*p <= n; p += 2 {
@@ -87,7 +92,8 @@ func fftFactor(n int) []int {
 	if n > 1 {
 		f = append(f, n)
 	}
-	return f
+	slices.Reverse(tail)
+	return append(f, tail...)
 }
 
 // fftSmooth is the least 2^a·3^b·5^c ≥ n, preferring a power of two
@@ -119,7 +125,7 @@ func newFFTLine[T cfloat](n int) *fftLine[T] {
 		return p
 	}
 	f := fftFactor(n)
-	if f[len(f)-1] > fftGenRadixMax {
+	if slices.Max(f) > fftGenRadixMax {
 		b := &fftBluestein[T]{m: fftSmooth(2*n - 1)}
 		b.sub = newFFTLine[T](b.m)
 		b.chirp = make([]T, n)
