@@ -23,6 +23,12 @@ const (
 	fftColBlock64  = 16
 )
 
+// Elements per AVX2 register.
+const (
+	fftVec128 = 2
+	fftVec64  = 4
+)
+
 func lowerFFT(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if len(op.Operands) != 1 || len(op.Results) != 1 {
 		return nil, op.Errorf("want 1 operand and 1 result")

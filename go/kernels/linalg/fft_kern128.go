@@ -5,7 +5,11 @@ package linalg
 // TestFFTKern64Generated), so that complex64 transforms compute in float32
 // as XLA's do. Keep the literal number one-two-eight out of this file.
 
-import "github.com/gojax/gojax/go/internal/byteview"
+import (
+	"unsafe"
+
+	"github.com/gojax/gojax/go/internal/byteview"
+)
 
 // cmul128 multiplies in the element precision (Go evaluates a complex64
 // product in float64).
@@ -90,6 +94,16 @@ func fftStage128(p *fftLine[complex128], st *fftStage, in, out []complex128, s0,
 			y2 = y2[:len(x0)]
 			y3 := out[ob+3*lm+q0 : ob+3*lm+q1]
 			y3 = y3[:len(x0)]
+			if fftAVX2 && len(x0) >= fftVec128 {
+				v := len(x0) &^ (fftVec128 - 1)
+				fftR4AVX2128(unsafe.Pointer(&x0[0]), unsafe.Pointer(&x1[0]), unsafe.Pointer(&x2[0]), unsafe.Pointer(&x3[0]),
+					unsafe.Pointer(&y0[0]), unsafe.Pointer(&y1[0]), unsafe.Pointer(&y2[0]), unsafe.Pointer(&y3[0]), v, unsafe.Pointer(&tw[3*s : 3*s+3][0]))
+				if v == len(x0) {
+					continue
+				}
+				x0, x1, x2, x3, y0, y1, y2, y3 = x0[v:], x1[v:], x2[v:], x3[v:], y0[v:], y1[v:], y2[v:], y3[v:]
+				x1, x2, x3, y0, y1, y2, y3 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)], y0[:len(x0)], y1[:len(x0)], y2[:len(x0)], y3[:len(x0)]
+			}
 			if s == 0 {
 				for q, a0 := range x0 {
 					a1, a2, a3 := x1[q], x2[q], x3[q]

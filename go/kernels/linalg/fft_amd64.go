@@ -1,0 +1,25 @@
+//go:build !purego
+
+package linalg
+
+import (
+	"unsafe"
+
+	"github.com/gojax/gojax/go/internal/cpufeat"
+)
+
+// fftAVX2 enables the assembly radix-4 butterflies (cpufeat honours
+// GOJAX_VECTOR=none).
+var fftAVX2 = cpufeat.AVX2FMA
+
+// fftR4AVX264 runs the radix-4 butterfly of fftStage64 on n (a multiple of
+// 4) elements of x0..x3 into y0..y3 with twiddles w[0..2]: the same
+// float32 operations in the same order, four elements per instruction.
+//
+//go:noescape
+func fftR4AVX264(x0, x1, x2, x3, y0, y1, y2, y3 unsafe.Pointer, n int, w unsafe.Pointer)
+
+// fftR4AVX2128 is fftR4AVX264 for complex128, n a multiple of 2.
+//
+//go:noescape
+func fftR4AVX2128(x0, x1, x2, x3, y0, y1, y2, y3 unsafe.Pointer, n int, w unsafe.Pointer)

@@ -1,0 +1,15 @@
+//go:build !amd64 || purego
+
+package linalg
+
+import "unsafe"
+
+const fftAVX2 = false
+
+func fftR4AVX264(x0, x1, x2, x3, y0, y1, y2, y3 unsafe.Pointer, n int, w unsafe.Pointer) {
+	panic("fft: no assembly")
+}
+
+func fftR4AVX2128(x0, x1, x2, x3, y0, y1, y2, y3 unsafe.Pointer, n int, w unsafe.Pointer) {
+	panic("fft: no assembly")
+}
