@@ -23,3 +23,14 @@ func fftR4AVX264(x0, x1, x2, x3, y0, y1, y2, y3 unsafe.Pointer, n int, w unsafe.
 //
 //go:noescape
 func fftR4AVX2128(x0, x1, x2, x3, y0, y1, y2, y3 unsafe.Pointer, n int, w unsafe.Pointer)
+
+// fftR5AVX264 is the radix-5 butterfly of fftStage64 on n (a multiple of
+// 4) elements of x[0..4] into y[0..4], twiddles w[0..3].
+//
+//go:noescape
+func fftR5AVX264(x, y *[5]unsafe.Pointer, n int, w unsafe.Pointer)
+
+// fftR5AVX2128 is fftR5AVX264 for complex128, n a multiple of 2.
+//
+//go:noescape
+func fftR5AVX2128(x, y *[5]unsafe.Pointer, n int, w unsafe.Pointer)

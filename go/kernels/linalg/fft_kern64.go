@@ -242,6 +242,19 @@ func fftStage64(p *fftLine[complex64], st *fftStage, in, out []complex64, s0, s1
 			y3 = y3[:len(x0)]
 			y4 := out[ob+4*lm+q0 : ob+4*lm+q1]
 			y4 = y4[:len(x0)]
+			if fftAVX2 && len(x0) >= fftVec64 {
+				v := len(x0) &^ (fftVec64 - 1)
+				xp := [5]unsafe.Pointer{unsafe.Pointer(&x0[0]), unsafe.Pointer(&x1[0]), unsafe.Pointer(&x2[0]), unsafe.Pointer(&x3[0]), unsafe.Pointer(&x4[0])}
+				yp := [5]unsafe.Pointer{unsafe.Pointer(&y0[0]), unsafe.Pointer(&y1[0]), unsafe.Pointer(&y2[0]), unsafe.Pointer(&y3[0]), unsafe.Pointer(&y4[0])}
+				fftR5AVX264(&xp, &yp, v, unsafe.Pointer(&tw[4*s : 4*s+4][0]))
+				if v == len(x0) {
+					continue
+				}
+				x0, x1, x2, x3, x4 = x0[v:], x1[v:], x2[v:], x3[v:], x4[v:]
+				y0, y1, y2, y3, y4 = y0[v:], y1[v:], y2[v:], y3[v:], y4[v:]
+				x1, x2, x3, x4 = x1[:len(x0)], x2[:len(x0)], x3[:len(x0)], x4[:len(x0)]
+				y0, y1, y2, y3, y4 = y0[:len(x0)], y1[:len(x0)], y2[:len(x0)], y3[:len(x0)], y4[:len(x0)]
+			}
 			w1, w2, w3, w4 := tw[4*s], tw[4*s+1], tw[4*s+2], tw[4*s+3]
 			for q, a0 := range x0 {
 				a1, a2, a3, a4 := cmul64(x1[q], w1), cmul64(x2[q], w2), cmul64(x3[q], w3), cmul64(x4[q], w4)

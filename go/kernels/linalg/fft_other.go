@@ -13,3 +13,7 @@ func fftR4AVX264(x0, x1, x2, x3, y0, y1, y2, y3 unsafe.Pointer, n int, w unsafe.
 func fftR4AVX2128(x0, x1, x2, x3, y0, y1, y2, y3 unsafe.Pointer, n int, w unsafe.Pointer) {
 	panic("fft: no assembly")
 }
+
+func fftR5AVX264(x, y *[5]unsafe.Pointer, n int, w unsafe.Pointer) { panic("fft: no assembly") }
+
+func fftR5AVX2128(x, y *[5]unsafe.Pointer, n int, w unsafe.Pointer) { panic("fft: no assembly") }
