@@ -34,3 +34,21 @@ func fftR5AVX264(x, y *[5]unsafe.Pointer, n int, w unsafe.Pointer)
 //
 //go:noescape
 func fftR5AVX2128(x, y *[5]unsafe.Pointer, n int, w unsafe.Pointer)
+
+// fftR2AVX264 and fftR2AVX2128 are the radix-2 butterflies of fftStage64
+// and fftStage128, as fftR5AVX264.
+//
+//go:noescape
+func fftR2AVX264(x, y *[2]unsafe.Pointer, n int, w unsafe.Pointer)
+
+//go:noescape
+func fftR2AVX2128(x, y *[2]unsafe.Pointer, n int, w unsafe.Pointer)
+
+// fftR3AVX264 and fftR3AVX2128 are the radix-3 butterflies of fftStage64
+// and fftStage128, as fftR5AVX264.
+//
+//go:noescape
+func fftR3AVX264(x, y *[3]unsafe.Pointer, n int, w unsafe.Pointer)
+
+//go:noescape
+func fftR3AVX2128(x, y *[3]unsafe.Pointer, n int, w unsafe.Pointer)

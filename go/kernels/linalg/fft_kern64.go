@@ -148,6 +148,17 @@ func fftStage64(p *fftLine[complex64], st *fftStage, in, out []complex64, s0, s1
 			y0 = y0[:len(x0)]
 			y1 := out[ob+lm+q0 : ob+lm+q1]
 			y1 = y1[:len(x0)]
+			if fftAVX2 && len(x0) >= fftVec64 {
+				v := len(x0) &^ (fftVec64 - 1)
+				xp := [2]unsafe.Pointer{unsafe.Pointer(&x0[0]), unsafe.Pointer(&x1[0])}
+				yp := [2]unsafe.Pointer{unsafe.Pointer(&y0[0]), unsafe.Pointer(&y1[0])}
+				fftR2AVX264(&xp, &yp, v, unsafe.Pointer(&tw[s]))
+				if v == len(x0) {
+					continue
+				}
+				x0, x1, y0, y1 = x0[v:], x1[v:], y0[v:], y1[v:]
+				x1, y0, y1 = x1[:len(x0)], y0[:len(x0)], y1[:len(x0)]
+			}
 			w := tw[s]
 			for q, a0 := range x0 {
 				a1 := cmul64(x1[q], w)
@@ -184,6 +195,17 @@ func fftStage64(p *fftLine[complex64], st *fftStage, in, out []complex64, s0, s1
 			y1 = y1[:len(x0)]
 			y2 := out[ob+2*lm+q0 : ob+2*lm+q1]
 			y2 = y2[:len(x0)]
+			if fftAVX2 && len(x0) >= fftVec64 {
+				v := len(x0) &^ (fftVec64 - 1)
+				xp := [3]unsafe.Pointer{unsafe.Pointer(&x0[0]), unsafe.Pointer(&x1[0]), unsafe.Pointer(&x2[0])}
+				yp := [3]unsafe.Pointer{unsafe.Pointer(&y0[0]), unsafe.Pointer(&y1[0]), unsafe.Pointer(&y2[0])}
+				fftR3AVX264(&xp, &yp, v, unsafe.Pointer(&tw[2*s : 2*s+2][0]))
+				if v == len(x0) {
+					continue
+				}
+				x0, x1, x2, y0, y1, y2 = x0[v:], x1[v:], x2[v:], y0[v:], y1[v:], y2[v:]
+				x1, x2, y0, y1, y2 = x1[:len(x0)], x2[:len(x0)], y0[:len(x0)], y1[:len(x0)], y2[:len(x0)]
+			}
 			w1, w2 := tw[2*s], tw[2*s+1]
 			for q, a0 := range x0 {
 				a1, a2 := cmul64(x1[q], w1), cmul64(x2[q], w2)

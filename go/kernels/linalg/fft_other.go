@@ -17,3 +17,11 @@ func fftR4AVX2128(x0, x1, x2, x3, y0, y1, y2, y3 unsafe.Pointer, n int, w unsafe
 func fftR5AVX264(x, y *[5]unsafe.Pointer, n int, w unsafe.Pointer) { panic("fft: no assembly") }
 
 func fftR5AVX2128(x, y *[5]unsafe.Pointer, n int, w unsafe.Pointer) { panic("fft: no assembly") }
+
+func fftR2AVX264(x, y *[2]unsafe.Pointer, n int, w unsafe.Pointer) { panic("fft: no assembly") }
+
+func fftR2AVX2128(x, y *[2]unsafe.Pointer, n int, w unsafe.Pointer) { panic("fft: no assembly") }
+
+func fftR3AVX264(x, y *[3]unsafe.Pointer, n int, w unsafe.Pointer) { panic("fft: no assembly") }
+
+func fftR3AVX2128(x, y *[3]unsafe.Pointer, n int, w unsafe.Pointer) { panic("fft: no assembly") }
