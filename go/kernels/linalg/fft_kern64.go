@@ -27,7 +27,7 @@ func fftRun64(p *fftLine[complex64], x, scr []complex64, par parallelFn) {
 		return
 	}
 	if p.blue != nil {
-		fftBlue64(p, x, scr, par)
+		fftBlue64(p, x, scr, 1, par)
 		return
 	}
 	fftRunVec64(p, x, scr, 1, par)
@@ -320,25 +320,43 @@ func fftStage64(p *fftLine[complex64], st *fftStage, in, out []complex64, s0, s1
 	}
 }
 
-// fftBlue64 is Bluestein's algorithm: the DFT as a circular convolution
-// with a chirp, done with two power-of-two FFTs of length m.
-func fftBlue64(p *fftLine[complex64], x, scr []complex64, par parallelFn) {
+// fftBlue64 is Bluestein's algorithm on vec interleaved lines (as
+// fftRunVec64): the DFT as a circular convolution with a chirp, done with
+// two FFTs of length m. scr holds fftVecScratch(p, vec) elements.
+func fftBlue64(p *fftLine[complex64], x, scr []complex64, vec int, par parallelFn) {
 	b := p.blue
-	a, sub := scr[:b.m], scr[b.m:]
-	for j, v := range x {
-		a[j] = cmul64(v, b.chirp[j])
+	a, sub := scr[:b.m*vec], scr[b.m*vec:2*b.m*vec]
+	for j, w := range b.chirp {
+		xs, as := x[j*vec:(j+1)*vec], a[j*vec:(j+1)*vec]
+		for c, v := range xs {
+			as[c] = cmul64(v, w)
+		}
 	}
-	clear(a[p.n:])
-	fftRun64(b.sub, a, sub, par)
+	clear(a[p.n*vec:])
+	fftRunVec64(b.sub, a, sub, vec, par)
 	// Inverse transform as conj(fft(conj(·))); chirpFFT carries the 1/m.
-	for i, v := range a {
-		v = cmul64(v, b.chirpFFT[i])
-		a[i] = complex(real(v), -imag(v))
+	for i, w := range b.chirpFFT {
+		as := a[i*vec : (i+1)*vec]
+		for c, v := range as {
+			v = cmul64(v, w)
+			as[c] = complex(real(v), -imag(v))
+		}
 	}
-	fftRun64(b.sub, a, sub, par)
-	for k := range x {
-		v := a[k]
-		x[k] = cmul64(complex(real(v), -imag(v)), b.chirp[k])
+	fftRunVec64(b.sub, a, sub, vec, par)
+	for k, w := range b.chirp {
+		xs, as := x[k*vec:(k+1)*vec], a[k*vec:(k+1)*vec]
+		for c, v := range as {
+			xs[c] = cmul64(complex(real(v), -imag(v)), w)
+		}
+	}
+}
+
+// fftVec64 transforms vec interleaved lines of any plan.
+func fftVecAny64(p *fftLine[complex64], x, scr []complex64, vec int) {
+	if p.blue != nil {
+		fftBlue64(p, x, scr, vec, nil)
+	} else {
+		fftRunVec64(p, x, scr, vec, nil)
 	}
 }
 
@@ -402,7 +420,7 @@ func fftAxis64(p *fftLine[complex64], w []complex64, dims []int, a int, inv bool
 		stride *= d
 	}
 	sc := 1 / float32(n)
-	if stride == 1 {
+	if stride == 1 && (p.blue == nil || len(w) == n) {
 		fftRows64(len(w)/n, n, par, func(lo, hi int, inner parallelFn) {
 			b := c64scratch(p.scratch)
 			defer b.release()
@@ -423,66 +441,69 @@ func fftAxis64(p *fftLine[complex64], w []complex64, dims []int, a int, inv bool
 		})
 		return
 	}
-	// Strided lines: copy fftColBlock64 neighbouring columns at a time
-	// into a contiguous n × cb block, transform its columns together,
-	// copy back.
+	// Blocks of fftColBlock64 lines are transformed together, interleaved
+	// (element j of line c at g[j·nc + c]): strided lines are neighbouring
+	// columns, copied row by row; contiguous Bluestein lines are transposed
+	// in, which puts all their stages in vector form.
 	const cb = fftColBlock64
+	rowsT := stride == 1
+	if rowsT {
+		stride = len(w) / n
+	}
 	blocks := (stride + cb - 1) / cb
 	tasks := len(w) / (n * stride) * blocks
 	par(tasks, max(1, 4096/(cb*n)), func(lo, hi int) {
-		b := c64scratch(cb*n + max(cb*n, p.scratch))
+		b := c64scratch(cb*n + fftVecScratch(p, cb))
 		defer b.release()
 		g, scr := b.s[:cb*n], b.s[cb*n:]
 		for t := lo; t < hi; t++ {
 			c0 := t % blocks * cb
 			nc := min(cb, stride-c0)
-			base := t/blocks*n*stride + c0
-			if p.blue == nil {
-				for j := range n {
-					row := w[base+j*stride : base+j*stride+nc]
-					gr := g[j*nc : (j+1)*nc]
-					if inv {
-						for c, v := range row {
-							gr[c] = complex(real(v), -imag(v))
+			if rowsT {
+				for c := range nc {
+					x := w[(c0+c)*n : (c0+c+1)*n]
+					for j, v := range x {
+						if inv {
+							v = complex(real(v), -imag(v))
 						}
-					} else {
-						copy(gr, row)
+						g[j*nc+c] = v
 					}
 				}
-				fftRunVec64(p, g, scr, nc, nil)
-				for j := range n {
-					row := w[base+j*stride : base+j*stride+nc]
-					gr := g[j*nc : (j+1)*nc]
-					if inv {
-						for c, v := range gr {
-							row[c] = complex(real(v)*sc, -imag(v)*sc)
+				fftVecAny64(p, g, scr, nc)
+				for c := range nc {
+					x := w[(c0+c)*n : (c0+c+1)*n]
+					for j := range x {
+						v := g[j*nc+c]
+						if inv {
+							v = complex(real(v)*sc, -imag(v)*sc)
 						}
-					} else {
-						copy(row, gr)
+						x[j] = v
 					}
 				}
 				continue
 			}
+			base := t/blocks*n*stride + c0
 			for j := range n {
 				row := w[base+j*stride : base+j*stride+nc]
-				for c, v := range row {
-					if inv {
-						v = complex(real(v), -imag(v))
+				gr := g[j*nc : (j+1)*nc]
+				if inv {
+					for c, v := range row {
+						gr[c] = complex(real(v), -imag(v))
 					}
-					g[c*n+j] = v
+				} else {
+					copy(gr, row)
 				}
 			}
-			for c := range nc {
-				fftRun64(p, g[c*n:(c+1)*n], scr, nil)
-			}
+			fftVecAny64(p, g, scr, nc)
 			for j := range n {
 				row := w[base+j*stride : base+j*stride+nc]
-				for c := range row {
-					v := g[c*n+j]
-					if inv {
-						v = complex(real(v)*sc, -imag(v)*sc)
+				gr := g[j*nc : (j+1)*nc]
+				if inv {
+					for c, v := range gr {
+						row[c] = complex(real(v)*sc, -imag(v)*sc)
 					}
-					row[c] = v
+				} else {
+					copy(row, gr)
 				}
 			}
 		}

@@ -71,6 +71,14 @@ func fftRoot(k, n int) complex128 {
 	return complex(c, s)
 }
 
+// fftVecScratch is the scratch a transform of vec interleaved lines needs.
+func fftVecScratch[T cfloat](p *fftLine[T], vec int) int {
+	if p.blue != nil {
+		return 2 * p.blue.m * vec
+	}
+	return p.n * vec
+}
+
 // fftFactor lists n's radices in stage order: odd primes first, then a 2,
 // then 4s, so that the last stages (short inner loops) are radix 4.
 func fftFactor(n int) []int {
