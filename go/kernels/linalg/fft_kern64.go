@@ -408,11 +408,13 @@ func fftRows64(rows, n int, par parallelFn, fn func(lo, hi int, inner parallelFn
 	par(rows, max(1, 8192/max(n, 1)), func(lo, hi int) { fn(lo, hi, nil) })
 }
 
-// fftAxis64 transforms every line along axis a of w (shape dims, any
-// number of leading copies), inverse ones scaled by 1/n.
-func fftAxis64(p *fftLine[complex64], w []complex64, dims []int, a int, inv bool, par parallelFn) {
+// fftAxis64 transforms every line along axis a of src (shape dims, any
+// number of leading copies) into dst, which may be src; inverse transforms
+// are scaled by 1/n and use IDFT(x)[k] = DFT(x)[(n-k) mod n].
+func fftAxis64(p *fftLine[complex64], src, dst []complex64, dims []int, a int, inv bool, par parallelFn) {
 	n := dims[a]
 	if n <= 1 {
+		copy(dst, src)
 		return
 	}
 	stride := 1
@@ -420,21 +422,21 @@ func fftAxis64(p *fftLine[complex64], w []complex64, dims []int, a int, inv bool
 		stride *= d
 	}
 	sc := 1 / float32(n)
-	if stride == 1 && (p.blue == nil || len(w) == n) {
+	if stride == 1 && (p.blue == nil || len(dst) == n) {
+		copy(dst, src)
+		w := dst
 		fftRows64(len(w)/n, n, par, func(lo, hi int, inner parallelFn) {
 			b := c64scratch(p.scratch)
 			defer b.release()
 			for i := lo; i < hi; i++ {
 				x := w[i*n : (i+1)*n]
-				if inv {
-					for j, v := range x {
-						x[j] = complex(real(v), -imag(v))
-					}
-				}
 				fftRun64(p, x, b.s, inner)
 				if inv {
-					for j, v := range x {
-						x[j] = complex(real(v)*sc, -imag(v)*sc)
+					x[0] = complex(real(x[0])*sc, imag(x[0])*sc)
+					for j, k := 1, n-1; j <= k; j, k = j+1, k-1 {
+						u, v := x[j], x[k]
+						x[j] = complex(real(v)*sc, imag(v)*sc)
+						x[k] = complex(real(u)*sc, imag(u)*sc)
 					}
 				}
 			}
@@ -448,10 +450,10 @@ func fftAxis64(p *fftLine[complex64], w []complex64, dims []int, a int, inv bool
 	const cb = fftColBlock64
 	rowsT := stride == 1
 	if rowsT {
-		stride = len(w) / n
+		stride = len(dst) / n
 	}
 	blocks := (stride + cb - 1) / cb
-	tasks := len(w) / (n * stride) * blocks
+	tasks := len(dst) / (n * stride) * blocks
 	par(tasks, max(1, 4096/(cb*n)), func(lo, hi int) {
 		b := c64scratch(cb*n + fftVecScratch(p, cb))
 		defer b.release()
@@ -461,49 +463,46 @@ func fftAxis64(p *fftLine[complex64], w []complex64, dims []int, a int, inv bool
 			nc := min(cb, stride-c0)
 			if rowsT {
 				for c := range nc {
-					x := w[(c0+c)*n : (c0+c+1)*n]
-					for j, v := range x {
-						if inv {
-							v = complex(real(v), -imag(v))
-						}
+					for j, v := range src[(c0+c)*n : (c0+c+1)*n] {
 						g[j*nc+c] = v
 					}
 				}
 				fftVecAny64(p, g, scr, nc)
 				for c := range nc {
-					x := w[(c0+c)*n : (c0+c+1)*n]
-					for j := range x {
-						v := g[j*nc+c]
-						if inv {
-							v = complex(real(v)*sc, -imag(v)*sc)
+					x := dst[(c0+c)*n : (c0+c+1)*n]
+					if !inv {
+						for j := range x {
+							x[j] = g[j*nc+c]
 						}
-						x[j] = v
+						continue
+					}
+					x[0] = complex(real(g[c])*sc, imag(g[c])*sc)
+					for j := 1; j < n; j++ {
+						v := g[(n-j)*nc+c]
+						x[j] = complex(real(v)*sc, imag(v)*sc)
 					}
 				}
 				continue
 			}
 			base := t/blocks*n*stride + c0
 			for j := range n {
-				row := w[base+j*stride : base+j*stride+nc]
-				gr := g[j*nc : (j+1)*nc]
-				if inv {
-					for c, v := range row {
-						gr[c] = complex(real(v), -imag(v))
-					}
-				} else {
-					copy(gr, row)
-				}
+				copy(g[j*nc:(j+1)*nc], src[base+j*stride:base+j*stride+nc])
 			}
 			fftVecAny64(p, g, scr, nc)
 			for j := range n {
-				row := w[base+j*stride : base+j*stride+nc]
-				gr := g[j*nc : (j+1)*nc]
-				if inv {
-					for c, v := range gr {
-						row[c] = complex(real(v)*sc, -imag(v)*sc)
-					}
-				} else {
-					copy(row, gr)
+				row := dst[base+j*stride : base+j*stride+nc]
+				if !inv {
+					copy(row, g[j*nc:(j+1)*nc])
+					continue
+				}
+				k := 0
+				if j > 0 {
+					k = n - j
+				}
+				gr := g[k*nc : (k+1)*nc]
+				gr = gr[:len(row)]
+				for c, v := range gr {
+					row[c] = complex(real(v)*sc, imag(v)*sc)
 				}
 			}
 		}
@@ -528,9 +527,10 @@ func fftExec64(e *fftExec[complex64], in, out []byte, par parallelFn) {
 	switch e.typ {
 	case "FFT", "IFFT":
 		o := byteview.As[complex64](out)
-		copy(o, byteview.As[complex64](in))
+		src := byteview.As[complex64](in)
 		for a := r - 1; a >= 0; a-- {
-			fftAxis64(e.lines[a], o, e.lens, a, e.typ == "IFFT", par)
+			fftAxis64(e.lines[a], src, o, e.lens, a, e.typ == "IFFT", par)
+			src = o
 		}
 	case "RFFT":
 		o := byteview.As[complex64](out)
@@ -564,17 +564,16 @@ func fftExec64(e *fftExec[complex64], in, out []byte, par parallelFn) {
 			})
 		}
 		for a := r - 2; a >= 0; a-- {
-			fftAxis64(e.lines[a], o, hdims, a, false, par)
+			fftAxis64(e.lines[a], o, o, hdims, a, false, par)
 		}
 	case "IRFFT":
 		src := byteview.As[complex64](in)
 		if r > 1 {
 			b := c64scratch(len(src))
 			defer b.release()
-			copy(b.s, src)
-			src = b.s
 			for a := r - 2; a >= 0; a-- {
-				fftAxis64(e.lines[a], src, hdims, a, true, par)
+				fftAxis64(e.lines[a], src, b.s, hdims, a, true, par)
+				src = b.s
 			}
 		}
 		if n%2 == 1 {
