@@ -408,18 +408,24 @@ func fftRows128(rows, n int, par parallelFn, fn func(lo, hi int, inner parallelF
 
 // fftAxis128 transforms every line along axis a of src (shape dims, any
 // number of leading copies) into dst, which may be src; inverse transforms
-// are scaled by 1/n and use IDFT(x)[k] = DFT(x)[(n-k) mod n].
-func fftAxis128(p *fftLine[complex128], src, dst []complex128, dims []int, a int, inv bool, par parallelFn) {
+// use IDFT(x)[k] = DFT(x)[(n-k) mod n] and are scaled by sc (the caller
+// folds the 1/n of several axes into one pass).
+func fftAxis128(p *fftLine[complex128], src, dst []complex128, dims []int, a int, inv bool, sc float64, par parallelFn) {
 	n := dims[a]
 	if n <= 1 {
-		copy(dst, src)
+		if sc == 1 {
+			copy(dst, src)
+			return
+		}
+		for i, v := range src {
+			dst[i] = complex(real(v)*sc, imag(v)*sc)
+		}
 		return
 	}
 	stride := 1
 	for _, d := range dims[a+1:] {
 		stride *= d
 	}
-	sc := 1 / float64(n)
 	if stride == 1 && (p.blue == nil || len(dst) == n) {
 		copy(dst, src)
 		w := dst
@@ -489,15 +495,15 @@ func fftAxis128(p *fftLine[complex128], src, dst []complex128, dims []int, a int
 			fftVecAny128(p, g, scr, nc)
 			for j := range n {
 				row := dst[base+j*stride : base+j*stride+nc]
-				if !inv {
-					copy(row, g[j*nc:(j+1)*nc])
-					continue
-				}
-				k := 0
-				if j > 0 {
+				k := j
+				if inv && j > 0 {
 					k = n - j
 				}
 				gr := g[k*nc : (k+1)*nc]
+				if sc == 1 {
+					copy(row, gr)
+					continue
+				}
 				gr = gr[:len(row)]
 				for c, v := range gr {
 					row[c] = complex(real(v)*sc, imag(v)*sc)
@@ -526,8 +532,13 @@ func fftExec128(e *fftExec[complex128], in, out []byte, par parallelFn) {
 	case "FFT", "IFFT":
 		o := byteview.As[complex128](out)
 		src := byteview.As[complex128](in)
+		inv := e.typ == "IFFT"
 		for a := r - 1; a >= 0; a-- {
-			fftAxis128(e.lines[a], src, o, e.lens, a, e.typ == "IFFT", par)
+			sc := float64(1)
+			if inv && a == 0 {
+				sc = 1 / float64(full)
+			}
+			fftAxis128(e.lines[a], src, o, e.lens, a, inv, sc, par)
 			src = o
 		}
 	case "RFFT":
@@ -562,7 +573,7 @@ func fftExec128(e *fftExec[complex128], in, out []byte, par parallelFn) {
 			})
 		}
 		for a := r - 2; a >= 0; a-- {
-			fftAxis128(e.lines[a], o, o, hdims, a, false, par)
+			fftAxis128(e.lines[a], o, o, hdims, a, false, 1, par)
 		}
 	case "IRFFT":
 		src := byteview.As[complex128](in)
@@ -570,14 +581,14 @@ func fftExec128(e *fftExec[complex128], in, out []byte, par parallelFn) {
 			b := c128scratch(len(src))
 			defer b.release()
 			for a := r - 2; a >= 0; a-- {
-				fftAxis128(e.lines[a], src, b.s, hdims, a, true, par)
+				fftAxis128(e.lines[a], src, b.s, hdims, a, true, 1, par)
 				src = b.s
 			}
 		}
 		if n%2 == 1 {
 			o := byteview.As[float64](out)
 			p := e.lines[r-1]
-			sc := 1 / float64(n)
+			sc := 1 / float64(full)
 			fftRows128(rows, n, par, func(lo, hi int, inner parallelFn) {
 				b := c128scratch(n + p.scratch)
 				defer b.release()
@@ -600,7 +611,7 @@ func fftExec128(e *fftExec[complex128], in, out []byte, par parallelFn) {
 		} else {
 			h := n / 2
 			oc := byteview.As[complex128](out)
-			sc := 1 / float64(h)
+			sc := 1 / float64(full/2) // 1/h and the leading axes' 1/n
 			fftRows128(rows, n, par, func(lo, hi int, inner parallelFn) {
 				b := c128scratch(h + e.rline.scratch)
 				defer b.release()

@@ -197,6 +197,7 @@ func TestFFTErrorBound(t *testing.T) {
 		{[]int{2, 12, 10}, []int{12, 10}}, {[]int{16, 16}, []int{16, 16}}, {[]int{5, 97}, []int{5, 97}},
 		{[]int{2, 37, 8}, []int{37, 8}}, {[]int{3, 5, 7}, []int{3, 5, 7}}, {[]int{2, 4, 6, 8}, []int{4, 6, 8}},
 		{[]int{8, 8, 8}, []int{8, 8, 8}}, {[]int{2, 2, 3, 9}, []int{2, 3, 9}}, {[]int{1, 1, 1}, []int{1, 1, 1}},
+		{[]int{3, 1, 8}, []int{1, 8}}, {[]int{2, 8, 1}, []int{8, 1}}, {[]int{4, 67}, []int{4, 67}}, {[]int{6, 67}, []int{67}},
 	}
 	if !testing.Short() {
 		cases = append(cases, fcase{[]int{4097}, []int{4097}}, fcase{[]int{2, 3, 64, 64}, []int{64, 64}})
