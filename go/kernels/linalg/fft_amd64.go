@@ -52,3 +52,15 @@ func fftR3AVX264(x, y *[3]unsafe.Pointer, n int, w unsafe.Pointer)
 
 //go:noescape
 func fftR3AVX2128(x, y *[3]unsafe.Pointer, n int, w unsafe.Pointer)
+
+// fftR4M1AVX264 is fftStage64's radix-4 stage with M' = 1 for ns (a
+// multiple of 4) values of s: in[4s+j] → out[s + l·k], with the twiddles
+// regrouped by fftLine.twLast (for each 4 s, w1, w2, w3 as vectors).
+//
+//go:noescape
+func fftR4M1AVX264(in, out unsafe.Pointer, l, ns int, tw unsafe.Pointer)
+
+// fftR4M1AVX2128 is fftR4M1AVX264 for complex128 (ns a multiple of 2).
+//
+//go:noescape
+func fftR4M1AVX2128(in, out unsafe.Pointer, l, ns int, tw unsafe.Pointer)

@@ -67,16 +67,16 @@ func fftStage64(p *fftLine[complex64], st *fftStage, in, out []complex64, s0, s1
 	switch r {
 	case 4:
 		if m == 1 {
-			for s := s0; s < s1; s++ {
-				x := in[4*s : 4*s+4]
-				a0, a1, a2, a3 := x[0], cmul64(x[1], tw[3*s]), cmul64(x[2], tw[3*s+1]), cmul64(x[3], tw[3*s+2])
-				t0, t1, t2, d := a0+a2, a0-a2, a1+a3, a1-a3
-				t3 := complex(imag(d), -real(d))
-				out[s] = t0 + t2
-				out[s+l] = t1 + t3
-				out[s+2*l] = t0 - t2
-				out[s+3*l] = t1 - t3
+			if fftAVX2 && p.twLast != nil {
+				const v = fftVec64
+				sa, sb := (s0+v-1)/v*v, s1/v*v
+				if sa < sb {
+					fftR4M1Go64(in, out, tw, l, s0, sa)
+					fftR4M1AVX264(unsafe.Pointer(&in[4*sa : 4*sb][0]), unsafe.Pointer(&out[sa : sb+3*l][0]), l, sb-sa, unsafe.Pointer(&p.twLast[3*sa : 3*sb][0]))
+					s0 = sb
+				}
 			}
+			fftR4M1Go64(in, out, tw, l, s0, s1)
 			return
 		}
 		for s := s0; s < s1; s++ {
@@ -317,6 +317,20 @@ func fftStage64(p *fftLine[complex64], st *fftStage, in, out []complex64, s0, s1
 				}
 			}
 		}
+	}
+}
+
+// fftR4M1Go64 is the radix-4 stage with M' = 1 for s in [s0,s1).
+func fftR4M1Go64(in, out, tw []complex64, l, s0, s1 int) {
+	for s := s0; s < s1; s++ {
+		x := in[4*s : 4*s+4]
+		a0, a1, a2, a3 := x[0], cmul64(x[1], tw[3*s]), cmul64(x[2], tw[3*s+1]), cmul64(x[3], tw[3*s+2])
+		t0, t1, t2, d := a0+a2, a0-a2, a1+a3, a1-a3
+		t3 := complex(imag(d), -real(d))
+		out[s] = t0 + t2
+		out[s+l] = t1 + t3
+		out[s+2*l] = t0 - t2
+		out[s+3*l] = t1 - t3
 	}
 }
 

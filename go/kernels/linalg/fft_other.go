@@ -25,3 +25,7 @@ func fftR2AVX2128(x, y *[2]unsafe.Pointer, n int, w unsafe.Pointer) { panic("fft
 func fftR3AVX264(x, y *[3]unsafe.Pointer, n int, w unsafe.Pointer) { panic("fft: no assembly") }
 
 func fftR3AVX2128(x, y *[3]unsafe.Pointer, n int, w unsafe.Pointer) { panic("fft: no assembly") }
+
+func fftR4M1AVX264(in, out unsafe.Pointer, l, ns int, tw unsafe.Pointer) { panic("fft: no assembly") }
+
+func fftR4M1AVX2128(in, out unsafe.Pointer, l, ns int, tw unsafe.Pointer) { panic("fft: no assembly") }

@@ -3,6 +3,7 @@ package linalg
 import (
 	"math"
 	"slices"
+	"unsafe"
 )
 
 // FFT plans: the factorization of one transform length into Stockham
@@ -45,6 +46,7 @@ type fftLine[T cfloat] struct {
 	stages  []fftStage
 	tw      []T
 	roots   []T
+	twLast  []T // the last stage's twiddles in vector order (radix 4 only)
 	blue    *fftBluestein[T]
 	scratch int // work elements a transform needs besides its line
 }
@@ -174,6 +176,21 @@ func newFFTLine[T cfloat](n int) *fftLine[T] {
 		}
 		p.stages = append(p.stages, st)
 		l *= r
+	}
+	if last := p.stages[len(p.stages)-1]; last.r == 4 {
+		// The M' = 1 radix-4 stage's twiddles regrouped for the vector
+		// kernel: for each v consecutive s, w1, w2 and w3 as v-vectors.
+		var z T
+		v := 16 / int(unsafe.Sizeof(z)) * 2 // elements per 32-byte register
+		if last.l%v == 0 {
+			p.twLast = make([]T, 3*last.l)
+			for s := range last.l {
+				g, i := s/v, s%v
+				for j := 1; j < 4; j++ {
+					p.twLast[g*3*v+(j-1)*v+i] = p.tw[last.tw+3*s+j-1]
+				}
+			}
+		}
 	}
 	p.scratch = n
 	return p
