@@ -16,7 +16,7 @@ func TestFFTAVX2MatchesGo(t *testing.T) {
 		t.Skip("no AVX2")
 	}
 	rng := rand.New(rand.NewSource(4))
-	for _, n := range []int{4, 16, 64, 256, 1024, 2048, 4096, 12, 40, 5, 25, 125, 1000, 3125, 2, 8, 32, 512, 3, 9, 27, 243, 8640, 6, 60} {
+	for _, n := range []int{4, 16, 64, 256, 1024, 2048, 4096, 12, 40, 5, 25, 125, 1000, 3125, 2, 8, 32, 512, 3, 9, 27, 243, 8640, 6, 60, 500, 20, 36, 44} {
 		p64, p128 := newFFTLine[complex64](n), newFFTLine[complex128](n)
 		for _, vec := range []int{1, 3, 4, 8} {
 			x64 := make([]complex64, n*vec)

@@ -182,13 +182,12 @@ func newFFTLine[T cfloat](n int) *fftLine[T] {
 		// kernel: for each v consecutive s, w1, w2 and w3 as v-vectors.
 		var z T
 		v := 16 / int(unsafe.Sizeof(z)) * 2 // elements per 32-byte register
-		if last.l%v == 0 {
-			p.twLast = make([]T, 3*last.l)
-			for s := range last.l {
-				g, i := s/v, s%v
-				for j := 1; j < 4; j++ {
-					p.twLast[g*3*v+(j-1)*v+i] = p.tw[last.tw+3*s+j-1]
-				}
+		// A partial last group is left to the Go loop.
+		p.twLast = make([]T, 3*last.l)
+		for s := range last.l / v * v {
+			g, i := s/v, s%v
+			for j := 1; j < 4; j++ {
+				p.twLast[g*3*v+(j-1)*v+i] = p.tw[last.tw+3*s+j-1]
 			}
 		}
 	}
