@@ -23,6 +23,10 @@ const (
 	fftColBlock64  = 16
 )
 
+// fftBlockElems caps the work memory (in elements) of a block of lines
+// transformed together.
+const fftBlockElems = 1 << 18
+
 // Elements per AVX2 register.
 const (
 	fftVec128 = 2

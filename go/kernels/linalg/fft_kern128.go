@@ -465,7 +465,9 @@ func fftAxis128(p *fftLine[complex128], src, dst []complex128, dims []int, a int
 	// (element j of line c at g[j·nc + c]): strided lines are neighbouring
 	// columns, copied row by row; contiguous Bluestein lines are transposed
 	// in, which puts all their stages in vector form.
-	const cb = fftColBlock128
+	// Long lines take fewer at a time: a block's work memory stays under
+	// fftBlockElems elements unless it is a single line.
+	cb := max(1, min(fftColBlock128, fftBlockElems/(n+fftVecScratch(p, 1))))
 	rowsT := stride == 1
 	if rowsT {
 		stride = len(dst) / n

@@ -467,7 +467,9 @@ func fftAxis64(p *fftLine[complex64], src, dst []complex64, dims []int, a int, i
 	// (element j of line c at g[j·nc + c]): strided lines are neighbouring
 	// columns, copied row by row; contiguous Bluestein lines are transposed
 	// in, which puts all their stages in vector form.
-	const cb = fftColBlock64
+	// Long lines take fewer at a time: a block's work memory stays under
+	// fftBlockElems elements unless it is a single line.
+	cb := max(1, min(fftColBlock64, fftBlockElems/(n+fftVecScratch(p, 1))))
 	rowsT := stride == 1
 	if rowsT {
 		stride = len(dst) / n
