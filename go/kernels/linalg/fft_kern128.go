@@ -35,24 +35,42 @@ func fftRun128(p *fftLine[complex128], x, scr []complex128, par parallelFn) {
 // element j of line c. The Stockham stages do this unchanged with M' scaled
 // by vec. p must not be a Bluestein plan; scr holds vec·p.n elements.
 func fftRunVec128(p *fftLine[complex128], x, scr []complex128, vec int, par parallelFn) {
+	fftRunTo128(p, x, x, scr, vec, par)
+}
+
+// fftRunTo128 is fftRunVec128 from src into dst through tmp; src may be dst
+// (then an odd number of stages costs a copy) or tmp (then it is
+// overwritten), and the stages ping-pong so that the last one writes dst.
+func fftRunTo128(p *fftLine[complex128], src, dst, tmp []complex128, vec int, par parallelFn) {
 	n := p.n * vec
-	src, dst := x[:n], scr[:n]
+	if len(p.stages) == 0 {
+		copy(dst[:n], src[:n])
+		return
+	}
+	// Stage i writes bufs[i%2]; the last one dst.
+	bufs := [2][]complex128{dst[:n], tmp[:n]}
+	if len(p.stages)%2 == 0 {
+		bufs[0], bufs[1] = bufs[1], bufs[0]
+	}
+	in := src[:n]
+	if &in[0] == &bufs[0][0] {
+		copy(bufs[1], in)
+		in = bufs[1]
+	}
 	for i := range p.stages {
 		st := &p.stages[i]
 		m := st.m * vec
+		out := bufs[i%2]
 		if par == nil || n < fftParMin {
-			fftStage128(p, st, src, dst, 0, st.l, 0, m, m)
+			fftStage128(p, st, in, out, 0, st.l, 0, m, m)
 		} else if st.l >= 16 {
-			in, out := src, dst
+			in := in
 			par(st.l, max(1, 4096/(m*st.r)), func(lo, hi int) { fftStage128(p, st, in, out, lo, hi, 0, m, m) })
 		} else {
-			in, out := src, dst
+			in := in
 			par(m, max(1, 4096/(st.l*st.r)), func(lo, hi int) { fftStage128(p, st, in, out, 0, st.l, lo, hi, m) })
 		}
-		src, dst = dst, src
-	}
-	if len(p.stages)%2 == 1 {
-		copy(x, src)
+		in = out
 	}
 }
 
@@ -363,13 +381,19 @@ func fftBlue128(p *fftLine[complex128], x, scr []complex128, vec int, par parall
 	}
 }
 
-// fftVec128 transforms vec interleaved lines of any plan.
-func fftVecAny128(p *fftLine[complex128], x, scr []complex128, vec int) {
+// fftVecAny128 transforms vec interleaved lines of any plan, overwriting
+// x and scr, and returns the result: x or the start of scr.
+func fftVecAny128(p *fftLine[complex128], x, scr []complex128, vec int) []complex128 {
 	if p.blue != nil {
 		fftBlue128(p, x, scr, vec, nil)
-	} else {
-		fftRunVec128(p, x, scr, vec, nil)
+		return x
 	}
+	if len(p.stages)%2 == 0 {
+		fftRunTo128(p, x, x, scr, vec, nil)
+		return x
+	}
+	fftRunTo128(p, x, scr, x, vec, nil)
+	return scr[:len(x)]
 }
 
 // fftRPost128 turns z, the DFT of an even-length real line x read as
@@ -441,14 +465,17 @@ func fftAxis128(p *fftLine[complex128], src, dst []complex128, dims []int, a int
 		stride *= d
 	}
 	if stride == 1 && (p.blue == nil || len(dst) == n) {
-		copy(dst, src)
-		w := dst
-		fftRows128(len(w)/n, n, par, func(lo, hi int, inner parallelFn) {
+		fftRows128(len(dst)/n, n, par, func(lo, hi int, inner parallelFn) {
 			b := c128scratch(p.scratch)
 			defer b.release()
 			for i := lo; i < hi; i++ {
-				x := w[i*n : (i+1)*n]
-				fftRun128(p, x, b.s, inner)
+				x := dst[i*n : (i+1)*n]
+				if p.blue == nil {
+					fftRunTo128(p, src[i*n:(i+1)*n], x, b.s, 1, inner)
+				} else {
+					copy(x, src[i*n:(i+1)*n])
+					fftRun128(p, x, b.s, inner)
+				}
 				if inv {
 					x[0] = complex(real(x[0])*sc, imag(x[0])*sc)
 					for j, k := 1, n-1; j <= k; j, k = j+1, k-1 {
@@ -487,7 +514,7 @@ func fftAxis128(p *fftLine[complex128], src, dst []complex128, dims []int, a int
 						g[j*nc+c] = v
 					}
 				}
-				fftVecAny128(p, g, scr, nc)
+				g := fftVecAny128(p, g, scr, nc)
 				for c := range nc {
 					x := dst[(c0+c)*n : (c0+c+1)*n]
 					if !inv {
@@ -508,7 +535,7 @@ func fftAxis128(p *fftLine[complex128], src, dst []complex128, dims []int, a int
 			for j := range n {
 				copy(g[j*nc:(j+1)*nc], src[base+j*stride:base+j*stride+nc])
 			}
-			fftVecAny128(p, g, scr, nc)
+			g := fftVecAny128(p, g, scr, nc)
 			for j := range n {
 				row := dst[base+j*stride : base+j*stride+nc]
 				k := j
@@ -582,8 +609,12 @@ func fftExec128(e *fftExec[complex128], in, out []byte, par parallelFn) {
 				defer b.release()
 				z := b.s[:h]
 				for i := lo; i < hi; i++ {
-					copy(z, xc[i*h:(i+1)*h])
-					fftRun128(e.rline, z, b.s[h:], inner)
+					if e.rline.blue == nil {
+						fftRunTo128(e.rline, xc[i*h:(i+1)*h], z, b.s[h:], 1, inner)
+					} else {
+						copy(z, xc[i*h:(i+1)*h])
+						fftRun128(e.rline, z, b.s[h:], inner)
+					}
 					fftRPost128(e.rtw, z, o[i*half:(i+1)*half])
 				}
 			})

@@ -37,24 +37,42 @@ func fftRun64(p *fftLine[complex64], x, scr []complex64, par parallelFn) {
 // element j of line c. The Stockham stages do this unchanged with M' scaled
 // by vec. p must not be a Bluestein plan; scr holds vec·p.n elements.
 func fftRunVec64(p *fftLine[complex64], x, scr []complex64, vec int, par parallelFn) {
+	fftRunTo64(p, x, x, scr, vec, par)
+}
+
+// fftRunTo64 is fftRunVec64 from src into dst through tmp; src may be dst
+// (then an odd number of stages costs a copy) or tmp (then it is
+// overwritten), and the stages ping-pong so that the last one writes dst.
+func fftRunTo64(p *fftLine[complex64], src, dst, tmp []complex64, vec int, par parallelFn) {
 	n := p.n * vec
-	src, dst := x[:n], scr[:n]
+	if len(p.stages) == 0 {
+		copy(dst[:n], src[:n])
+		return
+	}
+	// Stage i writes bufs[i%2]; the last one dst.
+	bufs := [2][]complex64{dst[:n], tmp[:n]}
+	if len(p.stages)%2 == 0 {
+		bufs[0], bufs[1] = bufs[1], bufs[0]
+	}
+	in := src[:n]
+	if &in[0] == &bufs[0][0] {
+		copy(bufs[1], in)
+		in = bufs[1]
+	}
 	for i := range p.stages {
 		st := &p.stages[i]
 		m := st.m * vec
+		out := bufs[i%2]
 		if par == nil || n < fftParMin {
-			fftStage64(p, st, src, dst, 0, st.l, 0, m, m)
+			fftStage64(p, st, in, out, 0, st.l, 0, m, m)
 		} else if st.l >= 16 {
-			in, out := src, dst
+			in := in
 			par(st.l, max(1, 4096/(m*st.r)), func(lo, hi int) { fftStage64(p, st, in, out, lo, hi, 0, m, m) })
 		} else {
-			in, out := src, dst
+			in := in
 			par(m, max(1, 4096/(st.l*st.r)), func(lo, hi int) { fftStage64(p, st, in, out, 0, st.l, lo, hi, m) })
 		}
-		src, dst = dst, src
-	}
-	if len(p.stages)%2 == 1 {
-		copy(x, src)
+		in = out
 	}
 }
 
@@ -365,13 +383,19 @@ func fftBlue64(p *fftLine[complex64], x, scr []complex64, vec int, par parallelF
 	}
 }
 
-// fftVec64 transforms vec interleaved lines of any plan.
-func fftVecAny64(p *fftLine[complex64], x, scr []complex64, vec int) {
+// fftVecAny64 transforms vec interleaved lines of any plan, overwriting
+// x and scr, and returns the result: x or the start of scr.
+func fftVecAny64(p *fftLine[complex64], x, scr []complex64, vec int) []complex64 {
 	if p.blue != nil {
 		fftBlue64(p, x, scr, vec, nil)
-	} else {
-		fftRunVec64(p, x, scr, vec, nil)
+		return x
 	}
+	if len(p.stages)%2 == 0 {
+		fftRunTo64(p, x, x, scr, vec, nil)
+		return x
+	}
+	fftRunTo64(p, x, scr, x, vec, nil)
+	return scr[:len(x)]
 }
 
 // fftRPost64 turns z, the DFT of an even-length real line x read as
@@ -443,14 +467,17 @@ func fftAxis64(p *fftLine[complex64], src, dst []complex64, dims []int, a int, i
 		stride *= d
 	}
 	if stride == 1 && (p.blue == nil || len(dst) == n) {
-		copy(dst, src)
-		w := dst
-		fftRows64(len(w)/n, n, par, func(lo, hi int, inner parallelFn) {
+		fftRows64(len(dst)/n, n, par, func(lo, hi int, inner parallelFn) {
 			b := c64scratch(p.scratch)
 			defer b.release()
 			for i := lo; i < hi; i++ {
-				x := w[i*n : (i+1)*n]
-				fftRun64(p, x, b.s, inner)
+				x := dst[i*n : (i+1)*n]
+				if p.blue == nil {
+					fftRunTo64(p, src[i*n:(i+1)*n], x, b.s, 1, inner)
+				} else {
+					copy(x, src[i*n:(i+1)*n])
+					fftRun64(p, x, b.s, inner)
+				}
 				if inv {
 					x[0] = complex(real(x[0])*sc, imag(x[0])*sc)
 					for j, k := 1, n-1; j <= k; j, k = j+1, k-1 {
@@ -489,7 +516,7 @@ func fftAxis64(p *fftLine[complex64], src, dst []complex64, dims []int, a int, i
 						g[j*nc+c] = v
 					}
 				}
-				fftVecAny64(p, g, scr, nc)
+				g := fftVecAny64(p, g, scr, nc)
 				for c := range nc {
 					x := dst[(c0+c)*n : (c0+c+1)*n]
 					if !inv {
@@ -510,7 +537,7 @@ func fftAxis64(p *fftLine[complex64], src, dst []complex64, dims []int, a int, i
 			for j := range n {
 				copy(g[j*nc:(j+1)*nc], src[base+j*stride:base+j*stride+nc])
 			}
-			fftVecAny64(p, g, scr, nc)
+			g := fftVecAny64(p, g, scr, nc)
 			for j := range n {
 				row := dst[base+j*stride : base+j*stride+nc]
 				k := j
@@ -584,8 +611,12 @@ func fftExec64(e *fftExec[complex64], in, out []byte, par parallelFn) {
 				defer b.release()
 				z := b.s[:h]
 				for i := lo; i < hi; i++ {
-					copy(z, xc[i*h:(i+1)*h])
-					fftRun64(e.rline, z, b.s[h:], inner)
+					if e.rline.blue == nil {
+						fftRunTo64(e.rline, xc[i*h:(i+1)*h], z, b.s[h:], 1, inner)
+					} else {
+						copy(z, xc[i*h:(i+1)*h])
+						fftRun64(e.rline, z, b.s[h:], inner)
+					}
 					fftRPost64(e.rtw, z, o[i*half:(i+1)*half])
 				}
 			})
