@@ -8,12 +8,24 @@ import (
 // stablehlo.fft: FFT/IFFT/RFFT/IRFFT over the trailing len(fft_length)
 // dimensions, computed in the operand's precision (complex64 in float32
 // arithmetic, as XLA's DUCC does). IFFT and IRFFT are normalized by 1/N as
-// in XLA. Lines are transformed by iterative Stockham stages of radix 4, 2,
-// 3, 5 and small odd primes (fft_plan.go), lengths with a prime factor
-// above fftGenRadixMax by Bluestein's chirp-z algorithm; real transforms of
-// even length n use a complex transform of length n/2 and a pre- or
-// post-processing pass. Strided (non-trailing) axes are transformed a block
-// of neighbouring columns at a time.
+// in XLA.
+//
+//   - Lines are transformed by iterative Stockham stages of radix 3, 5,
+//     small odd primes, 2 and 4 with twiddles computed once per op in
+//     float64 (fft_plan.go); lengths with a prime factor above
+//     fftGenRadixMax use Bluestein's chirp-z algorithm over a
+//     2^a·3^b·5^c-length plan.
+//   - The stage loops (fft_kern128.go, and fft_kern64.go generated from it)
+//     have AVX2 versions for radix 2, 3, 4 and 5 (fft_amd64.s) doing the
+//     same float operations, so results do not depend on the vector unit.
+//   - Real transforms of even length n use a complex transform of length
+//     n/2 and a pre- or post-processing pass; inverse lines are forward
+//     transforms read backwards, all 1/n factors folded into one pass.
+//   - Strided (non-trailing) axes, and rows of Bluestein lengths, are
+//     transformed a block of lines at a time, interleaved so that every
+//     stage's inner loop runs across the block.
+//   - Rows and blocks are split over the worker pool; a single long line
+//     splits each stage instead.
 
 func init() { kernel.Register("stablehlo.fft", lowerFFT) }
 
