@@ -35,6 +35,10 @@ const (
 	fftColBlock64  = 16
 )
 
+// Contiguous lines up to fftShortLine long are transformed in interleaved
+// blocks, like strided ones (their own stages are too short to vectorize).
+const fftShortLine = 32
+
 // fftBlockElems caps the work memory (in elements) of a block of lines
 // transformed together.
 const fftBlockElems = 1 << 18

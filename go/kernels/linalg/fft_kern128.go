@@ -464,7 +464,7 @@ func fftAxis128(p *fftLine[complex128], src, dst []complex128, dims []int, a int
 	for _, d := range dims[a+1:] {
 		stride *= d
 	}
-	if stride == 1 && (p.blue == nil || len(dst) == n) {
+	if stride == 1 && ((p.blue == nil && n > fftShortLine) || len(dst) == n) {
 		fftRows128(len(dst)/n, n, par, func(lo, hi int, inner parallelFn) {
 			b := c128scratch(p.scratch)
 			defer b.release()
@@ -490,8 +490,8 @@ func fftAxis128(p *fftLine[complex128], src, dst []complex128, dims []int, a int
 	}
 	// Blocks of fftColBlock128 lines are transformed together, interleaved
 	// (element j of line c at g[j·nc + c]): strided lines are neighbouring
-	// columns, copied row by row; contiguous Bluestein lines are transposed
-	// in, which puts all their stages in vector form.
+	// columns, copied row by row; contiguous Bluestein and short lines are
+	// transposed in, which puts all their stages in vector form.
 	// Long lines take fewer at a time: a block's work memory stays under
 	// fftBlockElems elements unless it is a single line.
 	cb := max(1, min(fftColBlock128, fftBlockElems/(n+fftVecScratch(p, 1))))
@@ -586,9 +586,20 @@ func fftExec128(e *fftExec[complex128], in, out []byte, par parallelFn) {
 		}
 	case "RFFT":
 		o := byteview.As[complex128](out)
-		if n%2 == 1 {
+		if p := e.lines[r-1]; n%2 == 1 && p.blue != nil && rows > 1 {
+			// Bluestein lines are done in interleaved blocks by fftAxis128.
 			x := byteview.As[float64](in)
-			p := e.lines[r-1]
+			b := c128scratch(rows * n)
+			defer b.release()
+			for i, v := range x {
+				b.s[i] = complex(v, 0)
+			}
+			fftAxis128(p, b.s, b.s, e.lens[r-1:], 0, false, 1, par)
+			for i := range rows {
+				copy(o[i*half:(i+1)*half], b.s[i*n:])
+			}
+		} else if n%2 == 1 {
+			x := byteview.As[float64](in)
 			fftRows128(rows, n, par, func(lo, hi int, inner parallelFn) {
 				b := c128scratch(n + p.scratch)
 				defer b.release()
@@ -632,7 +643,25 @@ func fftExec128(e *fftExec[complex128], in, out []byte, par parallelFn) {
 				src = b.s
 			}
 		}
-		if n%2 == 1 {
+		if p := e.lines[r-1]; n%2 == 1 && p.blue != nil && rows > 1 {
+			o := byteview.As[float64](out)
+			sc := 1 / float64(full)
+			b := c128scratch(rows * n)
+			defer b.release()
+			for i := range rows {
+				X, z := src[i*half:(i+1)*half], b.s[i*n:(i+1)*n]
+				z[0] = complex(real(X[0]), 0)
+				for k := 1; k < half; k++ {
+					v := X[k]
+					z[k] = complex(real(v), -imag(v))
+					z[n-k] = v
+				}
+			}
+			fftAxis128(p, b.s, b.s, e.lens[r-1:], 0, false, 1, par)
+			for i, v := range b.s {
+				o[i] = real(v) * sc
+			}
+		} else if n%2 == 1 {
 			o := byteview.As[float64](out)
 			p := e.lines[r-1]
 			sc := 1 / float64(full)

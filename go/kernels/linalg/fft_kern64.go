@@ -466,7 +466,7 @@ func fftAxis64(p *fftLine[complex64], src, dst []complex64, dims []int, a int, i
 	for _, d := range dims[a+1:] {
 		stride *= d
 	}
-	if stride == 1 && (p.blue == nil || len(dst) == n) {
+	if stride == 1 && ((p.blue == nil && n > fftShortLine) || len(dst) == n) {
 		fftRows64(len(dst)/n, n, par, func(lo, hi int, inner parallelFn) {
 			b := c64scratch(p.scratch)
 			defer b.release()
@@ -492,8 +492,8 @@ func fftAxis64(p *fftLine[complex64], src, dst []complex64, dims []int, a int, i
 	}
 	// Blocks of fftColBlock64 lines are transformed together, interleaved
 	// (element j of line c at g[j·nc + c]): strided lines are neighbouring
-	// columns, copied row by row; contiguous Bluestein lines are transposed
-	// in, which puts all their stages in vector form.
+	// columns, copied row by row; contiguous Bluestein and short lines are
+	// transposed in, which puts all their stages in vector form.
 	// Long lines take fewer at a time: a block's work memory stays under
 	// fftBlockElems elements unless it is a single line.
 	cb := max(1, min(fftColBlock64, fftBlockElems/(n+fftVecScratch(p, 1))))
@@ -588,9 +588,20 @@ func fftExec64(e *fftExec[complex64], in, out []byte, par parallelFn) {
 		}
 	case "RFFT":
 		o := byteview.As[complex64](out)
-		if n%2 == 1 {
+		if p := e.lines[r-1]; n%2 == 1 && p.blue != nil && rows > 1 {
+			// Bluestein lines are done in interleaved blocks by fftAxis64.
 			x := byteview.As[float32](in)
-			p := e.lines[r-1]
+			b := c64scratch(rows * n)
+			defer b.release()
+			for i, v := range x {
+				b.s[i] = complex(v, 0)
+			}
+			fftAxis64(p, b.s, b.s, e.lens[r-1:], 0, false, 1, par)
+			for i := range rows {
+				copy(o[i*half:(i+1)*half], b.s[i*n:])
+			}
+		} else if n%2 == 1 {
+			x := byteview.As[float32](in)
 			fftRows64(rows, n, par, func(lo, hi int, inner parallelFn) {
 				b := c64scratch(n + p.scratch)
 				defer b.release()
@@ -634,7 +645,25 @@ func fftExec64(e *fftExec[complex64], in, out []byte, par parallelFn) {
 				src = b.s
 			}
 		}
-		if n%2 == 1 {
+		if p := e.lines[r-1]; n%2 == 1 && p.blue != nil && rows > 1 {
+			o := byteview.As[float32](out)
+			sc := 1 / float32(full)
+			b := c64scratch(rows * n)
+			defer b.release()
+			for i := range rows {
+				X, z := src[i*half:(i+1)*half], b.s[i*n:(i+1)*n]
+				z[0] = complex(real(X[0]), 0)
+				for k := 1; k < half; k++ {
+					v := X[k]
+					z[k] = complex(real(v), -imag(v))
+					z[n-k] = v
+				}
+			}
+			fftAxis64(p, b.s, b.s, e.lens[r-1:], 0, false, 1, par)
+			for i, v := range b.s {
+				o[i] = real(v) * sc
+			}
+		} else if n%2 == 1 {
 			o := byteview.As[float32](out)
 			p := e.lines[r-1]
 			sc := 1 / float32(full)
