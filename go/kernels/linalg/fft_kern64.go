@@ -588,17 +588,44 @@ func fftExec64(e *fftExec[complex64], in, out []byte, par parallelFn) {
 		}
 	case "RFFT":
 		o := byteview.As[complex64](out)
-		if p := e.lines[r-1]; n%2 == 1 && p.blue != nil && rows > 1 {
-			// Bluestein lines are done in interleaved blocks by fftAxis64.
+		if p := e.lines[r-1]; n%2 == 1 && rows > 1 {
+			// Two real rows per complex line, x_a + i·x_b, transformed in
+			// batches by fftAxis64, then X_a[k] = (Z[k] + conj Z[n-k])/2
+			// and X_b[k] = (Z[k] - conj Z[n-k])/(2i).
 			x := byteview.As[float32](in)
-			b := c64scratch(rows * n)
+			pairs := (rows + 1) / 2
+			b := c64scratch(pairs * n)
 			defer b.release()
-			for i, v := range x {
-				b.s[i] = complex(v, 0)
+			for q := range pairs {
+				z := b.s[q*n : (q+1)*n]
+				xa := x[2*q*n : (2*q+1)*n]
+				if 2*q+1 < rows {
+					xb := x[(2*q+1)*n : (2*q+2)*n]
+					xb = xb[:len(xa)]
+					for j, v := range xa {
+						z[j] = complex(v, xb[j])
+					}
+				} else {
+					for j, v := range xa {
+						z[j] = complex(v, 0)
+					}
+				}
 			}
 			fftAxis64(p, b.s, b.s, e.lens[r-1:], 0, false, 1, par)
-			for i := range rows {
-				copy(o[i*half:(i+1)*half], b.s[i*n:])
+			for q := range pairs {
+				z := b.s[q*n : (q+1)*n]
+				oa := o[2*q*half : (2*q+1)*half]
+				var ob []complex64
+				if 2*q+1 < rows {
+					ob = o[(2*q+1)*half : (2*q+2)*half]
+				}
+				for k := range half {
+					u, v := z[k], z[(n-k)%n]
+					oa[k] = complex(0.5*(real(u)+real(v)), 0.5*(imag(u)-imag(v)))
+					if ob != nil {
+						ob[k] = complex(0.5*(imag(u)+imag(v)), -0.5*(real(u)-real(v)))
+					}
+				}
 			}
 		} else if n%2 == 1 {
 			x := byteview.As[float32](in)
@@ -645,23 +672,50 @@ func fftExec64(e *fftExec[complex64], in, out []byte, par parallelFn) {
 				src = b.s
 			}
 		}
-		if p := e.lines[r-1]; n%2 == 1 && p.blue != nil && rows > 1 {
+		if p := e.lines[r-1]; n%2 == 1 && rows > 1 {
+			// Two rows per complex line: Z = X_a + i·X_b over the Hermitian
+			// extensions, whose inverse DFT is x_a + i·x_b; the inverse is
+			// read backwards from a forward transform.
 			o := byteview.As[float32](out)
 			sc := 1 / float32(full)
-			b := c64scratch(rows * n)
+			pairs := (rows + 1) / 2
+			b := c64scratch(pairs * n)
 			defer b.release()
-			for i := range rows {
-				X, z := src[i*half:(i+1)*half], b.s[i*n:(i+1)*n]
-				z[0] = complex(real(X[0]), 0)
-				for k := 1; k < half; k++ {
-					v := X[k]
-					z[k] = complex(real(v), -imag(v))
-					z[n-k] = v
+			for q := range pairs {
+				z := b.s[q*n : (q+1)*n]
+				xa := src[2*q*half : (2*q+1)*half]
+				xb := xa // a lone last row pairs with zero
+				hasB := 2*q+1 < rows
+				if hasB {
+					xb = src[(2*q+1)*half : (2*q+2)*half]
+				}
+				xb = xb[:len(xa)]
+				for k, va := range xa {
+					vb := xb[k]
+					if !hasB {
+						vb = 0
+					}
+					if k == 0 {
+						va, vb = complex(real(va), 0), complex(real(vb), 0)
+					}
+					// Z[k] = va + i·vb, Z[n-k] = conj(va) + i·conj(vb).
+					z[k] = complex(real(va)-imag(vb), imag(va)+real(vb))
+					if k > 0 {
+						z[n-k] = complex(real(va)+imag(vb), real(vb)-imag(va))
+					}
 				}
 			}
 			fftAxis64(p, b.s, b.s, e.lens[r-1:], 0, false, 1, par)
-			for i, v := range b.s {
-				o[i] = real(v) * sc
+			for q := range pairs {
+				z := b.s[q*n : (q+1)*n]
+				oa := o[2*q*n : (2*q+1)*n]
+				for j := range oa {
+					v := z[(n-j)%n]
+					oa[j] = real(v) * sc
+					if 2*q+1 < rows {
+						o[(2*q+1)*n+j] = imag(v) * sc
+					}
+				}
 			}
 		} else if n%2 == 1 {
 			o := byteview.As[float32](out)
