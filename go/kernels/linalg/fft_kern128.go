@@ -398,39 +398,46 @@ func fftVecAny128(p *fftLine[complex128], x, scr []complex128, vec int) []comple
 
 // fftRPost128 turns z, the DFT of an even-length real line x read as
 // len(z) complex pairs (x[2k] + i·x[2k+1]), into the line's first
-// len(z)+1 DFT bins X, using rtw[k] = e^{-2πi k/n}.
+// len(z)+1 DFT bins X, using rtw[k] = e^{-2πi k/n}. With the even part
+// Fe = (z[k] + conj z[h-k])/2 and odd part Fo = (z[k] - conj z[h-k])/(2i),
+// X[k] = Fe + w^k·Fo and X[h-k] = conj(Fe - w^k·Fo).
 func fftRPost128(rtw, z, X []complex128) {
 	h := len(z)
 	z0 := z[0]
 	X[0] = complex(real(z0)+imag(z0), 0)
 	X[h] = complex(real(z0)-imag(z0), 0)
-	for k := 1; k < h; k++ {
+	X = X[:h+1]
+	rtw = rtw[:h]
+	for k := 1; 2*k <= h; k++ {
 		a, b := z[k], z[h-k]
-		// Even part (a + conj b)/2, odd part (a - conj b)/(2i).
 		er, ei := 0.5*(real(a)+real(b)), 0.5*(imag(a)-imag(b))
 		or, oi := 0.5*(imag(a)+imag(b)), -0.5*(real(a)-real(b))
 		o := cmul128(complex(or, oi), rtw[k])
 		X[k] = complex(er+real(o), ei+imag(o))
+		X[h-k] = complex(er-real(o), imag(o)-ei)
 	}
 }
 
 // fftCPre128 inverts fftRPost128 up to the final inverse DFT: from the
 // n/2+1 bins X of a real line it fills Zc (length h = n/2) so that
-// conj(fft(Zc))/h is the line read as complex pairs. The imaginary parts
-// of the DC and Nyquist bins are ignored, as by XLA and numpy.
+// conj(fft(Zc))/h is the line read as complex pairs: with
+// Fe = (X[k] + conj X[h-k])/2 and Fo = (X[k] - conj X[h-k])/2 · conj(w^k),
+// Zc[k] = conj(Fe + i·Fo) and Zc[h-k] = Fe - i·Fo. The imaginary parts of
+// the DC and Nyquist bins are ignored, as by XLA and numpy.
 func fftCPre128(rtw, X, Zc []complex128) {
 	h := len(Zc)
-	for k := range h {
+	a, b := real(X[0]), real(X[h])
+	Zc[0] = complex(0.5*(a+b), -0.5*(a-b))
+	X = X[:h+1]
+	rtw = rtw[:h]
+	for k := 1; 2*k <= h; k++ {
 		a, b := X[k], X[h-k]
-		if k == 0 {
-			a, b = complex(real(a), 0), complex(real(b), 0)
-		}
-		// Fe = (a + conj b)/2, Fo = (a - conj b)/2 · conj(w^k), Z = Fe + i·Fo.
 		fr, fi := 0.5*(real(a)+real(b)), 0.5*(imag(a)-imag(b))
-		d := complex(0.5*(real(a)-real(b)), 0.5*(imag(a)+imag(b)))
 		w := rtw[k]
-		o := cmul128(d, complex(real(w), -imag(w)))
+		o := cmul128(complex(0.5*(real(a)-real(b)), 0.5*(imag(a)+imag(b))), complex(real(w), -imag(w)))
+		// i·Fo = (-imag o, real o).
 		Zc[k] = complex(fr-imag(o), -(fi + real(o)))
+		Zc[h-k] = complex(fr+imag(o), fi-real(o))
 	}
 }
 
