@@ -1,7 +1,10 @@
 //go:build !purego
 
-// AVX2 radix-4 Stockham butterflies for fftStage64/fftStage128 (see
-// fft_amd64.go), the same operations as their Go loops.
+// AVX2 Stockham butterflies (radix 2, 3, 4, 5, and radix 4 with M' = 1)
+// for fftStage64/fftStage128 (see fft_amd64.go): the same float operations
+// in the same order as their Go loops, so results are bit-identical
+// (TestFFTAVX2MatchesGo). Complex multiplies are mul, mul of the swapped
+// pair, addsub; -i·d is a swap and a sign flip of the odd lanes.
 
 #include "textflag.h"
 
