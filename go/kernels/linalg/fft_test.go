@@ -197,3 +197,31 @@ func TestFFTErrors(t *testing.T) {
 	_, err = lowerOp(t, fakeCtx{1}, fftOp("XFFT", ir.Tensor(ir.C64, 4), ir.Tensor(ir.C64, 4), 4))
 	require.ErrorContains(t, err, "fft_type")
 }
+
+// TestFFTParallelStagesMatch splits one long line's stages over workers
+// (ranges of s or q' that need not be vector-aligned): the result must not
+// depend on the split.
+func TestFFTParallelStagesMatch(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	for _, n := range []int{1 << 15, 1 << 16, 3 * 5 << 12, 40000, 33331} {
+		p64, p128 := newFFTLine[complex64](n), newFFTLine[complex128](n)
+		x64 := make([]complex64, n)
+		x128 := make([]complex128, n)
+		for i := range x64 {
+			x128[i] = complex(rng.NormFloat64(), rng.NormFloat64())
+			x64[i] = complex64(x128[i])
+		}
+		run := func(par parallelFn) ([]complex64, []complex128) {
+			a, b := append([]complex64(nil), x64...), append([]complex128(nil), x128...)
+			fftRun64(p64, a, make([]complex64, p64.scratch), par)
+			fftRun128(p128, b, make([]complex128, p128.scratch), par)
+			return a, b
+		}
+		a0, b0 := run(nil)
+		for _, w := range []int{2, 3, 7} {
+			a1, b1 := run(fakeCtx{w}.Parallel)
+			require.Equal(t, a0, a1, "complex64 n=%d workers=%d", n, w)
+			require.Equal(t, b0, b1, "complex128 n=%d workers=%d", n, w)
+		}
+	}
+}

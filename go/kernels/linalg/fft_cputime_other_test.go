@@ -1,0 +1,7 @@
+//go:build !linux
+
+package linalg
+
+import "time"
+
+func fftThreadCPU() time.Duration { return 0 }
