@@ -201,7 +201,7 @@ func spliceRowGroup(blk *ir.Block, ms []*ir.Op, users map[*ir.Value][]*ir.Op) {
 	for _, m := range ms {
 		member[m] = true
 	}
-	f := buildFusion(blk, ms, users)
+	f, _ := buildFusion(blk, ms, users, false)
 	f.Name = rowFusionOp
 	last := ms[len(ms)-1]
 	after := map[*ir.Value]bool{} // results of the fusion and of ops moved after it
