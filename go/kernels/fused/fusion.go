@@ -82,7 +82,8 @@ type fload struct {
 	strides     []int // operand element stride per dim (0: broadcast)
 	// rowConst: the innermost collapsed dim is broadcast, so a block within
 	// one inner run reads one operand element; onlyScalar: every reader
-	// then takes it as a scalar and the block needs no gather.
+	// then takes it as a scalar and the block needs no gather (for a fill:
+	// every reader takes the input as a scalar, so no buffer is filled).
 	rowConst, onlyScalar bool
 }
 
@@ -98,8 +99,12 @@ type fusion struct {
 	nbufs    int
 	bufBytes int
 	grain    int // blocks per parallel chunk at least
-	scratch  sync.Pool
-	runs     sync.Pool
+	// hot is one scratch taken and returned without the pool: a fusion
+	// run serially (a small loop body, thousands of times a run) then
+	// pays one atomic swap each way.
+	hot     atomic.Pointer[fscratch]
+	scratch sync.Pool
+	runs    sync.Pool
 }
 
 // fscratch is one worker's buffers; consts[g] is gather g's operand
@@ -323,6 +328,18 @@ func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 			}
 		}
 	}
+	// A fill that every reader takes as a scalar is never written.
+	for i := range f.fills {
+		ld := &f.fills[i]
+		ld.onlyScalar = true
+		for _, nd := range f.nodes {
+			for j, a := range nd.args {
+				if a.fillIn == ld.in+1 && (nd.f2s == nil || nd.sArg != j) {
+					ld.onlyScalar = false
+				}
+			}
+		}
+	}
 	computed := 0
 	for _, nd := range f.nodes {
 		if nd.res >= 0 {
@@ -404,11 +421,16 @@ func (f *fusion) blocks(ins, outs [][]byte, lo, hi int) {
 	if lo >= hi {
 		return
 	}
-	s := f.scratch.Get().(*fscratch)
-	defer f.scratch.Put(s)
+	s := f.hot.Swap(nil)
+	if s == nil {
+		s = f.scratch.Get().(*fscratch)
+	}
+	defer f.putScratch(s)
 	fillLen := min(fuseBlockLen, hi-lo)
 	for _, ld := range f.fills {
-		fill(s.bufs[ld.buf][:fillLen*ld.es], ins[ld.in][:ld.es])
+		if !ld.onlyScalar {
+			fill(s.bufs[ld.buf][:fillLen*ld.es], ins[ld.in][:ld.es])
+		}
 	}
 	for b := lo; b < hi; b += fuseBlockLen {
 		e := min(b+fuseBlockLen, hi)
@@ -455,6 +477,12 @@ func (f *fusion) blocks(ins, outs [][]byte, lo, hi int) {
 				nd.f3(d, s.arg(ins, outs, nd.args[0], b, e), s.arg(ins, outs, nd.args[1], b, e), s.arg(ins, outs, nd.args[2], b, e))
 			}
 		}
+	}
+}
+
+func (f *fusion) putScratch(s *fscratch) {
+	if !f.hot.CompareAndSwap(nil, s) {
+		f.scratch.Put(s)
 	}
 }
 
