@@ -1,10 +1,12 @@
 package fused
 
 import (
+	"encoding/binary"
 	"slices"
 	"sync"
 	"sync/atomic"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
@@ -557,13 +559,43 @@ func gather(d, src []byte, ld *fload, start, m int) {
 		base += cs[k] * ld.strides[k]
 	}
 	inner, is := ld.dims[r-1], ld.strides[r-1]
+	if r == 2 && is == 0 && es == 4 {
+		// [n,1] → [n,k]: each operand element fills a run of k.
+		d32, s32 := byteview.As[uint32](d[:m*4]), byteview.As[uint32](src)
+		c, s0 := cs[1], ld.strides[0]
+		for o := 0; o < m; {
+			x := s32[base]
+			end := min(o+inner-c, m)
+			for j := o; j < end; j++ {
+				d32[j] = x
+			}
+			o, c, base = end, 0, base+s0
+		}
+		return
+	}
 	for o := 0; o < m; {
 		// base points at the operand element of the current coordinate.
 		cnt := min(inner-cs[r-1], m-o)
 		dst := d[o*es : (o+cnt)*es]
 		switch is {
 		case 0:
-			fill(dst, src[base*es:(base+1)*es])
+			// Short rows (a [n,1] → [n,k] broadcast writes k elements
+			// per row) would spend a memmove per element in fill.
+			v := src[base*es : (base+1)*es]
+			switch es {
+			case 4:
+				x := binary.NativeEndian.Uint32(v)
+				for j := 0; j < len(dst); j += 4 {
+					binary.NativeEndian.PutUint32(dst[j:], x)
+				}
+			case 8:
+				x := binary.NativeEndian.Uint64(v)
+				for j := 0; j < len(dst); j += 8 {
+					binary.NativeEndian.PutUint64(dst[j:], x)
+				}
+			default:
+				fill(dst, v)
+			}
 		case 1:
 			copy(dst, src[base*es:(base+cnt)*es])
 		default:
