@@ -21,6 +21,8 @@ type scalarInstr struct {
 	ins   [3]ref
 	out   ref
 	arity int
+	// observed: k is a step observers see (not inside a kernel region).
+	observed bool
 }
 
 // newScalarInstr returns the direct form of k, or nil when its op is not an
@@ -43,7 +45,7 @@ func newScalarInstr(k *kernelInstr) *scalarInstr {
 	if !ok {
 		return nil
 	}
-	s := &scalarInstr{k: k, f1: l.F1, f2: l.F2, f3: l.F3, out: k.outs[0], arity: len(k.ins)}
+	s := &scalarInstr{k: k, f1: l.F1, f2: l.F2, f3: l.F3, out: k.outs[0], arity: len(k.ins), observed: k.observed}
 	copy(s.ins[:], k.ins)
 	switch {
 	case s.arity == 1 && s.f1 != nil, s.arity == 2 && s.f2 != nil, s.arity == 3 && s.f3 != nil:
@@ -53,7 +55,7 @@ func newScalarInstr(k *kernelInstr) *scalarInstr {
 }
 
 func (s *scalarInstr) run(f *frame) error {
-	if s.k.observed && observers.Load() != nil {
+	if s.observed && observers.Load() != nil {
 		return s.k.run(f)
 	}
 	d := f.bufs[s.out.slot][:s.out.size]

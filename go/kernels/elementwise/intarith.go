@@ -1,6 +1,7 @@
 package elementwise
 
 import (
+	"encoding/binary"
 	"unsafe"
 
 	"github.com/gojax/gojax/go/internal/byteview"
@@ -51,6 +52,12 @@ func int32Kern(name string) kern {
 		return nil
 	}
 	return func(d, a, b, _ []byte) {
+		if len(d) == 4 && len(a) >= 4 && len(b) >= 4 {
+			// One element (a loop counter): no slice views, no dispatch.
+			le := binary.LittleEndian
+			le.PutUint32(d, intOp1(o, le.Uint32(a), le.Uint32(b)))
+			return
+		}
 		intArith32(o, formVV, byteview.As[uint32](d), byteview.As[uint32](a), byteview.As[uint32](b))
 	}
 }

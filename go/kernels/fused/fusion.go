@@ -429,8 +429,8 @@ func (f *fusion) blocks(ins, outs [][]byte, lo, hi int) {
 	}
 	defer f.putScratch(s)
 	fillLen := min(fuseBlockLen, hi-lo)
-	for _, ld := range f.fills {
-		if !ld.onlyScalar {
+	for i := range f.fills {
+		if ld := &f.fills[i]; !ld.onlyScalar {
 			fill(s.bufs[ld.buf][:fillLen*ld.es], ins[ld.in][:ld.es])
 		}
 	}
