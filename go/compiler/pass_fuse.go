@@ -176,7 +176,9 @@ func canMerge(gs []int, target int, shapes []*ir.TensorType, members [][]*ir.Op,
 					}
 					continue
 				}
-				if index[u] <= rootAt[target] {
+				if index[u] <= rootAt[target] || m.Name == "stablehlo.broadcast_in_dim" {
+					// A broadcast cannot be a result: the fused kernel
+					// gathers it per block, it computes no value.
 					return false
 				}
 			}
