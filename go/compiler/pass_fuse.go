@@ -162,9 +162,6 @@ func userGroups(us []*ir.Op, group map[*ir.Op]int) []int {
 func canMerge(gs []int, target int, shapes []*ir.TensorType, members [][]*ir.Op, rootAt []int,
 	users map[*ir.Value][]*ir.Op, group, index map[*ir.Op]int) bool {
 	for _, g := range gs {
-		if g == target {
-			continue
-		}
 		if shapes[g].NumElements() != shapes[target].NumElements() {
 			return false
 		}
@@ -176,9 +173,10 @@ func canMerge(gs []int, target int, shapes []*ir.TensorType, members [][]*ir.Op,
 					}
 					continue
 				}
-				if index[u] <= rootAt[target] || m.Name == "stablehlo.broadcast_in_dim" {
-					// A broadcast cannot be a result: the fused kernel
-					// gathers it per block, it computes no value.
+				// A broadcast read outside (the root of a group of its
+				// own, the target's included) cannot become a result: the
+				// fused kernel gathers it per block, it computes no value.
+				if m.Name == "stablehlo.broadcast_in_dim" || g != target && index[u] <= rootAt[target] {
 					return false
 				}
 			}
