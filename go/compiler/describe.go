@@ -34,6 +34,8 @@ func describeInstrs(b *strings.Builder, body []instr, indent string) {
 				fmt.Fprintf(b, "%scopy %s -> %s\n", indent, c.src, c.dst)
 			}
 			fmt.Fprintf(b, "%s%v = %s%v  // %s\n", indent, in.outs, in.op.Name, in.ins, in.op.Loc)
+		case *scalarInstr:
+			fmt.Fprintf(b, "%s%v = %s%v inline  // %s\n", indent, in.k.outs, in.k.op.Name, in.k.ins, in.k.op.Loc)
 		case *whileInstr:
 			fmt.Fprintf(b, "%swhile init%v {\n%s  cond -> %s\n", indent, in.init, indent, in.pred)
 			describeInstrs(b, in.cond, indent+"    ")

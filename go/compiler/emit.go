@@ -67,6 +67,9 @@ func (b *builder) emitWhile(p *plan, op *ir.Op) (instr, error) {
 		return nil, err
 	}
 	w.pred = b.ref(ct.Operands[0])
+	if len(w.cond) == 1 {
+		w.scalarCond, _ = w.cond[0].(*scalarInstr)
+	}
 	if w.body, err = b.emit(p, body); err != nil {
 		return nil, err
 	}
@@ -129,6 +132,9 @@ func (b *builder) emitKernel(op *ir.Op) (instr, error) {
 		}
 	}
 	b.kernels++
+	if s := newScalarInstr(k); s != nil {
+		return s, nil
+	}
 	return k, nil
 }
 

@@ -1,6 +1,9 @@
 package compiler
 
 import (
+	"bytes"
+	"slices"
+
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/fused"
 	"github.com/gojax/gojax/go/kernels/kernel"
@@ -23,21 +26,28 @@ func fuseElementwise(st *passState) error {
 	if st.opts.NoFuse {
 		return nil
 	}
-	fuseRegion(st.entry.Body)
+	if fuseRegion(st.entry.Body) {
+		// Splat constants now read as scalars may have no users left.
+		return eliminateDeadCode(st)
+	}
 	return nil
 }
 
-func fuseRegion(r *ir.Region) {
+// fuseRegion reports whether it made a fusion.
+func fuseRegion(r *ir.Region) bool {
+	any := false
 	for _, b := range r.Blocks {
-		fuseBlock(b)
+		any = fuseBlock(b) || any
 	}
+	return any
 }
 
-func fuseBlock(blk *ir.Block) {
+func fuseBlock(blk *ir.Block) bool {
+	any := false
 	for _, op := range blk.Ops {
 		if isControlFlow(op) {
 			for _, r := range op.Regions {
-				fuseRegion(r)
+				any = fuseRegion(r) || any
 			}
 		}
 	}
@@ -63,6 +73,29 @@ func fuseBlock(blk *ir.Block) {
 			continue
 		}
 		t := op.Results[0].Tensor()
+		// Users in several groups: those groups become one when that
+		// keeps every use in order, so op can join it (threefry's rounds
+		// read each sum from two chains; one loop then computes both).
+		if gs := userGroups(users[op.Results[0]], group); len(gs) > 1 {
+			target := gs[0]
+			for _, g := range gs {
+				if rootAt[g] > rootAt[target] {
+					target = g
+				}
+			}
+			if canMerge(gs, target, shapes, members, rootAt, users, group, index) {
+				for _, g := range gs {
+					if g == target {
+						continue
+					}
+					for _, m := range members[g] {
+						group[m] = target
+					}
+					members[target] = append(members[target], members[g]...)
+					members[g] = nil
+				}
+			}
+		}
 		g := joinGroup(op, users[op.Results[0]], group, index, rootAt)
 		if g >= 0 && shapes[g].NumElements() != t.NumElements() {
 			g = -1
@@ -76,36 +109,80 @@ func fuseBlock(blk *ir.Block) {
 		group[op] = g
 		members[g] = append(members[g], op)
 	}
-	fused := map[*ir.Op]*ir.Op{} // root → its fusion op; other members → nil
+	fused := map[*ir.Op]*ir.Op{}    // root → its fusion op; other members → nil
+	before := map[*ir.Op][]*ir.Op{} // fusion → scalar constants placed before it
 	for _, ms := range members {
 		if len(ms) < 2 {
 			continue
 		}
-		// ms is in reverse block order: the root (the last op) comes first.
-		for i, j := 0, len(ms)-1; i < j; i, j = i+1, j-1 {
-			ms[i], ms[j] = ms[j], ms[i]
-		}
-		f := buildFusion(blk, ms, users)
+		// Block order, the root (the last op) last.
+		slices.SortFunc(ms, func(a, b *ir.Op) int { return index[a] - index[b] })
+		root := ms[len(ms)-1]
 		for _, m := range ms {
 			fused[m] = nil
 		}
-		fused[ms[len(ms)-1]] = f
+		f, pre := buildFusion(blk, ms, users, true)
+		fused[root], before[f] = f, pre
 	}
 	if len(fused) == 0 {
-		return
+		return any
 	}
-	ops := blk.Ops[:0]
+	// A new slice: the scalar constants may make the list longer.
+	ops := make([]*ir.Op, 0, len(blk.Ops))
 	for _, op := range blk.Ops {
 		f, ok := fused[op]
 		switch {
 		case !ok:
 			ops = append(ops, op)
 		case f != nil:
+			ops = append(ops, before[f]...)
 			ops = append(ops, f)
 		}
 	}
-	clear(blk.Ops[len(ops):])
 	blk.Ops = ops
+	return true
+}
+
+// userGroups lists the distinct groups of the users in one.
+func userGroups(us []*ir.Op, group map[*ir.Op]int) []int {
+	var gs []int
+	for _, u := range us {
+		if g, in := group[u]; in && !slices.Contains(gs, g) {
+			gs = append(gs, g)
+		}
+	}
+	return gs
+}
+
+// canMerge reports whether groups gs can become one fusion placed at the
+// root of target, the one whose root comes last: same element count, and
+// every read of another group's member from outside the merged groups
+// comes after that root (so moving the members there breaks no use, and no
+// op between the roots feeds the fusion a value computed from it).
+func canMerge(gs []int, target int, shapes []*ir.TensorType, members [][]*ir.Op, rootAt []int,
+	users map[*ir.Value][]*ir.Op, group, index map[*ir.Op]int) bool {
+	for _, g := range gs {
+		if shapes[g].NumElements() != shapes[target].NumElements() {
+			return false
+		}
+		for _, m := range members[g] {
+			for _, u := range users[m.Results[0]] {
+				if gu, in := group[u]; in && slices.Contains(gs, gu) {
+					if u.Name == "stablehlo.broadcast_in_dim" {
+						return false // a broadcast must read a fusion input
+					}
+					continue
+				}
+				// A broadcast read outside (the root of a group of its
+				// own, the target's included) cannot become a result: the
+				// fused kernel gathers it per block, it computes no value.
+				if m.Name == "stablehlo.broadcast_in_dim" || g != target && index[u] <= rootAt[target] {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // joinGroup returns the group op may join, or -1. Every user must be in
@@ -151,12 +228,47 @@ const multiOutputFusion = true
 // buildFusion moves ms (in block order, root last) into the region of a new
 // fusion op placed where the root was. The op takes over the root's result
 // value, so uses outside need no rewriting.
-func buildFusion(blk *ir.Block, ms []*ir.Op, users map[*ir.Value][]*ir.Op) *ir.Op {
+//
+// A member operand that is a splat constant of several elements (JAX writes
+// jnp.where's and erf_inv's coefficients as full-shape splats) is read as a
+// broadcast of a one-element constant (when splats is set), which the
+// caller places before the fusion: the fused loop then reads a scalar instead of streaming the
+// whole constant from memory.
+func buildFusion(blk *ir.Block, ms []*ir.Op, users map[*ir.Value][]*ir.Op, splats bool) (*ir.Op, []*ir.Op) {
 	root := ms[len(ms)-1]
 	member := make(map[*ir.Op]bool, len(ms))
 	for _, m := range ms {
 		member[m] = true
 	}
+	var pre, bcasts []*ir.Op
+	splat := map[*ir.Value]*ir.Value{}
+	for _, m := range ms {
+		if !splats || m.Name == "stablehlo.broadcast_in_dim" {
+			continue
+		}
+		for i, v := range m.Operands {
+			if v.Def != nil && member[v.Def] {
+				continue
+			}
+			if b, ok := splat[v]; ok {
+				m.Operands[i] = b
+				continue
+			}
+			c := splatConst(v)
+			if c == nil {
+				continue
+			}
+			sc := ir.NewOp("stablehlo.constant", nil, []ir.Type{c.Type}, ir.Attrs{"value": c})
+			sc.Loc, sc.Block = v.Def.Loc, blk
+			bc := ir.NewOp("stablehlo.broadcast_in_dim", []*ir.Value{sc.Results[0]}, []ir.Type{v.Type}, ir.Attrs{"broadcast_dimensions": ir.DenseI64Attr{}})
+			bc.Loc = v.Def.Loc
+			pre, bcasts = append(pre, sc), append(bcasts, bc)
+			member[bc] = true
+			splat[v] = bc.Results[0]
+			m.Operands[i] = bc.Results[0]
+		}
+	}
+	ms = append(bcasts, ms...)
 	var inputs []*ir.Value
 	argIndex := map[*ir.Value]int{}
 	for _, m := range ms {
@@ -211,7 +323,26 @@ func buildFusion(blk *ir.Block, ms []*ir.Op, users map[*ir.Value][]*ir.Op) *ir.O
 		out.Def, out.Index = f, k
 	}
 	f.AddRegion(ir.NewRegion(body))
-	return f
+	return f, pre
+}
+
+// splatConst returns the one-element constant repeated by v, a constant of
+// several elements all equal, or nil.
+func splatConst(v *ir.Value) *ir.ElementsAttr {
+	c := constData(v)
+	t := v.StaticTensor()
+	if c == nil || t == nil || t.NumElements() < 2 {
+		return nil
+	}
+	es := len(c.Data) / int(t.NumElements())
+	if es == 0 || es*int(t.NumElements()) != len(c.Data) {
+		return nil
+	}
+	// Element i+1 equals element i for every i: one comparison.
+	if !bytes.Equal(c.Data[es:], c.Data[:len(c.Data)-es]) {
+		return nil
+	}
+	return &ir.ElementsAttr{Type: &ir.TensorType{Elem: t.Elem}, Data: c.Data[:es:es]}
 }
 
 func valueTypes(vs []*ir.Value) []ir.Type {

@@ -251,7 +251,7 @@ func spliceRowGroup(blk *ir.Block, ms []*ir.Op, users map[*ir.Value][]*ir.Op, po
 	for _, op := range blk.Ops[first:end] {
 		spanPos = append(spanPos, pos[op])
 	}
-	f := buildFusion(blk, ms, users)
+	f, _ := buildFusion(blk, ms, users, false)
 	f.Name = rowFusionOp
 	after := map[*ir.Value]bool{} // results of the fusion and of ops moved after it
 	for _, r := range f.Results {

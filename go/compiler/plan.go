@@ -252,6 +252,9 @@ type whileInstr struct {
 	body  []instr
 	stage []copyPair
 	swaps [][2]int
+	// scalarCond: the condition is one inline scalar step (a counted
+	// loop's compare), run without the instruction list.
+	scalarCond *scalarInstr
 }
 
 func (w *whileInstr) run(f *frame) error {
@@ -259,7 +262,11 @@ func (w *whileInstr) run(f *frame) error {
 		c.do(f)
 	}
 	for {
-		if err := runInstrs(f, w.cond); err != nil {
+		if c := w.scalarCond; c != nil {
+			if err := c.run(f); err != nil {
+				return err
+			}
+		} else if err := runInstrs(f, w.cond); err != nil {
 			return err
 		}
 		if f.bufs[w.pred.slot][0] == 0 {

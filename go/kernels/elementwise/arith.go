@@ -196,6 +196,10 @@ func arithKern(name string, t ir.ElemType) kern {
 // broadcast scalar: dst[i] = v[i] op s[0], or s[0] op v[i] when scalarFirst.
 // s holds one element. Results are those of binaryLoopOf with s repeated.
 func binaryScalarLoop(op string, t ir.ElemType, scalarFirst bool) (func(dst, v, s []byte), bool) {
+	if t == ir.S32 || t == ir.U32 {
+		f := int32ScalarLoop(trimOp(op), scalarFirst)
+		return f, f != nil
+	}
 	o, ok := arithByName[trimOp(op)]
 	if !ok {
 		return nil, false

@@ -136,6 +136,11 @@ func iabsAny[T integer](d, a []T) {
 
 // intBinary returns same-type binary kernels for an integer type.
 func intBinary[T integer](name string, nbits uint) kern {
+	if nbits == 32 && is32[T]() {
+		if k := int32Kern(name); k != nil {
+			return k
+		}
+	}
 	switch name {
 	case "add":
 		return k2(add[T])

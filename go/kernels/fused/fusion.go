@@ -1,10 +1,12 @@
 package fused
 
 import (
+	"encoding/binary"
 	"slices"
 	"sync"
 	"sync/atomic"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
@@ -82,7 +84,8 @@ type fload struct {
 	strides     []int // operand element stride per dim (0: broadcast)
 	// rowConst: the innermost collapsed dim is broadcast, so a block within
 	// one inner run reads one operand element; onlyScalar: every reader
-	// then takes it as a scalar and the block needs no gather.
+	// then takes it as a scalar and the block needs no gather (for a fill:
+	// every reader takes the input as a scalar, so no buffer is filled).
 	rowConst, onlyScalar bool
 }
 
@@ -98,8 +101,12 @@ type fusion struct {
 	nbufs    int
 	bufBytes int
 	grain    int // blocks per parallel chunk at least
-	scratch  sync.Pool
-	runs     sync.Pool
+	// hot is one scratch taken and returned without the pool: a fusion
+	// run serially (a small loop body, thousands of times a run) then
+	// pays one atomic swap each way.
+	hot     atomic.Pointer[fscratch]
+	scratch sync.Pool
+	runs    sync.Pool
 }
 
 // fscratch is one worker's buffers; consts[g] is gather g's operand
@@ -323,6 +330,18 @@ func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 			}
 		}
 	}
+	// A fill that every reader takes as a scalar is never written.
+	for i := range f.fills {
+		ld := &f.fills[i]
+		ld.onlyScalar = true
+		for _, nd := range f.nodes {
+			for j, a := range nd.args {
+				if a.fillIn == ld.in+1 && (nd.f2s == nil || nd.sArg != j) {
+					ld.onlyScalar = false
+				}
+			}
+		}
+	}
 	computed := 0
 	for _, nd := range f.nodes {
 		if nd.res >= 0 {
@@ -404,11 +423,16 @@ func (f *fusion) blocks(ins, outs [][]byte, lo, hi int) {
 	if lo >= hi {
 		return
 	}
-	s := f.scratch.Get().(*fscratch)
-	defer f.scratch.Put(s)
+	s := f.hot.Swap(nil)
+	if s == nil {
+		s = f.scratch.Get().(*fscratch)
+	}
+	defer f.putScratch(s)
 	fillLen := min(fuseBlockLen, hi-lo)
-	for _, ld := range f.fills {
-		fill(s.bufs[ld.buf][:fillLen*ld.es], ins[ld.in][:ld.es])
+	for i := range f.fills {
+		if ld := &f.fills[i]; !ld.onlyScalar {
+			fill(s.bufs[ld.buf][:fillLen*ld.es], ins[ld.in][:ld.es])
+		}
 	}
 	for b := lo; b < hi; b += fuseBlockLen {
 		e := min(b+fuseBlockLen, hi)
@@ -455,6 +479,12 @@ func (f *fusion) blocks(ins, outs [][]byte, lo, hi int) {
 				nd.f3(d, s.arg(ins, outs, nd.args[0], b, e), s.arg(ins, outs, nd.args[1], b, e), s.arg(ins, outs, nd.args[2], b, e))
 			}
 		}
+	}
+}
+
+func (f *fusion) putScratch(s *fscratch) {
+	if !f.hot.CompareAndSwap(nil, s) {
+		f.scratch.Put(s)
 	}
 }
 
@@ -529,13 +559,43 @@ func gather(d, src []byte, ld *fload, start, m int) {
 		base += cs[k] * ld.strides[k]
 	}
 	inner, is := ld.dims[r-1], ld.strides[r-1]
+	if r == 2 && is == 0 && es == 4 {
+		// [n,1] → [n,k]: each operand element fills a run of k.
+		d32, s32 := byteview.As[uint32](d[:m*4]), byteview.As[uint32](src)
+		c, s0 := cs[1], ld.strides[0]
+		for o := 0; o < m; {
+			x := s32[base]
+			end := min(o+inner-c, m)
+			for j := o; j < end; j++ {
+				d32[j] = x
+			}
+			o, c, base = end, 0, base+s0
+		}
+		return
+	}
 	for o := 0; o < m; {
 		// base points at the operand element of the current coordinate.
 		cnt := min(inner-cs[r-1], m-o)
 		dst := d[o*es : (o+cnt)*es]
 		switch is {
 		case 0:
-			fill(dst, src[base*es:(base+1)*es])
+			// Short rows (a [n,1] → [n,k] broadcast writes k elements
+			// per row) would spend a memmove per element in fill.
+			v := src[base*es : (base+1)*es]
+			switch es {
+			case 4:
+				x := binary.NativeEndian.Uint32(v)
+				for j := 0; j < len(dst); j += 4 {
+					binary.NativeEndian.PutUint32(dst[j:], x)
+				}
+			case 8:
+				x := binary.NativeEndian.Uint64(v)
+				for j := 0; j < len(dst); j += 8 {
+					binary.NativeEndian.PutUint64(dst[j:], x)
+				}
+			default:
+				fill(dst, v)
+			}
 		case 1:
 			copy(dst, src[base*es:(base+cnt)*es])
 		default:
