@@ -14,8 +14,8 @@ import (
 const (
 	blockNB  = 64 // panel width of the blocked Cholesky
 	blockMin = 96 // below this order the unblocked algorithms run as they are
-	trsmBase = 32 // triangular order solved without further splitting
-	luBase   = 16 // panel width the recursive LU factors with getf2
+	trsmBase = 24 // triangular order solved without further splitting
+	luBase   = 8  // panel width the recursive LU factors with getf2
 	gemmSerF = 1 << 17
 )
 
@@ -132,8 +132,13 @@ func gemmUpdF64(par parallelFn, m, n, k int, neg bool, a []float64, ars, acs int
 				packB(bp, b, ksB[p0:p0+kk], cols[j0:j0+nn], nr, bcs == 1)
 				packA(ap, a, rows[i0:i0+mm], ksA[p0:p0+kk], mr, acs == 1)
 				if neg {
-					for i := range ap[:roundUp(mm, mr)*kk] {
-						ap[i] = -ap[i]
+					// Negate the smaller packed operand.
+					x := ap[:roundUp(mm, mr)*kk]
+					if nn < mm {
+						x = bp[:roundUp(nn, nr)*kk]
+					}
+					for i := range x {
+						x[i] = -x[i]
 					}
 				}
 				macroUpd(uk, kk, ap, bp, c[i0*ldc+j0:], ldc, mm, nn, lower, i0-j0, tmp)

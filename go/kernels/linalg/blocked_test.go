@@ -284,3 +284,31 @@ func TestBlockedTimings(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkGetrfBlocked512(b *testing.B) {
+	n := 512
+	r := rand.New(rand.NewSource(1))
+	g := toT[float64](randMat(r, n*n, false))
+	work := make([]float64, n*n)
+	piv := make([]int32, n)
+	c0 := processCPU()
+	for i := 0; i < b.N; i++ {
+		copy(work, g)
+		getrfRec(testPar(), n, n, work, n, piv)
+	}
+	b.ReportMetric(float64((processCPU()-c0).Microseconds())/1e3/float64(b.N), "cpu-ms/op")
+}
+
+func BenchmarkTrsmBlocked512(b *testing.B) {
+	n := 512
+	r := rand.New(rand.NewSource(1))
+	a := toT[float64](hpd(r, n, false))
+	g := toT[float64](randMat(r, n*n, false))
+	work := make([]float64, n*n)
+	c0 := processCPU()
+	defer func() { b.ReportMetric(float64((processCPU()-c0).Microseconds())/1e3/float64(b.N), "cpu-ms/op") }()
+	for i := 0; i < b.N; i++ {
+		copy(work, g)
+		trsmPar(testPar(), triParams{left: true, lower: true, trans: 'N'}, a, n, n, work, n, n, n)
+	}
+}

@@ -2,9 +2,9 @@ package linalg
 
 import (
 	"math"
+	"unsafe"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/gonum"
 
 	"github.com/gojax/gojax/go/ir"
@@ -70,7 +70,7 @@ func syevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower b
 			defer work.release()
 			for b := lo; b < hi; b++ {
 				fe.catch(name, func() {
-					if !impl.Dsyev(lapack.EVCompute, ul, n, a.s[b*n*n:(b+1)*n*n], max(n, 1), w.s[b*n:(b+1)*n], work.s, lwork) {
+					if !syevQL(impl, par, ul, n, a.s[b*n*n:(b+1)*n*n], w.s[b*n:(b+1)*n], work.s, lwork) {
 						info[b] = 1
 					}
 				})
@@ -86,9 +86,41 @@ func syevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower b
 	}
 }
 
+// syevQL overwrites a (row-major, the ul triangle read) with the
+// eigenvectors of the symmetric matrix and w with its eigenvalues,
+// ascending: gonum's blocked Dsytrd and Dorgtr give A = Q·T·Qᵀ, then QL
+// iteration on T rotates the rows of Qᵀ into the eigenvectors.
+func syevQL(impl gonum.Implementation, par parallelFn, ul blas.Uplo, n int, a, w, work []float64, lwork int) bool {
+	if n == 0 {
+		return true
+	}
+	e := f64scratch(n + n - 1 + n*n)
+	defer e.release()
+	ee, tau, zt := e.s[:n], e.s[n:2*n-1], e.s[2*n-1:]
+	impl.Dsytrd(ul, n, a, n, w, ee, tau, work, lwork)
+	impl.Dorgtr(ul, n, a, n, tau, work, lwork)
+	for i := 0; i < n; i++ {
+		for k := 0; k < n; k++ {
+			zt[k*n+i] = a[i*n+k]
+		}
+	}
+	if !tqlRot(par, n, w, ee, zt, n, n) {
+		return false
+	}
+	perm := ascending(w)
+	copy(ee, w)
+	for j, p := range perm {
+		w[j] = ee[p]
+		row := zt[p*n : (p+1)*n]
+		for i, v := range row {
+			a[i*n+j] = v
+		}
+	}
+	return true
+}
+
 // heevStep: complex Hermitian eigendecomposition via tridiagonalization.
 func heevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower bool) kernel.Step {
-	var impl gonum.Implementation
 	return func(ins, outs [][]byte) error {
 		a := c128scratch(batch * n * n)
 		w := f64scratch(batch * n)
@@ -100,7 +132,7 @@ func heevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower b
 		forBatch(par, batch, 30*n*n*n+1, func(lo, hi int) {
 			for b := lo; b < hi; b++ {
 				fe.catch(name, func() {
-					info[b] = int32(heev(impl, n, a.s[b*n*n:(b+1)*n*n], w.s[b*n:(b+1)*n], lower))
+					info[b] = int32(heev(par, n, a.s[b*n*n:(b+1)*n*n], w.s[b*n:(b+1)*n], lower))
 				})
 			}
 		})
@@ -117,7 +149,7 @@ func heevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower b
 // heev overwrites a with the eigenvectors of the Hermitian matrix held in
 // its lower (or upper) triangle and w with the ascending eigenvalues;
 // returns a LAPACK-style info (>0: QL iteration failed).
-func heev(impl gonum.Implementation, n int, a []complex128, w []float64, lower bool) int {
+func heev(par parallelFn, n int, a []complex128, w []float64, lower bool) int {
 	if n == 0 {
 		return 0
 	}
@@ -151,22 +183,30 @@ func heev(impl gonum.Implementation, n int, a []complex128, w []float64, lower b
 			copy(q[(i+1)*n+1:(i+2)*n], sub[i*m:(i+1)*m])
 		}
 	}
-	z := make([]float64, n*n)
-	if !impl.Dsteqr(lapack.EVTridiag, n, d, e, z, n, make([]float64, max(1, 2*n-2))) {
+	// Eigenvectors: QL rotations of the rows of Qᵀ (real rotations act on
+	// real and imaginary parts alike, so the rows are rotated as float64
+	// pairs).
+	zt := make([]complex128, n*n)
+	for i := 0; i < n; i++ {
+		for k := 0; k < n; k++ {
+			zt[k*n+i] = q[i*n+k]
+		}
+	}
+	ee := append(e, 0)
+	ztf := unsafe.Slice((*float64)(unsafe.Pointer(&zt[0])), 2*n*n)
+	if !tqlRot(par, n, d, ee, ztf, 2*n, 2*n) {
 		nan := complex(math.NaN(), math.NaN())
 		for i := range a {
 			a[i] = nan
 		}
 		return 1
 	}
-	// Eigenvectors V = Q·Z.
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			var s complex128
-			for k := 0; k < n; k++ {
-				s += q[i*n+k] * complex(z[k*n+j], 0)
-			}
-			a[i*n+j] = s
+	perm := ascending(d)
+	dd := append([]float64(nil), d...)
+	for j, p := range perm {
+		d[j] = dd[p]
+		for i := 0; i < n; i++ {
+			a[i*n+j] = zt[p*n+i]
 		}
 	}
 	return 0
