@@ -4,18 +4,16 @@ import (
 	"math"
 	"unsafe"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/lapack/gonum"
-
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
 // syevd/heevd: eigenvalues (ascending) and eigenvectors (columns of the
 // first result) of a symmetric/Hermitian matrix, reading the uplo triangle.
-// Real matrices use gonum's Dsyev (tridiagonal QL/QR); complex ones are
-// reduced with hetd2, the real tridiagonal is solved with gonum's Dsteqr and
-// the eigenvectors are back-transformed. Eigenvectors are unique only up to
+// Real matrices are reduced to tridiagonal form by the blocked sytrdFull
+// (sytrd.go), complex ones with hetd2; the real tridiagonal is solved by
+// implicit QL (tridiag.go), its rotations applied to the rows of Qᵀ, which
+// become the eigenvectors. Eigenvectors are unique only up to
 // sign/phase (and within degenerate eigenspaces), as with LAPACK.
 
 func init() {
@@ -51,12 +49,6 @@ func lowerEigh(ctx kernel.Context, cc *customCall) (kernel.Step, error) {
 }
 
 func syevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower bool) kernel.Step {
-	ul := blas.Upper
-	if lower {
-		ul = blas.Lower
-	}
-	var impl gonum.Implementation
-	lwork := max(1, 3*n-1) + 64*n
 	return func(ins, outs [][]byte) error {
 		a := f64scratch(batch * n * n)
 		w := f64scratch(batch * n)
@@ -66,11 +58,9 @@ func syevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower b
 		info := make([]int32, batch)
 		var fe firstErr
 		forBatch(par, batch, 9*n*n*n+1, func(lo, hi int) {
-			work := f64scratch(lwork)
-			defer work.release()
 			for b := lo; b < hi; b++ {
 				fe.catch(name, func() {
-					if !syevQL(impl, par, ul, n, a.s[b*n*n:(b+1)*n*n], w.s[b*n:(b+1)*n], work.s, lwork) {
+					if !syevQL(par, lower, n, a.s[b*n*n:(b+1)*n*n], w.s[b*n:(b+1)*n]) {
 						info[b] = 1
 					}
 				})
@@ -86,24 +76,20 @@ func syevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower b
 	}
 }
 
-// syevQL overwrites a (row-major, the ul triangle read) with the
-// eigenvectors of the symmetric matrix and w with its eigenvalues,
-// ascending: gonum's blocked Dsytrd and Dorgtr give A = Q·T·Qᵀ, then QL
-// iteration on T rotates the rows of Qᵀ into the eigenvectors.
-func syevQL(impl gonum.Implementation, par parallelFn, ul blas.Uplo, n int, a, w, work []float64, lwork int) bool {
+// syevQL overwrites a (row-major, the lower or upper triangle read) with
+// the eigenvectors of the symmetric matrix and w with its eigenvalues,
+// ascending: A = Q·T·Qᵀ by the blocked sytrdFull, Qᵀ formed explicitly,
+// then QL iteration on T rotates the rows of Qᵀ into the eigenvectors.
+func syevQL(par parallelFn, lower bool, n int, a, w []float64) bool {
 	if n == 0 {
 		return true
 	}
-	e := f64scratch(n + n - 1 + n*n)
-	defer e.release()
-	ee, tau, zt := e.s[:n], e.s[n:2*n-1], e.s[2*n-1:]
-	impl.Dsytrd(ul, n, a, n, w, ee, tau, work, lwork)
-	impl.Dorgtr(ul, n, a, n, tau, work, lwork)
-	for i := 0; i < n; i++ {
-		for k := 0; k < n; k++ {
-			zt[k*n+i] = a[i*n+k]
-		}
-	}
+	buf := f64scratch(2*n + n*n)
+	defer buf.release()
+	ee, tau, zt := buf.s[:n], buf.s[n:2*n], buf.s[2*n:]
+	symmetrize(a, n, lower)
+	sytrdFull(par, n, a, w, ee, tau)
+	formQT(par, n, a, tau, zt)
 	if !tqlRot(par, n, w, ee, zt, n, n) {
 		return false
 	}

@@ -30,21 +30,31 @@ func rotGo(x, y []float64, c, s float64) {
 	}
 }
 
+// rotStripsGo is rotStrips in plain Go, one rotation over the whole
+// column range at a time.
+func rotStripsGo(rots []planeRot, zt []float64, ldz, c0, c1 int) {
+	if c0 >= c1 {
+		return
+	}
+	for _, r := range rots {
+		rotGo(zt[r.i*ldz+c0:r.i*ldz+c1], zt[(r.i+1)*ldz+c0:(r.i+1)*ldz+c1], r.c, r.s)
+	}
+}
+
 // applyRots applies rots in order to the rows of zt (row r at
-// zt[r*ldz:][:w]), column ranges in parallel.
+// zt[r*ldz:][:w]), ranges of columns in parallel.
 func applyRots(par parallelFn, rots []planeRot, zt []float64, ldz, w int) {
 	if len(rots) == 0 || w == 0 {
 		return
 	}
-	const cw = 128
+	maxRow := 0
+	for _, r := range rots {
+		maxRow = max(maxRow, r.i+1)
+	}
+	const cw = 64
 	chunks := ceilDiv(w, cw)
 	run := func(lo, hi int) {
-		c0, c1 := lo*cw, min(w, hi*cw)
-		for _, r := range rots {
-			x := zt[r.i*ldz+c0 : r.i*ldz+c1]
-			y := zt[(r.i+1)*ldz+c0 : (r.i+1)*ldz+c1]
-			rot(x, y, r.c, r.s)
-		}
+		rotStrips(rots, zt, ldz, lo*cw, min(w, hi*cw), maxRow)
 	}
 	if chunks == 1 || len(rots)*w < 1<<15 {
 		run(0, chunks)
@@ -157,4 +167,21 @@ func ascending(d []float64) []int {
 	}
 	sort.SliceStable(perm, func(a, b int) bool { return d[perm[a]] < d[perm[b]] })
 	return perm
+}
+
+// dotGo is x·y with four partial sums.
+func dotGo(x, y []float64) float64 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 float64
+	k := 0
+	for ; k+4 <= len(x); k += 4 {
+		s0 += x[k] * y[k]
+		s1 += x[k+1] * y[k+1]
+		s2 += x[k+2] * y[k+2]
+		s3 += x[k+3] * y[k+3]
+	}
+	for ; k < len(x); k++ {
+		s0 += x[k] * y[k]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
