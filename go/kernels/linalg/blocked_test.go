@@ -312,3 +312,62 @@ func BenchmarkTrsmBlocked512(b *testing.B) {
 		trsmPar(testPar(), triParams{left: true, lower: true, trans: 'N'}, a, n, n, work, n, n, n)
 	}
 }
+
+func checkQR[T scalar](t *testing.T, m, n int) {
+	r := rand.New(rand.NewSource(int64(m*31 + n)))
+	a := randMat(r, m*n, isCplx[T]())
+	k := min(m, n)
+	x := toT[T](a)
+	tau := make([]T, k)
+	work := make([]T, max(m, n))
+	geqrfBlocked(testPar(), m, n, x, n, tau, work)
+	// Against the unblocked reflectors: equal up to rounding.
+	ref, rtau := toT[T](a), make([]T, k)
+	geqr2(m, n, ref, n, rtau, work)
+	d := normF(sub(fromT(x), fromT(ref))) / (float64(max(m, n)) * eps64 * normF(a))
+	require.Less(t, d, 10.0, "%dx%d geqrf vs geqr2", m, n)
+	rm := make([]complex128, k*n)
+	xs := fromT(x)
+	for i := 0; i < k; i++ {
+		for j := i; j < n; j++ {
+			rm[i*n+j] = xs[i*n+j]
+		}
+	}
+	// Q: m×k from the first k columns.
+	q := make([]T, m*k)
+	for i := 0; i < m; i++ {
+		copy(q[i*k:(i+1)*k], x[i*n:i*n+k])
+	}
+	orgqrBlocked(testPar(), m, k, k, q, k, tau, work)
+	qs := fromT(q)
+	res := normF(sub(matMul(qs, m, k, rm, n), a)) / (float64(max(m, n)) * eps64 * normF(a))
+	require.Less(t, res, 10.0, "%dx%d ‖A−QR‖/(n·eps·‖A‖)", m, n)
+	orth := normF(sub(matMul(adjoint(qs, m, k), k, m, qs, k), eye(k))) / (float64(max(m, n)) * eps64)
+	require.Less(t, orth, 10.0, "%dx%d ‖QᴴQ−I‖/(n·eps)", m, n)
+}
+
+func TestQRBlockedResidual(t *testing.T) {
+	for _, n := range blockedSizes {
+		checkQR[float64](t, n, n)
+		checkQR[complex128](t, n, n)
+	}
+	for _, mn := range [][2]int{{257, 100}, {100, 257}, {300, 130}, {130, 300}, {200, 97}} {
+		checkQR[float64](t, mn[0], mn[1])
+		checkQR[complex128](t, mn[0], mn[1])
+	}
+}
+
+// orgqr with more columns than reflectors (m ≥ n > k) against org2r.
+func TestOrgqrBlockedWide(t *testing.T) {
+	m, n, k := 300, 200, 130
+	r := rand.New(rand.NewSource(3))
+	a := toT[float64](randMat(r, m*n, false))
+	tau := make([]float64, k)
+	work := make([]float64, m)
+	geqrfBlocked(testPar(), m, k, a, n, tau, work) // first k columns only (lda n)
+	b := append([]float64(nil), a...)
+	orgqrBlocked(testPar(), m, n, k, a, n, tau, work)
+	org2r(m, n, k, b, n, tau, work)
+	d := normF(sub(fromT(a), fromT(b))) / (float64(m) * eps64 * math.Sqrt(float64(n)))
+	require.Less(t, d, 10.0)
+}

@@ -186,7 +186,7 @@ func geqrfStep[T scalar](par parallelFn, et ir.ElemType, batch, m, n int) kernel
 			work := scratchT[T](n)
 			defer work.release()
 			for b := lo; b < hi; b++ {
-				geqr2(m, n, all.s[b*m*n:(b+1)*m*n], n, tau.s[b*k:(b+1)*k], work.s)
+				geqrfBlocked(par, m, n, all.s[b*m*n:(b+1)*m*n], n, tau.s[b*k:(b+1)*k], work.s)
 			}
 		})
 		storeT(outs[0], all.s, et)
@@ -227,7 +227,7 @@ func orgqrStep[T scalar](par parallelFn, et ir.ElemType, batch, m, n, k int) ker
 			work := scratchT[T](n)
 			defer work.release()
 			for b := lo; b < hi; b++ {
-				org2r(m, n, k, all.s[b*m*n:(b+1)*m*n], n, tau.s[b*k:(b+1)*k], work.s)
+				orgqrBlocked(par, m, n, k, all.s[b*m*n:(b+1)*m*n], n, tau.s[b*k:(b+1)*k], work.s)
 			}
 		})
 		storeT(outs[0], all.s, et)
