@@ -94,10 +94,21 @@ func gemmUpd[T scalar](par parallelFn, m, n, k int, neg bool, a []T, ars, acs in
 func gemmUpdF64(par parallelFn, m, n, k int, neg bool, a []float64, ars, acs int, b []float64, brs, bcs int, c []float64, ldc int, lower bool) {
 	uk := ukF64
 	mr, nr := uk.mr, uk.nr
-	mcb := max(mr, mcBlock/mr*mr)
-	ncb := 256
+	// Tiles of at most mcBlock rows and 256 columns, evened out, and at
+	// least four of them when the shape allows, so that two workers
+	// finish together.
 	kcb := kcBlock
-	tilesM, tilesN := ceilDiv(m, mcb), ceilDiv(n, ncb)
+	tilesM := ceilDiv(m, max(mr, mcBlock/mr*mr))
+	tilesN := ceilDiv(n, 256)
+	if tilesM*tilesN < 4 {
+		tilesN = max(tilesN, min(ceilDiv(4, tilesM), ceilDiv(n, 4*nr)))
+		if tilesM*tilesN < 4 {
+			tilesM = max(tilesM, min(ceilDiv(4, tilesN), ceilDiv(m, 2*mr)))
+		}
+	}
+	mcb := roundUp(ceilDiv(m, tilesM), mr)
+	ncb := roundUp(ceilDiv(n, tilesN), nr)
+	tilesM, tilesN = ceilDiv(m, mcb), ceilDiv(n, ncb)
 	offs := make([]int, m+2*k+n)
 	rows, ksA, ksB, cols := offs[:m], offs[m:m+k], offs[m+k:m+2*k], offs[m+2*k:]
 	for i := range rows {
@@ -247,7 +258,7 @@ func trsmPar[T scalar](par parallelFn, p triParams, a []T, lda, k int, b []T, ld
 // its contribution removed from the other half of B by a matrix product,
 // then the other half is solved.
 func trsmBlocked[T scalar](p triParams, a []T, lda, k int, b []T, ldb, m, n int) {
-	if k <= trsmBase || m == 0 || n == 0 {
+	if k <= trsmBase || m == 0 || n == 0 || (p.left && n < 4) || (!p.left && m < 4) {
 		trsm(p, a, lda, k, b, ldb, m, n)
 		return
 	}
