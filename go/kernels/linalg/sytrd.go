@@ -47,6 +47,7 @@ func sytrdFull(par parallelFn, n int, a []float64, d, e, tau []float64) {
 	defer vb.release()
 	defer wb.release()
 	vt, wt := vb.s, wb.s // row p: the panel's p-th reflector v and its w
+	var coef [2 * sytrdNB]float64
 	for i0 := 0; i0 < n; i0 += nb {
 		jb := min(nb, n-i0)
 		clear(vt[:jb*n])
@@ -79,11 +80,15 @@ func sytrdFull(par parallelFn, n int, a []float64, d, e, tau []float64) {
 			// w = t·(A − V·Wᵀ − W·Vᵀ)·v over rows and columns i+1..n-1.
 			ys := wt[j*n+i+1 : (j+1)*n]
 			gemvPar(par, a[(i+1)*n+i+1:], n, vs, ys)
-			for p := 0; p < j; p++ {
-				vp, wp := vt[p*n+i+1:(p+1)*n], wt[p*n+i+1:(p+1)*n]
-				cw, cv := dotGo(wp, vs), dotGo(vp, vs)
-				for r := range ys {
-					ys[r] -= vp[r]*cw + wp[r]*cv
+			if j > 0 {
+				cw, cv := coef[:j], coef[sytrdNB:sytrdNB+j]
+				gemvRows(wt[i+1:], n, vs, cw)
+				gemvRows(vt[i+1:], n, vs, cv)
+				for p := 0; p < j; p++ {
+					vp, wp := vt[p*n+i+1:(p+1)*n], wt[p*n+i+1:(p+1)*n]
+					for r := range ys {
+						ys[r] -= vp[r]*cw[p] + wp[r]*cv[p]
+					}
 				}
 			}
 			for r := range ys {
@@ -131,9 +136,7 @@ func formQT(par parallelFn, n int, a, tau, x []float64) {
 		for j := 0; j < jb; j++ {
 			tj := tau[i0+j]
 			s0 := i0 + j + 1
-			for s := 0; s < j; s++ {
-				u[s] = dotGo(vt[s*n+s0:(s+1)*n], vt[j*n+s0:(j+1)*n])
-			}
+			gemvRows(vt[s0:], n, vt[j*n+s0:(j+1)*n], u[:j])
 			for q := 0; q < j; q++ {
 				var sum float64
 				for s := q; s < j; s++ {

@@ -118,13 +118,13 @@ func tqlRot(par parallelFn, n int, d, e []float64, zt []float64, ldz, w int) boo
 			}
 			// Wilkinson shift from the leading 2×2 block.
 			g := (d[l+1] - d[l]) / (2 * e[l])
-			r := math.Hypot(g, 1)
+			r := hypot(g, 1)
 			g = d[m] - d[l] + e[l]/(g+math.Copysign(r, g))
 			s, c, p := 1.0, 1.0, 0.0
 			underflow := false
 			for i := m - 1; i >= l; i-- {
 				f, b := s*e[i], c*e[i]
-				r = math.Hypot(f, g)
+				r = hypot(f, g)
 				e[i+1] = r
 				if r == 0 {
 					// Underflow: deflate and restart the sweep.
@@ -157,6 +157,18 @@ func tqlRot(par parallelFn, n int, d, e []float64, zt []float64, ldz, w int) boo
 		d[i] /= scale
 	}
 	return ok
+}
+
+// hypot is √(x²+y²): the plain formula where neither square can overflow
+// nor lose the result to underflow (the QL sweeps call it once per
+// rotation; math.Hypot's scaling costs more than the sweep's arithmetic),
+// math.Hypot elsewhere.
+func hypot(x, y float64) float64 {
+	big := max(math.Abs(x), math.Abs(y))
+	if big > 0x1p-400 && big < 0x1p400 {
+		return math.Sqrt(x*x + y*y)
+	}
+	return math.Hypot(x, y)
 }
 
 // ascending returns the permutation that sorts d ascending (stable).
