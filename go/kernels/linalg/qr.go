@@ -12,20 +12,18 @@ const qrNB = 32
 // unit diagonal and zeros above it written out): T[j][j] = tau_j,
 // T[0:j, j] = −tau_j·T[0:j, 0:j]·(Vᴴ·v_j).
 func larftV[T scalar](rows, jb int, v []T, tau []T, tm []T) {
+	// G = Vᴴ·V by one product (v_j is zero above row j, so G's column j
+	// holds the dot products the recurrence needs).
+	g := scratchT[T](jb * jb)
+	defer g.release()
+	clear(g.s)
+	gemmUpd(serial, jb, jb, rows, false, v, 1, jb, true, v, jb, 1, false, g.s, jb, false)
 	clear(tm[:jb*jb])
-	u := make([]T, jb)
 	for j := 0; j < jb; j++ {
-		for s := 0; s < j; s++ {
-			var sum T
-			for r := j; r < rows; r++ {
-				sum += conj(v[r*jb+s]) * v[r*jb+j]
-			}
-			u[s] = sum
-		}
 		for q := 0; q < j; q++ {
 			var sum T
 			for s := q; s < j; s++ {
-				sum += tm[q*jb+s] * u[s]
+				sum += tm[q*jb+s] * g.s[s*jb+j]
 			}
 			tm[q*jb+j] = -tau[j] * sum
 		}
@@ -90,7 +88,7 @@ func geqrfBlocked[T scalar](par parallelFn, m, n int, a []T, lda int, tau, work 
 		jb := min(qrNB, k-j0)
 		rows := m - j0
 		p := a[j0*lda+j0:]
-		geqr2(rows, jb, p, lda, tau[j0:j0+jb], work)
+		qrPanel(par, rows, jb, p, lda, tau[j0:j0+jb], work)
 		if j0+jb >= n {
 			break
 		}
@@ -137,5 +135,26 @@ func orgqrBlocked[T scalar](par parallelFn, m, n, k int, a []T, lda int, tau, wo
 		v := vs.s[j0*m : j0*m+rows*jb]
 		larftV(rows, jb, v, tau[j0:j0+jb], tm)
 		applyWY(par, rows, jb, n-j0, v, tm, false, a[j0*lda+j0:], lda)
+	}
+}
+
+// qrPanel factors a rows×w panel like geqr2, recursively: the left half
+// is factored, its reflectors applied to the right half as one block
+// reflector, then the right half below the left half's rows is factored.
+func qrPanel[T scalar](par parallelFn, rows, w int, a []T, lda int, tau, work []T) {
+	if w <= 8 || rows <= 8 {
+		geqr2(rows, w, a, lda, tau, work)
+		return
+	}
+	w1 := w / 2
+	qrPanel(par, rows, w1, a, lda, tau[:w1], work)
+	buf := scratchT[T](rows*w1 + w1*w1)
+	defer buf.release()
+	v, tm := buf.s[:rows*w1], buf.s[rows*w1:]
+	copyV(a, lda, rows, w1, v)
+	larftV(rows, w1, v, tau[:w1], tm)
+	applyWY(par, rows, w1, w-w1, v, tm, true, a[w1:], lda)
+	if rows > w1 {
+		qrPanel(par, rows-w1, w-w1, a[w1*lda+w1:], lda, tau[w1:w], work)
 	}
 }
