@@ -14,7 +14,7 @@ import (
 const (
 	blockNB  = 64 // panel width of the blocked Cholesky
 	blockMin = 96 // below this order the unblocked algorithms run as they are
-	trsmBase = 24 // triangular order solved without further splitting
+	trsmBase = 16 // triangular order solved without further splitting
 	luBase   = 8  // panel width the recursive LU factors with getf2
 	gemmSerF = 1 << 17
 )

@@ -41,6 +41,7 @@ func trsm[T scalar](p triParams, a []T, lda, k int, b []T, ldb, m, n int) {
 					continue
 				}
 				xk := b[kk*ldb : kk*ldb+n]
+				xk = xk[:len(xi)]
 				for j := range xi {
 					xi[j] -= f * xk[j]
 				}
