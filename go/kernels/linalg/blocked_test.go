@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gojax/gojax/go/ir"
 	"github.com/stretchr/testify/require"
 )
 
@@ -370,4 +371,83 @@ func TestOrgqrBlockedWide(t *testing.T) {
 	org2r(m, n, k, b, n, tau, work)
 	d := normF(sub(fromT(a), fromT(b))) / (float64(m) * eps64 * math.Sqrt(float64(n)))
 	require.Less(t, d, 10.0)
+}
+
+// Batched potrf and getrf custom calls above the blocking threshold, every
+// element type: per-matrix residuals, info for a batch item that is not
+// positive definite (the others unaffected).
+func TestBlockedCustomCallsBatched(t *testing.T) {
+	const batch, n = 3, 100
+	for _, pr := range lapackPrefixes {
+		et := elemOf(pr.name)
+		eps := eps64
+		if et == ir.F32 || et == ir.C64 {
+			eps = 0x1p-23
+		}
+		r := rand.New(rand.NewSource(9))
+		var in []complex128
+		for b := 0; b < batch; b++ {
+			a := hpd(r, n, pr.cplx)
+			if b == 1 {
+				a[50*n+50] = -1e9 // not positive definite from row 50
+			}
+			in = append(in, a...)
+		}
+		in = decodeAs(encodeAs(in, pr.name), pr.name)
+		op := ccOp("lapack_"+pr.p+"potrf_ffi", []*ir.TensorType{ir.Tensor(et, batch, n, n)},
+			[]*ir.TensorType{ir.Tensor(et, batch, n, n), ir.Tensor(ir.S32, batch)}, ir.Attrs{"uplo": u8('L')})
+		outs := runOp(t, fakeCtx{2}, op, encodeAs(in, pr.name))
+		l := decodeAs(outs[0], pr.name)
+		for b := 0; b < batch; b++ {
+			info := loadInt(ir.S32, outs[1], b)
+			if b == 1 {
+				require.Equal(t, int64(51), info, pr.p)
+				continue
+			}
+			require.Equal(t, int64(0), info, pr.p)
+			lb := append([]complex128(nil), l[b*n*n:(b+1)*n*n]...)
+			for i := 0; i < n; i++ {
+				for j := i + 1; j < n; j++ {
+					lb[i*n+j] = 0
+				}
+			}
+			a := in[b*n*n : (b+1)*n*n]
+			res := normF(sub(matMul(lb, n, n, adjoint(lb, n, n), n), hermitianFromTriangle(a, n, true))) / (n * eps * normF(a))
+			require.Less(t, res, 4.0, "%spotrf batch %d", pr.p, b)
+		}
+
+		const m = 130
+		g := decodeAs(encodeAs(randMat(r, batch*m*n, pr.cplx), pr.name), pr.name)
+		op = ccOp("lapack_"+pr.p+"getrf_ffi", []*ir.TensorType{ir.Tensor(et, batch, m, n)},
+			[]*ir.TensorType{ir.Tensor(et, batch, m, n), ir.Tensor(ir.S32, batch, n), ir.Tensor(ir.S32, batch)}, nil)
+		outs = runOp(t, fakeCtx{2}, op, encodeAs(g, pr.name))
+		lu := decodeAs(outs[0], pr.name)
+		for b := 0; b < batch; b++ {
+			require.Equal(t, int64(0), loadInt(ir.S32, outs[2], b))
+			x := lu[b*m*n : (b+1)*m*n]
+			lm, um := make([]complex128, m*n), make([]complex128, n*n)
+			for i := 0; i < m; i++ {
+				for j := 0; j < n; j++ {
+					switch {
+					case i > j:
+						lm[i*n+j] = x[i*n+j]
+					case i == j:
+						lm[i*n+j] = 1
+						um[i*n+j] = x[i*n+j]
+					case i < n:
+						um[i*n+j] = x[i*n+j]
+					}
+				}
+			}
+			pa := append([]complex128(nil), g[b*m*n:(b+1)*m*n]...)
+			for i := 0; i < n; i++ {
+				p := int(loadInt(ir.S32, outs[1], b*n+i)) - 1
+				for j := 0; j < n; j++ {
+					pa[i*n+j], pa[p*n+j] = pa[p*n+j], pa[i*n+j]
+				}
+			}
+			res := normF(sub(matMul(lm, m, n, um, n), pa)) / (m * eps * normF(pa))
+			require.Less(t, res, 8.0, "%sgetrf batch %d", pr.p, b)
+		}
+	}
 }
