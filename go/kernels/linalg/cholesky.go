@@ -86,7 +86,7 @@ func choleskyStep[T scalar](par parallelFn, et ir.ElemType, batch, n int, lower 
 						}
 					}
 				}
-				if potrfLower(m, n, n) != 0 {
+				if potrfBlocked(par, m, n, n) != 0 {
 					nan := fromC[T](math.NaN(), math.NaN())
 					for i := range m {
 						m[i] = nan

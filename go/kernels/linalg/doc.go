@@ -35,6 +35,16 @@
 //     sytrd/hetrd, gtsv; eigh.go: syevd/heevd; svd.go: gesdd, gesvd;
 //     eig.go: geev, gees; gtsv_perturbed.go: tridiagonal_solve_perturbed_ffi
 //     (tridiagonal_solve with perturb_singular=True).
+//   - blocked.go: blocked Cholesky, recursive LU and recursive triangular
+//     solves whose O(n³) updates go through gemmUpd (C ±= op(A)·op(B) on
+//     the packed GEMM's micro-kernels for float64, loops for complex);
+//     qr.go: blocked geqrf (recursive panels) and orgqr/ungqr with compact
+//     WY block reflectors; sytrd.go: blocked tridiagonal reduction of real
+//     symmetric matrices and the explicit Qᵀ; tridiag.go: implicit QL
+//     on the tridiagonal whose rotations are batched and applied to
+//     column strips of the eigenvector rows (rot_amd64.s: AVX-512/AVX2
+//     strip kernels and a four-row dot product; rot_other.go elsewhere).
+//     Below order 96 the unblocked algorithms run unchanged.
 //   - householder.go: unblocked LAPACK algorithms written once for real and
 //     complex data (scalar.go); schur.go: complex Schur form and
 //     eigenvectors; elem.go, batch.go, scratch.go: element conversion,

@@ -2,10 +2,7 @@ package linalg
 
 import (
 	"math"
-
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/lapack"
-	"gonum.org/v1/gonum/lapack/gonum"
+	"unsafe"
 
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
@@ -13,9 +10,10 @@ import (
 
 // syevd/heevd: eigenvalues (ascending) and eigenvectors (columns of the
 // first result) of a symmetric/Hermitian matrix, reading the uplo triangle.
-// Real matrices use gonum's Dsyev (tridiagonal QL/QR); complex ones are
-// reduced with hetd2, the real tridiagonal is solved with gonum's Dsteqr and
-// the eigenvectors are back-transformed. Eigenvectors are unique only up to
+// Real matrices are reduced to tridiagonal form by the blocked sytrdFull
+// (sytrd.go), complex ones with hetd2; the real tridiagonal is solved by
+// implicit QL (tridiag.go), its rotations applied to the rows of Qᵀ, which
+// become the eigenvectors. Eigenvectors are unique only up to
 // sign/phase (and within degenerate eigenspaces), as with LAPACK.
 
 func init() {
@@ -51,12 +49,6 @@ func lowerEigh(ctx kernel.Context, cc *customCall) (kernel.Step, error) {
 }
 
 func syevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower bool) kernel.Step {
-	ul := blas.Upper
-	if lower {
-		ul = blas.Lower
-	}
-	var impl gonum.Implementation
-	lwork := max(1, 3*n-1) + 64*n
 	return func(ins, outs [][]byte) error {
 		a := f64scratch(batch * n * n)
 		w := f64scratch(batch * n)
@@ -66,11 +58,9 @@ func syevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower b
 		info := make([]int32, batch)
 		var fe firstErr
 		forBatch(par, batch, 9*n*n*n+1, func(lo, hi int) {
-			work := f64scratch(lwork)
-			defer work.release()
 			for b := lo; b < hi; b++ {
 				fe.catch(name, func() {
-					if !impl.Dsyev(lapack.EVCompute, ul, n, a.s[b*n*n:(b+1)*n*n], max(n, 1), w.s[b*n:(b+1)*n], work.s, lwork) {
+					if !syevQL(par, lower, n, a.s[b*n*n:(b+1)*n*n], w.s[b*n:(b+1)*n]) {
 						info[b] = 1
 					}
 				})
@@ -86,9 +76,37 @@ func syevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower b
 	}
 }
 
+// syevQL overwrites a (row-major, the lower or upper triangle read) with
+// the eigenvectors of the symmetric matrix and w with its eigenvalues,
+// ascending: A = Q·T·Qᵀ by the blocked sytrdFull, Qᵀ formed explicitly,
+// then QL iteration on T rotates the rows of Qᵀ into the eigenvectors.
+func syevQL(par parallelFn, lower bool, n int, a, w []float64) bool {
+	if n == 0 {
+		return true
+	}
+	buf := f64scratch(2*n + n*n)
+	defer buf.release()
+	ee, tau, zt := buf.s[:n], buf.s[n:2*n], buf.s[2*n:]
+	symmetrize(a, n, lower)
+	sytrdFull(par, n, a, w, ee, tau)
+	formQT(par, n, a, tau, zt)
+	if !tqlRot(par, n, w, ee, zt, n, n) {
+		return false
+	}
+	perm := ascending(w)
+	copy(ee, w)
+	for j, p := range perm {
+		w[j] = ee[p]
+		row := zt[p*n : (p+1)*n]
+		for i, v := range row {
+			a[i*n+j] = v
+		}
+	}
+	return true
+}
+
 // heevStep: complex Hermitian eigendecomposition via tridiagonalization.
 func heevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower bool) kernel.Step {
-	var impl gonum.Implementation
 	return func(ins, outs [][]byte) error {
 		a := c128scratch(batch * n * n)
 		w := f64scratch(batch * n)
@@ -100,7 +118,7 @@ func heevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower b
 		forBatch(par, batch, 30*n*n*n+1, func(lo, hi int) {
 			for b := lo; b < hi; b++ {
 				fe.catch(name, func() {
-					info[b] = int32(heev(impl, n, a.s[b*n*n:(b+1)*n*n], w.s[b*n:(b+1)*n], lower))
+					info[b] = int32(heev(par, n, a.s[b*n*n:(b+1)*n*n], w.s[b*n:(b+1)*n], lower))
 				})
 			}
 		})
@@ -117,7 +135,7 @@ func heevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower b
 // heev overwrites a with the eigenvectors of the Hermitian matrix held in
 // its lower (or upper) triangle and w with the ascending eigenvalues;
 // returns a LAPACK-style info (>0: QL iteration failed).
-func heev(impl gonum.Implementation, n int, a []complex128, w []float64, lower bool) int {
+func heev(par parallelFn, n int, a []complex128, w []float64, lower bool) int {
 	if n == 0 {
 		return 0
 	}
@@ -151,22 +169,30 @@ func heev(impl gonum.Implementation, n int, a []complex128, w []float64, lower b
 			copy(q[(i+1)*n+1:(i+2)*n], sub[i*m:(i+1)*m])
 		}
 	}
-	z := make([]float64, n*n)
-	if !impl.Dsteqr(lapack.EVTridiag, n, d, e, z, n, make([]float64, max(1, 2*n-2))) {
+	// Eigenvectors: QL rotations of the rows of Qᵀ (real rotations act on
+	// real and imaginary parts alike, so the rows are rotated as float64
+	// pairs).
+	zt := make([]complex128, n*n)
+	for i := 0; i < n; i++ {
+		for k := 0; k < n; k++ {
+			zt[k*n+i] = q[i*n+k]
+		}
+	}
+	ee := append(e, 0)
+	ztf := unsafe.Slice((*float64)(unsafe.Pointer(&zt[0])), 2*n*n)
+	if !tqlRot(par, n, d, ee, ztf, 2*n, 2*n) {
 		nan := complex(math.NaN(), math.NaN())
 		for i := range a {
 			a[i] = nan
 		}
 		return 1
 	}
-	// Eigenvectors V = Q·Z.
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			var s complex128
-			for k := 0; k < n; k++ {
-				s += q[i*n+k] * complex(z[k*n+j], 0)
-			}
-			a[i*n+j] = s
+	perm := ascending(d)
+	dd := append([]float64(nil), d...)
+	for j, p := range perm {
+		d[j] = dd[p]
+		for i := 0; i < n; i++ {
+			a[i*n+j] = zt[p*n+i]
 		}
 	}
 	return 0

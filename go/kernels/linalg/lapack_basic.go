@@ -68,7 +68,7 @@ func potrfStep[T scalar](par parallelFn, et ir.ElemType, batch, n int, lower boo
 			for b := lo; b < hi; b++ {
 				m := all.s[b*n*n : (b+1)*n*n]
 				if lower {
-					info[b] = int32(potrfLower(m, n, n))
+					info[b] = int32(potrfBlocked(par, m, n, n))
 					continue
 				}
 				// A = Uᴴ·U from the upper triangle: factor L = Uᴴ.
@@ -78,7 +78,7 @@ func potrfStep[T scalar](par parallelFn, et ir.ElemType, batch, n int, lower boo
 						t[i*n+j] = conj(m[j*n+i])
 					}
 				}
-				info[b] = int32(potrfLower(t, n, n))
+				info[b] = int32(potrfBlocked(par, t, n, n))
 				for i := 0; i < n; i++ {
 					for j := 0; j <= i; j++ {
 						m[j*n+i] = conj(t[i*n+j])
@@ -147,7 +147,7 @@ func getrfStep[T scalar](par parallelFn, et ir.ElemType, batch, m, n int) kernel
 		info := make([]int32, batch)
 		forBatch(par, batch, m*n*k+1, func(lo, hi int) {
 			for b := lo; b < hi; b++ {
-				info[b] = int32(getf2(m, n, all.s[b*m*n:(b+1)*m*n], n, ipiv[b*k:(b+1)*k]))
+				info[b] = int32(getrfRec(par, m, n, all.s[b*m*n:(b+1)*m*n], n, ipiv[b*k:(b+1)*k]))
 			}
 		})
 		storeT(outs[0], all.s, et)
@@ -186,7 +186,7 @@ func geqrfStep[T scalar](par parallelFn, et ir.ElemType, batch, m, n int) kernel
 			work := scratchT[T](n)
 			defer work.release()
 			for b := lo; b < hi; b++ {
-				geqr2(m, n, all.s[b*m*n:(b+1)*m*n], n, tau.s[b*k:(b+1)*k], work.s)
+				geqrfBlocked(par, m, n, all.s[b*m*n:(b+1)*m*n], n, tau.s[b*k:(b+1)*k], work.s)
 			}
 		})
 		storeT(outs[0], all.s, et)
@@ -227,7 +227,7 @@ func orgqrStep[T scalar](par parallelFn, et ir.ElemType, batch, m, n, k int) ker
 			work := scratchT[T](n)
 			defer work.release()
 			for b := lo; b < hi; b++ {
-				org2r(m, n, k, all.s[b*m*n:(b+1)*m*n], n, tau.s[b*k:(b+1)*k], work.s)
+				orgqrBlocked(par, m, n, k, all.s[b*m*n:(b+1)*m*n], n, tau.s[b*k:(b+1)*k], work.s)
 			}
 		})
 		storeT(outs[0], all.s, et)

@@ -84,9 +84,16 @@ func (p svdPlan) realStep(par parallelFn) kernel.Step {
 		}
 	}
 	ldu, ldvt := max(p.ucols, 1), max(n, 1)
-	// The minimum workspace (gonum's workspace query needs real arrays);
-	// more would only enable blocking.
+	// The optimal workspace, which lets gonum use its blocked
+	// bidiagonalization (the minimum, max(5k, 3k+max(m, n)), runs the
+	// unblocked one); the query needs arrays of the real sizes.
 	lwork := max(1, 5*k, 3*k+max(m, n))
+	if m > 0 && n > 0 {
+		q := []float64{0}
+		impl.Dgesvd(job, job, m, n, make([]float64, m*n), max(n, 1), make([]float64, k),
+			make([]float64, m*p.ucols), ldu, make([]float64, p.vrows*n), ldvt, q, -1)
+		lwork = max(lwork, int(q[0]))
+	}
 	return func(ins, outs [][]byte) error {
 		a := f64scratch(p.batch * m * n)
 		s := f64scratch(p.batch * k)

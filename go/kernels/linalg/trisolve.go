@@ -14,9 +14,9 @@ type triParams struct {
 	trans             byte // 'N', 'T' or 'C'
 }
 
-// trsm solves in place: b is m×n row-major (ldb n), a is k×k (lda k) with
-// k = m (left) or n (right).
-func trsm[T scalar](p triParams, a []T, k int, b []T, m, n int) {
+// trsm solves in place, unblocked: b is m×n row-major (leading dimension
+// ldb), a is k×k (leading dimension lda) with k = m (left) or n (right).
+func trsm[T scalar](p triParams, a []T, lda, k int, b []T, ldb, m, n int) {
 	// Effective matrix M = op(tri(A)) and whether it is lower triangular.
 	at := func(i, j int) T {
 		if i == j && p.unit {
@@ -24,23 +24,24 @@ func trsm[T scalar](p triParams, a []T, k int, b []T, m, n int) {
 		}
 		switch p.trans {
 		case 'T':
-			return a[j*k+i]
+			return a[j*lda+i]
 		case 'C':
-			return conj(a[j*k+i])
+			return conj(a[j*lda+i])
 		}
-		return a[i*k+j]
+		return a[i*lda+j]
 	}
 	mLower := p.lower == (p.trans == 'N')
 	if p.left {
 		// Row i of X from the rows already solved (all columns at once).
 		solveRow := func(i, k0, k1 int) {
-			xi := b[i*n : (i+1)*n]
+			xi := b[i*ldb : i*ldb+n]
 			for kk := k0; kk < k1; kk++ {
 				f := at(i, kk)
 				if f == 0 {
 					continue
 				}
-				xk := b[kk*n : (kk+1)*n]
+				xk := b[kk*ldb : kk*ldb+n]
+				xk = xk[:len(xi)]
 				for j := range xi {
 					xi[j] -= f * xk[j]
 				}
@@ -65,7 +66,7 @@ func trsm[T scalar](p triParams, a []T, k int, b []T, m, n int) {
 	}
 	// Right side: each row x of X solves x·M = b independently.
 	for r := 0; r < m; r++ {
-		x := b[r*n : (r+1)*n]
+		x := b[r*ldb : r*ldb+n]
 		if !mLower {
 			for j := 0; j < n; j++ {
 				s := x[j]
@@ -165,7 +166,7 @@ func trsmRun[T scalar](par parallelFn, et ir.ElemType, p triParams, batch, k, m,
 		loadT(b.s, ins[1], et)
 		forBatch(par, batch, k*m*n+1, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				trsm(p, a.s[i*k*k:(i+1)*k*k], k, b.s[i*m*n:(i+1)*m*n], m, n)
+				trsmPar(par, p, a.s[i*k*k:(i+1)*k*k], k, k, b.s[i*m*n:(i+1)*m*n], n, m, n)
 			}
 		})
 		storeT(outs[0], b.s, et)

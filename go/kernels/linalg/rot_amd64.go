@@ -1,0 +1,63 @@
+//go:build amd64 && !purego
+
+package linalg
+
+import "github.com/gojax/gojax/go/internal/cpufeat"
+
+//go:noescape
+func rotAVX2(x, y *float64, n int, c, s float64)
+
+// rot applies the plane rotation x, y := c·x − s·y, s·x + c·y to two
+// equally long rows.
+func rot(x, y []float64, c, s float64) {
+	y = y[:len(x)]
+	if cpufeat.AVX2FMA && len(x) >= 4 {
+		rotAVX2(&x[0], &y[0], len(x), c, s)
+		return
+	}
+	rotGo(x, y, c, s)
+}
+
+//go:noescape
+func dot4AVX2(a *float64, lda int, v *float64, n int, y *[4]float64)
+
+// gemvRows sets y[r] = a[r*lda:][:len(v)]·v for r < len(y).
+func gemvRows(a []float64, lda int, v, y []float64) {
+	n := len(v)
+	r := 0
+	if cpufeat.AVX2FMA && n > 0 {
+		for ; r+4 <= len(y); r += 4 {
+			_ = a[(r+3)*lda+n-1]
+			dot4AVX2(&a[r*lda], lda, &v[0], n, (*[4]float64)(y[r:]))
+		}
+	}
+	for ; r < len(y); r++ {
+		y[r] = dotGo(a[r*lda:r*lda+n], v)
+	}
+}
+
+//go:noescape
+func rotStrip32AVX512(rots *planeRot, nrot int, z *float64, ldz int)
+
+//go:noescape
+func rotStrip16AVX2(rots *planeRot, nrot int, z *float64, ldz int)
+
+// rotStrips applies rots in order to columns [c0, c1) of the rows of zt
+// (row r at zt[r*ldz:]), in strips of 32 (AVX-512) or 16 (AVX2) columns,
+// the rest in Go; maxRow is the largest row a rotation touches.
+func rotStrips(rots []planeRot, zt []float64, ldz, c0, c1, maxRow int) {
+	if len(rots) > 0 && c1 > c0 {
+		_ = zt[maxRow*ldz+c1-1]
+		if cpufeat.AVX512 {
+			for ; c0+32 <= c1; c0 += 32 {
+				rotStrip32AVX512(&rots[0], len(rots), &zt[c0], ldz)
+			}
+		}
+		if cpufeat.AVX2FMA {
+			for ; c0+16 <= c1; c0 += 16 {
+				rotStrip16AVX2(&rots[0], len(rots), &zt[c0], ldz)
+			}
+		}
+	}
+	rotStripsGo(rots, zt, ldz, c0, c1)
+}

@@ -1,0 +1,20 @@
+//go:build !amd64 || purego
+
+package linalg
+
+// rot applies the plane rotation x, y := c·x − s·y, s·x + c·y to two
+// equally long rows.
+func rot(x, y []float64, c, s float64) { rotGo(x, y, c, s) }
+
+// gemvRows sets y[r] = a[r*lda:][:len(v)]·v for r < len(y).
+func gemvRows(a []float64, lda int, v, y []float64) {
+	n := len(v)
+	for r := range y {
+		y[r] = dotGo(a[r*lda:r*lda+n], v)
+	}
+}
+
+// rotStrips applies rots in order to columns [c0, c1) of the rows of zt.
+func rotStrips(rots []planeRot, zt []float64, ldz, c0, c1, maxRow int) {
+	rotStripsGo(rots, zt, ldz, c0, c1)
+}
