@@ -265,6 +265,7 @@ func gatherStep(ctx kernel.Context, op *ir.Op, sizes []int64, dynamic bool) (ker
 		return func(ins, outs [][]byte) error { return nil }, nil
 	}
 	winElems := max(1, win.total)
+	fast := newFastGather(ib, maxStart, stStride, es, win, winElems)
 	return func(ins, outs [][]byte) error {
 		if dynamic {
 			for d := range r {
@@ -274,6 +275,10 @@ func gatherStep(ctx kernel.Context, op *ir.Op, sizes []int64, dynamic bool) (ker
 			}
 		}
 		src, dst, ix := ins[0], outs[0], ins[1]
+		if fast != nil {
+			fast.run(ctx, dst, src, ix)
+			return nil
+		}
 		work := func(lo, hi int) {
 			for b := int64(lo); b < int64(hi); b++ {
 				io, oo, so := ib.offsets(b)
