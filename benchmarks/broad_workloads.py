@@ -405,7 +405,8 @@ def _gather_group():
         W("bincount_1M_1000", "histogram",
           lambda: (lambda x: jnp.bincount(x, length=1000), [idx(M, 1000)]), close(0)),
         W("histogram_1M_100bins", "histogram",
-          lambda: (lambda x: jnp.histogram(x, bins=100, range=(-4.0, 4.0))[0], [_normal(M)]), close(1e-6)),
+          lambda: (lambda x: jnp.histogram(x, bins=100, range=(-4.0, 4.0))[0], [_normal(M)]),
+          close(1e-3)),  # a value within rounding of a bin edge may land in either bin
         W("searchsorted_1M_in_4k", "histogram",
           lambda: (lambda s, x: jnp.searchsorted(s, x), [np.sort(_normal(4096, seed=1)), _normal(M)]), close(0)),
     ]
