@@ -168,6 +168,14 @@ def _spawn(args: list[str], log) -> subprocess.Popen:
     return subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
 
 
+def _crash_reason(text: str) -> str:
+    """The first line that says why a child died (a Go fatal error or panic, a signal), else the output's tail."""
+    for line in text.splitlines():
+        if line.startswith(("fatal error:", "panic:", "SIGSEGV", "SIGBUS", "unexpected signal", "Fatal Python error")):
+            return line.strip()
+    return text.strip()[-800:]
+
+
 def run_in_children(ws: list[bw.BroadWorkload], quick: bool, timeout_s: float, on_result) -> list[dict]:
     """Runs ws in children (f32 and x64 apart), restarting after a crash or hang; calls on_result per result."""
     results = []
@@ -206,7 +214,8 @@ def run_in_children(ws: list[bw.BroadWorkload], quick: bool, timeout_s: float, o
                         break
                     time.sleep(0.2)
                 with open(logp) as f:
-                    tail = f.read()[-1500:]
+                    text = f.read()
+                tail = _crash_reason(text)
             rest = [w for w in todo if w.name not in done]
             if rest:
                 bad = rest[0] if current is None else next(w for w in rest if w.name == current)
@@ -310,7 +319,8 @@ def run_memory(ws: list[bw.BroadWorkload], jobs: int, timeout_s: float) -> dict:
             n, k, p, t0 = item
             if p.poll() is None and time.time() - t0 < timeout_s:
                 continue
-            if p.poll() is None:
+            timed_out = p.poll() is None
+            if timed_out:
                 p.kill()
             text = p.communicate()[0]
             running.remove(item)
@@ -318,7 +328,8 @@ def run_memory(ws: list[bw.BroadWorkload], jobs: int, timeout_s: float) -> dict:
             if line:
                 out[n][k] = json.loads(line[-1][len("MEMORY_RESULT "):])
             else:
-                out[n][k] = {"error": f"memory child failed (rc {p.returncode}): {text.strip()[-300:]}"}
+                why = f"timed out after {timeout_s:.0f} s" if timed_out else _crash_reason(text)[-300:]
+                out[n][k] = {"error": f"memory child failed (rc {p.returncode}): {why}"}
     return out
 
 
@@ -467,7 +478,11 @@ def main(a) -> int:
     print(m.derivation[0])
     print(f"gojax: {cli._gojax_build()}")
     s = QUICK if a.quick else SETTINGS
-    print(f"broad suite: {len(ws)} workloads; settings {s}; ratio = gojax time / XLA time (lower is better)")
+    if a.blas_threads:  # children inherit it; XLA:CPU's LAPACK calls go through scipy's OpenBLAS
+        for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[v] = str(a.blas_threads)
+    print(f"broad suite: {len(ws)} workloads; settings {s}; BLAS threads "
+          f"{os.environ.get('OPENBLAS_NUM_THREADS', 'default')}; ratio = gojax time / XLA time (lower is better)")
     results, skipped = [], []
     runnable = []
     for w in ws:
@@ -493,6 +508,24 @@ def main(a) -> int:
 
     results = run_in_children(runnable, a.quick, a.timeout, on_result) + skipped
     t_run = time.perf_counter() - t_start
+    json_path = a.json if a.json is not None else "build/benchmarks/broad.json"
+    png_path = a.png if a.png is not None else "build/benchmarks/broad.png"
+
+    def document(results, with_memory):
+        import jax
+
+        order = {w.name: i for i, w in enumerate(all_ws)}
+        results.sort(key=lambda r: order.get(r["name"], len(order)))
+        return {"suite": "broad", "machine": m.to_json(), "settings": s.__dict__, "quick": a.quick,
+                "memory": with_memory, "jax_version": jax.__version__, "gojax": cli._gojax_build(),
+                "time_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "run_s": t_run,
+                "command": "python -m benchmarks " + " ".join(sys.argv[1:]),
+                "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS", "default"),
+                "ratio": "gojax median time / XLA:CPU median time (lower is better; < 1: gojax faster)",
+                "summary": summarize(results), "results": results}
+
+    if a.memory and json_path:  # the timings are kept even if the (long) memory phase is interrupted
+        report.write_json(json_path, document(results, False))
     if a.memory:
         t0 = time.perf_counter()
         print(f"measuring peak memory ({a.memory_jobs} children at a time)...", flush=True)
@@ -501,20 +534,8 @@ def main(a) -> int:
             if r["name"] in mem:
                 r["memory"] = mem[r["name"]]
         print(f"  memory done in {time.perf_counter() - t0:.0f} s")
-    order = {w.name: i for i, w in enumerate(all_ws)}
-    results.sort(key=lambda r: order.get(r["name"], len(order)))
-    summ = summarize(results)
-
-    import jax
-
-    doc = {"suite": "broad", "machine": m.to_json(), "settings": s.__dict__, "quick": a.quick,
-           "memory": bool(a.memory), "jax_version": jax.__version__, "gojax": cli._gojax_build(),
-           "time_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "run_s": t_run,
-           "command": "python -m benchmarks " + " ".join(sys.argv[1:]),
-           "ratio": "gojax median time / XLA:CPU median time (lower is better; < 1: gojax faster)",
-           "summary": summ, "results": results}
-    json_path = a.json if a.json is not None else "build/benchmarks/broad.json"
-    png_path = a.png if a.png is not None else "build/benchmarks/broad.png"
+    doc = document(results, bool(a.memory))
+    summ = doc["summary"]
     if json_path:
         report.write_json(json_path, doc)
     print()

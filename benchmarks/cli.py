@@ -40,6 +40,9 @@ def _parse(argv):
     p.add_argument("--memory", action="store_true", help="broad: also measure peak RSS growth per workload and "
                    "backend, each in a fresh child process (slower)")
     p.add_argument("--memory-jobs", type=int, default=2, help="broad --memory: children at a time")
+    p.add_argument("--blas-threads", type=int, default=0, help="broad: set OPENBLAS_NUM_THREADS (and OMP_, MKL_) "
+                   "for the runs; XLA:CPU's linalg calls LAPACK through scipy's OpenBLAS, whose threads spin and "
+                   "collapse on a loaded machine (0: leave the environment as it is)")
     p.add_argument("--timeout", type=float, default=120, help="broad: seconds one workload may take before its "
                    "child process is killed and the workload recorded as failed")
     p.add_argument("--x64-child", action="store_true", help=argparse.SUPPRESS)
