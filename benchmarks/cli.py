@@ -1,8 +1,10 @@
-"""python -m benchmarks [--quick] [--only NAME[,NAME]] [--json PATH] [--png PATH] [--export DIR]
+"""python -m benchmarks [--suite default|broad] [--quick] [--only NAME[,NAME]] [--json PATH] [--png PATH] [--export DIR]
 
 Runs each workload on gojax and XLA:CPU alternately in one process and prints
 medians, IQR, gojax/XLA time ratios against the targets, and rates against
 this machine's peak. f64 workloads run in a child process with jax_enable_x64.
+`--suite broad` runs the broad suite instead (benchmarks/broad.py): ~150 workloads,
+one or more per op family, with result checks and optional peak memory (--memory).
 """
 
 from __future__ import annotations
@@ -22,17 +24,36 @@ BACKENDS = {"gojax": "gojax", "xla": "cpu"}  # our name -> jax backend name
 
 def _parse(argv):
     p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[1])
+    p.add_argument("--suite", choices=("default", "broad"), default="default",
+                   help="default: the seven-group run; broad: one or more workloads per op family")
     p.add_argument("--quick", action="store_true", help="few reps: a smoke run, not a measurement")
     p.add_argument("--only", default="", help="comma-separated workload names or groups "
                    "(matmul, elementwise, reduction, conv, model, dispatch, compile)")
-    p.add_argument("--json", default="build/benchmarks/results.json", help="where to write the JSON results")
-    p.add_argument("--png", default="build/benchmarks/results.png", help="where to write the chart")
+    p.add_argument("--json", default=None, help="where to write the JSON results "
+                   "(default build/benchmarks/results.json; broad: build/benchmarks/broad.json)")
+    p.add_argument("--png", default=None, help="where to write the chart "
+                   "(default build/benchmarks/results.png; broad: build/benchmarks/broad.png)")
     p.add_argument("--md", default="", help="also write the results as a Markdown table (for docs/performance.md)")
     p.add_argument("--export", metavar="DIR", help="write each selected workload as DIR/NAME.bc (jax.export "
                    "portable artifact) + DIR/NAME.json (input dtypes/shapes) for go/cmd/gojax-prof, then exit")
     p.add_argument("--list", action="store_true", help="list workload names and exit")
+    p.add_argument("--memory", action="store_true", help="broad: also measure peak RSS growth per workload and "
+                   "backend, each in a fresh child process (slower)")
+    p.add_argument("--memory-jobs", type=int, default=2, help="broad --memory: children at a time")
+    p.add_argument("--blas-threads", type=int, default=0, help="broad: set OPENBLAS_NUM_THREADS (and OMP_, MKL_) "
+                   "for the runs; XLA:CPU's linalg calls LAPACK through scipy's OpenBLAS, whose threads spin and "
+                   "collapse on a loaded machine (0: leave the environment as it is)")
+    p.add_argument("--timeout", type=float, default=120, help="broad: seconds one workload may take before its "
+                   "child process is killed and the workload recorded as failed")
     p.add_argument("--x64-child", action="store_true", help=argparse.SUPPRESS)
-    return p.parse_args(argv)
+    p.add_argument("--broad-child", default="", help=argparse.SUPPRESS)
+    p.add_argument("--mem-child", default="", help=argparse.SUPPRESS)
+    p.add_argument("--mem-backend", default="gojax", help=argparse.SUPPRESS)
+    a = p.parse_args(argv)
+    if a.suite == "default":
+        a.json = "build/benchmarks/results.json" if a.json is None else a.json
+        a.png = "build/benchmarks/results.png" if a.png is None else a.png
+    return a
 
 
 def _selected(only: str, names_groups: list[tuple[str, str]]) -> set[str]:
@@ -137,6 +158,10 @@ def _gojax_build() -> dict:
 
 def main(argv=None) -> int:
     a = _parse(sys.argv[1:] if argv is None else argv)
+    if a.suite == "broad":
+        from benchmarks import broad
+
+        return broad.main(a)
     if a.x64_child:
         import jax
 
