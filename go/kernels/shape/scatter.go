@@ -197,7 +197,17 @@ func lowerScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		}
 	}
 
-	switch kind := scatterBody(op.Regions[0], n); {
+	kind := scatterBody(op.Regions[0], n)
+	if n == 1 && kind != "" && winOne && len(maxStart) == 1 {
+		if pt := newPointScatter(ib, kind, elems[0], maxStart[0], stStride[0]); pt != nil {
+			return func(ins, outs [][]byte) error {
+				copyInputs(ins, outs)
+				pt.run(outs[0], ins[2], ins[1])
+				return nil
+			}, nil
+		}
+	}
+	switch {
 	case kind == "replace":
 		return func(ins, outs [][]byte) error {
 			copyInputs(ins, outs)
@@ -214,15 +224,6 @@ func lowerScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 			return nil
 		}, nil
 	case kind != "":
-		if winOne && len(maxStart) == 1 {
-			if pt := newPointScatter(ib, kind, elems[0], maxStart[0], stStride[0]); pt != nil {
-				return func(ins, outs [][]byte) error {
-					copyInputs(ins, outs)
-					pt.run(outs[0], ins[2], ins[1])
-					return nil
-				}, nil
-			}
-		}
 		if fn := rowFnFor(kind, elems[0]); fn != nil {
 			return func(ins, outs [][]byte) error {
 				copyInputs(ins, outs)

@@ -106,6 +106,21 @@ func decodeOffsets[I intT](o []int64, ix []I, i0, is int, maxStart, opStride int
 // pointFnFor returns the point combiner of the update computation kind for
 // et, or nil (the general path then runs).
 func pointFnFor(kind string, et ir.ElemType) pointFn {
+	if kind == "replace" {
+		switch et.ByteSize() {
+		case 1:
+			return replacePoints[uint8]
+		case 2:
+			return replacePoints[uint16]
+		case 4:
+			return replacePoints[uint32]
+		case 8:
+			return replacePoints[uint64]
+		case 16:
+			return replacePoints[[2]uint64]
+		}
+		return nil
+	}
 	switch et {
 	case ir.F32:
 		return floatPoints[float32](kind)
@@ -192,6 +207,16 @@ func intPoints[T intT](kind string) pointFn {
 		}
 	}
 	return nil
+}
+
+// replacePoints stores each update (the last one wins where indices repeat).
+func replacePoints[T byteview.Elem](dst, src []byte, offs []int64, u0, us int) {
+	D, S := byteview.As[T](dst), byteview.As[T](src)
+	for i, o := range offs {
+		if o >= 0 {
+			D[o] = S[u0+i*us]
+		}
+	}
 }
 
 func addPoints[T numT](dst, src []byte, offs []int64, u0, us int) {

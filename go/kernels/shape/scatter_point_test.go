@@ -53,6 +53,10 @@ func decodedIndex(et ir.ElemType, v int64) int64 {
 }
 
 func pointScatterOp(et, it ir.ElemType, n int64, batch []int64, implicit bool, body string) *ir.Op {
+	region := replaceRegion(et)
+	if body != "replace" {
+		region = binRegion(body, et)
+	}
 	idxShape := append([]int64(nil), batch...)
 	ivd := int64(len(batch))
 	if !implicit {
@@ -63,7 +67,7 @@ func pointScatterOp(et, it ir.ElemType, n int64, batch []int64, implicit bool, b
 		[]ir.Type{ir.Tensor(et, n)}, ir.Attrs{
 			"update_window_dims": i64a(), "inserted_window_dims": i64a(0), "input_batching_dims": i64a(),
 			"scatter_indices_batching_dims": i64a(), "scatter_dims_to_operand_dims": i64a(0),
-			"index_vector_dim": ir.IntAttr{Value: ivd}}, binRegion(body, et))
+			"index_vector_dim": ir.IntAttr{Value: ivd}}, region)
 }
 
 // TestPointScatter checks the point path (bincount, segment_sum) against
@@ -103,6 +107,7 @@ func TestPointScatter(t *testing.T) {
 							}
 							return a
 						},
+						"replace": func(a, b float32) float32 { return b },
 						"stablehlo.minimum": func(a, b float32) float32 {
 							if b < a || b != b {
 								return b
