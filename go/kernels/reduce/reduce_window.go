@@ -402,6 +402,11 @@ func genericWindow(ctx kernel.Context, op *ir.Op, g *windowGeom, elems []ir.Elem
 	}
 	nOut := int(lowerutil.Numel(g.outShape))
 	return func(ins, outs [][]byte) error {
+		if g.scanDim >= 0 && !g.scanRev {
+			if done, err := genericScan(ctx, op, g, es, body, ins, outs); done || err != nil {
+				return err
+			}
+		}
 		var firstErr error
 		errOnce := make(chan struct{}, 1)
 		work := func(lo, hi int) {
@@ -453,4 +458,76 @@ func genericWindow(ctx kernel.Context, op *ir.Op, g *windowGeom, elems []ir.Elem
 		}
 		return firstErr
 	}
+}
+
+// genericScan runs a forward cumulative window (cumlogsumexp and other
+// scans whose body is not one recognised op) in O(n) per line: output i
+// folds init, the window's padding (init again) and x[0..i] left to right,
+// which is body(output i-1, x[i]) exactly, provided folding init into
+// init gives init. That is checked on this run's init values; it returns
+// done = false (the general walk runs) when it does not hold.
+func genericScan(ctx kernel.Context, op *ir.Op, g *windowGeom, es []int, body kernel.Callable, ins, outs [][]byte) (bool, error) {
+	n := len(es)
+	args := make([][]byte, 2*n)
+	res := make([][]byte, n)
+	for i := range n {
+		args[i], args[n+i] = ins[n+i], ins[n+i]
+		res[i] = make([]byte, es[i])
+	}
+	if err := body.Call(args, res); err != nil {
+		return false, op.Errorf("body: %v", err)
+	}
+	for i := range n {
+		if !bytes.Equal(res[i], ins[n+i]) {
+			return false, nil
+		}
+	}
+	d := g.scanDim
+	length := int(g.inShape[d])
+	inner := int(g.inSt[d])
+	total := int(lowerutil.Numel(g.inShape))
+	if total == 0 || length == 0 {
+		return true, nil
+	}
+	lines := total / length // (outer, inner) pairs
+	var firstErr error
+	errOnce := make(chan struct{}, 1)
+	work := func(lo, hi int) {
+		args := make([][]byte, 2*n)
+		cur, next := make([][]byte, n), make([][]byte, n)
+		for i := range n {
+			cur[i], next[i] = make([]byte, es[i]), make([]byte, es[i])
+		}
+		for l := lo; l < hi; l++ {
+			p := (l/inner)*length*inner + l%inner
+			for i := range n {
+				copy(cur[i], ins[n+i])
+			}
+			for range length {
+				copy(args, cur)
+				for i := range n {
+					args[n+i] = ins[i][p*es[i] : (p+1)*es[i]]
+				}
+				if err := body.Call(args, next); err != nil {
+					select {
+					case errOnce <- struct{}{}:
+						firstErr = op.Errorf("body: %v", err)
+					default:
+					}
+					return
+				}
+				cur, next = next, cur
+				for i := range n {
+					copy(outs[i][p*es[i]:], cur[i])
+				}
+				p += inner
+			}
+		}
+	}
+	if ctx == nil || lines < 2 || lines*length < 4096 {
+		work(0, lines)
+	} else {
+		ctx.Parallel(lines, max(1, 4096/length), work)
+	}
+	return true, firstErr
 }
