@@ -357,6 +357,28 @@ func dotStep(kind computeKind, p *gemmPlan, le, re, oe ir.ElemType, par parallel
 			return nil
 		}
 	}
+	if narrowInt(le) && narrowInt(re) && oe != ir.Pred && p.k <= maxExactK {
+		// Products of 8- and 16-bit integers are below 2^32 in magnitude,
+		// so sums of up to 2^21 of them are exact in float64: the float64
+		// GEMM gives the integer sums, which then wrap to the result type
+		// as the int64 loop's would. (int8 → int32 512³ took 735× XLA.)
+		return func(ins, outs [][]byte) error {
+			a := f64scratch(len(ins[0]) / le.ByteSize())
+			b := f64scratch(len(ins[1]) / re.ByteSize())
+			c := f64scratch(p.batch * p.m * p.n)
+			intsToF64(a.s, ins[0], le)
+			intsToF64(b.s, ins[1], re)
+			gemm(p, ukF64, a.s, b.s, c.s, par, f64scratch)
+			ci := i64scratch(len(c.s))
+			for i, v := range c.s {
+				ci.s[i] = int64(v)
+			}
+			fromI64(outs[0], ci.s, oe)
+			releaseAll(a, b, c)
+			ci.release()
+			return nil
+		}
+	}
 	return func(ins, outs [][]byte) error {
 		a := i64scratch(len(ins[0]) / le.ByteSize())
 		b := i64scratch(len(ins[1]) / re.ByteSize())
@@ -482,4 +504,23 @@ func narrowBF16Go(dst []uint16, src []float32) {
 	for i, v := range src {
 		dst[i] = floatconv.F32ToBF16(v)
 	}
+}
+
+// maxExactK is the longest contraction whose float64 sums of products of
+// 16-bit integers are exact (2^21 terms below 2^32 each: under 2^53).
+const maxExactK = 1 << 21
+
+// narrowInt reports integer types of at most 16 bits (booleans excluded).
+func narrowInt(t ir.ElemType) bool {
+	return t.IsInteger() && t != ir.Pred && t.Bits() <= 16
+}
+
+// intsToF64 widens integers of type t exactly.
+func intsToF64(dst []float64, src []byte, t ir.ElemType) {
+	tmp := i64scratch(len(dst))
+	toI64(tmp.s, src, t)
+	for i, v := range tmp.s {
+		dst[i] = float64(v)
+	}
+	tmp.release()
 }

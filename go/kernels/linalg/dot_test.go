@@ -293,6 +293,25 @@ func TestDotGeneralOtherTypes(t *testing.T) {
 				require.Equal(t, int64(real(want[i])), loadInt(ir.S32, out, i))
 			}
 		})
+		t.Run(tc.name+"/u16xs16-to-s8-wraps", func(t *testing.T) {
+			a, b := make([]byte, 2*nl), make([]byte, 2*nr)
+			ac, bc := make([]complex128, nl), make([]complex128, nr)
+			for i := range nl {
+				v := uint16(r.Intn(1 << 16))
+				a[2*i], a[2*i+1], ac[i] = byte(v), byte(v>>8), complex(float64(v), 0)
+			}
+			for i := range nr {
+				v := int16(r.Intn(1<<16) - 1<<15)
+				b[2*i], b[2*i+1], bc[i] = byte(v), byte(uint16(v)>>8), complex(float64(v), 0)
+			}
+			want := refDot(tc.ls, tc.rs, os, tc.d, ac, bc)
+			op := mkOp("stablehlo.dot_general", []*ir.TensorType{ir.Tensor(ir.U16, tc.ls...), ir.Tensor(ir.S16, tc.rs...)},
+				[]*ir.TensorType{ir.Tensor(ir.S8, os...)}, attrs)
+			out := runOp(t, fakeCtx{2}, op, a, b)[0]
+			for i := range want {
+				require.Equal(t, int64(int8(int64(real(want[i])))), loadInt(ir.S8, out, i), "element %d", i)
+			}
+		})
 		t.Run(tc.name+"/bf16-to-f32", func(t *testing.T) {
 			a, b := make([]byte, 2*nl), make([]byte, 2*nr)
 			ac, bc := make([]complex128, nl), make([]complex128, nr)
