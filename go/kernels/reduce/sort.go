@@ -314,6 +314,7 @@ func lowerSort(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		return nil, op.Errorf("expected N inputs, N results and a comparator")
 	}
 	es := make([]int, nres)
+	elems := make([]ir.ElemType, nres)
 	outShape := slices.Clone(in0.Shape)
 	outShape[dim] = int64(keep)
 	for i := range nres {
@@ -324,7 +325,7 @@ func lowerSort(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		if !lowerutil.SameShape(out.Shape, outShape) {
 			return nil, op.Errorf("result %d %s does not keep %d of %s along dimension %d", i, out, keep, in0, dim)
 		}
-		es[i] = out.Elem.ByteSize()
+		es[i], elems[i] = out.Elem.ByteSize(), out.Elem
 		if operandOf[i] < 0 {
 			if !(out.Elem == ir.S32 || out.Elem == ir.S64 || out.Elem == ir.U32 || out.Elem == ir.U64) || int64(length) > math.MaxInt32 {
 				return nil, op.Errorf("positions result %d is %s; expected 32- or 64-bit integers", i, out)
@@ -353,6 +354,9 @@ func lowerSort(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		s.key = &k
 		s.et = et
 	} else {
+		if lex, ok := matchLexComparator(op.Regions[0], elems); ok && keysAreOperands(lex, operandOf) {
+			s.lex = lex // the region stays the fallback for NaNs under FLOAT
+		}
 		body, err := ctx.CompileRegion(op.Regions[0])
 		if err != nil {
 			return nil, op.Errorf("compiling comparator: %v", err)
@@ -366,8 +370,9 @@ type sorter struct {
 	n                     int
 	es                    []int
 	length, inner, slices int
-	keep                  int   // leading elements of each sorted slice written out
-	operandOf             []int // result i's operand; -1: the result is the sorted positions
+	keep                  int      // leading elements of each sorted slice written out
+	operandOf             []int    // result i's operand; -1: the result is the sorted positions
+	lex                   []lexKey // a recognised lexicographic comparator, most significant key first
 	key                   *sortKey
 	et                    ir.ElemType
 	body                  kernel.Callable
@@ -379,6 +384,8 @@ type sortScratch struct {
 	ukeys     []uint64
 	fkeys     []float64
 	radix     radixScratch
+	lexKeys   []uint64
+	lexPerm   []int32
 	posArgs   []byte // the comparator's position arguments, 16 bytes per result
 	args      [][]byte
 	res       [][]byte
@@ -458,6 +465,10 @@ func (s *sorter) sortSlice(ins, outs [][]byte, sl int, sc *sortScratch) error {
 		} else {
 			s.sortFloatsWithNaN(ins[0], base, sc)
 		}
+		s.permute(ins, outs, base, perm)
+		return nil
+	}
+	if s.lex != nil && s.sortByKeys(ins, base, perm, sc) {
 		s.permute(ins, outs, base, perm)
 		return nil
 	}
@@ -614,4 +625,15 @@ func floatExpMask(et ir.ElemType) uint64 {
 		return 0x7c00
 	}
 	return 0x7f80 // bf16
+}
+
+// keysAreOperands reports whether every key reads a materialized operand
+// (not the positions a partial sort writes itself).
+func keysAreOperands(keys []lexKey, operandOf []int) bool {
+	for _, k := range keys {
+		if operandOf[k.op] < 0 {
+			return false
+		}
+	}
+	return true
 }
