@@ -225,9 +225,14 @@ func (t *typed[A]) scan(ctx kernel.Context, g *windowGeom, in, out []byte, init 
 	view := t.st.view
 	if g.scanRev {
 		// r = x[i] ⊕ (x[i+1] ⊕ …) from the end of the line (see
-		// exactlyAssociative for why the grouping is sound); output i folds init, r, then init again
-		// for its i padding positions (once is enough: init is idempotent).
+		// exactlyAssociative for why the grouping is sound); output i
+		// folds init, r, then init again for its i padding positions
+		// (once is enough: init is idempotent).
 		parallel(outer*inner, n, func(lo, hi int) {
+			if g.kind == opAdd && view != nil && round == nil && g.directOut &&
+				revAddLines(view(in), view(out), init, n, inner, lo, hi) {
+				return
+			}
 			var buf [1]A
 			for l := lo; l < hi; l++ {
 				p := (l/inner)*n*inner + l%inner + (n-1)*inner
@@ -365,6 +370,45 @@ func addLinesOf[E float32 | float64 | int32 | int64](iv, ov []E, init E, n, inne
 			acc += iv[p]
 			ov[p] = acc
 			p += inner
+		}
+	}
+}
+
+// revAddLines is the reverse scan's loop with the additions inlined, for
+// the types addLines covers (the same operations in the same order as the
+// generic loop); false for the others.
+func revAddLines[A any](iv, ov []A, init A, n, inner, lo, hi int) bool {
+	switch iv := any(iv).(type) {
+	case []float32:
+		revAddLinesOf(iv, any(ov).([]float32), any(init).(float32), n, inner, lo, hi)
+	case []float64:
+		revAddLinesOf(iv, any(ov).([]float64), any(init).(float64), n, inner, lo, hi)
+	case []int32:
+		revAddLinesOf(iv, any(ov).([]int32), any(init).(int32), n, inner, lo, hi)
+	case []int64:
+		revAddLinesOf(iv, any(ov).([]int64), any(init).(int64), n, inner, lo, hi)
+	default:
+		return false
+	}
+	return true
+}
+
+func revAddLinesOf[E float32 | float64 | int32 | int64](iv, ov []E, init E, n, inner, lo, hi int) {
+	for l := lo; l < hi; l++ {
+		p := (l/inner)*n*inner + l%inner + (n-1)*inner
+		var r E
+		for i := n - 1; i >= 0; i-- {
+			if i == n-1 {
+				r = iv[p]
+			} else {
+				r = iv[p] + r
+			}
+			v := init + r
+			if i > 0 {
+				v += init
+			}
+			ov[p] = v
+			p -= inner
 		}
 	}
 }
