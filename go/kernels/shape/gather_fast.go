@@ -3,6 +3,7 @@ package shape
 import (
 	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -39,9 +40,13 @@ func linearize(ib *indexBatch) (linearBatch, bool) {
 // gatherBlock is how many slices' offsets are decoded at a time.
 const gatherBlock = 512
 
-// fastGather is the plan of such a gather.
+// fastGather is the plan of such a gather. Gathers with batching
+// dimensions (take_along_axis) take the same two phases, the first finding
+// each slice's offsets through the indexBatch.
 type fastGather struct {
 	lb       linearBatch
+	ib       *indexBatch // non-nil: numbering not linear
+	lookup   func(ix []byte, i int) int64
 	vecLen   int
 	vecSt    int
 	idxElem  ir.ElemType
@@ -54,10 +59,10 @@ type fastGather struct {
 // newFastGather returns the plan, or nil where the gather's numbering is
 // not linear.
 func newFastGather(ib *indexBatch, maxStart, stStride []int64, es int, win *copyPlan, winElems int) *fastGather {
-	lb, ok := linearize(ib)
-	if !ok || ib.vecLen != len(maxStart) {
+	if ib.vecLen != len(maxStart) {
 		return nil
 	}
+	lb, ok := linearize(ib)
 	for _, m := range maxStart {
 		if m < 0 {
 			return nil
@@ -68,14 +73,30 @@ func newFastGather(ib *indexBatch, maxStart, stStride []int64, es int, win *copy
 	if winElems != 1 {
 		g.win = win
 	}
+	if !ok {
+		g.ib, g.lb.count = ib, int(ib.count)
+		et := ib.idxElem
+		g.lookup = func(ix []byte, i int) int64 { return lowerutil.ReadIndex(ix, et, i) }
+	}
 	return g
 }
 
 func (g *fastGather) run(ctx kernel.Context, dst, src, ix []byte) {
 	work := func(lo, hi int) {
-		var offs [gatherBlock]int64
+		var offs, outs [gatherBlock]int64
 		for b := lo; b < hi; b += gatherBlock {
 			o := offs[:min(gatherBlock, hi-b)]
+			if g.ib != nil {
+				g.batchOffsets(o, outs[:len(o)], ix, b)
+				if g.win == nil {
+					gatherPointsAt(dst, src, g.es, o, outs[:len(o)])
+					continue
+				}
+				for j, so := range o {
+					g.win.execAll(dst, src, int(outs[j]), int(so))
+				}
+				continue
+			}
 			g.offsets(o, ix, b)
 			if g.win == nil {
 				gatherPoints(dst, src, g.es, o, b*g.lb.outSt, g.lb.outSt)
@@ -95,6 +116,22 @@ func (g *fastGather) run(ctx kernel.Context, dst, src, ix []byte) {
 		return
 	}
 	ctx.Parallel(g.lb.count, max(gatherBlock, parallelMinElems/per), work)
+}
+
+// batchOffsets finds the operand and result offsets of slices b.. through
+// the indexBatch (batching dimensions add operand offsets).
+func (g *fastGather) batchOffsets(o, out []int64, ix []byte, b int) {
+	for j := range o {
+		io, oo, so := g.ib.offsets(int64(b + j))
+		for k := range g.vecLen {
+			s := g.lookup(ix, int(io+int64(k)*int64(g.vecSt)))
+			if g.idxElem == ir.U64 && s < 0 {
+				s = g.maxStart[k] // above MaxInt64 as an unsigned value
+			}
+			so += min(max(s, 0), g.maxStart[k]) * g.stStride[k]
+		}
+		o[j], out[j] = so, oo
+	}
 }
 
 // offsets decodes the start indices of slices b.. into operand offsets,
@@ -170,5 +207,31 @@ func gatherPoints(dst, src []byte, es int, offs []int64, d0, ds int) {
 func gatherTyped[T byteview.Elem](dst, src []T, offs []int64, d0, ds int) {
 	for j, o := range offs {
 		dst[d0+j*ds] = src[o]
+	}
+}
+
+// gatherPointsAt copies element offs[j] of src to element at[j] of dst.
+func gatherPointsAt(dst, src []byte, es int, offs, at []int64) {
+	switch es {
+	case 1:
+		gatherTypedAt(byteview.As[uint8](dst), byteview.As[uint8](src), offs, at)
+	case 2:
+		gatherTypedAt(byteview.As[uint16](dst), byteview.As[uint16](src), offs, at)
+	case 4:
+		gatherTypedAt(byteview.As[uint32](dst), byteview.As[uint32](src), offs, at)
+	case 8:
+		gatherTypedAt(byteview.As[uint64](dst), byteview.As[uint64](src), offs, at)
+	case 16:
+		gatherTypedAt(byteview.As[[2]uint64](dst), byteview.As[[2]uint64](src), offs, at)
+	default:
+		for j, o := range offs {
+			copy(dst[int(at[j])*es:int(at[j]+1)*es], src[int(o)*es:])
+		}
+	}
+}
+
+func gatherTypedAt[T byteview.Elem](dst, src []T, offs, at []int64) {
+	for j, o := range offs {
+		dst[at[j]] = src[o]
 	}
 }
