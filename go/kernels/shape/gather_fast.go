@@ -121,8 +121,38 @@ func (g *fastGather) run(ctx kernel.Context, dst, src, ix []byte) {
 // batchOffsets finds the operand and result offsets of slices b.. through
 // the indexBatch (batching dimensions add operand offsets).
 func (g *fastGather) batchOffsets(o, out []int64, ix []byte, b int) {
+	ib := g.ib
+	// An odometer over the batch dimensions: one division per dimension
+	// per block, then increments.
+	var coordArr [8]int64
+	coord := coordArr[:0]
+	if len(ib.shape) > len(coordArr) {
+		coord = make([]int64, 0, len(ib.shape))
+	}
+	coord = coord[:len(ib.shape)]
+	rest := int64(b)
+	for d := len(ib.shape) - 1; d >= 0; d-- {
+		coord[d] = rest % ib.shape[d]
+		rest /= ib.shape[d]
+	}
+	io, oo, op := ib.offsets(int64(b))
 	for j := range o {
-		io, oo, so := g.ib.offsets(int64(b + j))
+		if j > 0 {
+			for d := len(coord) - 1; d >= 0; d-- {
+				coord[d]++
+				io += ib.idxSt[d]
+				oo += ib.outSt[d]
+				op += ib.opSt[d]
+				if coord[d] < ib.shape[d] {
+					break
+				}
+				coord[d] = 0
+				io -= ib.idxSt[d] * ib.shape[d]
+				oo -= ib.outSt[d] * ib.shape[d]
+				op -= ib.opSt[d] * ib.shape[d]
+			}
+		}
+		so := op
 		for k := range g.vecLen {
 			s := g.lookup(ix, int(io+int64(k)*int64(g.vecSt)))
 			if g.idxElem == ir.U64 && s < 0 {
