@@ -14,15 +14,22 @@ type poolForm struct {
 	k    int // dims [k, rank) form the channel block
 	c    int // elements per channel block
 	rows int // output channel blocks: the product of outShape[:k]
+	// tab[d][o*win[d]+w], d < k: the input offset along d that window
+	// position w of output coordinate o reads, -1 for padding or a hole.
+	tab [][]int64
 }
+
+// poolMaxTab bounds a dim's offset table (outputs × window positions);
+// windows as long as their dim (cumulative) keep the general walk.
+const poolMaxTab = 1 << 16
 
 // poolMinC is the smallest channel block worth the vector fold.
 const poolMinC = 4
 
 // poolFormOf returns g's pooling form, or nil when the window has no
 // channel block of at least poolMinC elements (the innermost dim is
-// windowed, as in NCHW pooling), every dim is in the block, or the window
-// is empty.
+// windowed, as in NCHW pooling), every dim is in the block, the window
+// is empty, or a leading dim's offset table would exceed poolMaxTab.
 func poolFormOf(g *windowGeom) *poolForm {
 	k := g.rank
 	for k > 0 {
@@ -45,7 +52,24 @@ func poolFormOf(g *windowGeom) *poolForm {
 	if c < poolMinC {
 		return nil
 	}
-	return &poolForm{k: k, c: c, rows: rows}
+	tab := make([][]int64, k)
+	for d := range k {
+		n, w := g.outShape[d], g.win[d]
+		if w > poolMaxTab || n*w > poolMaxTab {
+			return nil
+		}
+		tab[d] = make([]int64, n*w)
+		for o := range n {
+			for j := range w {
+				off := g.coord(d, o, j)
+				if off >= 0 {
+					off *= g.inSt[d]
+				}
+				tab[d][o*w+j] = off
+			}
+		}
+	}
+	return &poolForm{k: k, c: c, rows: rows, tab: tab}
 }
 
 // pool computes a reduce_window of pooling form p: for every output channel
@@ -115,35 +139,44 @@ func (t *typed[A]) pool(ctx kernel.Context, g *windowGeom, p *poolForm, in, out 
 				dst = ov[q*C : (q+1)*C]
 			}
 			copy(dst, initRow)
+			// Dims before the last leading one are walked by widx; the
+			// last one's window positions run in the inner loop.
+			last := k - 1
+			wl := int(g.win[last])
+			tl := p.tab[last][int(oidx[last])*wl : (int(oidx[last])+1)*wl]
 			clear(widx)
 			for {
-				off := int64(0)
-				for d := range k {
-					c := g.coord(d, oidx[d], widx[d])
+				base := int64(0)
+				for d := range last {
+					w := g.win[d]
+					c := p.tab[d][oidx[d]*w+widx[d]]
 					if c < 0 {
-						off = -1
+						base = -1
 						break
 					}
-					off += c * g.inSt[d]
+					base += c
 				}
-				var src []A
-				switch {
-				case off < 0:
-					src = initRow
-				case view != nil:
-					src = iv[off : off+int64(C)]
-				default:
-					t.st.load(buf, in, int(off))
-					src = buf
-				}
-				if round == nil {
-					acc(dst, src)
-				} else {
-					for j, v := range src {
-						dst[j] = round(comb(dst[j], v))
+				for _, c := range tl {
+					var src []A
+					switch {
+					case base < 0 || c < 0:
+						src = initRow
+					case view != nil:
+						off := base + c
+						src = iv[off : off+int64(C)]
+					default:
+						t.st.load(buf, in, int(base+c))
+						src = buf
+					}
+					if round == nil {
+						acc(dst, src)
+					} else {
+						for j, v := range src {
+							dst[j] = round(comb(dst[j], v))
+						}
 					}
 				}
-				d := k - 1
+				d := last - 1
 				for ; d >= 0; d-- {
 					widx[d]++
 					if widx[d] < g.win[d] {

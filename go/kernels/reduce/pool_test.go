@@ -128,7 +128,11 @@ func TestPoolFormDeclines(t *testing.T) {
 	}
 	p := form(func(*rwCase) {})
 	require.NotNil(t, p)
-	require.Equal(t, poolForm{k: 3, c: 8, rows: 2 * 3 * 3}, *p)
+	require.Equal(t, poolForm{k: 3, c: 8, rows: 2 * 3 * 3, tab: [][]int64{{0, 288}, {0, 48, 96, 144, 192, 240}, {0, 8, 16, 24, 32, 40}}}, *p)
+	p = form(func(c *rwCase) { c.pads[2], c.win[2], c.strides[2] = 1, 3, 1 }) // H padded low by 1, W windowed 3 at stride 1
+	require.NotNil(t, p)
+	require.Equal(t, []int64{-1, 0, 48, 96, 144, 192}, p.tab[1])
+	require.Equal(t, []int64{0, 8, 16, 8, 16, 24, 16, 24, 32, 24, 32, 40}, p.tab[2])
 	p = form(func(c *rwCase) { c.win[2], c.strides[2] = 1, 1; c.shape[3] = 2; c.shape[2] = 3 })
 	require.NotNil(t, p, "a block of two dims")
 	require.Equal(t, 2, p.k)
@@ -140,4 +144,7 @@ func TestPoolFormDeclines(t *testing.T) {
 	require.Nil(t, form(func(c *rwCase) { c.shape[3] = 3 }))
 	require.Nil(t, form(func(c *rwCase) { c.win = []int64{1, 1, 1, 1}; c.strides = []int64{1, 1, 1, 1} }))
 	require.Nil(t, form(func(c *rwCase) { c.win[1] = 0 }))
+	require.Nil(t, form(func(c *rwCase) {
+		c.shape[1], c.win[1], c.strides[1], c.pads[2] = 1000, 1000, 1, 999 // cumulative over 1000
+	}), "offset table too large")
 }
