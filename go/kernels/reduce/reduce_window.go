@@ -55,6 +55,7 @@ func lowerReduceWindow(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		if kind := binaryBody(op.Regions[0], elems[0]); kind != opNone {
 			if tk := newTyped(elems[0], kind); tk != nil {
 				g.kind = kind
+				g.pool = poolFormOf(g)
 				return tk.windowStep(ctx, g), nil
 			}
 		}
@@ -75,6 +76,10 @@ func (t *typed[A]) windowStep(ctx kernel.Context, g *windowGeom) kernel.Step {
 		init := initV[0]
 		if g.scanDim >= 0 && t.idempotent(init) {
 			t.scan(ctx, g, in, out, init)
+			return nil
+		}
+		if g.pool != nil {
+			t.pool(ctx, g, g.pool, in, out, init)
 			return nil
 		}
 		view := t.st.view

@@ -30,6 +30,8 @@ type windowGeom struct {
 	// for sub-byte types, whose store renormalizes).
 	directOut bool
 	kind      opKind // the recognised body op of a typed kernel (opNone otherwise)
+	// pool: the window folds whole channel blocks (pool.go); nil otherwise.
+	pool *poolForm
 	// rel[w] is the input offset of window position w from the window's
 	// first element, for windows lying inside the input; nil when windows
 	// are large (maxRel), which then take the general walk.
