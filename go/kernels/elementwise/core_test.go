@@ -244,8 +244,9 @@ func TestParallelPathAndNoAlloc(t *testing.T) {
 	for i := range got {
 		require.Equal(t, float32(2*i), got[i])
 	}
-	allocs := testing.AllocsPerRun(20, func() { _ = step(ins, outs) })
-	require.Zero(t, allocs)
+	if !racedetect.Enabled { // sync.Pool drops items under the race detector
+		require.Zero(t, testing.AllocsPerRun(20, func() { _ = step(ins, outs) }))
+	}
 	// Wrong buffer sizes are errors, not panics.
 	require.ErrorContains(t, step([][]byte{ins[0][:8], ins[1]}, outs), "stablehlo.multiply")
 }
