@@ -1,5 +1,7 @@
 package linalg
 
+//go:generate go run gen_fftkern64.go
+
 import (
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"

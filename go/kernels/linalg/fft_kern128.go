@@ -2,7 +2,7 @@ package linalg
 
 // FFT kernels for complex128. fft_kern64.go is generated from this file
 // (complex128→complex64, float64→float32, 128→64 in names; see
-// TestFFTKern64Generated), so that complex64 transforms compute in float32
+// gen_fftkern64.go), so that complex64 transforms compute in float32
 // as XLA's do. Keep the literal number one-two-eight out of this file.
 
 import (
