@@ -46,7 +46,6 @@ const gatherBlock = 512
 type fastGather struct {
 	lb       linearBatch
 	ib       *indexBatch // non-nil: numbering not linear
-	lookup   func(ix []byte, i int) int64
 	vecLen   int
 	vecSt    int
 	idxElem  ir.ElemType
@@ -75,8 +74,6 @@ func newFastGather(ib *indexBatch, maxStart, stStride []int64, es int, win *copy
 	}
 	if !ok {
 		g.ib, g.lb.count = ib, int(ib.count)
-		et := ib.idxElem
-		g.lookup = func(ix []byte, i int) int64 { return lowerutil.ReadIndex(ix, et, i) }
 	}
 	return g
 }
@@ -154,7 +151,7 @@ func (g *fastGather) batchOffsets(o, out []int64, ix []byte, b int) {
 		}
 		so := op
 		for k := range g.vecLen {
-			s := g.lookup(ix, int(io+int64(k)*int64(g.vecSt)))
+			s := lowerutil.ReadIndex(ix, g.idxElem, int(io+int64(k)*int64(g.vecSt)))
 			if g.idxElem == ir.U64 && s < 0 {
 				s = g.maxStart[k] // above MaxInt64 as an unsigned value
 			}

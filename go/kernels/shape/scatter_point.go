@@ -19,12 +19,11 @@ type pointFn func(dst, src []byte, offs []int64, u0, us int)
 
 // pointScatter is the plan of a point scatter.
 type pointScatter struct {
-	count       int // updates
-	ixSt, updSt int // strides of the update number in indices and updates
-	ixElem      ir.ElemType
-	maxStart    int64 // largest valid index
-	opStride    int64 // operand elements per index step
-	combine     pointFn
+	lb       linearBatch // update numbering (outSt: stride in the updates)
+	ixElem   ir.ElemType
+	maxStart int64 // largest valid index
+	opStride int64 // operand elements per index step
+	combine  pointFn
 }
 
 // pointBlock is how many offsets are decoded at a time.
@@ -42,28 +41,20 @@ func newPointScatter(ib *indexBatch, kind string, et ir.ElemType, maxStart, opSt
 	if combine == nil {
 		return nil
 	}
-	var ixSt, updSt int64 = 1, 1
-	if last := len(ib.shape) - 1; last >= 0 {
-		ixSt, updSt = ib.idxSt[last], ib.outSt[last]
+	lb, ok := linearize(ib)
+	if !ok {
+		return nil
 	}
-	span := int64(1)
-	for d := len(ib.shape) - 1; d >= 0; d-- {
-		if ib.idxSt[d] != ixSt*span || ib.outSt[d] != updSt*span || ib.opSt[d] != 0 {
-			return nil
-		}
-		span *= ib.shape[d]
-	}
-	return &pointScatter{count: int(ib.count), ixSt: int(ixSt), updSt: int(updSt), ixElem: ib.idxElem,
-		maxStart: maxStart, opStride: opStride, combine: combine}
+	return &pointScatter{lb: lb, ixElem: ib.idxElem, maxStart: maxStart, opStride: opStride, combine: combine}
 }
 
 // run applies every update of upd at the indices of ix to out.
 func (p *pointScatter) run(out, upd, ix []byte) {
 	var offs [pointBlock]int64
-	for lo := 0; lo < p.count; lo += pointBlock {
-		o := offs[:min(pointBlock, p.count-lo)]
+	for lo := 0; lo < p.lb.count; lo += pointBlock {
+		o := offs[:min(pointBlock, p.lb.count-lo)]
 		p.offsets(o, ix, lo)
-		p.combine(out, upd, o, lo*p.updSt, p.updSt)
+		p.combine(out, upd, o, lo*p.lb.outSt, p.lb.outSt)
 	}
 }
 
@@ -72,21 +63,21 @@ func (p *pointScatter) run(out, upd, ix []byte) {
 func (p *pointScatter) offsets(o []int64, ix []byte, lo int) {
 	switch p.ixElem {
 	case ir.S32:
-		decodeOffsets(o, byteview.As[int32](ix), lo*p.ixSt, p.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[int32](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
 	case ir.S64:
-		decodeOffsets(o, byteview.As[int64](ix), lo*p.ixSt, p.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[int64](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
 	case ir.U32:
-		decodeOffsets(o, byteview.As[uint32](ix), lo*p.ixSt, p.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[uint32](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
 	case ir.U64:
-		decodeOffsets(o, byteview.As[uint64](ix), lo*p.ixSt, p.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[uint64](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
 	case ir.S16:
-		decodeOffsets(o, byteview.As[int16](ix), lo*p.ixSt, p.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[int16](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
 	case ir.U16:
-		decodeOffsets(o, byteview.As[uint16](ix), lo*p.ixSt, p.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[uint16](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
 	case ir.S8:
-		decodeOffsets(o, byteview.As[int8](ix), lo*p.ixSt, p.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[int8](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
 	default:
-		decodeOffsets(o, byteview.As[uint8](ix), lo*p.ixSt, p.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[uint8](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
 	}
 }
 
