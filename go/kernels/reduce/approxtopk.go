@@ -65,6 +65,7 @@ func lowerApproxTopK(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 			cfg.topK, dim, res0, keep)
 	}
 	es := make([]int, n)
+	elems := make([]ir.ElemType, n)
 	for i := range n {
 		in, err := lowerutil.TensorOperand(op, i)
 		if err != nil {
@@ -84,7 +85,7 @@ func lowerApproxTopK(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		if init.Rank() != 0 || init.Elem != in.Elem {
 			return nil, op.Errorf("ApproxTopK: init value %d is %s; expected a %s scalar", i, init, in.Elem)
 		}
-		es[i] = in.Elem.ByteSize()
+		es[i], elems[i] = in.Elem.ByteSize(), in.Elem
 	}
 	inner := 1
 	for _, d := range in0.Shape[dim+1:] {
@@ -103,7 +104,7 @@ func lowerApproxTopK(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		operandOf[i] = i
 	}
 	s := &sorter{n: n, es: es, operandOf: operandOf, length: length, keep: keep, inner: inner, slices: slices}
-	if k, ok := matchComparator(op.Regions[0], n, in0.Elem); ok {
+	if k, ok := matchComparator(op.Regions[0], elems); ok {
 		s.key, s.et = &k, in0.Elem
 	} else {
 		body, err := ctx.CompileRegion(op.Regions[0])

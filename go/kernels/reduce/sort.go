@@ -39,82 +39,16 @@ type sortKey struct {
 	signed    bool // SIGNED compare on integers
 }
 
-// matchComparator recognizes the comparators JAX and others emit for a
-// single key: compare LT/GT (arg0, arg1) with FLOAT/TOTALORDER/SIGNED/
-// UNSIGNED, optionally on JAX's canonicalized floats.
-func matchComparator(r *ir.Region, n int, et ir.ElemType) (sortKey, bool) {
-	var k sortKey
-	if len(r.Blocks) != 1 {
-		return k, false
+// matchComparator recognizes a comparator on one key, operand 0 (types
+// are the operands' element types): compare LT/GT of its two arguments
+// with FLOAT/TOTALORDER/SIGNED/UNSIGNED, optionally on JAX's
+// canonicalized floats — a lexicographic chain of one key.
+func matchComparator(r *ir.Region, types []ir.ElemType) (sortKey, bool) {
+	keys, ok := matchLexComparator(r, types)
+	if !ok || len(keys) != 1 || keys[0].op != 0 {
+		return sortKey{}, false
 	}
-	b := r.Blocks[0]
-	if len(b.Args) != 2*n {
-		return k, false
-	}
-	ret := b.Terminator()
-	if ret == nil || (ret.Name != "stablehlo.return" && ret.Name != "func.return") || len(ret.Operands) != 1 {
-		return k, false
-	}
-	cmp := ret.Operands[0].Def
-	if cmp == nil || cmp.Name != "stablehlo.compare" || len(cmp.Operands) != 2 {
-		return k, false
-	}
-	dir, _ := cmp.Attrs.Enum("comparison_direction")
-	ct, _ := cmp.Attrs.Enum("compare_type")
-	switch dir {
-	case "LT":
-	case "GT":
-		k.desc = true
-	default:
-		return k, false
-	}
-	la, lc, ok1 := keyArg(cmp.Operands[0], b)
-	ra, rc, ok2 := keyArg(cmp.Operands[1], b)
-	if !ok1 || !ok2 || lc != rc {
-		return k, false
-	}
-	switch {
-	case la == 0 && ra == 1:
-	case la == 1 && ra == 0:
-		k.desc = !k.desc
-	default:
-		return k, false
-	}
-	k.canonical = lc
-	// Every op in the block must be part of the matched expression
-	// (constants may have been hoisted out of it).
-	if len(b.Ops) != countOps(ret, b) {
-		return k, false
-	}
-	switch {
-	case et.IsFloat() && !et.IsSmallFloat():
-		switch ct {
-		case "TOTALORDER":
-			k.total = true
-		case "FLOAT", "NOTYPE", "":
-		default:
-			return k, false
-		}
-	case et.IsInteger() || et == ir.Pred:
-		if lc {
-			return k, false
-		}
-		switch ct {
-		case "SIGNED":
-			if et.IsUnsigned() {
-				return k, false
-			}
-			k.signed = true
-		case "UNSIGNED":
-		case "NOTYPE", "":
-			k.signed = et.IsSigned()
-		default:
-			return k, false
-		}
-	default:
-		return k, false
-	}
-	return k, true
+	return keys[0].k, true
 }
 
 // countOps counts the ops of b feeding the return, plus the return.
@@ -350,7 +284,7 @@ func lowerSort(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	}
 	s := &sorter{n: nres, es: es, operandOf: operandOf, length: length, keep: keep, inner: inner, slices: nSlices}
 	et := in0.Elem
-	if k, ok := matchComparator(op.Regions[0], nres, et); ok {
+	if k, ok := matchComparator(op.Regions[0], elems); ok {
 		s.key = &k
 		s.et = et
 	} else {
