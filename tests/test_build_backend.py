@@ -6,6 +6,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import pathlib
+import re
 import sys
 import zipfile
 
@@ -152,8 +154,20 @@ def test_project_metadata():
     text = wheel.metadata_text(meta)
     assert f"Version: {meta.version}\n" in text
     assert "Requires-Python: >=3.12\n" in text
+    assert "Classifier: Programming Language :: Python :: 3.13\n" in text
     assert "Requires-Dist: jax>=0.11.2,<=0.12.0.1\n" in text
     assert wheel.entry_points_text(meta) == "[jax_plugins]\ngojax = gojax_plugin\n"
+
+
+def test_classifiers_name_the_tested_pythons():
+    # The interpreters CI tests on (.ci/lib.sh) and the ones the metadata
+    # declares are one list in two places; this keeps them equal.
+    lib = (pathlib.Path(REPO_ROOT) / ".ci" / "lib.sh").read_text()
+    tested = re.search(r"^GOJAX_PYTHONS=\(([^)]*)\)", lib, re.M).group(1).split()
+    declared = [c.rsplit(" :: ", 1)[1] for c in project.load(REPO_ROOT).classifiers
+                if c.startswith("Programming Language :: Python :: 3.")]
+    assert declared == tested
+    assert f"{sys.version_info.major}.{sys.version_info.minor}" in tested
 
 
 def test_wheel_layout_and_record(tmp_path):

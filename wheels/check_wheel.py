@@ -1,6 +1,8 @@
-"""Checks a built gojax wheel: RECORD hashes, the platform tag against the
-highest GLIBC_x.y symbol version the library needs (PEP 600), NEEDED
-entries inside the manylinux policy, and exactly the two exported symbols.
+"""Checks a built gojax wheel: RECORD hashes, the interpreter tag against the
+Python running this check (the extension is built for one CPython ABI), the
+platform tag against the highest GLIBC_x.y symbol version the library needs
+(PEP 600), NEEDED entries inside the manylinux policy, and exactly the two
+exported symbols.
 
 Usage: python wheels/check_wheel.py dist/gojax-*.whl
 """
@@ -59,6 +61,11 @@ def check(path: str) -> list[str]:
     plat = f"manylinux_{major}_{minor}_x86_64"
     if len(tags) != 1 or not tags[0].endswith("-" + plat):
         problems.append(f"WHEEL tags {tags}, expected one ending in {plat}")
+    cp = f"cp{sys.version_info.major}{sys.version_info.minor}"
+    if len(tags) != 1 or not tags[0].startswith(f"{cp}-{cp}-"):
+        problems.append(f"WHEEL tags {tags}, expected one for {cp}-{cp}")
+    if not libs[0].endswith(f".cpython-{cp[2:]}-x86_64-linux-gnu.so"):
+        problems.append(f"library {libs[0]} is not built for CPython {cp[2:]}")
     if not os.path.basename(path).endswith(f"-{plat}.whl"):
         problems.append(f"file name {os.path.basename(path)} does not end in {plat}")
     if not needed <= ALLOWED_NEEDED:

@@ -14,6 +14,7 @@ class Project:
     version: str
     summary: str
     requires_python: str
+    classifiers: tuple[str, ...]
     dependencies: tuple[str, ...]
     entry_points: dict[str, dict[str, str]]
     readme: str  # absolute path, may be empty
@@ -33,6 +34,7 @@ def load(root: str) -> Project:
         version=proj["version"],
         summary=proj.get("description", ""),
         requires_python=proj.get("requires-python", ""),
+        classifiers=tuple(proj.get("classifiers", ())),
         dependencies=tuple(proj.get("dependencies", ())),
         entry_points={k: dict(v) for k, v in proj.get("entry-points", {}).items()},
         readme=os.path.join(root, proj["readme"]) if proj.get("readme") else "",

@@ -27,6 +27,7 @@ def metadata_text(meta) -> str:
         lines.append(f"Summary: {meta.summary}")
     if meta.requires_python:
         lines.append(f"Requires-Python: {meta.requires_python}")
+    lines += [f"Classifier: {c}" for c in meta.classifiers]
     lines += [f"Requires-Dist: {d}" for d in meta.dependencies]
     body = ""
     if meta.readme and os.path.exists(meta.readme):
