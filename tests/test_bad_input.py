@@ -160,17 +160,20 @@ def test_output_too_large_is_resource_exhausted(gojax_device):
 
 def test_go_heap_exhaustion_is_resource_exhausted():
     # Tables and arenas gojax keeps on the Go heap, whose exhaustion ends the
-    # process (Go's runtime aborts): a 64 GiB iota table made while
-    # compiling, and a 4 TiB arena of temporaries at run time. Each must be
-    # a RESOURCE_EXHAUSTED error, after which the same process goes on
-    # computing. Run in a child so that a regression aborts it, not pytest.
+    # process (Go's runtime aborts): a 64 GiB iota table and a 4 TiB arena
+    # of temporaries, both known while compiling. Each must be a
+    # RESOURCE_EXHAUSTED error from the compiler naming an op and its source
+    # line, after which the same process goes on computing. Run in a child
+    # so that a regression aborts it, not pytest.
     out = check_python("""
+        import re
         import jax, jax.numpy as jnp
         gojax = jax.devices()[0]
         assert "gojax" in gojax.client.platform_version, gojax.client.platform_version
         cases = {
-            "iota table": lambda: jax.jit(lambda a: jnp.sort(jnp.arange(1 << 34, dtype=jnp.float32) * a)[:4])(jnp.float32(-1)),
-            "temporaries": lambda: jax.jit(lambda: jnp.sum(jnp.ones((1 << 20, 1 << 20))))(),
+            "iota table": lambda: jax.jit(lambda a: jnp.sort(jnp.arange(1 << 34, dtype=jnp.float32) * a)[:4])
+                .lower(jnp.float32(-1)).compile(),
+            "temporaries": lambda: jax.jit(lambda: jnp.sum(jnp.ones((1 << 20, 1 << 20)))).lower().compile(),
         }
         for name, f in cases.items():
             try:
@@ -179,7 +182,8 @@ def test_go_heap_exhaustion_is_resource_exhausted():
             except Exception as e:
                 msg = str(e)
                 assert "RESOURCE_EXHAUSTED" in msg and "out of memory allocating" in msg, (name, msg)
-                assert name != "iota table" or "stablehlo.iota at" in msg, msg  # names the op and its line
+                assert re.search(r"stablehlo\.\w+ at .*<string>:\d+", msg), msg  # names the op and its line
+                assert name != "iota table" or "stablehlo.iota at" in msg, msg
                 print(name, "RESOURCE_EXHAUSTED")
         print("after", float(jax.jit(lambda x: x * 2)(jnp.float32(21))))
     """)

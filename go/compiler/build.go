@@ -172,6 +172,11 @@ func (b *builder) build() (*plan, error) {
 	b.inPlace(b.top)
 	p := &plan{}
 	b.assignSlots(p)
+	p.sizeArena()
+	p.largestOp = b.largestTemporary()
+	if err := p.checkArena(); err != nil {
+		return nil, err
+	}
 	body, err := b.emit(p, b.top)
 	if err != nil {
 		return nil, err
@@ -183,6 +188,22 @@ func (b *builder) build() (*plan, error) {
 	p.scratchLen = b.scratch
 	b.donationInfo(p)
 	return p, nil
+}
+
+// largestTemporary is the op defining the largest value that lives in an
+// internal slot (nil when there is none); of equal sizes, the first.
+func (b *builder) largestTemporary() *ir.Op {
+	var op *ir.Op
+	size := 0
+	for v, g := range b.valGroup {
+		if g.root().kind != slotInternal || v.Def == nil {
+			continue
+		}
+		if g.size > size || g.size == size && op != nil && b.pre[v.Def] < b.pre[op] {
+			op, size = v.Def, g.size
+		}
+	}
+	return op
 }
 
 // number gives every op a position: pre when it starts, post when it ends

@@ -25,6 +25,10 @@ type plan struct {
 	body       []instr
 	final      []copyPair // results that are not written in place: copied into the outputs
 	scratchLen int        // [][]byte headers for kernel ins/outs per frame
+	arenaBytes int        // one frame's arena: every internal slot, 64-byte aligned
+	// largestOp defines the largest temporary: what an arena too big for
+	// the host is reported against.
+	largestOp *ir.Op
 
 	frames framePool
 	// region plans are called per element from kernel workers: they use a
@@ -109,6 +113,30 @@ func (fp *framePool) put(f *frame) {
 	}
 }
 
+// sizeArena records the arena one frame needs (room to align its start,
+// then each internal slot rounded up to the alignment).
+func (p *plan) sizeArena() {
+	total := alignment
+	for _, c := range p.caps {
+		total += roundUp(c)
+	}
+	p.arenaBytes = total
+}
+
+// checkArena reports an arena the host cannot give now as an
+// out-of-memory error naming the op of the largest temporary.
+func (p *plan) checkArena() error {
+	err := devmem.CheckHostBytes(int64(p.arenaBytes))
+	if err == nil {
+		return nil
+	}
+	err = fmt.Errorf("the program's temporaries need %d bytes: %w", p.arenaBytes, err)
+	if p.largestOp != nil {
+		return opError(p.largestOp, err)
+	}
+	return err
+}
+
 func (p *plan) getFrame() (*frame, error) {
 	if p.region {
 		if f, ok := p.hotFrames.Get().(*frame); ok {
@@ -118,17 +146,15 @@ func (p *plan) getFrame() (*frame, error) {
 		return f, nil
 	}
 	f := &frame{bufs: make([][]byte, p.numSlots), scratch: make([][]byte, p.scratchLen)}
+	// The arena comes from the Go heap, whose exhaustion ends the process;
+	// the compiler checked it too, but memory may have gone since.
+	if err := p.checkArena(); err != nil {
+		return nil, err
+	}
+	total := p.arenaBytes
+	arena := make([]byte, total)
 	// One arena per frame, each slot starting on a 64-byte boundary (what
 	// SIMD kernels like) and capped so a slice cannot grow into its neighbour.
-	total := alignment
-	for _, c := range p.caps {
-		total += roundUp(c)
-	}
-	// The arena comes from the Go heap, whose exhaustion ends the process.
-	if err := devmem.CheckHostBytes(int64(total)); err != nil {
-		return nil, fmt.Errorf("the temporaries of this program need %d bytes: %w", total, err)
-	}
-	arena := make([]byte, total)
 	off := int((alignment - uintptr(unsafe.Pointer(unsafe.SliceData(arena)))%alignment) % alignment)
 	for s, c := range p.caps {
 		if c > 0 {
