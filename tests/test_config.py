@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -24,6 +25,8 @@ GOOD = [
     ("GOJAX_INLINE_BYTES", "0", "inline_bytes", 0),
     ("GOJAX_BUFFER_CACHE_BYTES", "12345678", "buffer_cache_bytes", 12345678),
     ("GOJAX_BUFFER_CACHE_BYTES", "64 mib", "buffer_cache_bytes", 64 << 20),
+    ("GOJAX_MEMORY_LIMIT", "8GiB", "memory_limit", 8 << 30),
+    ("GOJAX_MEMORY_LIMIT", "", "memory_limit", None),
     ("GOJAX_DEBUG_NANS", "off", "debug_nans", False),
     ("GOJAX_DEBUG_NANS", "false", "debug_nans", False),
     ("GOJAX_DEBUG_NANS", "no", "debug_nans", False),
@@ -55,6 +58,7 @@ BAD = [
     ("GOJAX_ASYNC_DISPATCH", "maybe"),
     ("GOJAX_INLINE_BYTES", "1e3"), ("GOJAX_INLINE_BYTES", "99999999999999999999"),
     ("GOJAX_BUFFER_CACHE_BYTES", "1GB"),
+    ("GOJAX_MEMORY_LIMIT", "0"), ("GOJAX_MEMORY_LIMIT", "off"),
     ("GOJAX_DEBUG_NANS", "2"), ("GOJAX_DEBUG_NANS", "-1"),
     ("GOJAX_FLUSH_DENORMALS", "ftz"),
     ("GOJAX_SPIN_US", "abc"), ("GOJAX_SPIN_US", "1e3"),
@@ -148,7 +152,7 @@ def test_invalid_environment_and_jax_platforms_cpu():
 def restore_config():
     c = gojax.config
     saved = {f: getattr(c, f) for f in ("async_dispatch", "inline_bytes", "buffer_cache_bytes", "dump_dir",
-                                        "debug_nans", "flush_denormals", "spin_us")}
+                                        "debug_nans", "flush_denormals", "spin_us", "memory_limit")}
     yield c
     for f, v in saved.items():
         setattr(c, f, v)
@@ -161,6 +165,7 @@ def restore_config():
     ("spin_us", 0, 0), ("spin_us", "250", 250),
     ("inline_bytes", "2KiB", 2048), ("inline_bytes", 4096, 4096),
     ("buffer_cache_bytes", "1MiB", 1 << 20), ("buffer_cache_bytes", 0, 0),
+    ("memory_limit", "64 GiB", 64 << 30), ("memory_limit", 1 << 40, 1 << 40), ("memory_limit", None, None),
 ])
 def test_setter_takes_the_variables_spellings(restore_config, field, value, want):
     setattr(restore_config, field, value)
@@ -174,6 +179,7 @@ def test_setter_takes_the_variables_spellings(restore_config, field, value, want
     ("spin_us", True, TypeError), ("spin_us", 1.5, TypeError),
     ("inline_bytes", "1MB", ValueError), ("inline_bytes", 1 << 63, ValueError),
     ("buffer_cache_bytes", -1, ValueError), ("buffer_cache_bytes", True, TypeError),
+    ("memory_limit", 0, ValueError), ("memory_limit", "1GB", ValueError), ("memory_limit", 1.5, TypeError),
     ("dump_dir", "", ValueError), ("dump_dir", "a\0b", ValueError), ("dump_dir", 3, TypeError),
 ])
 def test_setter_rejects(restore_config, field, value, exc):
@@ -195,6 +201,23 @@ def test_none_restores_defaults(restore_config):
     restore_config.inline_bytes = 0
     restore_config.inline_bytes = None
     assert restore_config.inline_bytes == 256 << 10
+
+
+def test_memory_limit_refuses_buffers_and_temporaries_past_it(restore_config, gojax_device):
+    # 64 MiB of room: a 128 MiB result, and a program whose temporaries
+    # need 256 MiB, fail with RESOURCE_EXHAUSTED naming the limit; the
+    # process goes on, and without the limit the same programs run.
+    x = jax.device_put(np.float32(1), gojax_device)
+    big = jax.jit(lambda v: jnp.broadcast_to(v, (32 << 20,)))
+    temps = jax.jit(lambda v: jnp.cumsum(jnp.broadcast_to(v, (64 << 20,)))[::1 << 20])
+    restore_config.memory_limit = "64MiB"
+    for f in (big, temps):
+        with pytest.raises(Exception, match=r"RESOURCE_EXHAUSTED: .*memory limit of 67108864 bytes"):
+            jax.block_until_ready(f(x))
+    restore_config.memory_limit = None
+    assert restore_config.memory_limit is None
+    assert big(x).shape == (32 << 20,)
+    assert temps(x).shape == (64,)
 
 
 def test_read_only_fields(restore_config):

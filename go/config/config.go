@@ -38,6 +38,10 @@ type Settings struct {
 	// BufferCacheBytes is the device memory cache budget; -1 means the
 	// default, min(1 GiB, RAM/8) (GOJAX_BUFFER_CACHE_BYTES).
 	BufferCacheBytes int64
+	// MemoryLimit bounds the device memory gojax's buffers hold and each
+	// program-sized Go-heap allocation; -1 means no limit but what the
+	// host can give (GOJAX_MEMORY_LIMIT).
+	MemoryLimit int64
 	// DumpDir receives module dumps of every compile; "" is off
 	// (GOJAX_DUMP_DIR). Always absolute when set.
 	DumpDir string
@@ -59,6 +63,7 @@ func Defaults() Settings {
 		NumDevices:       1,
 		InlineBytes:      256 << 10,
 		BufferCacheBytes: -1,
+		MemoryLimit:      -1,
 		FlushDenormals:   true,
 		SpinMicros:       100,
 		Vector:           "auto",
@@ -124,6 +129,15 @@ var Vars = []*Var{
 			return err
 		},
 		reset: func(st *Settings) { st.BufferCacheBytes = Defaults().BufferCacheBytes },
+	},
+	{
+		Env: "GOJAX_MEMORY_LIMIT", Field: "memory_limit", Kind: KindSize, Default: "off",
+		Accepted: sizeAccepted + " of at least 1MiB",
+		set: func(st *Settings, name, s string) (err error) {
+			st.MemoryLimit, err = ParseSize(name, s, 1<<20, math.MaxInt64)
+			return err
+		},
+		reset: func(st *Settings) { st.MemoryLimit = Defaults().MemoryLimit },
 	},
 	{
 		Env: "GOJAX_DUMP_DIR", Field: "dump_dir", Kind: KindPath, Default: "off",

@@ -103,12 +103,12 @@ func TestLoad(t *testing.T) {
 
 	st, err = Load(lookupIn(map[string]string{
 		"GOJAX_NUM_DEVICES": " 2", "GOJAX_ASYNC_DISPATCH": "yes", "GOJAX_INLINE_BYTES": "1MiB",
-		"GOJAX_BUFFER_CACHE_BYTES": "0", "GOJAX_DUMP_DIR": "/tmp/dumps", "GOJAX_DEBUG_NANS": "off",
+		"GOJAX_BUFFER_CACHE_BYTES": "0", "GOJAX_MEMORY_LIMIT": "8 GiB", "GOJAX_DUMP_DIR": "/tmp/dumps", "GOJAX_DEBUG_NANS": "off",
 		"GOJAX_FLUSH_DENORMALS": "false", "GOJAX_SPIN_US": "0", "GOJAX_VECTOR": "AVX2",
 	}))
 	require.NoError(t, err)
 	require.Equal(t, Settings{
-		NumDevices: 2, AsyncDispatch: true, InlineBytes: 1 << 20, BufferCacheBytes: 0, DumpDir: "/tmp/dumps",
+		NumDevices: 2, AsyncDispatch: true, InlineBytes: 1 << 20, BufferCacheBytes: 0, MemoryLimit: 8 << 30, DumpDir: "/tmp/dumps",
 		DebugNans: false, FlushDenormals: false, SpinMicros: 0, Vector: "avx2",
 	}, st)
 
@@ -130,6 +130,7 @@ func TestLoadRejects(t *testing.T) {
 		"GOJAX_ASYNC_DISPATCH":     {"2", "enable", "y"},
 		"GOJAX_INLINE_BYTES":       {"abc", "1e3", "-5", "9223372036854775808", "1MB"},
 		"GOJAX_BUFFER_CACHE_BYTES": {"-1", "1G", "lots"},
+		"GOJAX_MEMORY_LIMIT":       {"0", "1023KiB", "-1", "off", "8G"},
 		"GOJAX_DUMP_DIR":           {"a\x00b"},
 		"GOJAX_DEBUG_NANS":         {"nope", "2", "-1"},
 		"GOJAX_FLUSH_DENORMALS":    {"ftz", "2"},

@@ -48,6 +48,8 @@ import (
 	"fmt"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/gojax/gojax/go/config"
 )
 
 // Alignment is the byte alignment of every allocation.
@@ -60,12 +62,54 @@ var (
 	liveAllocs atomic.Int64
 )
 
-// OutOfMemoryError is Alloc's error when the system has no memory for the
-// request; callers report it as RESOURCE_EXHAUSTED.
-type OutOfMemoryError struct{ Bytes int }
+// OutOfMemoryError is Alloc's error when the system, or the memory limit,
+// has no room for the request; callers report it as RESOURCE_EXHAUSTED.
+type OutOfMemoryError struct {
+	Bytes int
+	// Limit is the memory limit that refused it (0: the system did), with
+	// the bytes in use then.
+	Limit, InUse int64
+}
 
 func (e *OutOfMemoryError) Error() string {
+	if e.Limit > 0 {
+		return fmt.Sprintf("devmem: out of memory allocating %d bytes: over the memory limit of %d bytes "+
+			"(gojax.config.memory_limit, GOJAX_MEMORY_LIMIT) with %d in use", e.Bytes, e.Limit, e.InUse)
+	}
 	return fmt.Sprintf("devmem: out of memory allocating %d bytes", e.Bytes)
+}
+
+// limit is the memory limit in bytes, -1 for none.
+var limit atomic.Int64
+
+func init() { limit.Store(config.Env().MemoryLimit) }
+
+// SetLimit bounds the bytes of live allocations, and each program-sized
+// Go-heap allocation checked by CheckHostBytes, to n; n < 0 removes the
+// limit (only what the host can give then counts). Buffers already held
+// stay; later allocations that would pass it fail.
+func SetLimit(n int64) {
+	if n < 0 {
+		n = -1
+	}
+	limit.Store(n)
+}
+
+// Limit returns the memory limit, -1 when there is none.
+func Limit() int64 { return limit.Load() }
+
+// overLimit is the error for n more bytes past the limit, else nil. It is a
+// bound checked before allocating, not a reservation: allocations racing
+// with each other may pass it together by their own sizes.
+func overLimit(n int64) error {
+	l := limit.Load()
+	if l < 0 {
+		return nil
+	}
+	if in := bytesInUse.Load(); n > l-in {
+		return &OutOfMemoryError{Bytes: int(min(n, int64(^uint(0)>>1))), Limit: l, InUse: in}
+	}
+	return nil
 }
 
 // Alloc returns n bytes of uninitialized, 64-byte-aligned memory outside the Go
@@ -76,6 +120,9 @@ func (e *OutOfMemoryError) Error() string {
 func Alloc(n int) ([]byte, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("devmem: negative allocation size %d", n)
+	}
+	if err := overLimit(int64(n)); err != nil {
+		return nil, err
 	}
 	var p unsafe.Pointer
 	class := classOf(n)

@@ -19,8 +19,12 @@ import (
 const hostCheckMin = 64 << 20
 
 // CheckHostBytes returns an *OutOfMemoryError when n bytes exceed the
-// memory the system could give now, else nil (also when it cannot tell).
+// memory limit's room (SetLimit) or the memory the system could give now,
+// else nil (also when it cannot tell).
 func CheckHostBytes(n int64) error {
+	if err := overLimit(n); err != nil {
+		return err
+	}
 	if n < hostCheckMin {
 		return nil
 	}

@@ -27,6 +27,7 @@ var applyField = map[string]func(st *config.Settings){
 	"async_dispatch":     func(st *config.Settings) { SetAsyncDispatch(st.AsyncDispatch) },
 	"inline_bytes":       func(st *config.Settings) { engine.SetInlineBytes(st.InlineBytes) },
 	"buffer_cache_bytes": func(st *config.Settings) { SetBufferCacheBytes(st.BufferCacheBytes) },
+	"memory_limit":       func(st *config.Settings) { devmem.SetLimit(st.MemoryLimit) },
 	"dump_dir":           func(st *config.Settings) { capi.SetDumpDir(st.DumpDir) },
 	"debug_nans":         func(st *config.Settings) { SetDebugNans(st.DebugNans) },
 	"flush_denormals":    func(st *config.Settings) { SetFlushDenormals(st.FlushDenormals) },
@@ -101,6 +102,10 @@ func SetBufferCacheBytes(n int64) { devmem.SetCacheBudget(n) }
 
 // BufferCacheBytes returns the cache budget (GOJAX_BUFFER_CACHE_BYTES at load).
 func BufferCacheBytes() int64 { return devmem.CacheBudget() }
+
+// MemoryLimit returns the memory limit in bytes (GOJAX_MEMORY_LIMIT at
+// load), -1 when there is none.
+func MemoryLimit() int64 { return devmem.Limit() }
 
 // TrimBufferCache releases every cached block to the OS and returns the bytes
 // released.

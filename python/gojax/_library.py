@@ -324,6 +324,22 @@ class Config:
         _set("buffer_cache_bytes", n, int, str)
 
     @property
+    def memory_limit(self) -> int | None:
+        """Most bytes gojax may hold in device buffers (GOJAX_MEMORY_LIMIT;
+        default None: no limit but what the host can give). An allocation
+        that would pass it, and each Go-heap table or arena of temporaries
+        a program's sizes decide that is larger than the room left under it,
+        fails with RESOURCE_EXHAUSTED naming the limit, and the process goes
+        on. Buffers already held stay. A str takes the variable's spellings
+        ("8GiB"); at least 1 MiB. None removes the limit. Applies at once."""
+        n = int(_pyapi.MemoryLimit())
+        return None if n < 0 else n
+
+    @memory_limit.setter
+    def memory_limit(self, n: int | str | None) -> None:
+        _set("memory_limit", n, int, str)
+
+    @property
     def inline_bytes(self) -> int:
         """Memory bound (arguments, results and temporaries) under which a
         single-device program always runs on the calling thread, even with
@@ -369,6 +385,7 @@ class Config:
             "flush_denormals": self.flush_denormals,
             "num_devices": self.num_devices,
             "buffer_cache_bytes": self.buffer_cache_bytes,
+            "memory_limit": self.memory_limit,
             "async_dispatch": self.async_dispatch,
             "inline_bytes": self.inline_bytes,
             "spin_us": self.spin_us,

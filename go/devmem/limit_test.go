@@ -1,0 +1,48 @@
+package devmem
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestLimitRefusesAllocationsPastIt(t *testing.T) {
+	prev := Limit()
+	t.Cleanup(func() { SetLimit(prev) })
+
+	held, err := Alloc(1 << 20)
+	require.NoError(t, err)
+	defer Free(held)
+	in := ReadStats().BytesInUse
+	SetLimit(in + 3<<20)
+	require.Equal(t, in+3<<20, Limit())
+
+	b, err := Alloc(2 << 20) // fits: 1 MiB of room stays
+	require.NoError(t, err)
+	_, err = Alloc(2 << 20)
+	var oom *OutOfMemoryError
+	require.ErrorAs(t, err, &oom)
+	require.Equal(t, 2<<20, oom.Bytes)
+	require.Equal(t, in+3<<20, oom.Limit)
+	require.Equal(t, in+2<<20, oom.InUse)
+	require.Contains(t, err.Error(), "memory limit")
+
+	// Program-sized Go-heap allocations are held to the room left too,
+	// even below the size the host check starts at.
+	require.Error(t, CheckHostBytes(2<<20))
+	require.NoError(t, CheckHostBytes(1<<20))
+
+	// Freeing makes room; removing the limit leaves only the host's.
+	Free(b)
+	b, err = Alloc(2 << 20)
+	require.NoError(t, err)
+	Free(b)
+	SetLimit(-1)
+	require.Equal(t, int64(-1), Limit())
+	require.NoError(t, CheckHostBytes(64<<20))
+	b, err = Alloc(8 << 20)
+	require.NoError(t, err)
+	Free(b)
+	require.False(t, errors.As(CheckHostBytes(1), &oom))
+}
