@@ -569,3 +569,43 @@ func TestScratchSlotsAligned(t *testing.T) {
 	}
 	require.Equal(t, e.Stats().Slots, n)
 }
+
+// A frame's arena over heldArenaMax comes from devmem for each run: counted
+// while the run holds it (so the memory limit sees it), given back after.
+func TestLargeArenaIsTakenPerRun(t *testing.T) {
+	const n = 1 << 16
+	mb := newMod()
+	mb.fn("main", "public", []ir.Type{f32t(n)}, []ir.Type{f32t(n)}, func(b *blkB, a []*ir.Value) []*ir.Value {
+		t1 := b.add(a[0], a[0])
+		t2 := b.mul(t1, t1)
+		return []*ir.Value{b.add(t2, a[0])}
+	})
+	e := compile(t, mb.m)
+	require.Greater(t, e.plan.arenaBytes, heldArenaMax)
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = 1.5
+	}
+	in := f32s(x...)
+	check := func() {
+		for _, v := range toF32(run(t, e, in)[0]) {
+			require.Equal(t, float32(10.5), v) // (1.5+1.5)² + 1.5
+		}
+	}
+	before := devmem.ReadStats().BytesInUse
+	devmem.ResetPeak()
+	check()
+	check() // the second run binds a fresh arena to the pooled frame
+	require.Equal(t, before, devmem.ReadStats().BytesInUse, "the arena went back after the run")
+	require.GreaterOrEqual(t, devmem.ReadStats().PeakBytes-before, int64(e.plan.arenaBytes))
+
+	prev := devmem.Limit()
+	defer devmem.SetLimit(prev)
+	devmem.SetLimit(before + int64(e.plan.arenaBytes)/2)
+	_, err := e.Run([][]byte{in}, nil)
+	var oom *devmem.OutOfMemoryError
+	require.ErrorAs(t, err, &oom)
+	require.Contains(t, err.Error(), "the program's temporaries need")
+	devmem.SetLimit(-1)
+	check()
+}

@@ -73,6 +73,7 @@ type frame struct {
 	bufs    [][]byte
 	scratch [][]byte
 	run     uint64 // execution number, for step observers
+	arena   []byte // taken from devmem for this run (arenas over heldArenaMax)
 }
 
 // framePool keeps idle frames across runs. Unlike sync.Pool it is not
@@ -126,10 +127,15 @@ func (p *plan) sizeArena() {
 // checkArena reports an arena the host cannot give now as an
 // out-of-memory error naming the op of the largest temporary.
 func (p *plan) checkArena() error {
-	err := devmem.CheckHostBytes(int64(p.arenaBytes))
-	if err == nil {
-		return nil
+	if err := devmem.CheckHostBytes(int64(p.arenaBytes)); err != nil {
+		return p.arenaError(err)
 	}
+	return nil
+}
+
+// arenaError says that the arena could not be had, naming the op of the
+// largest temporary.
+func (p *plan) arenaError(err error) error {
 	err = fmt.Errorf("the program's temporaries need %d bytes: %w", p.arenaBytes, err)
 	if p.largestOp != nil {
 		return opError(p.largestOp, err)
@@ -137,24 +143,53 @@ func (p *plan) checkArena() error {
 	return err
 }
 
+// heldArenaMax is the largest arena a pooled frame keeps on the Go heap
+// between runs. Larger arenas are taken from devmem for each run and given
+// back after it: its block cache hands the same block to the next run (a
+// lock and a pop), but holds freed blocks only within its budget and for a
+// few idle seconds, so the temporaries of many cached executables are not
+// all kept resident, the memory limit counts them while a run holds them,
+// and none of them sits in the Go heap, whose exhaustion ends the process.
+const heldArenaMax = 64 << 10
+
 func (p *plan) getFrame() (*frame, error) {
+	held := p.region || p.arenaBytes <= heldArenaMax
+	var f *frame
 	if p.region {
-		if f, ok := p.hotFrames.Get().(*frame); ok {
-			return f, nil
-		}
-	} else if f := p.frames.get(); f != nil {
+		// Region plans run per element from kernel workers: their frames
+		// (small arenas) stay on the Go heap in a per-P sync.Pool.
+		f, _ = p.hotFrames.Get().(*frame)
+	} else {
+		f = p.frames.get()
+	}
+	if f != nil && held {
 		return f, nil
 	}
-	f := &frame{bufs: make([][]byte, p.numSlots), scratch: make([][]byte, p.scratchLen)}
-	// The arena comes from the Go heap, whose exhaustion ends the process;
-	// the compiler checked it too, but memory may have gone since.
-	if err := p.checkArena(); err != nil {
-		return nil, err
+	if f == nil {
+		f = &frame{bufs: make([][]byte, p.numSlots), scratch: make([][]byte, p.scratchLen)}
+		for _, c := range p.consts {
+			f.bufs[c.slot] = c.data
+		}
+		if held {
+			p.bindArena(f, make([]byte, p.arenaBytes))
+			return f, nil
+		}
 	}
-	total := p.arenaBytes
-	arena := make([]byte, total)
-	// One arena per frame, each slot starting on a 64-byte boundary (what
-	// SIMD kernels like) and capped so a slice cannot grow into its neighbour.
+	// devmem fails cleanly (and counts the memory limit); the compiler
+	// checked the size against the host already.
+	arena, err := devmem.Alloc(p.arenaBytes)
+	if err != nil {
+		return nil, p.arenaError(err)
+	}
+	f.arena = arena
+	p.bindArena(f, arena)
+	return f, nil
+}
+
+// bindArena points each internal slot of f at its part of arena, each
+// starting on a 64-byte boundary (what SIMD kernels like) and capped so a
+// slice cannot grow into its neighbour.
+func (p *plan) bindArena(f *frame, arena []byte) {
 	off := int((alignment - uintptr(unsafe.Pointer(unsafe.SliceData(arena)))%alignment) % alignment)
 	for s, c := range p.caps {
 		if c > 0 {
@@ -162,10 +197,6 @@ func (p *plan) getFrame() (*frame, error) {
 			off += roundUp(c)
 		}
 	}
-	for _, c := range p.consts {
-		f.bufs[c.slot] = c.data
-	}
-	return f, nil
 }
 
 func (p *plan) putFrame(f *frame) {
@@ -177,6 +208,12 @@ func (p *plan) putFrame(f *frame) {
 		f.bufs[s] = nil
 	}
 	clear(f.scratch)
+	if f.arena != nil {
+		// The slots keep pointing into the freed arena until the next
+		// getFrame binds a new one; nothing reads them before that.
+		devmem.Free(f.arena)
+		f.arena = nil
+	}
 	if p.region {
 		p.hotFrames.Put(f)
 	} else {
