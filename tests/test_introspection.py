@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -107,3 +109,36 @@ def test_loop_counts_one_iteration_like_xla(gojax_device, cpu_device):
     # One iteration: the body's multiply and add on 50 elements, plus the
     # counter's add and compare.
     assert g["flops"] == 2 * 50 + 2 == c["flops"]
+
+
+def _sqrt_plus_one(x):
+    return jnp.sqrt(x ** 2) + 1.
+
+
+@pytest.mark.parametrize("options", [
+    {"xla_embed_ir_in_executable": True, "xla_dump_max_hlo_modules": 200,
+     "xla_gpu_auto_spmd_partitioning_memory_budget_ratio": 0.5},
+    {"xla_embed_ir_in_executable": "False", "xla_dump_max_hlo_modules": "3"},
+    {"xla_gpu_enable_command_buffer": ""},
+    {"xla_gpu_enable_command_buffer": "FUSION,CUBLAS"},
+])
+def test_xla_debug_options_are_accepted(gojax_device, cpu_device, options):
+    for device in (gojax_device, cpu_device):
+        c = _compiled(_sqrt_plus_one, device, np.float32(-2), compiler_options=options)
+        assert float(c(jax.device_put(np.float32(-2), device))) == 3.0
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"invalid_key": "invalid_value"}, "No such compile option: 'invalid_key'"),
+    ({"xla_embed_ir_in_executable": "invalid_value"},
+     "While setting option xla_embed_ir_in_executable, 'invalid_value' is not a valid bool value."),
+    ({"xla_dump_max_hlo_modules": 1 << 40}, "'1099511627776' is not a valid int32 value."),
+    ({"xla_gpu_enable_command_buffer": "FUSION,BOGUS"}, "'BOGUS' is not a valid enum value."),
+])
+def test_invalid_compile_options_fail_like_xla(gojax_device, cpu_device, options, message):
+    for device in (gojax_device, cpu_device):
+        with pytest.raises(jax.errors.JaxRuntimeError, match=re.escape(message)):
+            _compiled(_sqrt_plus_one, device, np.float32(1), compiler_options=options)
+    # An invalid option fails every compile, not only the first.
+    with pytest.raises(jax.errors.JaxRuntimeError, match=re.escape(message)):
+        jax.jit(_sqrt_plus_one, compiler_options=options)(jax.device_put(np.float32(1), gojax_device))
