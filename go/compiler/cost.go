@@ -19,8 +19,8 @@ type Cost struct {
 	Flops, Transcendentals float64
 	// Bytes is every byte read and written by every step.
 	Bytes float64
-	// OperandBytes[i] sums the bytes read of operand i over the steps, and
-	// OperandUtilization[i] the fraction of operand i each step reads.
+	// OperandBytes[i] and OperandUtilization[i] sum, over the steps, the
+	// bytes each reads of its operand i and the fraction of it they are.
 	OperandBytes, OperandUtilization []float64
 	// OutBytes sums the bytes written by the steps.
 	OutBytes float64
