@@ -266,6 +266,13 @@ void gojax_nv_set_int64(PJRT_NamedValue* nv, const char* name, int64_t v) {
   nv->value_size = 1;
 }
 
+void gojax_nv_set_float(PJRT_NamedValue* nv, const char* name, float v) {
+  nv_init(nv, name);
+  nv->type = PJRT_NamedValue_kFloat;
+  nv->float_value = v;
+  nv->value_size = 1;
+}
+
 void gojax_nv_set_int64_list(PJRT_NamedValue* nv, const char* name, const int64_t* v, size_t n) {
   nv_init(nv, name);
   nv->type = PJRT_NamedValue_kInt64List;

@@ -37,6 +37,12 @@ type executable struct {
 	logical       *C.PJRT_LogicalDeviceIds
 	paramShard    shardingList // nil lists when the program is not partitioned
 	outShard      shardingList
+
+	// The cost analysis, made at the first request.
+	costOnce  sync.Once
+	cost      *C.PJRT_NamedValue
+	costN     int
+	costNames []cstr
 }
 
 // shardingList is a C array of serialized OpShardings with their sizes.
@@ -151,6 +157,32 @@ func (x *executable) releaseRef() {
 	cFree(x.logical)
 	x.paramShard.free()
 	x.outShard.free()
+	cFree(x.cost)
+	for _, n := range x.costNames {
+		n.free()
+	}
+}
+
+// costAnalysis builds the C list of the program's cost properties, once;
+// false when the program has no cost analysis.
+func (x *executable) costAnalysis() bool {
+	x.costOnce.Do(func() {
+		c, ok := x.rt.Cost()
+		if !ok {
+			return
+		}
+		ps := c.Properties()
+		x.cost = cAlloc[C.PJRT_NamedValue](len(ps))
+		x.costN = len(ps)
+		arr := cSlice(x.cost, len(ps))
+		for i, p := range ps {
+			n := newCstr(p.Name)
+			x.costNames = append(x.costNames, n)
+			// XLA's cost analysis reports its properties as floats.
+			C.gojax_nv_set_float(&arr[i], n.p, C.float(p.Value))
+		}
+	})
+	return x.cost != nil
 }
 
 func (x *executable) newLoaded() *C.PJRT_LoadedExecutable {
@@ -673,10 +705,16 @@ func gojax_PJRT_Executable_GetCostAnalysis(args *C.PJRT_Executable_GetCostAnalys
 	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Executable_GetCostAnalysis_Args_STRUCT_SIZE); e != nil {
 		return e
 	}
-	if _, e := getExec(fn, args.executable); e != nil {
+	x, e := getExec(fn, args.executable)
+	if e != nil {
 		return e
 	}
-	return unimplemented(fn) // jax treats UNIMPLEMENTED as "no cost analysis"
+	if !x.costAnalysis() {
+		return unimplemented(fn) // jax treats UNIMPLEMENTED as "no cost analysis"
+	}
+	args.num_properties = C.size_t(x.costN)
+	args.properties = x.cost
+	return nil
 }
 
 //export gojax_PJRT_Executable_OutputMemoryKinds

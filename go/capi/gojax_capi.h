@@ -164,6 +164,7 @@ const int64_t* gojax_nv_int64_list(const PJRT_NamedValue* nv);
 float gojax_nv_float(const PJRT_NamedValue* nv);
 bool gojax_nv_bool(const PJRT_NamedValue* nv);
 void gojax_nv_set_int64(PJRT_NamedValue* nv, const char* name, int64_t v);
+void gojax_nv_set_float(PJRT_NamedValue* nv, const char* name, float v);
 void gojax_nv_set_int64_list(PJRT_NamedValue* nv, const char* name, const int64_t* v, size_t n);
 void gojax_nv_set_string(PJRT_NamedValue* nv, const char* name, const char* v);
 

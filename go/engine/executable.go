@@ -212,6 +212,16 @@ func (e *Executable) LogicalIDs() [][2]int { return e.logical }
 // CompileOptions returns the serialized options given at compile time.
 func (e *Executable) CompileOptions() []byte { return e.options }
 
+// Cost returns the cost analysis of the compiled program; false for a
+// program that has none (one not made by go/compiler).
+func (e *Executable) Cost() (compiler.Cost, bool) {
+	p, ok := e.prog.(interface{ Cost() compiler.Cost })
+	if !ok {
+		return compiler.Cost{}, false
+	}
+	return p.Cost(), true
+}
+
 // CodeSize is the size of the program's input, used as "generated code" size.
 func (e *Executable) CodeSize() int64 { return int64(len(e.code)) }
 

@@ -6,7 +6,7 @@ import (
 )
 
 // The few protobuf messages gojax reads or writes by hand:
-//   xla.CompileOptionsProto   { executable_build_options = 3 }
+//   xla.CompileOptionsProto   { executable_build_options = 3; env_option_overrides = 7 (compileopts.go) }
 //   ExecutableBuildOptionsProto { num_replicas = 4; num_partitions = 5; device_assignment = 9 }
 //   xla.DeviceAssignmentProto { int32 replica_count = 1; int32 computation_count = 2;
 //                               repeated ComputationDevice computation_devices = 3 }
@@ -79,7 +79,11 @@ func ParseCompileOptions(b []byte) (BuildOptions, error) {
 	if err != nil {
 		return opts, Errorf(CodeInvalidArgument, "compile options: %v", err)
 	}
+	var overrides [][]byte
 	for _, f := range fields {
+		if f.num == 7 && f.wire == 2 {
+			overrides = append(overrides, f.b)
+		}
 		if f.num != 3 || f.wire != 2 {
 			continue
 		}
@@ -101,6 +105,9 @@ func ParseCompileOptions(b []byte) (BuildOptions, error) {
 				opts.Assignment = da
 			}
 		}
+	}
+	if err := checkOptionOverrides(overrides); err != nil {
+		return opts, err
 	}
 	if opts.NumReplicas > maxDevices || opts.NumPartitions > maxDevices {
 		return opts, Errorf(CodeInvalidArgument, "compile options: %d replicas x %d partitions is too many", opts.NumReplicas, opts.NumPartitions)

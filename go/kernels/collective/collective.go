@@ -21,9 +21,9 @@ import (
 )
 
 func init() {
-	kernel.Register("stablehlo.all_reduce", lowerAllReduce)
+	kernel.RegisterOp("stablehlo.all_reduce", lowerAllReduce, kernel.Traits{Cost: allReduceCost})
 	kernel.Register("stablehlo.collective_reduce", lowerCollectiveReduce)
-	kernel.Register("stablehlo.cross-replica-sum", lowerAllReduce)
+	kernel.RegisterOp("stablehlo.cross-replica-sum", lowerAllReduce, kernel.Traits{Cost: allReduceCost})
 	kernel.Register("stablehlo.all_gather", lowerAllGather)
 	kernel.Register("stablehlo.reduce_scatter", lowerReduceScatter)
 	kernel.Register("stablehlo.all_to_all", lowerAllToAll)
@@ -563,4 +563,14 @@ func lowerReplicaID(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 
 func lowerPartitionID(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	return idStep(op, procOf(ctx).partition)
+}
+
+// allReduceCost is XLA's estimate: one flop per result element, as if
+// two replicas were summed.
+func allReduceCost(op *ir.Op) kernel.Work {
+	var n int64
+	for _, r := range op.Results {
+		n += kernel.Elements(r)
+	}
+	return kernel.Work{Flops: n}
 }

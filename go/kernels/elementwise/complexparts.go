@@ -15,7 +15,7 @@ func init() {
 	kernel.RegisterOp("stablehlo.real", lowerPart(false), kernel.Traits{Elementwise: true, Arity: 1, TypeRule: partRule})
 	kernel.RegisterOp("stablehlo.imag", lowerPart(true), kernel.Traits{Elementwise: true, Arity: 1, TypeRule: partRule})
 	kernel.RegisterOp("stablehlo.complex", lowerComplex, kernel.Traits{Elementwise: true, Arity: 2, TypeRule: complexRule})
-	register("is_finite", 1, 0, resolveIsFinite, isFiniteRule)
+	register(opClass{name: "is_finite"}, 1, resolveIsFinite, isFiniteRule)
 }
 
 func cabs64(d []float32, a []complex64) {

@@ -10,28 +10,31 @@ import (
 // is not same-type on complex operands and has a type rule instead).
 var (
 	unaryOps = []opClass{
-		{"abs", 0}, {"negate", kernel.ClassNumeric}, {"not", kernel.ClassIntBool}, {"sign", kernel.ClassSFC},
-		{"sqrt", kernel.ClassFC}, {"rsqrt", kernel.ClassFC}, {"cbrt", kernel.ClassFC},
-		{"ceil", kernel.ClassFloat}, {"floor", kernel.ClassFloat},
-		{"round_nearest_afz", kernel.ClassFloat}, {"round_nearest_even", kernel.ClassFloat},
-		{"cosine", kernel.ClassFC}, {"sine", kernel.ClassFC}, {"tan", kernel.ClassFC}, {"tanh", kernel.ClassFC},
-		{"exponential", kernel.ClassFC}, {"exponential_minus_one", kernel.ClassFC},
-		{"log", kernel.ClassFC}, {"log_plus_one", kernel.ClassFC}, {"logistic", kernel.ClassFC},
-		{"popcnt", kernel.ClassInt}, {"count_leading_zeros", kernel.ClassInt},
+		{"abs", 0, false}, {"negate", kernel.ClassNumeric, false}, {"not", kernel.ClassIntBool, false}, {"sign", kernel.ClassSFC, false},
+		{"sqrt", kernel.ClassFC, true}, {"rsqrt", kernel.ClassFC, true}, {"cbrt", kernel.ClassFC, true},
+		{"ceil", kernel.ClassFloat, false}, {"floor", kernel.ClassFloat, false},
+		{"round_nearest_afz", kernel.ClassFloat, false}, {"round_nearest_even", kernel.ClassFloat, false},
+		{"cosine", kernel.ClassFC, true}, {"sine", kernel.ClassFC, true}, {"tan", kernel.ClassFC, true}, {"tanh", kernel.ClassFC, true},
+		{"exponential", kernel.ClassFC, true}, {"exponential_minus_one", kernel.ClassFC, true},
+		{"log", kernel.ClassFC, true}, {"log_plus_one", kernel.ClassFC, true}, {"logistic", kernel.ClassFC, true},
+		{"popcnt", kernel.ClassInt, false}, {"count_leading_zeros", kernel.ClassInt, false},
 	}
 	binaryOps = []opClass{
-		{"add", kernel.ClassAll}, {"subtract", kernel.ClassNumeric}, {"multiply", kernel.ClassAll},
-		{"divide", kernel.ClassNumeric}, {"remainder", kernel.ClassNumeric},
-		{"maximum", kernel.ClassAll}, {"minimum", kernel.ClassAll},
-		{"power", kernel.ClassNumeric}, {"atan2", kernel.ClassFC},
-		{"and", kernel.ClassIntBool}, {"or", kernel.ClassIntBool}, {"xor", kernel.ClassIntBool},
-		{"shift_left", kernel.ClassInt}, {"shift_right_logical", kernel.ClassInt}, {"shift_right_arithmetic", kernel.ClassInt},
+		{"add", kernel.ClassAll, false}, {"subtract", kernel.ClassNumeric, false}, {"multiply", kernel.ClassAll, false},
+		{"divide", kernel.ClassNumeric, false}, {"remainder", kernel.ClassNumeric, false},
+		{"maximum", kernel.ClassAll, false}, {"minimum", kernel.ClassAll, false},
+		{"power", kernel.ClassNumeric, true}, {"atan2", kernel.ClassFC, true},
+		{"and", kernel.ClassIntBool, false}, {"or", kernel.ClassIntBool, false}, {"xor", kernel.ClassIntBool, false},
+		{"shift_left", kernel.ClassInt, false}, {"shift_right_logical", kernel.ClassInt, false}, {"shift_right_arithmetic", kernel.ClassInt, false},
 	}
 )
 
 type opClass struct {
 	name  string
 	class kernel.ElemClass
+	// transcendental: cost analysis counts the op as one transcendental
+	// per element, not one flop (the set XLA's cost analysis uses).
+	transcendental bool
 }
 
 func init() {
@@ -40,15 +43,15 @@ func init() {
 		if o.name == "abs" {
 			rule = absRule
 		}
-		register(o.name, 1, o.class, resolveUnary(o.name), rule)
+		register(o, 1, resolveUnary(o.name), rule)
 	}
 	for _, o := range binaryOps {
-		register(o.name, 2, o.class, resolveBinary(o.name), nil)
+		register(o, 2, resolveBinary(o.name), nil)
 	}
-	register("compare", 2, 0, resolveCompare, compareRule)
-	register("select", 3, 0, resolveSelect, selectRule)
-	register("clamp", 3, 0, resolveClamp, clampRule)
-	register("convert", 1, 0, resolveConvert, convertRule)
+	register(opClass{name: "compare"}, 2, resolveCompare, compareRule)
+	register(opClass{name: "select"}, 3, resolveSelect, selectRule)
+	register(opClass{name: "clamp"}, 3, resolveClamp, clampRule)
+	register(opClass{name: "convert"}, 1, resolveConvert, convertRule)
 }
 
 // resolved is what a lowering decides from an op's types and attributes:
@@ -67,9 +70,10 @@ type resolver func(op *ir.Op) (resolved, error)
 
 // register installs a fusible, in-place elementwise op of the given
 // arity with its type rule: its class, and rule where that is not all.
-func register(name string, arity int, class kernel.ElemClass, r resolver, rule kernel.TypeRule) {
-	t := kernel.Traits{Elementwise: true, Arity: arity, InPlace: true, Class: class, TypeRule: rule, Loop: fusedLoop(name, arity, r)}
-	kernel.RegisterOp("stablehlo."+name, lowerWith(r), t)
+func register(o opClass, arity int, r resolver, rule kernel.TypeRule) {
+	t := kernel.Traits{Elementwise: true, Arity: arity, InPlace: true, Class: o.class, TypeRule: rule,
+		Loop: fusedLoop(o.name, arity, r), Transcendental: o.transcendental}
+	kernel.RegisterOp("stablehlo."+o.name, lowerWith(r), t)
 }
 
 func lowerWith(r resolver) kernel.Lower {

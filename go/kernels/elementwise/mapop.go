@@ -11,7 +11,13 @@ import (
 // region call per element (the compiler may fuse simple maps itself).
 
 func init() {
-	kernel.Register("stablehlo.map", lowerMap)
+	kernel.RegisterOp("stablehlo.map", lowerMap, kernel.Traits{Cost: func(op *ir.Op) kernel.Work {
+		// The body runs once per result element.
+		if len(op.Regions) != 1 || len(op.Results) != 1 {
+			return kernel.Work{}
+		}
+		return kernel.RegionWork(op.Regions[0]).Scaled(kernel.Elements(op.Results[0]))
+	}})
 }
 
 func lowerMap(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {

@@ -12,7 +12,16 @@ import (
 )
 
 func init() {
-	kernel.RegisterOp(Op, lowerFusion, kernel.Traits{InPlace: true, Overwrites: overwritable})
+	kernel.RegisterOp(Op, lowerFusion, kernel.Traits{InPlace: true, Overwrites: overwritable, Cost: membersCost})
+}
+
+// membersCost: a fusion computes what its members compute, each once, and
+// moves only its operands and results (its intermediates stay in scratch).
+func membersCost(op *ir.Op) kernel.Work {
+	if len(op.Regions) != 1 {
+		return kernel.Work{}
+	}
+	return kernel.RegionWork(op.Regions[0])
 }
 
 // A fused elementwise computation runs block by block: for each block of

@@ -33,7 +33,7 @@ const rowClaimElems = 1 << 16
 // lines and cost a read per line written.
 var rowStreamMin = 1 << 22
 
-func init() { kernel.RegisterOp(RowOp, lowerRowFusion, kernel.Traits{}) }
+func init() { kernel.RegisterOp(RowOp, lowerRowFusion, kernel.Traits{Cost: membersCost}) }
 
 // SetStreamMin sets the size from which row fusions compiled afterwards
 // stream their full results, and returns the previous one (tests run both

@@ -46,6 +46,15 @@ type Traits struct {
 	// alone, once it is linked in when the verifier initializes (go/verify
 	// imports the kernel packages whose rules it applies).
 	TypeRule TypeRule
+	// Transcendental: an elementwise op that counts as one transcendental
+	// per element in cost analysis (exp, log, tanh, sqrt, …) rather than
+	// one flop (WorkOf).
+	Transcendental bool
+	// Cost, when set, is the op's work for cost analysis (cost.go); ops
+	// that compute something other than one value per result element (dot,
+	// convolution, reduce, …) or that read part of an operand (slice,
+	// gather) set it.
+	Cost func(op *ir.Op) Work
 }
 
 // Opcode names a registered op without its string: 0 is no op.

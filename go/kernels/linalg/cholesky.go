@@ -7,7 +7,18 @@ import (
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
-func init() { kernel.Register("stablehlo.cholesky", lowerCholesky) }
+func init() {
+	kernel.RegisterOp("stablehlo.cholesky", lowerCholesky, kernel.Traits{Cost: func(op *ir.Op) kernel.Work {
+		// n³/3 flops per n×n matrix, XLA's estimate.
+		if len(op.Operands) != 1 {
+			return kernel.Work{}
+		}
+		if a := op.Operands[0].StaticTensor(); a != nil && a.Rank() >= 1 {
+			return kernel.Work{Flops: a.Shape[a.Rank()-1] * a.NumElements() / 3}
+		}
+		return kernel.Work{}
+	}})
+}
 
 // potrfLower factors the Hermitian positive definite n×n matrix whose lower
 // triangle is stored in a (row-major, leading dimension lda) as L·Lᴴ,

@@ -13,7 +13,42 @@ import (
 // does, so no configuration needs a separate slow path. Feature and batch
 // groups become one GEMM per group over the corresponding slices.
 
-func init() { kernel.Register("stablehlo.convolution", lowerConvolution) }
+func init() {
+	kernel.RegisterOp("stablehlo.convolution", lowerConvolution, kernel.Traits{Cost: convCost})
+}
+
+// convCost: two flops per multiply-add, counting only the kernel taps that
+// meet an input element (not padding, not a hole of the base dilation), as
+// XLA's cost analysis does; which taps do is decided per spatial
+// dimension, so the count is a product of per-dimension counts.
+func convCost(op *ir.Op) kernel.Work {
+	if len(op.Operands) != 2 || len(op.Results) != 1 {
+		return kernel.Work{}
+	}
+	lt, rt, ot := op.Operands[0].StaticTensor(), op.Operands[1].StaticTensor(), op.Results[0].StaticTensor()
+	if lt == nil || rt == nil || ot == nil {
+		return kernel.Work{}
+	}
+	cd, err := readConvDims(op)
+	if err != nil || cd.fgc < 1 || cd.bgc < 1 || len(cd.kSp) != len(cd.inSp) || len(cd.outSp) != len(cd.inSp) {
+		return kernel.Work{}
+	}
+	macs := lt.Shape[cd.inFeat] / cd.fgc * ot.Shape[cd.outFeat] * (lt.Shape[cd.inBatch] / cd.bgc)
+	for d := range cd.inSp {
+		in, k, o := lt.Shape[cd.inSp[d]], rt.Shape[cd.kSp[d]], ot.Shape[cd.outSp[d]]
+		valid := int64(0)
+		for ki := int64(0); ki < k; ki++ {
+			for oi := int64(0); oi < o; oi++ {
+				pos := oi*cd.strides[d] - cd.pad[2*d] + ki*cd.rhsDil[d]
+				if pos >= 0 && pos%cd.lhsDil[d] == 0 && pos/cd.lhsDil[d] < in {
+					valid++
+				}
+			}
+		}
+		macs *= valid
+	}
+	return kernel.Work{Flops: 2 * macs}
+}
 
 // convPlan is everything the step needs, resolved at compile time.
 type convPlan struct {

@@ -10,8 +10,31 @@ import (
 )
 
 func init() {
-	kernel.Register("stablehlo.dot_general", lowerDotGeneral)
-	kernel.Register("stablehlo.dot", lowerDot)
+	kernel.RegisterOp("stablehlo.dot_general", lowerDotGeneral, kernel.Traits{Cost: dotCost})
+	kernel.RegisterOp("stablehlo.dot", lowerDot, kernel.Traits{Cost: dotCost})
+}
+
+// dotCost: one multiply-add (two flops) per result element and
+// contracting index.
+func dotCost(op *ir.Op) kernel.Work {
+	if len(op.Operands) != 2 || len(op.Results) != 1 {
+		return kernel.Work{}
+	}
+	lt := op.Operands[0].StaticTensor()
+	if lt == nil || lt.Rank() == 0 {
+		return kernel.Work{}
+	}
+	contract := []int64{int64(lt.Rank() - 1)} // legacy dot
+	if op.Name == "stablehlo.dot_general" {
+		contract, _, _ = i64List(op, "lhs_contracting_dimensions")
+	}
+	k := int64(1)
+	for _, d := range contract {
+		if d >= 0 && int(d) < lt.Rank() {
+			k *= lt.Shape[d]
+		}
+	}
+	return kernel.Work{Flops: 2 * kernel.Elements(op.Results[0]) * k}
 }
 
 // dotDims are dot_general's dimension numbers.

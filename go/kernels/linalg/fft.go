@@ -3,6 +3,8 @@ package linalg
 //go:generate go run gen_fftkern64.go
 
 import (
+	"math/bits"
+
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
@@ -29,7 +31,24 @@ import (
 //   - Rows and blocks are split over the worker pool; a single long line
 //     splits each stage instead.
 
-func init() { kernel.Register("stablehlo.fft", lowerFFT) }
+func init() { kernel.RegisterOp("stablehlo.fft", lowerFFT, kernel.Traits{Cost: fftCost}) }
+
+// fftCost is XLA's estimate: four multiply-adds (a complex multiply) per
+// element per factor log2(n) of each transformed length n.
+func fftCost(op *ir.Op) kernel.Work {
+	lengths, _, _ := i64List(op, "fft_length")
+	if len(op.Operands) != 1 {
+		return kernel.Work{}
+	}
+	logs := int64(1)
+	for _, n := range lengths {
+		if n < 1 {
+			return kernel.Work{}
+		}
+		logs *= int64(bits.Len64(uint64(n)) - 1)
+	}
+	return kernel.Work{Flops: 2 * 4 * logs * kernel.Elements(op.Operands[0])}
+}
 
 // Columns gathered per strided-axis block: one or two cache lines per row.
 const (

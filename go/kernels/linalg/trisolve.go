@@ -5,7 +5,19 @@ import (
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
-func init() { kernel.Register("stablehlo.triangular_solve", lowerTriangularSolve) }
+func init() {
+	kernel.RegisterOp("stablehlo.triangular_solve", lowerTriangularSolve, kernel.Traits{Cost: func(op *ir.Op) kernel.Work {
+		// A multiply-add per element of b and column of a, XLA's estimate.
+		if len(op.Operands) != 2 {
+			return kernel.Work{}
+		}
+		a, b := op.Operands[0].StaticTensor(), op.Operands[1].StaticTensor()
+		if a == nil || b == nil || a.Rank() < 1 {
+			return kernel.Work{}
+		}
+		return kernel.Work{Flops: 2 * a.Shape[a.Rank()-1] * b.NumElements()}
+	}})
+}
 
 // triParams describes one triangular solve: op(A)·X = B (left) or
 // X·op(A) = B (right), reading only the `lower` (or upper) triangle of A.

@@ -7,7 +7,16 @@ import (
 )
 
 func init() {
-	kernel.Register("stablehlo.reduce", lowerReduce)
+	kernel.RegisterOp("stablehlo.reduce", lowerReduce, kernel.Traits{Cost: reduceCost})
+}
+
+// reduceCost: the body runs once per input element beyond the first of
+// each result element.
+func reduceCost(op *ir.Op) kernel.Work {
+	if len(op.Regions) != 1 || len(op.Operands) == 0 || len(op.Results) == 0 {
+		return kernel.Work{}
+	}
+	return kernel.RegionWork(op.Regions[0]).Scaled(kernel.Elements(op.Operands[0]) - kernel.Elements(op.Results[0]))
 }
 
 // binaryBody recognizes a region computing one binary op of its two scalar

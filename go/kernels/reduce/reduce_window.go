@@ -9,7 +9,47 @@ import (
 )
 
 func init() {
-	kernel.Register("stablehlo.reduce_window", lowerReduceWindow)
+	kernel.RegisterOp("stablehlo.reduce_window", lowerReduceWindow, kernel.Traits{Cost: reduceWindowCost})
+}
+
+// reduceWindowCost: the body runs window size - 1 times per result
+// element. As in XLA's cost analysis, a window over one padded dimension
+// that spans the whole (result) dimension from each element, a cumulative
+// reduction, counts as one reduction of that dimension plus the
+// broadcast of its partial results.
+func reduceWindowCost(op *ir.Op) kernel.Work {
+	if len(op.Regions) != 1 || len(op.Operands) == 0 || len(op.Results) == 0 {
+		return kernel.Work{}
+	}
+	out := op.Results[0].StaticTensor()
+	win, err := lowerutil.I64s(op, "window_dimensions")
+	if out == nil || err != nil || len(win) != out.Rank() {
+		return kernel.Work{}
+	}
+	lo, hi, err := readPadding(op, out.Rank())
+	if err != nil {
+		return kernel.Work{}
+	}
+	n := int64(1)
+	reduced, padded, scan := 0, 0, -1
+	for d, w := range win {
+		n *= w
+		if w != 1 {
+			reduced++
+		}
+		if lo[d] != 0 || hi[d] != 0 {
+			padded++
+		}
+		if w != 1 && lo[d] != 0 && lo[d] == hi[d] && w == 2*lo[d]+1 {
+			scan = d
+		}
+	}
+	count := (n - 1) * out.NumElements()
+	if len(op.Results) == 1 && reduced == 1 && padded == 1 && scan >= 0 && lo[scan] == out.Shape[scan]-1 {
+		w := out.Shape[scan]
+		count = out.NumElements()/w + w - 1
+	}
+	return kernel.RegionWork(op.Regions[0]).Scaled(count)
 }
 
 func lowerReduceWindow(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {

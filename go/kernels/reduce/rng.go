@@ -14,8 +14,9 @@ import (
 )
 
 func init() {
-	kernel.Register("stablehlo.rng_bit_generator", lowerRngBitGenerator)
-	kernel.Register("stablehlo.rng", lowerRng)
+	// Each random element counts as a transcendental, XLA's estimate.
+	kernel.RegisterOp("stablehlo.rng_bit_generator", lowerRngBitGenerator, kernel.Traits{Cost: rngCost})
+	kernel.RegisterOp("stablehlo.rng", lowerRng, kernel.Traits{Cost: rngCost})
 	kernel.RegisterCustomCall("stablehlo.dynamic_rng_bit_generator", lowerDynamicRngBitGenerator)
 }
 
@@ -456,4 +457,12 @@ func writeFloat(b []byte, i int, et ir.ElemType, v float64) {
 	case ir.BF16:
 		binary.LittleEndian.PutUint16(b[2*i:], floatconv.F64ToBF16(v))
 	}
+}
+
+func rngCost(op *ir.Op) kernel.Work {
+	var n int64
+	for _, r := range op.Results {
+		n += kernel.Elements(r)
+	}
+	return kernel.Work{Transcendentals: n}
 }

@@ -7,7 +7,24 @@ import (
 )
 
 func init() {
-	kernel.Register("stablehlo.select_and_scatter", lowerSelectAndScatter)
+	kernel.RegisterOp("stablehlo.select_and_scatter", lowerSelectAndScatter, kernel.Traits{Cost: func(op *ir.Op) kernel.Work {
+		// select runs window size - 1 times per source element, scatter
+		// once.
+		if len(op.Regions) != 2 || len(op.Operands) != 3 {
+			return kernel.Work{}
+		}
+		win, err := lowerutil.I64s(op, "window_dimensions")
+		if err != nil {
+			return kernel.Work{}
+		}
+		n := int64(1)
+		for _, w := range win {
+			n *= w
+		}
+		src := kernel.Elements(op.Operands[1])
+		sel, sc := kernel.RegionWork(op.Regions[0]).Scaled(src*(n-1)), kernel.RegionWork(op.Regions[1]).Scaled(src)
+		return kernel.Work{Flops: sel.Flops + sc.Flops, Transcendentals: sel.Transcendentals + sc.Transcendentals}
+	}})
 }
 
 // keepFn reports select(operand[cur], operand[cand]): true keeps cur.

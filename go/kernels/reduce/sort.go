@@ -3,6 +3,7 @@ package reduce
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/gojax/gojax/go/internal/byteview"
@@ -23,8 +24,8 @@ import (
 const PartialSortOp = "gojax.partial_sort"
 
 func init() {
-	kernel.Register("stablehlo.sort", lowerSort)
-	kernel.Register(PartialSortOp, lowerSort)
+	kernel.RegisterOp("stablehlo.sort", lowerSort, kernel.Traits{Cost: sortCost})
+	kernel.RegisterOp(PartialSortOp, lowerSort, kernel.Traits{Cost: sortCost})
 }
 
 // Sorting is always a stable merge sort driven only by "less", so the fast
@@ -570,4 +571,17 @@ func keysAreOperands(keys []lexKey, operandOf []int) bool {
 		}
 	}
 	return true
+}
+
+// sortCost: n·⌈log2 n⌉ comparisons of the n elements, the estimate of XLA's
+// cost analysis for a comparison sort.
+func sortCost(op *ir.Op) kernel.Work {
+	if len(op.Operands) == 0 {
+		return kernel.Work{}
+	}
+	n := kernel.Elements(op.Operands[0])
+	if n < 2 {
+		return kernel.Work{}
+	}
+	return kernel.Work{Flops: n * int64(bits.Len64(uint64(n-1)))}
 }

@@ -7,8 +7,8 @@ import (
 )
 
 func init() {
-	kernel.Register("stablehlo.gather", lowerGather)
-	kernel.Register("stablehlo.dynamic_gather", lowerDynamicGather)
+	kernel.RegisterOp("stablehlo.gather", lowerGather, kernel.Traits{Cost: readsResultOfOperand0})
+	kernel.RegisterOp("stablehlo.dynamic_gather", lowerDynamicGather, kernel.Traits{Cost: readsResultOfOperand0})
 }
 
 // indexBatch describes how a linear "batch" index (over the index tensor's

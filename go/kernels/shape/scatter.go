@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	kernel.Register("stablehlo.scatter", lowerScatter)
+	kernel.RegisterOp("stablehlo.scatter", lowerScatter, kernel.Traits{Cost: scatterCost})
 }
 
 // applyRows runs fn over every innermost row of the plan (ignoring tiling).
@@ -297,4 +297,24 @@ func numElems(shape []int64) int64 {
 		n *= d
 	}
 	return n
+}
+
+// scatterCost: the N inputs, indices and N updates are operands; each
+// input is read and written where the updates land (as many bytes as its
+// update), and the body runs once per update element.
+func scatterCost(op *ir.Op) kernel.Work {
+	n := len(op.Results)
+	if n == 0 || len(op.Operands) != 2*n+1 || len(op.Regions) != 1 {
+		return kernel.Work{}
+	}
+	read := make([]int64, len(op.Operands))
+	write := make([]int64, n)
+	for i := range n {
+		u := kernel.Bytes(op.Operands[n+1+i])
+		read[i], read[n+1+i], write[i] = u, u, u
+	}
+	read[n] = kernel.Bytes(op.Operands[n])
+	w := kernel.RegionWork(op.Regions[0]).Scaled(kernel.Elements(op.Operands[n+1]))
+	w.Read, w.Write = read, write
+	return w
 }

@@ -7,12 +7,41 @@ import (
 )
 
 func init() {
-	kernel.Register("stablehlo.slice", lowerSlice)
-	kernel.Register("stablehlo.dynamic_slice", lowerDynamicSlice)
-	kernel.RegisterOp("stablehlo.dynamic_update_slice", lowerDynamicUpdateSlice, kernel.Traits{InPlace: true, Overwrites: updatesOperand})
+	kernel.RegisterOp("stablehlo.slice", lowerSlice, kernel.Traits{Cost: readsResultOfOperand0})
+	kernel.RegisterOp("stablehlo.dynamic_slice", lowerDynamicSlice, kernel.Traits{Cost: readsResultOfOperand0})
+	kernel.RegisterOp("stablehlo.dynamic_update_slice", lowerDynamicUpdateSlice,
+		kernel.Traits{InPlace: true, Overwrites: updatesOperand, Cost: updateSliceCost})
 	kernel.Register("stablehlo.reverse", lowerReverse)
 	kernel.Register("stablehlo.concatenate", lowerConcatenate)
 	kernel.Register("stablehlo.pad", lowerPad)
+}
+
+// readsResultOfOperand0 is the cost of an op that copies part of operand 0
+// (slice, dynamic_slice, gather): it reads as many bytes of it as it
+// writes, and its other operands (indices) whole.
+func readsResultOfOperand0(op *ir.Op) kernel.Work {
+	if len(op.Operands) == 0 || len(op.Results) != 1 {
+		return kernel.Work{}
+	}
+	read := make([]int64, len(op.Operands))
+	read[0] = kernel.Bytes(op.Results[0])
+	for i := 1; i < len(read); i++ {
+		read[i] = kernel.Bytes(op.Operands[i])
+	}
+	return kernel.Work{Read: read}
+}
+
+// updateSliceCost: dynamic_update_slice writes the update into the array
+// in place, reading none of the array.
+func updateSliceCost(op *ir.Op) kernel.Work {
+	if len(op.Operands) < 2 || len(op.Results) != 1 {
+		return kernel.Work{}
+	}
+	read := make([]int64, len(op.Operands))
+	for i := 1; i < len(read); i++ {
+		read[i] = kernel.Bytes(op.Operands[i])
+	}
+	return kernel.Work{Read: read, Write: []int64{kernel.Bytes(op.Operands[1])}}
 }
 
 func lowerSlice(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {

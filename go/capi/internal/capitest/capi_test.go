@@ -26,8 +26,8 @@ const (
 
 // unimplementedSlots are the slots gojax answers with UNIMPLEMENTED; the
 // report lists the same set.
-// PJRT_Executable_GetCostAnalysis and PJRT_Executable_OptimizedProgram are
-// UNIMPLEMENTED too, but check their executable handle first.
+// PJRT_Executable_OptimizedProgram is UNIMPLEMENTED too, but checks its
+// executable handle first.
 var unimplementedSlots = []string{
 	"PJRT_CopyToDeviceStream_Destroy",
 	"PJRT_CopyToDeviceStream_AddChunk",

@@ -145,3 +145,50 @@ func TestCompileAndExecuteThroughCAPI(t *testing.T) {
 	require.NotNil(t, e)
 	require.Contains(t, e.Msg, "PJRT_LoadedExecutable_Execute")
 }
+
+// TestCostAnalysisAndCompileOptionsThroughCAPI reads a compiled program's
+// cost analysis as jaxlib does (float named values under XLA's keys) and
+// compiles with compile options carrying JAX compiler_options overrides.
+func TestCostAnalysisAndCompileOptionsThroughCAPI(t *testing.T) {
+	code, err := os.ReadFile(filepath.Join(testenv.Data(t, "jax-export"), "annotate_data_placement#8.bc"))
+	require.NoError(t, err)
+	api := Load()
+	c := newClient(t, api, 1)
+
+	x, e := api.CompileExec(c, "mlir", code, nil)
+	require.Nil(t, e)
+	defer api.DestroyLoaded(x)
+	props, e := api.CostAnalysis(x)
+	require.Nil(t, e)
+	for _, k := range []string{"flops", "transcendentals", "bytes accessed", "bytes accessedout{}"} {
+		require.Contains(t, props, k)
+	}
+	// The total is the bytes read of each operand position plus the bytes
+	// written.
+	sum := props["bytes accessedout{}"]
+	for i := 0; ; i++ {
+		b, ok := props[fmt.Sprintf("bytes accessed%d{}", i)]
+		if !ok {
+			break
+		}
+		require.Contains(t, props, fmt.Sprintf("utilization%d{}", i))
+		sum += b
+	}
+	require.Greater(t, sum, float32(0))
+	require.Equal(t, props["bytes accessed"], sum)
+
+	// CompileOptionsProto.env_option_overrides (field 7) entries:
+	// {key, OptionOverrideProto{bool_field: true}} and an unknown key.
+	override := func(key string, value []byte) []byte {
+		entry := append([]byte{0x0a, byte(len(key))}, key...)
+		entry = append(append(entry, 0x12, byte(len(value))), value...)
+		return append([]byte{0x3a, byte(len(entry))}, entry...)
+	}
+	y, e := api.CompileExec(c, "mlir", code, override("xla_embed_ir_in_executable", []byte{0x10, 0x01}))
+	require.Nil(t, e)
+	require.Nil(t, api.DestroyLoaded(y))
+	_, e = api.CompileExec(c, "mlir", code, override("invalid_key", []byte{0x0a, 0x01, 'v'}))
+	require.NotNil(t, e)
+	require.Equal(t, codeInvalidArgument, e.Code)
+	require.Contains(t, e.Msg, "No such compile option: 'invalid_key'")
+}

@@ -146,6 +146,7 @@ static void fire_dep(void* fn, void* data, int code, const char* msg, size_t n) 
 	((void (*)(PJRT_Buffer_DonateWithControlDependency_Callback_Args*))fn)(&a);
 }
 static int64_t nv_int64(const PJRT_NamedValue* nv) { return nv->int64_value; }
+static float nv_float(const PJRT_NamedValue* nv) { return nv->float_value; }
 static const int64_t* nv_list(const PJRT_NamedValue* nv) { return nv->int64_array_value; }
 static void nv_set_int64(PJRT_NamedValue* nv, const char* name, int64_t v) {
 	memset(nv, 0, sizeof *nv);
@@ -864,6 +865,42 @@ type ExecInfo struct {
 	DeviceAssignment     []byte
 	SerializedExecutable []byte
 	CompileOptions       []byte
+}
+
+// CostAnalysis calls PJRT_Executable_GetCostAnalysis on the loaded
+// executable's PJRT_Executable and returns its float properties; a
+// property of another type is an error.
+func (a *API) CostAnalysis(x Loaded) (map[string]float32, *Err) {
+	ge := alloc[C.PJRT_LoadedExecutable_GetExecutable_Args]()
+	defer free(ge)
+	ge.struct_size = C.PJRT_LoadedExecutable_GetExecutable_Args_STRUCT_SIZE
+	ge.loaded_executable = x.p()
+	if e := a.Call("PJRT_LoadedExecutable_GetExecutable", unsafe.Pointer(ge)); e != nil {
+		return nil, e
+	}
+	defer func() {
+		d := alloc[C.PJRT_Executable_Destroy_Args]()
+		defer free(d)
+		d.struct_size = C.PJRT_Executable_Destroy_Args_STRUCT_SIZE
+		d.executable = ge.executable
+		a.Call("PJRT_Executable_Destroy", unsafe.Pointer(d))
+	}()
+	args := alloc[C.PJRT_Executable_GetCostAnalysis_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Executable_GetCostAnalysis_Args_STRUCT_SIZE
+	args.executable = ge.executable
+	if e := a.Call("PJRT_Executable_GetCostAnalysis", unsafe.Pointer(args)); e != nil {
+		return nil, e
+	}
+	out := map[string]float32{}
+	for _, nv := range unsafe.Slice(args.properties, int(args.num_properties)) {
+		name := C.GoStringN(nv.name, C.int(nv.name_size))
+		if nv._type != C.PJRT_NamedValue_kFloat || nv.value_size != 1 {
+			return nil, &Err{Msg: fmt.Sprintf("cost property %q has type %d, size %d", name, nv._type, nv.value_size)}
+		}
+		out[name] = float32(C.nv_float(&nv))
+	}
+	return out, nil
 }
 
 // DescribeExec queries a loaded executable (and its PJRT_Executable).
