@@ -145,3 +145,16 @@ def test_failed_execution_raises_and_backend_survives(body):
     lines = dict(line.split(" ", 1) for line in out.strip().splitlines())
     assert "raised" in lines, out
     assert lines["after"] == "3.0"
+
+
+def test_dce_sink_kept_from_mlir_dce_compiles(gojax_device):
+    # prevent_mlir_dce=True lowers to a custom call "dce_sink" with no
+    # results, which XLA:CPU runs as a no-op; gojax drops it.
+    def f(x):
+        lax.dce_sink(jnp.sin(x) + 1, prevent_mlir_dce=True)
+        return x * 2
+
+    x = jax.device_put(np.arange(4, dtype=np.float32), gojax_device)
+    assert "dce_sink" in jax.jit(f).lower(x).as_text()
+    np.testing.assert_array_equal(jax.jit(f)(x), np.arange(4, dtype=np.float32) * 2)
+    np.testing.assert_array_equal(jax.jit(jax.vmap(f))(x.reshape(2, 2)), np.arange(4, dtype=np.float32).reshape(2, 2) * 2)
