@@ -215,11 +215,15 @@ func TestIota(t *testing.T) {
 	require.Equal(t, []byte{0, 1, 2, 3, 4, 5, 6, 7, 0xf8}, runOp(t, testCtxs[0], op)[0])
 	op = mkOp("stablehlo.iota", nil, []ir.Type{ir.Tensor(ir.C64, 2)}, ir.Attrs{"iota_dimension": ir.IntAttr{Value: 0}})
 	require.Equal(t, f32s(0, 0, 1, 0), runOp(t, testCtxs[0], op)[0])
-	// f4E2M1FN cannot hold 7: compile error rather than a silent wrong value.
+	// Past the finite range, as convert: f4E2M1FN (no NaN) codes 0..3 as
+	// 0x0 0x2 0x4 0x5, 4 and 5 (ties to even) as 0x6, and saturates 6 and
+	// 7 at 0x7; f8E4M3FN holds 448 (0x7e), rounds 464 down to it, and is
+	// NaN (0x7f) past that. XLA:CPU's iota gives the same bits.
 	op = mkOp("stablehlo.iota", nil, []ir.Type{ir.Tensor(ir.F4E2M1FN, 8)}, ir.Attrs{"iota_dimension": ir.IntAttr{Value: 0}})
-	l, _ := lookup(op.Name)
-	_, err := l(testCtxs[0], op)
-	require.Error(t, err)
+	require.Equal(t, []byte{0, 2, 4, 5, 6, 6, 7, 7}, runOp(t, testCtxs[0], op)[0])
+	op = mkOp("stablehlo.iota", nil, []ir.Type{ir.Tensor(ir.F8E4M3FN, 466)}, ir.Attrs{"iota_dimension": ir.IntAttr{Value: 0}})
+	got := runOp(t, testCtxs[0], op)[0]
+	require.Equal(t, []byte{0x7e, 0x7e, 0x7f}, []byte{got[448], got[464], got[465]})
 }
 
 func TestDynamicSlice(t *testing.T) {
