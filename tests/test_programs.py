@@ -120,6 +120,17 @@ def test_donated_argument(gojax_device):
     assert x.is_deleted()
 
 
+def test_donating_a_buffer_also_passed_again_is_an_error(gojax_device):
+    # As on XLA:CPU: the program may overwrite the donated buffer while it
+    # still reads it as the other argument. The buffer stays usable.
+    f = jax.jit(lambda x, y: x + y, donate_argnums=0)
+    x = jax.device_put(np.arange(10, dtype=np.float32), gojax_device)
+    with pytest.raises(RuntimeError, match="donated, but the same buffer is passed as another argument"):
+        jax.block_until_ready(f(x, x))
+    assert not x.is_deleted()
+    np.testing.assert_array_equal(np.asarray(f(x, x + 0)), np.arange(10) * 2)
+
+
 @pytest.mark.parametrize("body", [
     "jnp.broadcast_to(v, (1 << 20, 1 << 20)) * v",  # only the output is huge
     "jnp.broadcast_to(v, (1 << 20, 1 << 20)) + 1",  # a huge constant too (folding)

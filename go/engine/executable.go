@@ -339,6 +339,11 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 				}
 				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d has type %v, program %q expects %v%s", i, b.Type(), e.Name(), e.inTypes[i], hint)
 			}
+			// As XLA: a buffer the program may overwrite cannot also be
+			// read as another argument of the same call.
+			if e.donors[i] && !nonDon.has(i) && occurrences(list, b) > 1 {
+				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d of program %q is donated, but the same buffer is passed as another argument of this call", i, e.Name())
+			}
 		}
 	}
 	callbacks := false
@@ -381,7 +386,7 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 				return nil, nil, err
 			}
 			held = append(held, b)
-			if e.donors[i] && !nonDon.has(i) && occurrences(list, b) == 1 {
+			if e.donors[i] && !nonDon.has(i) {
 				j.donated[i] = b.donate()
 				j.anyDonated = j.anyDonated || j.donated[i]
 			}
