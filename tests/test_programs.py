@@ -169,3 +169,23 @@ def test_dce_sink_kept_from_mlir_dce_compiles(gojax_device):
     assert "dce_sink" in jax.jit(f).lower(x).as_text()
     np.testing.assert_array_equal(jax.jit(f)(x), np.arange(4, dtype=np.float32) * 2)
     np.testing.assert_array_equal(jax.jit(jax.vmap(f))(x.reshape(2, 2)), np.arange(4, dtype=np.float32).reshape(2, 2) * 2)
+
+
+@pytest.mark.parametrize("dtype,preferred", [
+    (np.int8, np.float32), (np.int8, jnp.bfloat16), (np.int16, np.float16), (np.int32, np.float32),
+])
+def test_integer_operands_with_a_float_result(gojax_device, cpu_device, dtype, preferred):
+    # lax.dot/conv with integer inputs and a float preferred_element_type:
+    # products and sums in the float type, as XLA:CPU computes them (they
+    # compiled to an error before).
+    rng = np.random.default_rng(0)
+    x = rng.integers(-100, 100, (2, 3, 9, 10)).astype(dtype)
+    w = rng.integers(-100, 100, (4, 3, 4, 5)).astype(dtype)
+    a, b = rng.integers(-100, 100, (5, 7)).astype(dtype), rng.integers(-100, 100, (7, 3)).astype(dtype)
+    conv = jax.jit(lambda x, w: lax.conv(x, w, (1, 1), "VALID", preferred_element_type=preferred))
+    dot = jax.jit(lambda a, b: lax.dot(a, b, preferred_element_type=preferred))
+    for f, args in ((conv, (x, w)), (dot, (a, b))):
+        got = f(*jax.device_put(args, gojax_device))
+        want = f(*jax.device_put(args, cpu_device))
+        assert got.dtype == want.dtype == np.dtype(preferred)
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))

@@ -30,6 +30,7 @@ var passes = []pass{
 	{"inline", inlineCalls},              // func.call → callee body; drop functions other than the entry
 	{"passthrough", removePassThrough},   // sdy.*, unrealized casts, optimization_barrier, tuples
 	{"legacy", rewriteLegacyOps},         // einsum, unary_einsum, torch_index_select → reduce/dot_general/transpose, gather
+	{"mixedtypes", widenIntegerOperands}, // integer operands of a dot/convolution with a float result → converted first
 	{"fold", foldConstants},              // ops whose operands are all constants → constants
 	{"powers", rewritePowers},            // x**1, x**2, x**3, x**-1 → multiplies/divide, as XLA does
 	{"dottranspose", foldDotTranspose},   // transpose(dot_general(a, b)) → dot_general(b, a)
