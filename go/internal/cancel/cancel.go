@@ -40,7 +40,19 @@ type Token struct {
 	// polls: the run is on the thread that called Execute, which may be
 	// Python's main thread, the only one Python reports Ctrl-C to.
 	polls bool
+	// skip and backoff space out polls while the GIL is busy (only the
+	// run's own goroutine polls, so they need no synchronization).
+	skip, backoff int
 }
+
+// gilBusy: a poll that waited this long for the GIL makes the next ones
+// rarer (up to every maxBackoff+1 intervals): while another Python thread
+// computes, each take of the GIL may wait for its switch interval (5 ms by
+// default), during which this run's steps stand still.
+const (
+	gilBusy    = time.Millisecond
+	maxBackoff = 7
+)
 
 // New returns a token; polls asks the run to look for Ctrl-C (only runs on
 // the calling thread should: Check polls on the thread it runs on).
@@ -78,10 +90,24 @@ func (t *Token) Check() error {
 	if err := t.Err(); err != nil {
 		return err
 	}
-	if t.polls && pythonInterrupted() {
+	if !t.polls {
+		return nil
+	}
+	if t.skip > 0 {
+		t.skip--
+		return nil
+	}
+	hit, waited := pythonInterrupted()
+	if hit {
 		t.Cancel(ErrInterrupted)
 		return t.Err()
 	}
+	if waited >= gilBusy {
+		t.backoff = min(max(1, 2*t.backoff), maxBackoff)
+	} else {
+		t.backoff = 0
+	}
+	t.skip = t.backoff
 	return nil
 }
 

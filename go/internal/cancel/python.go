@@ -5,6 +5,7 @@ package cancel
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 // The Python C API is reached through dlsym, not linked: when Python loaded
@@ -41,15 +42,21 @@ static void py_load(void) {
 // KeyboardInterrupt when the thread returns to it. Elsewhere it returns 0.
 // PyOS_InterruptOccurred needs the thread to hold the GIL: a thread that
 // already holds it (its thread state is current) calls it directly, one that
-// released it around the PJRT call takes it for the check.
-static int gojax_python_interrupted(void) {
+// released it around the PJRT call takes it for the check; *waited_ns is
+// how long that took (another Python thread may hold the GIL).
+static int gojax_python_interrupted(long long* waited_ns) {
+	*waited_ns = 0;
 	pthread_once(&py_once, py_load);
 	if (!py.ok || syscall(SYS_gettid) != getpid() || !py.initialized()) return 0;
 	int hit;
 	if (py.current()) {
 		hit = py.occurred();
 	} else {
+		struct timespec a, b;
+		clock_gettime(CLOCK_MONOTONIC, &a);
 		int s = py.ensure();
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		*waited_ns = (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec);
 		hit = py.occurred();
 		py.release(s);
 	}
@@ -59,7 +66,14 @@ static int gojax_python_interrupted(void) {
 */
 import "C"
 
+import "time"
+
 // pythonInterrupted reports a Ctrl-C pending for Python's main thread when
-// called on it (see gojax_python_interrupted); the caller must be on the
-// thread it asks about, which a goroutine running a cgo callback is.
-func pythonInterrupted() bool { return C.gojax_python_interrupted() != 0 }
+// called on it (see gojax_python_interrupted), and how long it waited for
+// the GIL; the caller must be on the thread it asks about, which a goroutine
+// running a cgo callback is.
+func pythonInterrupted() (bool, time.Duration) {
+	var waited C.longlong
+	hit := C.gojax_python_interrupted(&waited) != 0
+	return hit, time.Duration(waited)
+}
