@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"errors"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -422,7 +423,11 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		return outs, events, nil
 	}
 	for _, j := range jobs {
-		go e.run(j.in, j.donated, j.out, j.done, opts.Cancel)
+		tok := opts.Cancel
+		if tok == nil {
+			tok = abandonOnDelete(j.out)
+		}
+		go e.run(j.in, j.donated, j.out, j.done, tok)
 	}
 	return outs, events, nil
 }
@@ -561,6 +566,37 @@ func (b *Buffer) takeDonated() ([]byte, bool) {
 	b.data, b.own = nil, ownNone
 	b.markReleasedLocked()
 	return data, true
+}
+
+// errAbandoned stops a run whose results nobody can read any more.
+var errAbandoned = errors.New("every output was deleted before the run finished")
+
+// abandonOnDelete returns the token of a run on a goroutine, cancelled once
+// every output in out has been deleted, with no execution, copy or external
+// reference left to read it, before the run produced it: nothing can observe
+// those results (programs with host callbacks, the only side effects, run on
+// the calling thread; jaxlib keeps the output token of a program with
+// ordered effects). The completion event then fires with the error, which
+// jaxlib does not report for a call whose arrays are gone. This is what stops
+// a run whose wait was interrupted: jaxlib's block_until_ready raises
+// KeyboardInterrupt itself, without telling the plugin, and the run stops
+// once the arrays it computes go away.
+func abandonOnDelete(out []*Buffer) *cancel.Token {
+	if len(out) == 0 {
+		return nil
+	}
+	tok := cancel.New(false)
+	left := new(atomic.Int32)
+	left.Store(int32(len(out)))
+	abandon := func() {
+		if left.Add(-1) == 0 {
+			tok.Cancel(errAbandoned)
+		}
+	}
+	for _, o := range out {
+		o.abandon = abandon
+	}
+	return tok
 }
 
 // callerToken is the token of a run on the thread that called Execute: one
