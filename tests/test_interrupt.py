@@ -95,3 +95,58 @@ def test_ctrl_c_interrupts_long_run(mode):
     assert "next [1.0, 3.0, 5.0]" in lines, lines
     # The run ended in an error (CANCELLED) long before its loop would have.
     assert "failed 1" in lines, lines
+
+
+# A SIGINT handler of the program's own (a graceful stop, say) runs once
+# the call returns, and the run is not cut short: its result is the full one.
+_OWN_HANDLER = """
+import signal, time
+import jax, jax.numpy as jnp, numpy as np
+from jax import lax
+
+dev = jax.devices("gojax")[0]
+
+@jax.jit
+def spin(x, n):
+    def body(c):
+        i, v = c
+        return i + 1, v * np.float32(1.0000001) + np.float32(1e-7)
+    return lax.while_loop(lambda c: c[0] < n, body, (jnp.int32(0), x))[1]
+
+x = jax.device_put(np.ones(4, np.float32), dev)
+n = 1 << 16
+while True:  # about 2 s of loop, whatever the CPU
+    t = time.perf_counter()
+    spin(x, n).block_until_ready()
+    if time.perf_counter() - t > 0.5:
+        break
+    n *= 2
+n *= 4
+want = np.asarray(spin(x, n))
+calls = []
+signal.signal(signal.SIGINT, lambda *a: calls.append(time.monotonic()))
+print("started", flush=True)
+got = np.asarray(spin(x, n))
+print("handler calls", len(calls), flush=True)
+print("same", bool((got == want).all()), flush=True)
+"""
+
+
+def test_own_sigint_handler_lets_the_run_finish():
+    p = subprocess.Popen([sys.executable, "-c", textwrap.dedent(_OWN_HANDLER)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout is not None
+        line = p.stdout.readline()
+        assert line.strip() == "started", (line, p.stderr.read() if p.poll() is not None else "")
+        time.sleep(0.5)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=300)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    assert p.returncode == 0, f"exit status {p.returncode}\n--- stdout\n{out}\n--- stderr\n{err}"
+    lines = out.split("\n")
+    assert "handler calls 1" in lines, out
+    assert "same True" in lines, out

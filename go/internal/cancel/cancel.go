@@ -40,9 +40,11 @@ type Token struct {
 	// polls: the run is on the thread that called Execute, which may be
 	// Python's main thread, the only one Python reports Ctrl-C to.
 	polls bool
-	// skip and backoff space out polls while the GIL is busy (only the
-	// run's own goroutine polls, so they need no synchronization).
+	// skip and backoff space out polls while the GIL is busy, and muted
+	// ends them (only the run's own goroutine polls, so these need no
+	// synchronization).
 	skip, backoff int
+	muted         bool
 }
 
 // gilBusy: a poll that waited this long for the GIL makes the next ones
@@ -81,8 +83,9 @@ func (t *Token) Err() error {
 
 // Check is the step-boundary check, called when Epoch changed: the token's
 // error, or ErrInterrupted when the token polls and Python has a pending
-// Ctrl-C for this thread. In that case Python's flag is set again, so the
-// interpreter still raises KeyboardInterrupt once the call returns.
+// Ctrl-C for this thread whose handler is Python's default one (it raises
+// KeyboardInterrupt). Python's flag is set again, so the interpreter still
+// runs the handler once the call returns.
 func (t *Token) Check() error {
 	if t == nil {
 		return nil
@@ -90,17 +93,24 @@ func (t *Token) Check() error {
 	if err := t.Err(); err != nil {
 		return err
 	}
-	if !t.polls {
+	if !t.polls || t.muted {
 		return nil
 	}
 	if t.skip > 0 {
 		t.skip--
 		return nil
 	}
-	hit, waited := pythonInterrupted()
-	if hit {
+	kind, waited := pythonInterrupted()
+	switch kind {
+	case keyboardInt:
 		t.Cancel(ErrInterrupted)
 		return t.Err()
+	case handledByOwner:
+		// A handler of the program's own (a graceful stop that lets the
+		// current step finish, say) runs once the call returns; the run
+		// goes on, and stops polling, as the flag stays set until then.
+		t.muted = true
+		return nil
 	}
 	if waited >= gilBusy {
 		t.backoff = min(max(1, 2*t.backoff), maxBackoff)
