@@ -2,10 +2,10 @@ package engine
 
 import (
 	"bytes"
-	"errors"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -298,8 +298,9 @@ type ExecuteOptions struct {
 	UserData []UserData
 	// Cancel, when set, stops the call's runs at their next step boundary
 	// once cancelled; their outputs and events then carry its error with
-	// code CANCELLED. Runs on the calling thread also stop on Ctrl-C
-	// (go/internal/cancel) with or without it.
+	// code CANCELLED. Without it each run gets a token of its own: one that
+	// also stops it on Ctrl-C for a run on the calling thread, and one
+	// cancelled when all its outputs are deleted for a run on a goroutine.
 	Cancel *cancel.Token
 }
 
