@@ -2,11 +2,12 @@ package compiler
 
 import (
 	"fmt"
-	"github.com/gojax/gojax/go/internal/fpmode"
 	"runtime/debug"
 	"slices"
 
 	"github.com/gojax/gojax/go/devmem"
+	"github.com/gojax/gojax/go/internal/cancel"
+	"github.com/gojax/gojax/go/internal/fpmode"
 	"github.com/gojax/gojax/go/ir"
 )
 
@@ -114,7 +115,21 @@ func newRunResult(n int) *RunResult {
 // when large enough: with a reused res, a run of a program without parallel
 // kernels makes no Go allocation (outputs still come from devmem). On error
 // the outputs allocated by this run are freed and res holds none.
-func (e *Executable) RunInto(args [][]byte, donatable []bool, res *RunResult) (err error) {
+func (e *Executable) RunInto(args [][]byte, donatable []bool, res *RunResult) error {
+	return e.runInto(args, donatable, res, nil)
+}
+
+// RunCancel is Run stopped by tok (see go/internal/cancel) at the step
+// boundary after it is cancelled, returning the token's error.
+func (e *Executable) RunCancel(args [][]byte, donatable []bool, tok *cancel.Token) (*RunResult, error) {
+	res := newRunResult(len(e.outBytes))
+	if err := e.runInto(args, donatable, res, tok); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (e *Executable) runInto(args [][]byte, donatable []bool, res *RunResult, tok *cancel.Token) (err error) {
 	if len(args) != len(e.inBytes) {
 		return fmt.Errorf("compiler: %s takes %d arguments, got %d", e.name, len(e.inBytes), len(args))
 	}
@@ -164,5 +179,5 @@ func (e *Executable) RunInto(args [][]byte, donatable []bool, res *RunResult) (e
 			return err
 		}
 	}
-	return e.plan.exec(args, res.Outputs)
+	return e.plan.exec(args, res.Outputs, tok)
 }

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/gojax/gojax/go/devmem"
+	"github.com/gojax/gojax/go/internal/cancel"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
@@ -74,6 +75,24 @@ type frame struct {
 	scratch [][]byte
 	run     uint64 // execution number, for step observers
 	arena   []byte // taken from devmem for this run (arenas over heldArenaMax)
+	// tok cancels the run at a step boundary (nil: it cannot be); epoch is
+	// cancel.Epoch when the run last looked at it.
+	tok   *cancel.Token
+	epoch uint32
+}
+
+// cancelled is the step-boundary check: an atomic load unless the epoch
+// moved, when the token says whether the run must stop.
+func (f *frame) cancelled() error {
+	if f.tok == nil {
+		return nil
+	}
+	e := cancel.Epoch()
+	if e == f.epoch {
+		return nil
+	}
+	f.epoch = e
+	return f.tok.Check()
 }
 
 // framePool keeps idle frames across runs. Unlike sync.Pool it is not
@@ -214,6 +233,7 @@ func (p *plan) putFrame(f *frame) {
 		devmem.Free(f.arena)
 		f.arena = nil
 	}
+	f.tok = nil
 	if p.region {
 		p.hotFrames.Put(f)
 	} else {
@@ -221,8 +241,12 @@ func (p *plan) putFrame(f *frame) {
 	}
 }
 
-// exec runs the plan with ins bound to the parameters and outs to the outputs.
-func (p *plan) exec(ins, outs [][]byte) error {
+// exec runs the plan with ins bound to the parameters and outs to the outputs;
+// tok (nil for none) stops it between steps.
+func (p *plan) exec(ins, outs [][]byte, tok *cancel.Token) error {
+	if err := tok.Err(); err != nil {
+		return err
+	}
 	f, err := p.getFrame()
 	if err != nil {
 		return err
@@ -231,6 +255,7 @@ func (p *plan) exec(ins, outs [][]byte) error {
 	if !p.region {
 		f.run = runIDs.Add(1)
 	}
+	f.tok, f.epoch = tok, cancel.Epoch()
 	for i, s := range p.paramSlots {
 		f.bufs[s] = ins[i]
 	}
@@ -252,6 +277,9 @@ type instr interface {
 
 func runInstrs(f *frame, body []instr) error {
 	for _, in := range body {
+		if err := f.cancelled(); err != nil {
+			return err
+		}
 		if err := in.run(f); err != nil {
 			return err
 		}
@@ -325,6 +353,11 @@ func (w *whileInstr) run(f *frame) error {
 		c.do(f)
 	}
 	for {
+		// Besides the checks between the body's steps: a loop whose body is
+		// only swaps still stops.
+		if err := f.cancelled(); err != nil {
+			return err
+		}
 		if c := w.scalarCond; c != nil {
 			if err := c.run(f); err != nil {
 				return err
@@ -385,7 +418,7 @@ func (r *regionCallable) Call(ins, outs [][]byte) error {
 	if len(ins) != len(r.p.paramSlots) || len(outs) != len(r.p.outSlots) {
 		return fmt.Errorf("region called with %d inputs and %d outputs, want %d and %d", len(ins), len(outs), len(r.p.paramSlots), len(r.p.outSlots))
 	}
-	return r.p.exec(ins, outs)
+	return r.p.exec(ins, outs, nil)
 }
 
 // stepCallable is a region made of one kernel op applied to the block

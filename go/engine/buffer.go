@@ -54,6 +54,10 @@ type Buffer struct {
 	released bool
 	holds    int // executions/copies in flight that read the memory
 	extRefs  int
+	// abandon, set on the pending outputs of a run on a goroutine, is
+	// called once when the output is deleted with no reader left before it
+	// was produced (see abandonOnDelete).
+	abandon func()
 	// mirror, when set, is a word outside Go's heap (the C handle's) kept
 	// equal to deleted, so that the C API answers IsDeleted without calling
 	// into Go (see MirrorDeleted).
@@ -192,7 +196,9 @@ func (b *Buffer) takeMemoryLocked() memRelease {
 	}
 	if b.own == ownNone && !b.ready.IsReady() {
 		// Output not produced yet: setData frees it on arrival.
-		return memRelease{}
+		r := memRelease{abandon: b.abandon}
+		b.abandon = nil
+		return r
 	}
 	b.markReleasedLocked()
 	r := memRelease{data: b.data, own: b.own, rel: b.release}
@@ -202,12 +208,16 @@ func (b *Buffer) takeMemoryLocked() memRelease {
 
 // memRelease is memory detached from a buffer, to release outside its lock.
 type memRelease struct {
-	data []byte
-	own  ownership
-	rel  func()
+	data    []byte
+	own     ownership
+	rel     func()
+	abandon func()
 }
 
 func (r memRelease) run() {
+	if r.abandon != nil {
+		r.abandon()
+	}
 	switch r.own {
 	case ownDevmem:
 		devmem.Free(r.data)
@@ -226,6 +236,7 @@ func (b *Buffer) setData(data []byte, own ownership, release func()) {
 	b.mu.Lock()
 	b.data, b.own, b.release = data, own, release
 	b.local = own == ownDevmem
+	b.abandon = nil
 	free := b.takeMemoryLocked()
 	b.mu.Unlock()
 	b.ready.Set(nil)
@@ -236,6 +247,7 @@ func (b *Buffer) setData(data []byte, own ownership, release func()) {
 func (b *Buffer) fail(err error) {
 	b.ready.Set(err)
 	b.mu.Lock()
+	b.abandon = nil
 	free := b.takeMemoryLocked()
 	b.mu.Unlock()
 	free.run()

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/gojax/gojax/go/compiler"
 	"github.com/gojax/gojax/go/devmem"
+	"github.com/gojax/gojax/go/internal/cancel"
 	"github.com/gojax/gojax/go/ir"
 )
 
@@ -47,6 +49,12 @@ type Program interface {
 	NumReplicas() int
 	NumPartitions() int
 	Run(args [][]byte, donatable []bool) (*compiler.RunResult, error)
+}
+
+// cancellableProgram is a Program whose runs stop at a step boundary when
+// their token is cancelled (*compiler.Executable).
+type cancellableProgram interface {
+	RunCancel(args [][]byte, donatable []bool, tok *cancel.Token) (*compiler.RunResult, error)
 }
 
 // Compile compiles a StableHLO portable artifact with the compiler options
@@ -298,6 +306,12 @@ type ExecuteOptions struct {
 	// UserData is the FFI user data of the PJRT execute context; JAX passes
 	// its host callbacks this way.
 	UserData []UserData
+	// Cancel, when set, stops the call's runs at their next step boundary
+	// once cancelled; their outputs and events then carry its error with
+	// code CANCELLED. Without it each run gets a token of its own: one that
+	// also stops it on Ctrl-C for a run on the calling thread, and one
+	// cancelled when all its outputs are deleted for a run on a goroutine.
+	Cancel *cancel.Token
 }
 
 // Execute runs the program once per argument list: args[i] runs on
@@ -354,7 +368,7 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		callbacks = true
 	}
 	if len(args) == 1 && e.runsOnCaller() && !callbacks {
-		if outs, events, err, ok := e.executeInline(args[0], devices[0], nonDon); ok {
+		if outs, events, err, ok := e.executeInline(args[0], devices[0], nonDon, opts.Cancel); ok {
 			return outs, events, err
 		}
 	}
@@ -410,7 +424,7 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		// the caller's thread: a callback takes the GIL, which the caller
 		// may be waiting to get back, and its effects stay in call order.
 		for _, j := range jobs {
-			e.run(j.in, j.donated, j.out, j.done)
+			e.run(j.in, j.donated, j.out, j.done, e.callerToken(opts.Cancel))
 		}
 		if err := syncRunError(outs, events); err != nil {
 			return nil, nil, err
@@ -421,11 +435,15 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		// In calling-thread mode (dispatch.go) also a donating call; or an
 		// argument became ready after executeInline looked.
 		j := jobs[0]
-		e.run(j.in, j.donated, j.out, j.done)
+		e.run(j.in, j.donated, j.out, j.done, e.callerToken(opts.Cancel))
 		return outs, events, nil
 	}
 	for _, j := range jobs {
-		go e.run(j.in, j.donated, j.out, j.done)
+		tok := opts.Cancel
+		if tok == nil {
+			tok = abandonOnDelete(j.out)
+		}
+		go e.run(j.in, j.donated, j.out, j.done, tok)
 	}
 	return outs, events, nil
 }
@@ -453,7 +471,7 @@ var firedOK = DoneEvent(nil)
 // Execute's general path minus the bookkeeping for several devices and
 // asynchronous runs; ok is false, with nothing done, when the call needs that
 // path (an argument that is not ready yet, or one the program may donate).
-func (e *Executable) executeInline(list []*Buffer, dev *Device, nonDon nonDonatable) (outs [][]*Buffer, events []*Event, err error, ok bool) {
+func (e *Executable) executeInline(list []*Buffer, dev *Device, nonDon nonDonatable, tok *cancel.Token) (outs [][]*Buffer, events []*Event, err error, ok bool) {
 	for i, b := range list {
 		if e.donors[i] && !nonDon.has(i) {
 			return nil, nil, nil, false
@@ -497,7 +515,7 @@ func (e *Executable) executeInline(list []*Buffer, dev *Device, nonDon nonDonata
 	}
 	counters.executions.Add(1)
 	ev := firedOK
-	if rerr := e.run(list, e.noDonation, out, nil); rerr != nil {
+	if rerr := e.run(list, e.noDonation, out, nil, e.callerToken(tok)); rerr != nil {
 		ev = DoneEvent(rerr)
 	}
 	res.outs[0], res.events[0] = out, ev
@@ -566,10 +584,56 @@ func (b *Buffer) takeDonated() ([]byte, bool) {
 	return data, true
 }
 
-// run runs the program once, fires done (when not nil) and returns the error.
-func (e *Executable) run(in []*Buffer, donated []bool, out []*Buffer, done *Event) error {
+// errAbandoned stops a run whose results nobody can read any more.
+var errAbandoned = errors.New("every output was deleted before the run finished")
+
+// abandonOnDelete returns the token of a run on a goroutine, cancelled once
+// every output in out has been deleted, with no execution, copy or external
+// reference left to read it, before the run produced it: nothing can observe
+// those results (programs with host callbacks, the only side effects, run on
+// the calling thread; jaxlib keeps the output token of a program with
+// ordered effects). The completion event then fires with the error, which
+// jaxlib does not report for a call whose arrays are gone. This is what stops
+// a run whose wait was interrupted: jaxlib's block_until_ready raises
+// KeyboardInterrupt itself, without telling the plugin, and the run stops
+// once the arrays it computes go away.
+func abandonOnDelete(out []*Buffer) *cancel.Token {
+	if len(out) == 0 {
+		return nil
+	}
+	tok := cancel.New(false)
+	left := new(atomic.Int32)
+	left.Store(int32(len(out)))
+	abandon := func() {
+		if left.Add(-1) == 0 {
+			tok.Cancel(errAbandoned)
+		}
+	}
+	for _, o := range out {
+		o.abandon = abandon
+	}
+	return tok
+}
+
+// callerToken is the token of a run on the thread that called Execute: one
+// that also polls for Ctrl-C, since that thread may be Python's main thread
+// and Python cannot raise KeyboardInterrupt there until the call returns.
+// Tiny programs (inlinePolicy: no loops, little memory) end sooner than a
+// poll would come, and run without one unless the caller gave a token.
+func (e *Executable) callerToken(given *cancel.Token) *cancel.Token {
+	if given != nil || e.inline {
+		return given
+	}
+	return cancel.New(true)
+}
+
+// run runs the program once, fires done (when not nil) and returns the
+// error. tok (nil for none) cancels it at a step boundary.
+func (e *Executable) run(in []*Buffer, donated []bool, out []*Buffer, done *Event, tok *cancel.Token) error {
 	var running time.Duration
-	err := e.runOnce(in, donated, out, &running)
+	tok.Begin()
+	err := e.runOnce(in, donated, out, &running, tok)
+	tok.End()
 	for _, b := range in {
 		b.unhold()
 	}
@@ -587,7 +651,7 @@ func (e *Executable) run(in []*Buffer, donated []bool, out []*Buffer, done *Even
 	return err
 }
 
-func (e *Executable) runOnce(in []*Buffer, donated []bool, out []*Buffer, running *time.Duration) (err error) {
+func (e *Executable) runOnce(in []*Buffer, donated []bool, out []*Buffer, running *time.Duration, tok *cancel.Token) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = Errorf(CodeInternal, "execution of %q panicked: %v", e.Name(), r)
@@ -619,8 +683,17 @@ func (e *Executable) runOnce(in []*Buffer, donated []bool, out []*Buffer, runnin
 		}
 		data[i] = d
 	}
-	res, rerr := e.prog.Run(data, donated)
+	var res *compiler.RunResult
+	var rerr error
+	if cp, ok := e.prog.(cancellableProgram); ok && tok != nil {
+		res, rerr = cp.RunCancel(data, donated, tok)
+	} else {
+		res, rerr = e.prog.Run(data, donated)
+	}
 	if rerr != nil {
+		if cerr := tok.Err(); cerr != nil {
+			return &Error{Code: CodeCancelled, Err: fmt.Errorf("execution of %q: %w", e.Name(), cerr)}
+		}
 		return WithCode(CodeInternal, rerr)
 	}
 	if res == nil || len(res.Outputs) != len(out) {
