@@ -300,5 +300,5 @@ def test_ffi_extension_user_data_through_the_c_api():
 
     destroy = pc._args(24)
     pc._set(destroy, 16, ctx)
-    api.call(832, destroy)  # PJRT_ExecuteContext_Destroy
+    api.call("PJRT_ExecuteContext_Destroy", destroy)
     assert deleted == [ctypes.addressof(payload)]
