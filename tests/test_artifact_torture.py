@@ -34,7 +34,7 @@ _EXPORT = os.path.join(REPO_ROOT, "testdata", "jax-export")
 # run for hours on any backend. A case still running after _LONG_S seconds
 # while the process uses the CPU is recorded as a long run, and the runner
 # exits and is started again after it; one that uses no CPU is hung.
-_LONG_S = 5.0
+_LONG_S = 3.0
 
 _RUNNER = """
 import json, os, sys, threading, time
@@ -92,9 +92,9 @@ for i, case in enumerate(spec["cases"][first:], first):
     t.join(spec["long_s"])
     if t.is_alive():
         cpu = time.process_time()
-        t.join(3.0)
+        t.join(2.0)
         if t.is_alive():
-            stop("long run" if time.process_time() - cpu > 0.3 else "hung")
+            stop("long run" if time.process_time() - cpu > 0.2 else "hung")
     results.append(out[0])
     api.destroy_loaded(exe)
 api.destroy_client(client)
