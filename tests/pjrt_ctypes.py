@@ -37,6 +37,7 @@ class Abi:
         self.slots: list[Slot] = []
         self.sizes: dict[str, int] = {}
         self.fields: dict[str, dict[str, tuple[int, int]]] = {}  # struct -> field -> (offset, size)
+        self.pointees: dict[str, dict[str, str]] = {}  # struct -> field -> T, for fields "[const] T *name;"
         self.enums: dict[str, int] = {}
         with open(path) as f:
             for line in f:
@@ -54,6 +55,9 @@ class Abi:
                     m = re.search(r"\(\*(\w+)\)", decl) or re.search(r"(\w+)\s*(\[\d*\])?;", decl)
                     if m:
                         self.fields.setdefault(struct, {})[m.group(1)] = (int(offset), int(size))
+                    p = re.fullmatch(r"(?:const )?(\w+) \*(\w+);", decl)
+                    if p:
+                        self.pointees.setdefault(struct, {})[p.group(2)] = p.group(1)
                 elif kind == "ENUM":
                     name, value = rest.split()
                     self.enums[name] = int(value)
