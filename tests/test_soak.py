@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -49,3 +50,18 @@ def test_checks_reject_what_they_must():
     with pytest.raises(_soak_programs.Mismatch, match="int32"):
         _soak_programs.check_equal("dtype", np.zeros(2, np.int32), np.zeros(2, np.int64))
     _soak_programs.check_within("ok", np.array([1.0, 2.5]), np.array([1.0, 2.0]), 0.5)
+
+
+def test_soak_reports_rss_growth(monkeypatch):
+    leaked = []
+
+    def leak(dev, rng):  # 1 MiB that stays resident, 50 per second, 100 at most
+        if len(leaked) < 100:
+            leaked.append(b"x" * (1 << 20))
+        time.sleep(0.02)
+
+    monkeypatch.setattr(_soak_programs, "KINDS", {"leak": leak})
+    report = soak.run(minutes=0.05, threads=1, rss_bound_mib=16, warmup_fraction=0.2, warmup_calls=0)
+    assert report.num_failures == 0 and report.calls > 0
+    assert report.rss_growth_mib > 16, report.text()
+    assert any("RSS grew" in p for p in report.problems), report.problems
