@@ -31,11 +31,15 @@ typedef struct XLA_FFI_InternalExtension {
 } XLA_FFI_InternalExtension;
 #define GOJAX_FFI_EXTENSION_METADATA 1
 
-typedef struct XLA_FFI_Extension {
-  size_t struct_size;
+typedef struct XLA_FFI_ExtensionId {
   int64_t extension_type;
   int32_t major_version;
   int32_t minor_version;
+} XLA_FFI_ExtensionId;
+
+typedef struct XLA_FFI_Extension {
+  size_t struct_size;
+  XLA_FFI_ExtensionId id;
   const struct XLA_FFI_Extension* next;
 } XLA_FFI_Extension;
 
