@@ -29,7 +29,7 @@ func typedCall(op *ir.Op) (bool, string) {
 }
 
 // lower compiles a custom call to a registered handler into a step.
-func lower(_ kernel.Context, op *ir.Op, target string, b C.XLA_FFI_Handler_Bundle) (kernel.Step, error) {
+func lower(ctx kernel.Context, op *ir.Op, target string, b C.XLA_FFI_Handler_Bundle) (kernel.Step, error) {
 	if ok, v := typedCall(op); !ok {
 		return nil, op.Errorf("%q is an XLA FFI handler, which is called with api_version = 4 (typed FFI) "+
 			"or with its attributes in mhlo.backend_config; this custom call has api_version %s and no such dictionary", target, v)
@@ -71,6 +71,12 @@ func lower(_ kernel.Context, op *ir.Op, target string, b C.XLA_FFI_Handler_Bundl
 		return nil, op.Errorf("FFI handler %q failed to instantiate: %s", target, msg)
 	}
 	ok = true
+	// Handlers may ask for the execution's user data (XLA_FFI_InvokeContext_Get).
+	var table *kernel.HostCallbacks
+	if hc, isHC := ctx.(kernel.HostCallbackContext); isHC {
+		table = hc.HostCallbacks()
+		table.RequireUserData()
+	}
 
 	// The step owns the C memory and the instantiate stage's state; both
 	// go when the compiled program drops the step.
@@ -91,7 +97,18 @@ func lower(_ kernel.Context, op *ir.Op, target string, b C.XLA_FFI_Handler_Bundl
 				ptrs[i] = p
 			}
 		}
-		e := C.gojax_ffi_run(owner.step, &ptrs[0], &ptrs[len(ins)], C.int64_t(workers.Count()), nil, 0)
+		// User data points to the framework's memory, never Go's.
+		var ud []C.gojax_ffi_userdata
+		if table != nil {
+			for _, d := range table.UserData() {
+				ud = append(ud, C.gojax_ffi_userdata{type_id: C.int64_t(d.TypeID), data: d.Data})
+			}
+		}
+		var udp *C.gojax_ffi_userdata
+		if len(ud) > 0 {
+			udp = &ud[0]
+		}
+		e := C.gojax_ffi_run(owner.step, &ptrs[0], &ptrs[len(ins)], C.int64_t(workers.Count()), udp, C.int64_t(len(ud)))
 		runtime.KeepAlive(owner)
 		if e != nil {
 			_, msg := takeError(e)
