@@ -57,6 +57,28 @@ def handlers(tmp_path_factory):
         },
         platform="cpu",
     )
+    reg("gojax_test_pool", jax.ffi.pycapsule(so.GojaxTestPool), platform="cpu")
+    reg("gojax_test_scratch", jax.ffi.pycapsule(so.GojaxTestScratch), platform="cpu")
+    for name in ("Prep", "Init"):
+        getattr(so, f"GojaxTest{name}TypeId").restype = ctypes.c_void_p
+        getattr(so, f"GojaxTest{name}TypeInfo").restype = ctypes.c_void_p
+        jax.ffi.register_ffi_type(
+            f"gojax_test_{name.lower()}",
+            {
+                "type_id": jax.ffi.pycapsule(getattr(so, f"GojaxTest{name}TypeId")()),
+                "type_info": jax.ffi.pycapsule(getattr(so, f"GojaxTest{name}TypeInfo")()),
+            },
+            platform="cpu",
+        )
+    reg(
+        "gojax_test_stages",
+        {
+            "prepare": jax.ffi.pycapsule(so.GojaxTestStagesPrepare),
+            "initialize": jax.ffi.pycapsule(so.GojaxTestStagesInitialize),
+            "execute": jax.ffi.pycapsule(so.GojaxTestStagesExecute),
+        },
+        platform="cpu",
+    )
     return so
 
 
@@ -147,6 +169,34 @@ def test_instantiate_state(handlers, gojax_device, cpu_device):
     got, xla = _both(f, x, gojax_device=gojax_device, cpu_device=cpu_device)
     np.testing.assert_array_equal(got, x * np.float32(2.5))
     np.testing.assert_array_equal(got, xla)
+
+
+def test_thread_pool(handlers, gojax_device, cpu_device):
+    def f(x):
+        return jax.ffi.ffi_call("gojax_test_pool", jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+
+    x = np.linspace(-3, 3, 1001, dtype=np.float32)
+    got, xla = _both(f, x, gojax_device=gojax_device, cpu_device=cpu_device)
+    np.testing.assert_array_equal(got, x * x)
+    np.testing.assert_array_equal(got, xla)
+
+
+def test_scratch_memory(handlers, gojax_device):
+    def f(x):
+        return jax.ffi.ffi_call("gojax_test_scratch", jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+
+    x = np.arange(37, dtype=np.float32)
+    np.testing.assert_array_equal(np.asarray(jax.jit(f)(jax.device_put(x, gojax_device))), x[::-1])
+
+
+def test_prepare_and_initialize_stages(handlers, gojax_device):
+    def f(x):
+        return jax.ffi.ffi_call("gojax_test_stages", jax.ShapeDtypeStruct(x.shape, x.dtype))(x, offset=np.float32(0.5))
+
+    x = np.arange(4, dtype=np.float32)
+    for _ in range(2):  # the stages run again for every execution
+        got = jax.jit(f)(jax.device_put(x, gojax_device))
+        np.testing.assert_array_equal(np.asarray(got), x * np.float32(3) + np.float32(0.5))
 
 
 def test_exported_artifact(handlers, gojax_device):

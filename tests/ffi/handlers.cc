@@ -1,7 +1,10 @@
 // XLA FFI handlers for tests/test_ffi.py, written against the headers jaxlib
 // ships (jax.ffi.include_dir()) exactly as a user's extension would be.
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string_view>
 
 #include "xla/ffi/api/ffi.h"
@@ -105,3 +108,88 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(GojaxTestScaleExecute, ScaleExecute,
                                   .Arg<ffi::Buffer<ffi::F32>>()
                                   .Ret<ffi::Buffer<ffi::F32>>()
                                   .Attr<float>("scale"));
+
+// Squares x in chunks, each on a task of the runtime's thread pool.
+static ffi::Error PoolImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
+  if (pool.num_threads() < 1) return ffi::Error::Internal("thread pool reports no threads");
+  size_t n = x.element_count();
+  float* tmp = y->typed_data();
+  const float* in = x.typed_data();
+  constexpr size_t kChunks = 4;
+  std::mutex mu;
+  std::condition_variable cv;
+  size_t done = 0;
+  for (size_t c = 0; c < kChunks; ++c) {
+    pool.Schedule([&, c] {
+      for (size_t i = c * n / kChunks; i < (c + 1) * n / kChunks; ++i) tmp[i] = in[i] * in[i];
+      std::lock_guard<std::mutex> lock(mu);
+      ++done;
+      cv.notify_all();
+    });
+  }
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait(lock, [&] { return done == kChunks; });
+  return ffi::Error::Success();
+}
+XLA_FFI_DEFINE_HANDLER_SYMBOL(GojaxTestPool, PoolImpl,
+                              ffi::Ffi::Bind().Ctx<ffi::ThreadPool>().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+
+// Reverses x through 64-byte-aligned scratch memory from the runtime (which
+// XLA:CPU does not offer).
+static ffi::Error ScratchImpl(ffi::ScratchAllocator scratch, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
+  size_t n = x.element_count();
+  auto mem = scratch.Allocate(n * sizeof(float) + 1, 64);
+  if (!mem.has_value()) return ffi::Error::Internal("no scratch memory");
+  if (reinterpret_cast<uintptr_t>(*mem) % 64 != 0) return ffi::Error::Internal("scratch memory is misaligned");
+  float* tmp = static_cast<float*>(*mem);
+  for (size_t i = 0; i < n; ++i) tmp[n - 1 - i] = x.typed_data()[i];
+  for (size_t i = 0; i < n; ++i) y->typed_data()[i] = tmp[i];
+  return ffi::Error::Success();
+}
+XLA_FFI_DEFINE_HANDLER_SYMBOL(GojaxTestScratch, ScratchImpl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::ScratchAllocator>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>());
+
+// Prepare and initialize stages each leave a state the execute stage reads:
+// y = x * (prepared) + (initialized), from the "offset" attribute.
+struct Prep {
+  static ffi::TypeId id;
+  float mul;
+};
+ffi::TypeId Prep::id = {};
+struct Init {
+  static ffi::TypeId id;
+  float add;
+};
+ffi::TypeId Init::id = {};
+static XLA_FFI_TypeInfo prep_info = ffi::MakeTypeInfo<Prep>();
+static XLA_FFI_TypeInfo init_info = ffi::MakeTypeInfo<Init>();
+extern "C" ffi::TypeId* GojaxTestPrepTypeId() { return &Prep::id; }
+extern "C" XLA_FFI_TypeInfo* GojaxTestPrepTypeInfo() { return &prep_info; }
+extern "C" ffi::TypeId* GojaxTestInitTypeId() { return &Init::id; }
+extern "C" XLA_FFI_TypeInfo* GojaxTestInitTypeInfo() { return &init_info; }
+
+static ffi::ErrorOr<std::unique_ptr<Prep>> StagesPrepare(float offset) {
+  return std::make_unique<Prep>(Prep{3.0f});
+}
+XLA_FFI_DEFINE_HANDLER_SYMBOL(GojaxTestStagesPrepare, StagesPrepare, ffi::Ffi::BindPrepare().Attr<float>("offset"));
+
+static ffi::ErrorOr<std::unique_ptr<Init>> StagesInitialize(float offset) {
+  return std::make_unique<Init>(Init{offset});
+}
+XLA_FFI_DEFINE_HANDLER_SYMBOL(GojaxTestStagesInitialize, StagesInitialize,
+                              ffi::Ffi::BindInitialize().Attr<float>("offset"));
+
+static ffi::Error StagesExecute(Prep* p, Init* i, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y, float) {
+  for (size_t k = 0; k < x.element_count(); ++k) y->typed_data()[k] = x.typed_data()[k] * p->mul + i->add;
+  return ffi::Error::Success();
+}
+XLA_FFI_DEFINE_HANDLER_SYMBOL(GojaxTestStagesExecute, StagesExecute,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::Prepared<Prep>>()
+                                  .Ctx<ffi::Initialized<Init>>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>()
+                                  .Attr<float>("offset"));
