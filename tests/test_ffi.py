@@ -223,3 +223,45 @@ def test_unregistered_target_fails_to_compile(handlers, gojax_device):
 
     with pytest.raises(jax.errors.JaxRuntimeError, match='unknown custom call target "gojax_test_never_registered"'):
         jax.jit(f)(jax.device_put(np.ones(3, np.float32), gojax_device))
+
+
+def _register_through_pjrt(name: bytes, handler: int, platform: bytes) -> None:
+    """PJRT_FFI_Register_Handler as a framework without Python calls it."""
+    import pjrt_ctypes as pc
+
+    api = pc.Api()
+    ext = ctypes.c_void_p.from_address(api.api + 8).value  # PJRT_Api.extension_start
+    ffi = None
+    while ext:
+        if ctypes.c_int32.from_address(ext + 8).value == 5:  # PJRT_Extension_Type_FFI
+            ffi = ext
+        ext = ctypes.c_void_p.from_address(ext + 16).value
+    assert ffi is not None, "no FFI extension in the chain"
+    register = pc._FN(ctypes.c_void_p.from_address(ffi + 40).value)
+    name_buf, platform_buf = ctypes.create_string_buffer(name), ctypes.create_string_buffer(platform)
+    args = pc._args(52)  # struct_size, target_name, _size, handler, platform_name, _size, traits
+    pc._set(args, 8, ctypes.addressof(name_buf))
+    pc._set(args, 16, len(name))
+    pc._set(args, 24, handler)
+    pc._set(args, 32, ctypes.addressof(platform_buf))
+    pc._set(args, 40, len(platform))
+    api._check(register(ctypes.addressof(args)))
+
+
+def test_pjrt_extension_register_handler(handlers, gojax_device):
+    import pjrt_ctypes as pc
+
+    handler = ctypes.cast(handlers.GojaxTestAddOne, ctypes.c_void_p).value
+    with pytest.raises(pc.PjrtError, match='platform "cpu"'):
+        _register_through_pjrt(b"gojax_test_pjrt_cuda", handler, b"CUDA")
+    _register_through_pjrt(b"gojax_test_pjrt_add_one", handler, b"cpu")
+
+    def f(x):
+        return jax.ffi.ffi_call("gojax_test_pjrt_add_one", jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+
+    x = np.arange(4, dtype=np.float32)
+    np.testing.assert_array_equal(np.asarray(jax.jit(f)(jax.device_put(x, gojax_device))), x + 1)
+    # Another handler under a registered name is refused.
+    other = ctypes.cast(handlers.GojaxTestChecked, ctypes.c_void_p).value
+    with pytest.raises(pc.PjrtError, match="already registered"):
+        _register_through_pjrt(b"gojax_test_pjrt_add_one", other, b"cpu")
