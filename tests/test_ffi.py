@@ -59,6 +59,7 @@ def handlers(tmp_path_factory):
     )
     reg("gojax_test_pool", jax.ffi.pycapsule(so.GojaxTestPool), platform="cpu")
     reg("gojax_test_scratch", jax.ffi.pycapsule(so.GojaxTestScratch), platform="cpu")
+    reg("gojax_test_user_data", jax.ffi.pycapsule(so.GojaxTestUserData), platform="cpu")
     for name in ("Prep", "Init"):
         getattr(so, f"GojaxTest{name}TypeId").restype = ctypes.c_void_p
         getattr(so, f"GojaxTest{name}TypeInfo").restype = ctypes.c_void_p
@@ -197,6 +198,17 @@ def test_prepare_and_initialize_stages(handlers, gojax_device):
     for _ in range(2):  # the stages run again for every execution
         got = jax.jit(f)(jax.device_put(x, gojax_device))
         np.testing.assert_array_equal(np.asarray(got), x * np.float32(3) + np.float32(0.5))
+
+
+def test_missing_user_data_is_an_error(handlers, gojax_device, cpu_device):
+    def f(x):
+        return jax.ffi.ffi_call("gojax_test_user_data", jax.ShapeDtypeStruct((2,), jnp.float32))() + x
+
+    x = np.zeros(2, np.float32)
+    with pytest.raises(jax.errors.JaxRuntimeError, match="no user data of type id [0-9]+ is attached to this execution"):
+        jax.jit(f)(jax.device_put(x, gojax_device)).block_until_ready()
+    with pytest.raises((jax.errors.JaxRuntimeError, ValueError), match="user data"):
+        jax.jit(f)(jax.device_put(x, cpu_device)).block_until_ready()
 
 
 def test_exported_artifact(handlers, gojax_device):

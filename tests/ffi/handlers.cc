@@ -193,3 +193,12 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(GojaxTestStagesExecute, StagesExecute,
                                   .Arg<ffi::Buffer<ffi::F32>>()
                                   .Ret<ffi::Buffer<ffi::F32>>()
                                   .Attr<float>("offset"));
+
+// Reads user data of type Scale from the execution context; JAX attaches
+// none of that type, so the call fails on every runtime.
+static ffi::Error UserDataImpl(Scale* s, ffi::ResultBuffer<ffi::F32> y) {
+  for (size_t i = 0; i < y->element_count(); ++i) y->typed_data()[i] = s->value;
+  return ffi::Error::Success();
+}
+XLA_FFI_DEFINE_HANDLER_SYMBOL(GojaxTestUserData, UserDataImpl,
+                              ffi::Ffi::Bind().Ctx<ffi::UserData<Scale>>().Ret<ffi::Buffer<ffi::F32>>());
