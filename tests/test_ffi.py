@@ -277,3 +277,24 @@ def test_pjrt_extension_register_handler(handlers, gojax_device):
     other = ctypes.cast(handlers.GojaxTestChecked, ctypes.c_void_p).value
     with pytest.raises(pc.PjrtError, match="already registered"):
         _register_through_pjrt(b"gojax_test_pjrt_add_one", other, b"cpu")
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        # Column-major operands: gojax's buffers are row-major.
+        (lambda x: jax.ffi.ffi_call("gojax_test_add_one", jax.ShapeDtypeStruct(x.shape, x.dtype),
+                                    input_layouts=[(1, 0)])(x), "row-major"),
+        # int4 is packed for XLA's handlers, one byte per element in gojax.
+        (lambda x: jax.ffi.ffi_call("gojax_test_add_one", jax.ShapeDtypeStruct(x.shape, x.dtype))(x.astype(jnp.int4)),
+         "element type i4"),
+        # FFI scalars are f32 or f64.
+        (lambda x: jax.ffi.ffi_call("gojax_test_add_one", jax.ShapeDtypeStruct(x.shape, x.dtype))(x, h=np.float16(1)),
+         "f16 scalars cannot be passed"),
+    ],
+)
+def test_unsupported_calls_fail_to_compile(handlers, gojax_device, make, match):
+    x = jax.device_put(np.ones((2, 3), np.float32), gojax_device)
+    with pytest.raises(jax.errors.JaxRuntimeError, match=match) as err:
+        jax.jit(make)(x)
+    assert 'gojax_test_add_one' in str(err.value)
