@@ -6,7 +6,6 @@ package capi
 import "C"
 
 import (
-	"strings"
 	"sync/atomic"
 	"unsafe"
 
@@ -52,10 +51,12 @@ func gojax_FFI_RegisterHandler(args *C.gojax_FFI_RegisterHandler_Args) (ret pjrt
 	if e := checkArgs(fn, unsafe.Pointer(args), C.gojax_FFI_RegisterHandler_Args_STRUCT_SIZE); e != nil {
 		return e
 	}
+	// The older layout differs from the handler field on; read each
+	// layout only through its own struct.
 	target := C.GoStringN(args.target_name, C.int(args.target_name_size))
-	handler := uintptr(args.handler)
-	platform := C.GoStringN(args.platform_name, C.int(args.platform_name_size))
-	traits := uint32(args.traits)
+	var handler uintptr
+	var platform string
+	var traits uint32
 	if args.struct_size == C.gojax_FFI_RegisterHandlerV1_Args_STRUCT_SIZE {
 		old := (*C.gojax_FFI_RegisterHandlerV1_Args)(unsafe.Pointer(args))
 		if old.api_version != 1 {
@@ -63,15 +64,15 @@ func gojax_FFI_RegisterHandler(args *C.gojax_FFI_RegisterHandler_Args) (ret pjrt
 		}
 		handler = uintptr(old.handler)
 		platform = C.GoStringN(old.platform_name, C.int(old.platform_name_size))
-		traits = 0
-	}
-	if p := strings.ToLower(platform); p != "cpu" && p != "host" {
-		return errf(engine.CodeInvalidArgument, fn, "%q: gojax runs FFI handlers for platform \"cpu\" (or \"Host\"), not %q", target, platform)
+	} else {
+		handler = uintptr(args.handler)
+		platform = C.GoStringN(args.platform_name, C.int(args.platform_name_size))
+		traits = uint32(args.traits)
 	}
 	if handler == 0 {
 		return errf(engine.CodeInvalidArgument, fn, "%q: handler is NULL", target)
 	}
-	if err := ffi.Register(target, ffi.Bundle{Execute: handler}, traits); err != nil {
+	if err := ffi.Register(target, platform, ffi.Bundle{Execute: handler}, traits); err != nil {
 		return errf(engine.CodeInvalidArgument, fn, "%v", err)
 	}
 	return nil

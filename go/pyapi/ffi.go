@@ -5,8 +5,8 @@ import "github.com/gojax/gojax/go/kernels/ffi"
 // RegisterFFITarget registers an XLA FFI handler with gojax, the way
 // jax.ffi.register_ffi_target(..., platform="cpu") registers it with XLA.
 // The stages are C function addresses (0 = absent; execute is required).
-func RegisterFFITarget(name string, instantiate, prepare, initialize, execute uintptr, traits int64) error {
-	return ffi.Register(name, ffi.Bundle{
+func RegisterFFITarget(name, platform string, instantiate, prepare, initialize, execute uintptr, traits int64) error {
+	return ffi.Register(name, platform, ffi.Bundle{
 		Instantiate: instantiate, Prepare: prepare, Initialize: initialize, Execute: execute,
 	}, uint32(traits))
 }

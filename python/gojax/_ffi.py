@@ -37,7 +37,7 @@ def _address(capsule: Any, what: str) -> int:
         raise TypeError(f"{what} must be a PyCapsule holding a function pointer") from err
 
 
-def register_target(name: str, fn: Any, api_version: int = 1, traits: Any = 0) -> None:
+def register_target(name: str, fn: Any, platform: str = _HOST, api_version: int = 1, traits: Any = 0) -> None:
     """Register a typed FFI handler (a capsule, or a dict of stage name to
     capsule) with gojax. Untyped custom calls (api_version 0) are XLA's
     alone: gojax does not run them, and a program calling one fails to
@@ -54,6 +54,7 @@ def register_target(name: str, fn: Any, api_version: int = 1, traits: Any = 0) -
     bits = int(getattr(traits, "value", traits) or 0)
     _pyapi.RegisterFFITarget(
         name,
+        platform,
         addrs.get("instantiate", 0),
         addrs.get("prepare", 0),
         addrs.get("initialize", 0),
@@ -93,7 +94,7 @@ def install() -> None:
     def target_handler(prev: Callable[..., None]) -> Callable[..., None]:
         def handler(name: str, fn: Any, platform: str, api_version: int, traits: Any) -> None:
             prev(name, fn, platform, api_version, traits)
-            register_target(name, fn, api_version, traits)
+            register_target(name, fn, platform, api_version, traits)
 
         return handler
 

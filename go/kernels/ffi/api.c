@@ -90,8 +90,17 @@ static char* message(const char* fmt, const char* name) {
   return strdup(buf);
 }
 
-int gojax_ffi_register(const char* name, size_t name_len, const XLA_FFI_Handler_Bundle* bundle, uint32_t traits,
-                       char** err) {
+int gojax_ffi_register(const char* name, size_t name_len, const char* platform, size_t platform_len,
+                       const XLA_FFI_Handler_Bundle* bundle, uint32_t traits, char** err) {
+  /* gojax runs on the host: it takes handlers for the platforms JAX and XLA
+   * call the CPU ("cpu" and "Host"). */
+  if (!((platform_len == 3 && strncasecmp(platform, "cpu", 3) == 0) ||
+        (platform_len == 4 && strncasecmp(platform, "host", 4) == 0))) {
+    char* plat = dup_span(platform, platform_len);
+    *err = message("gojax runs FFI handlers for platform \"cpu\" (or \"Host\"), not \"%s\"", plat ? plat : "");
+    free(plat);
+    return 0;
+  }
   if (bundle->execute == NULL) {
     *err = strdup("an FFI handler bundle must have an execute handler");
     return 0;
@@ -200,18 +209,7 @@ static void (*type_deleter(int64_t id))(void*) {
 
 static XLA_FFI_Error* api_handler_register(XLA_FFI_Handler_Register_Args* a) {
   char* err = NULL;
-  /* gojax runs on the host: it takes handlers for the platforms JAX calls
-   * the CPU ("cpu" and XLA's "Host"). */
-  const char* p = a->platform.ptr;
-  size_t pn = a->platform.len;
-  if (!((pn == 3 && strncasecmp(p, "cpu", 3) == 0) || (pn == 4 && strncasecmp(p, "host", 4) == 0))) {
-    char* plat = dup_span(p, pn);
-    XLA_FFI_Error* e = errorf(GOJAX_FFI_INVALID_ARGUMENT,
-                              "gojax runs FFI handlers for platform \"cpu\" (or \"Host\"), not \"%s\"", plat ? plat : "");
-    free(plat);
-    return e;
-  }
-  if (!gojax_ffi_register(a->name.ptr, a->name.len, &a->bundle, a->traits, &err)) {
+  if (!gojax_ffi_register(a->name.ptr, a->name.len, a->platform.ptr, a->platform.len, &a->bundle, a->traits, &err)) {
     XLA_FFI_Error* e = gojax_ffi_new_error(GOJAX_FFI_INVALID_ARGUMENT, err);
     free(err);
     return e;

@@ -47,14 +47,17 @@ type Bundle struct {
 	Instantiate, Prepare, Initialize, Execute uintptr
 }
 
-// Register adds an FFI handler under target. Registering the same bundle
-// again is accepted; another bundle under a registered name is an error.
-func Register(target string, b Bundle, traits uint32) error {
+// Register adds an FFI handler under target for platform ("cpu" or
+// "Host"; others are refused). Registering the same bundle again is
+// accepted; another bundle under a registered name is an error.
+func Register(target, platform string, b Bundle, traits uint32) error {
 	cb := C.bundle_of(C.uintptr_t(b.Instantiate), C.uintptr_t(b.Prepare), C.uintptr_t(b.Initialize), C.uintptr_t(b.Execute))
 	name := C.CString(target)
 	defer C.free(unsafe.Pointer(name))
+	plat := C.CString(platform)
+	defer C.free(unsafe.Pointer(plat))
 	var msg *C.char
-	if C.gojax_ffi_register(name, C.size_t(len(target)), &cb, C.uint32_t(traits), &msg) == 0 {
+	if C.gojax_ffi_register(name, C.size_t(len(target)), plat, C.size_t(len(platform)), &cb, C.uint32_t(traits), &msg) == 0 {
 		return takeMessage(msg)
 	}
 	return nil

@@ -433,8 +433,8 @@ XLA_FFI_Error* gojax_ffi_metadata(XLA_FFI_Handler* execute, XLA_FFI_Metadata* ou
 void gojax_ffi_step_release_state(gojax_ffi_step* step);
 
 /* The handler and type registries (process-wide, like XLA's). */
-int gojax_ffi_register(const char* name, size_t name_len, const XLA_FFI_Handler_Bundle* bundle, uint32_t traits,
-                       char** err);
+int gojax_ffi_register(const char* name, size_t name_len, const char* platform, size_t platform_len,
+                       const XLA_FFI_Handler_Bundle* bundle, uint32_t traits, char** err);
 int gojax_ffi_lookup(const char* name, size_t name_len, XLA_FFI_Handler_Bundle* bundle, uint32_t* traits);
 int gojax_ffi_type_register(const char* name, size_t name_len, int64_t* type_id, void (*deleter)(void*), char** err);
 
