@@ -113,7 +113,7 @@ def install() -> None:
 
 def _chain(xla_client: Any, table: str, register: Callable[..., None],
            wrap: Callable[[Callable[..., None]], Callable[..., None]], xla_handler: Callable[..., None]) -> None:
-    handlers = getattr(xla_client, table)
+    handlers = getattr(xla_client, table, {})  # jaxlib's private table, read when present
     existing = handlers.get(_HOST)
     if existing is None:
         # XLA's CPU client, created later, finds this one and keeps it.

@@ -51,6 +51,7 @@ func lower(ctx kernel.Context, op *ir.Op, target string, b C.XLA_FFI_Handler_Bun
 			m.free()
 		}
 	}()
+	// The step is m's first allocation: the cleanup below finds it there.
 	step := (*C.gojax_ffi_step)(m.alloc(int(unsafe.Sizeof(C.gojax_ffi_step{}))))
 	step.bundle = b
 	args, err := buffers(m, op.Operands, "operand")
