@@ -298,3 +298,28 @@ def test_unsupported_calls_fail_to_compile(handlers, gojax_device, make, match):
     with pytest.raises(jax.errors.JaxRuntimeError, match=match) as err:
         jax.jit(make)(x)
     assert 'gojax_test_add_one' in str(err.value)
+
+
+@pytest.mark.parametrize("first", ["register", "backends"])
+def test_registration_order(handlers, first):
+    """Targets registered before JAX starts its backends (queued by jaxlib)
+    and after (passed on at once) reach both runtimes."""
+    from gojax_testutil import check_python
+
+    register = f"""
+lib = ctypes.cdll.LoadLibrary({handlers._name!r})
+jax.ffi.register_ffi_target("gojax_test_early", jax.ffi.pycapsule(lib.GojaxTestAddOne), platform="cpu")
+"""
+    start = "devices = [jax.devices('gojax')[0], jax.devices('cpu')[0]]\n"
+    steps = register + start if first == "register" else start + register
+    out = check_python(
+        "import ctypes, numpy as np, jax\n" + steps + """
+f = lambda x: jax.ffi.ffi_call("gojax_test_early", jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+x = np.arange(3, dtype=np.float32)
+for d in devices:
+    y = jax.jit(f)(jax.device_put(x, d))
+    assert y.devices() == {d} and (np.asarray(y) == x + 1).all(), (d, y)
+print("ran on", len(devices))
+"""
+    )
+    assert "ran on 2" in out
