@@ -60,6 +60,7 @@ def handlers(tmp_path_factory):
     reg("gojax_test_pool", jax.ffi.pycapsule(so.GojaxTestPool), platform="cpu")
     reg("gojax_test_scratch", jax.ffi.pycapsule(so.GojaxTestScratch), platform="cpu")
     reg("gojax_test_user_data", jax.ffi.pycapsule(so.GojaxTestUserData), platform="cpu")
+    reg("gojax_test_async", jax.ffi.pycapsule(so.GojaxTestAsync), platform="cpu")
     for name in ("Prep", "Init"):
         getattr(so, f"GojaxTest{name}TypeId").restype = ctypes.c_void_p
         getattr(so, f"GojaxTest{name}TypeInfo").restype = ctypes.c_void_p
@@ -180,6 +181,18 @@ def test_thread_pool(handlers, gojax_device, cpu_device):
     got, xla = _both(f, x, gojax_device=gojax_device, cpu_device=cpu_device)
     np.testing.assert_array_equal(got, x * x)
     np.testing.assert_array_equal(got, xla)
+
+
+def test_asynchronous_handler(handlers, gojax_device, cpu_device):
+    def f(x):
+        return jax.ffi.ffi_call("gojax_test_async", jax.ShapeDtypeStruct(x.shape, x.dtype))(x) + 1
+
+    x = np.arange(100, dtype=np.float32)
+    got, xla = _both(f, x, gojax_device=gojax_device, cpu_device=cpu_device)
+    np.testing.assert_array_equal(got, x * np.float32(3) + np.float32(1))
+    np.testing.assert_array_equal(got, xla)
+    with pytest.raises(jax.errors.JaxRuntimeError, match="async handler: x\\[0\\] is negative"):
+        jax.jit(f)(jax.device_put(-x - 1, gojax_device)).block_until_ready()
 
 
 def test_scratch_memory(handlers, gojax_device):

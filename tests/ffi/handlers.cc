@@ -202,3 +202,24 @@ static ffi::Error UserDataImpl(Scale* s, ffi::ResultBuffer<ffi::F32> y) {
 }
 XLA_FFI_DEFINE_HANDLER_SYMBOL(GojaxTestUserData, UserDataImpl,
                               ffi::Ffi::Bind().Ctx<ffi::UserData<Scale>>().Ret<ffi::Buffer<ffi::F32>>());
+
+// An asynchronous handler: y = 3 * x computed on a pool task, completing a
+// future; a negative x[0] completes it with an error instead.
+static ffi::Future AsyncImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
+  ffi::Promise promise;
+  ffi::Future future(promise);
+  const float* in = x.typed_data();
+  float* out = y->typed_data();
+  size_t n = x.element_count();
+  pool.Schedule([promise, in, out, n]() mutable {
+    if (n > 0 && in[0] < 0) {
+      promise.SetError(ffi::Error::InvalidArgument("async handler: x[0] is negative"));
+      return;
+    }
+    for (size_t i = 0; i < n; ++i) out[i] = 3 * in[i];
+    promise.SetAvailable();
+  });
+  return future;
+}
+XLA_FFI_DEFINE_HANDLER_SYMBOL(GojaxTestAsync, AsyncImpl,
+                              ffi::Ffi::Bind().Ctx<ffi::ThreadPool>().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
