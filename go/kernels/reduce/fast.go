@@ -28,6 +28,9 @@ type storage[A any] struct {
 	// round rounds an accumulator to the storage precision (nil when A is
 	// the storage type). Window ops apply it after every step, as XLA does.
 	round func(A) A
+	// plain: store writes through view unchanged, so results can be
+	// computed in the output buffer with the slice loops.
+	plain bool
 }
 
 func directStorage[A byteview.Elem]() storage[A] {
@@ -35,6 +38,7 @@ func directStorage[A byteview.Elem]() storage[A] {
 		view:  byteview.As[A],
 		load:  func(dst []A, b []byte, off int) { copy(dst, byteview.As[A](b)[off:]) },
 		store: func(b []byte, i int, v A) { byteview.As[A](b)[i] = v },
+		plain: true,
 	}
 }
 
@@ -307,6 +311,7 @@ func bf16Storage() storage[float32] {
 
 func subByteStorage[A int8 | uint8](bits int, signed bool) storage[A] {
 	s := directStorage[A]()
+	s.plain = false
 	shift := 8 - uint(bits)
 	s.store = func(b []byte, i int, v A) {
 		u := uint8(v) << shift
