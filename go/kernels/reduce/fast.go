@@ -282,14 +282,11 @@ func mk[A any](op opKind, ops func(opKind) (opFuncs[A], bool), st storage[A]) ty
 	return t
 }
 
-// f16Storage and bf16Storage widen to f32 with direct (inlinable) calls.
+// f16Storage and bf16Storage widen to f32 with the slice conversions.
 func f16Storage() storage[float32] {
 	return storage[float32]{
 		load: func(dst []float32, b []byte, off int) {
-			src := byteview.As[uint16](b)[off : off+len(dst)]
-			for i, h := range src {
-				dst[i] = floatconv.F16ToF32(h)
-			}
+			floatconv.F16sToF32(dst, byteview.As[uint16](b)[off:off+len(dst)])
 		},
 		store: func(b []byte, i int, v float32) { byteview.As[uint16](b)[i] = floatconv.F32ToF16(v) },
 		round: func(v float32) float32 { return floatconv.F16ToF32(floatconv.F32ToF16(v)) },
@@ -299,10 +296,7 @@ func f16Storage() storage[float32] {
 func bf16Storage() storage[float32] {
 	return storage[float32]{
 		load: func(dst []float32, b []byte, off int) {
-			src := byteview.As[uint16](b)[off : off+len(dst)]
-			for i, h := range src {
-				dst[i] = floatconv.BF16ToF32(h)
-			}
+			floatconv.BF16sToF32(dst, byteview.As[uint16](b)[off:off+len(dst)])
 		},
 		store: func(b []byte, i int, v float32) { byteview.As[uint16](b)[i] = floatconv.F32ToBF16(v) },
 		round: func(v float32) float32 { return floatconv.BF16ToF32(floatconv.F32ToBF16(v)) },
