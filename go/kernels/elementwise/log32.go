@@ -2,8 +2,9 @@ package elementwise
 
 import "math"
 
-// float32 log and log1p without the generality of math.Log1p (most of
-// jax.random.normal's and exponential's time went there): the argument,
+// float32 log and log1p without the generality of math.Log and math.Log1p
+// (about half of jax.random.normal's kernel time was math.Log1p; this is
+// about 1.3x faster per element, scalar Go as before): the argument,
 // exact in float64, is split as 2^e·m with m in [√½, √2), and
 // log m = 2·atanh(s), s = (m−1)/(m+1), |s| ≤ 0.1716, is summed as an odd
 // series to s^17. The series' truncation error is below
@@ -17,29 +18,27 @@ import "math"
 // float32 exponents.
 
 const (
-	logLn2   = 0.693147180559945309417232121458176568
-	logSqrt2 = 1.41421356237309504880168872420969808
+	logLn2 = 0.693147180559945309417232121458176568
+	// logSqrt2Mant is the mantissa field of the float64 above √2.
+	logSqrt2Mant = 0x6A09E667F3BCD
 )
 
-// log1pCore is log(u) for a positive finite normal float64 u.
+// log1pCore is log(u) for a positive finite normal float64 u. It has no
+// branch (random inputs would mispredict the √2 test half the time), and
+// the polynomial is evaluated in Estrin's form to shorten its chain.
 func log1pCore(u float64) float64 {
+	const mant = 1<<52 - 1
 	b := math.Float64bits(u)
-	e := int(b>>52) - 1023
-	m := math.Float64frombits(b&(1<<52-1) | 1023<<52) // in [1, 2)
-	if m > logSqrt2 {
-		m *= 0.5 // exact
-		e++
-	}
+	// k is 1 where the mantissa is at least √2's: m = 2^-k·mantissa.
+	k := (b&mant + (1<<52 - logSqrt2Mant)) >> 52
+	e := int64(b>>52) - 1023 + int64(k)
+	m := math.Float64frombits(b&mant | (1023-k)<<52)
 	s := (m - 1) / (m + 1)
 	z := s * s
-	p := 1.0 / 17
-	p = p*z + 1.0/15
-	p = p*z + 1.0/13
-	p = p*z + 1.0/11
-	p = p*z + 1.0/9
-	p = p*z + 1.0/7
-	p = p*z + 1.0/5
-	p = p*z + 1.0/3
+	z2 := z * z
+	z4 := z2 * z2
+	p := (1.0/3 + z*(1.0/5)) + z2*(1.0/7+z*(1.0/9)) +
+		z4*((1.0/11+z*(1.0/13))+z2*(1.0/15+z*(1.0/17)))
 	return float64(e)*logLn2 + 2*(s+s*z*p)
 }
 
