@@ -105,11 +105,11 @@ func collapse(ib *indexBatch) *indexBatch {
 
 func (g *fastGather) run(ctx kernel.Context, dst, src, ix []byte) {
 	work := func(lo, hi int) {
-		if g.take(dst, src, ix, lo, hi) {
-			return
-		}
 		if g.ib != nil {
 			g.runBatched(dst, src, ix, lo, hi)
+			return
+		}
+		if g.take(dst, src, ix, pointRun{n: hi - lo, d0: lo * g.lb.outSt, ds: g.lb.outSt, i0: lo * g.lb.ixSt, is: g.lb.ixSt}) {
 			return
 		}
 		var offs [gatherBlock]int64
@@ -130,35 +130,49 @@ func (g *fastGather) run(ctx kernel.Context, dst, src, ix []byte) {
 	ctx.Parallel(g.lb.count, max(gatherBlock, parallelMinElems/per), work)
 }
 
-// take moves elements [lo, hi) of the commonest gather, x[i] with i a
-// vector of 32- or 64-bit indices into a vector of 4- or 8-byte elements
-// (jnp.take), in one loop: where decoding a block and then moving it cost
-// two passes of instruction-bound loops, this is about one. It reports
-// false, doing nothing, for any other gather.
-func (g *fastGather) take(dst, src, ix []byte, lo, hi int) bool {
-	if g.ib != nil || g.win != nil || g.vecLen != 1 || g.stStride[0] != 1 || g.lb.ixSt != 1 || g.lb.outSt != 1 {
+// pointRun is a run of n one-element slices at fixed strides: slice j's
+// index at element i0 + j*is of the indices, its operand base (batching
+// dimensions) s0 + j*ss, its result d0 + j*ds.
+type pointRun struct {
+	n, d0, ds, s0, ss, i0, is int
+}
+
+// take moves a run of the commonest gathers, one element per slice found
+// by one 32- or 64-bit index, of 4- or 8-byte elements (jnp.take,
+// take_along_axis), in one loop: decoding a block of offsets and then
+// moving it cost two passes of instruction-bound loops. It reports false,
+// doing nothing, for any other gather.
+func (g *fastGather) take(dst, src, ix []byte, r pointRun) bool {
+	if g.win != nil || g.vecLen != 1 {
 		return false
 	}
-	m := g.maxStart[0]
+	m, st := g.maxStart[0], g.stStride[0]
 	switch {
 	case g.idxElem == ir.S32 && g.es == 4:
-		takeTyped(byteview.As[uint32](dst)[lo:hi], byteview.As[uint32](src), byteview.As[int32](ix)[lo:hi], m)
+		takeTyped(byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[int32](ix), r, m, st)
 	case g.idxElem == ir.S32 && g.es == 8:
-		takeTyped(byteview.As[uint64](dst)[lo:hi], byteview.As[uint64](src), byteview.As[int32](ix)[lo:hi], m)
+		takeTyped(byteview.As[uint64](dst), byteview.As[uint64](src), byteview.As[int32](ix), r, m, st)
 	case g.idxElem == ir.S64 && g.es == 4:
-		takeTyped(byteview.As[uint32](dst)[lo:hi], byteview.As[uint32](src), byteview.As[int64](ix)[lo:hi], m)
+		takeTyped(byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[int64](ix), r, m, st)
 	case g.idxElem == ir.S64 && g.es == 8:
-		takeTyped(byteview.As[uint64](dst)[lo:hi], byteview.As[uint64](src), byteview.As[int64](ix)[lo:hi], m)
+		takeTyped(byteview.As[uint64](dst), byteview.As[uint64](src), byteview.As[int64](ix), r, m, st)
 	default:
 		return false
 	}
 	return true
 }
 
-func takeTyped[T uint32 | uint64, I int32 | int64](dst, src []T, ix []I, maxStart int64) {
-	ix = ix[:len(dst)]
-	for j, i := range ix {
-		dst[j] = src[min(max(int64(i), 0), maxStart)]
+func takeTyped[T uint32 | uint64, I int32 | int64](dst, src []T, ix []I, r pointRun, maxStart, stride int64) {
+	if r.ds == 1 && r.ss == 0 && r.is == 1 && stride == 1 {
+		// Contiguous indices and results (take): no stride arithmetic.
+		d, x, s := dst[r.d0:r.d0+r.n], ix[r.i0:r.i0+r.n], src[r.s0:]
+		for j, i := range x {
+			d[j] = s[min(max(int64(i), 0), maxStart)]
+		}
+		return
+	}
+	for j := range r.n {
+		dst[r.d0+j*r.ds] = src[r.s0+j*r.ss+int(min(max(int64(ix[r.i0+j*r.is]), 0), maxStart)*stride)]
 	}
 }
 
@@ -199,9 +213,14 @@ func (g *fastGather) runBatched(dst, src, ix []byte, lo, hi int) {
 	for b := lo; b < hi; {
 		j0 := b % n
 		o := offs[:min(gatherBlock, n-j0, hi-b)]
-		g.offsets(o, ix, int(io)+j0*is, is, op+int64(j0)*ps, ps)
-		g.move(dst, src, o, int(oo)+j0*os, os)
-		b += len(o)
+		r := pointRun{n: min(n-j0, hi-b), d0: int(oo) + j0*os, ds: os, s0: int(op) + j0*int(ps), ss: int(ps), i0: int(io) + j0*is, is: is}
+		if g.take(dst, src, ix, r) {
+			b += r.n
+		} else {
+			g.offsets(o, ix, int(io)+j0*is, is, op+int64(j0)*ps, ps)
+			g.move(dst, src, o, int(oo)+j0*os, os)
+			b += len(o)
+		}
 		if b%n != 0 {
 			continue
 		}
