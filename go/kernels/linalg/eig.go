@@ -231,8 +231,8 @@ func lowerGees(ctx kernel.Context, cc *customCall) (kernel.Step, error) {
 	return realGeesStep(ctx.Parallel, cc.target, cc.elem, nb, n, mode == 'V'), nil
 }
 
-// hseqrNmin is xHSEQR's crossover: from this order on it runs the
-// multishift QR with aggressive early deflation (xLAQR0) instead of xLAHQR.
+// hseqrNmin is xHSEQR's crossover: above this order it runs the multishift
+// QR with aggressive early deflation (xLAQR0) instead of xLAHQR.
 const hseqrNmin = 75
 
 func realGeesStep(par parallelFn, name string, et ir.ElemType, batch, n int, vectors bool) kernel.Step {
@@ -254,7 +254,7 @@ func realGeesStep(par parallelFn, name string, et ir.ElemType, batch, n int, vec
 				var cbuf []complex128
 				for b := lo; b < hi; b++ {
 					h, zb := a.s[b*n*n:(b+1)*n*n], z.s[b*n*n:(b+1)*n*n]
-					if n < hseqrNmin || et != ir.F64 {
+					if n <= hseqrNmin || et != ir.F64 {
 						// xHSEQR takes xLAHQR below its crossover; single
 						// precision takes it at every order (no multishift
 						// QR in that precision here).

@@ -2,7 +2,7 @@ package linalg
 
 import (
 	"math"
-	"math/cmplx"
+	"math/big"
 	"unsafe"
 )
 
@@ -39,12 +39,94 @@ func sqrtF[F floatT](x F) F                  { return F(math.Sqrt(float64(x))) }
 func toC128F[F floatT](a cx[F]) complex128   { return complex(float64(a.r), float64(a.i)) }
 func fromC128F[F floatT](c complex128) cx[F] { return cx[F]{F(real(c)), F(imag(c))} }
 
-// cabsF is |a|; double precision rounds once to F, as a correctly rounded
-// single-precision hypot would.
-func cabsF[F floatT](a cx[F]) F { return F(math.Hypot(float64(a.r), float64(a.i))) }
+// cabsF is |a|, correctly rounded as the C library's hypot that
+// Fortran's ABS of a complex number calls.
+func cabsF[F floatT](a cx[F]) F { return rootSumSq([]cx[F]{a}) }
 
-// cdiv is xLADIV's careful complex quotient.
-func cdiv[F floatT](a, b cx[F]) cx[F] { return fromC128F[F](toC128F(a) / toC128F(b)) }
+// rootSumSq is sqrt(Σ|x|²) rounded once to F. The Schur form's signs and
+// phases hang on rounding-level decisions, so norms are computed to the
+// last bit rather than to within an ulp or two (BLAS's nrm2 on x86 sums
+// in extended precision, near enough to this).
+func rootSumSq[F floatT](x []cx[F]) F {
+	const prec = 256
+	var sum, t big.Float
+	sum.SetPrec(prec)
+	t.SetPrec(prec)
+	for _, v := range x {
+		for _, c := range [2]float64{float64(v.r), float64(v.i)} {
+			if math.IsInf(c, 0) || math.IsNaN(c) {
+				return F(math.Hypot(float64(v.r), float64(v.i)))
+			}
+			t.SetFloat64(c)
+			t.Mul(&t, &t)
+			sum.Add(&sum, &t)
+		}
+	}
+	if sum.Sign() == 0 {
+		return 0
+	}
+	sum.Sqrt(&sum)
+	if isSingle[F]() {
+		f, _ := sum.Float32()
+		return F(f)
+	}
+	f, _ := sum.Float64()
+	return F(f)
+}
+
+// cdiv is xLADIV: Baudin and Smith's robust complex division, with its
+// scalings, in precision F.
+func cdiv[F floatT](x, y cx[F]) cx[F] {
+	a, b, c, d := x.r, x.i, y.r, y.i
+	ulp, un := lamch[F]()
+	eps := ulp / 2
+	ov := math.MaxFloat64
+	if isSingle[F]() {
+		ov = math.MaxFloat32
+	}
+	const bs = 2
+	be := bs / (eps * eps)
+	ab, cd := max(absF(a), absF(b)), max(absF(c), absF(d))
+	var s F = 1
+	if float64(ab) >= ov/2 {
+		a, b, s = a/2, b/2, s*2
+	}
+	if float64(cd) >= ov/2 {
+		c, d, s = c/2, d/2, s/2
+	}
+	if ab <= un*bs/eps {
+		a, b, s = a*be, b*be, s/be
+	}
+	if cd <= un*bs/eps {
+		c, d, s = c*be, d*be, s*be
+	}
+	var p, q F
+	if absF(d) <= absF(c) {
+		p, q = ladiv1(a, b, c, d)
+	} else {
+		p, q = ladiv1(b, a, d, c)
+		q = -q
+	}
+	return cx[F]{p * s, q * s}
+}
+
+func ladiv1[F floatT](a, b, c, d F) (p, q F) {
+	r := d / c
+	t := 1 / (c + F(d*r))
+	p = ladiv2(a, b, c, d, r, t)
+	q = ladiv2(b, -a, c, d, r, t)
+	return p, q
+}
+
+func ladiv2[F floatT](a, b, c, d, r, t F) F {
+	if r != 0 {
+		if br := b * r; br != 0 {
+			return (a + br) * t
+		}
+		return F(a*t) + F(F(b*t)*r)
+	}
+	return (a + F(d*(b/c))) * t
+}
 
 func isSingle[F floatT]() bool {
 	var z F
@@ -57,36 +139,6 @@ func lamch[F floatT]() (ulp, safmin F) {
 		return 0x1p-23, 0x1p-126
 	}
 	return F(0x1p-52), F(0x1p-1022)
-}
-
-// nrm2F is the 2-norm of complex x; for single precision the sum of
-// squares in double precision is exact enough to round once.
-func nrm2F[F floatT](x []cx[F]) F {
-	if isSingle[F]() {
-		s := 0.0
-		for _, v := range x {
-			s += float64(v.r)*float64(v.r) + float64(v.i)*float64(v.i)
-		}
-		return F(math.Sqrt(s))
-	}
-	scale, ssq := 0.0, 1.0
-	add := func(v float64) {
-		if v == 0 {
-			return
-		}
-		v = math.Abs(v)
-		if scale < v {
-			ssq = 1 + ssq*(scale/v)*(scale/v)
-			scale = v
-		} else {
-			ssq += (v / scale) * (v / scale)
-		}
-	}
-	for _, v := range x {
-		add(float64(v.r))
-		add(float64(v.i))
-	}
-	return F(scale * math.Sqrt(ssq))
 }
 
 // lapy2F and lapy3F are xLAPY2/xLAPY3 in precision F.
@@ -115,7 +167,7 @@ func clarfg[F floatT](alpha *cx[F], x []cx[F]) cx[F] {
 	if len(x) == 0 && alpha.i == 0 {
 		return cx[F]{}
 	}
-	xnorm := nrm2F(x)
+	xnorm := rootSumSq(x)
 	alphr, alphi := alpha.r, alpha.i
 	if xnorm == 0 && alphi == 0 {
 		return cx[F]{}
@@ -138,7 +190,7 @@ func clarfg[F floatT](alpha *cx[F], x []cx[F]) cx[F] {
 				break
 			}
 		}
-		xnorm = nrm2F(x)
+		xnorm = rootSumSq(x)
 		beta = -signF(lapy3F(alphr, alphi, xnorm), alphr)
 	}
 	tau := cx[F]{(beta - alphr) / beta, -alphi / beta}
@@ -792,9 +844,32 @@ func complexLahqr[F floatT](n int, h, z []cx[F]) int {
 // cdivReal divides by a real number as Fortran's complex/real does.
 func cdivReal[F floatT](a cx[F], s F) cx[F] { return cx[F]{a.r / s, a.i / s} }
 
-// csqrtF is the principal square root, rounded once from double precision
-// for single-precision data.
-func csqrtF[F floatT](a cx[F]) cx[F] { return fromC128F[F](cmplx.Sqrt(toC128F(a))) }
+// csqrtF is the principal square root computed as the C library's csqrt
+// computes it (Fortran's SQRT of a complex number calls it) for finite
+// arguments of moderate size.
+func csqrtF[F floatT](a cx[F]) cx[F] {
+	re, im := a.r, a.i
+	switch {
+	case im == 0:
+		if re < 0 {
+			return cx[F]{0, signF(sqrtF(-re), im)}
+		}
+		return cx[F]{absF(sqrtF(re)), signF(0, im)}
+	case re == 0:
+		r := sqrtF(absF(im) / 2)
+		return cx[F]{r, signF(r, im)}
+	}
+	d := cabsF(a)
+	var r, s F
+	if re > 0 {
+		r = sqrtF((d + re) / 2)
+		s = (im / r) / 2
+	} else {
+		s = sqrtF((d - re) / 2)
+		r = absF((im / s) / 2)
+	}
+	return cx[F]{r, signF(s, im)}
+}
 
 // geesSmall computes the Schur form of the n×n row-major matrix in a
 // (overwritten with T; real data when !cplx) and its Schur vectors z, in
