@@ -11,8 +11,9 @@ import (
 )
 
 // geev (eigenvalues, left and right eigenvectors of a general matrix) and
-// gees (Schur form). Real matrices go through gonum (Dgeev; Dgehrd, Dorghr,
-// Dhseqr), complex ones through complexSchur. Results follow jaxlib's
+// gees (Schur form). Real geev goes through gonum's Dgeev, complex geev
+// through complexSchur; gees through gees.go (real matrices above xHSEQR's
+// crossover through gonum's Dgehrd, Dorghr, Dhseqr). Results follow jaxlib's
 // kernels: real geev returns (wr, wi, vl, vr, info) with the eigenvectors
 // already unpacked to complex columns; a non-finite input gives info = -4.
 
@@ -254,10 +255,10 @@ func realGeesStep(par parallelFn, name string, et ir.ElemType, batch, n int, vec
 				var cbuf []complex128
 				for b := lo; b < hi; b++ {
 					h, zb := a.s[b*n*n:(b+1)*n*n], z.s[b*n*n:(b+1)*n*n]
-					if n <= hseqrNmin || et != ir.F64 {
-						// xHSEQR takes xLAHQR below its crossover; single
-						// precision takes it at every order (no multishift
-						// QR in that precision here).
+					if n <= hseqrNmin {
+						// xHSEQR's xLAHQR range, in the input's precision;
+						// above it gonum's Dhseqr runs xLAQR0's multishift
+						// QR, in double precision.
 						if cbuf == nil {
 							cbuf = make([]complex128, 2*n*n+n)
 						}

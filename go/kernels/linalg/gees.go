@@ -6,17 +6,21 @@ import (
 	"unsafe"
 )
 
-// Schur form as LAPACK's xGEES computes it without sorting, for orders below
-// xHSEQR's crossover to the multishift code: Hessenberg reduction (gehd2),
-// Q accumulated by ung2r/org2r, then the small-bulge QR of xLAHQR (double
-// shift for real data with xLANV2's standardized 2×2 blocks, single shift
-// for complex data). A Schur form is unique only up to the order of the
-// eigenvalues, the phases of the Schur vectors and the form of real 2×2
+// Schur form as LAPACK's xGEES computes it without sorting: Hessenberg
+// reduction (xGEHD2), Q accumulated by xUNG2R/xORG2R, then the small-bulge
+// QR of xLAHQR (double shift for real data with xLANV2's standardized 2×2
+// blocks, single shift for complex data), which xHSEQR runs up to order 75
+// (real matrices above that go to gonum's multishift Dhseqr, see eig.go;
+// complex ones stay here). A Schur form is unique only up to the order of
+// the eigenvalues, the phases of the Schur vectors and the form of real 2×2
 // blocks, so matching what jaxlib returns means taking the same steps, in
 // the input's own precision (sgees/cgees work in single precision and
-// deflate at single-precision thresholds). Balancing ('P' in xGEES) only
-// permutes when a row or column is already isolated, which it is not for
-// the dense matrices this serves; it is not done.
+// deflate at single-precision thresholds). Even so, LAPACK's signs and
+// phases hang on rounding-level decisions (the sign of a converged
+// subdiagonal entry, the phase of one made real), so results agree with
+// LAPACK's only where the BLAS underneath rounds alike. Balancing ('P' in
+// xGEES) only permutes when a row or column is already isolated, which it
+// is not for the dense matrices this serves; it is not done.
 
 // floatT is the working precision of the Schur code.
 type floatT interface{ float32 | float64 }
