@@ -2,6 +2,8 @@ package linalg
 
 import (
 	"math"
+	"math/big"
+	"math/cmplx"
 	"math/rand"
 	"testing"
 
@@ -198,6 +200,56 @@ func TestRealLahqrMatchesGonumDlahqr(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// cdiv (xLADIV) and csqrtF against double-precision references, over a
+// wide exponent range, in both working precisions.
+func TestGeesComplexHelpers(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	rnd := func() float64 { return r.NormFloat64() * math.Pow(2, float64(r.Intn(60)-30)) }
+	for it := 0; it < 5000; it++ {
+		x, y := complex(rnd(), rnd()), complex(rnd(), rnd())
+		if it%7 == 0 {
+			y = complex(real(y), 0)
+		}
+		want := x / y
+		q := cdiv(fromC128F[float64](x), fromC128F[float64](y))
+		if d := cmplx.Abs(toC128F(q) - want); d > 4e-16*cmplx.Abs(want) {
+			t.Fatalf("cdiv(%v, %v) = %v, want %v", x, y, toC128F(q), want)
+		}
+		xs, ys := fromC128F[float32](x), fromC128F[float32](y)
+		ws := toC128F(xs) / toC128F(ys)
+		if d := cmplx.Abs(toC128F(cdiv(xs, ys)) - ws); d > 3e-7*cmplx.Abs(ws) {
+			t.Fatalf("cdiv[float32](%v, %v) = %v, want %v", xs, ys, toC128F(cdiv(xs, ys)), ws)
+		}
+		for _, v := range []complex128{x, complex(real(x), 0), complex(0, imag(x)), complex(-math.Abs(real(x)), 0)} {
+			s := toC128F(csqrtF(fromC128F[float64](v)))
+			if real(s) < 0 || (imag(v) != 0 && math.Signbit(imag(s)) != math.Signbit(imag(v))) {
+				t.Fatalf("csqrt(%v) = %v: not the principal root", v, s)
+			}
+			if d := cmplx.Abs(s*s - v); d > 1e-15*cmplx.Abs(v) {
+				t.Fatalf("csqrt(%v)² = %v", v, s*s)
+			}
+			s32 := toC128F(csqrtF(fromC128F[float32](v)))
+			v32 := toC128F(fromC128F[float32](v))
+			if d := cmplx.Abs(s32*s32 - v32); d > 4e-7*cmplx.Abs(v32) {
+				t.Fatalf("csqrt[float32](%v)² = %v", v32, s32*s32)
+			}
+		}
+		// |x| correctly rounded: (n − ulp/2)² ≤ re² + im² ≤ (n + ulp/2)².
+		n := cabsF(fromC128F[float64](x))
+		sq := func(v float64, d float64) *big.Float { // (v + d)² exactly
+			b := new(big.Float).SetPrec(512).SetFloat64(v)
+			b.Add(b, new(big.Float).SetFloat64(d))
+			return b.Mul(b, b)
+		}
+		exact := sq(real(x), 0)
+		exact.Add(exact, sq(imag(x), 0))
+		half := (math.Nextafter(n, math.Inf(1)) - n) / 2
+		if sq(n, -half).Cmp(exact) > 0 || sq(n, half).Cmp(exact) < 0 {
+			t.Fatalf("|%v| = %v is not correctly rounded", x, n)
 		}
 	}
 }
