@@ -10,7 +10,7 @@ import jax.scipy.linalg as sla
 import numpy as np
 import pytest
 
-from diffutil import check, dname, rng_for, x64_for
+from diffutil import check, dname, rng_for, run_both, x64_for
 
 L = jnp.linalg
 DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
@@ -110,3 +110,53 @@ def test_linalg_vmap():
     a = _spd(rng_for("linalg_vmap"), (3, 4, 4), np.float32)
     check(lambda a: (jax.vmap(L.inv)(a), jax.vmap(L.cholesky)(a), jax.vmap(lambda m: L.solve(m, m[0]))(a)), a,
           cls="linalg")
+
+
+def _schur_eigs(t):
+    """Eigenvalues read off a (quasi-)triangular Schur factor."""
+    n = t.shape[0]
+    if np.iscomplexobj(t):
+        return np.diag(t).astype(np.complex128)
+    w, i = [], 0
+    while i < n:
+        if i + 1 < n and t[i + 1, i] != 0:
+            w += list(np.linalg.eigvals(t[i:i + 2, i:i + 2].astype(np.float64)))
+            i += 2
+        else:
+            w.append(complex(t[i, i]))
+            i += 1
+    return np.array(w)
+
+
+@pytest.mark.parametrize("n", [4, 15, 50, 100])
+@pytest.mark.parametrize("dt", DTYPES, ids=dname)
+def test_schur(n, dt):
+    """jax.scipy.linalg.schur on JAX's testSchur shapes: a Schur form is
+    unique only up to eigenvalue order, signs/phases of the Schur vectors and
+    the form of real 2×2 blocks, and LAPACK's choices among those hang on
+    rounding-level decisions, so gojax is checked for a valid form (in the
+    input's precision) and XLA:CPU's eigenvalues."""
+    with x64_for(dt):
+        rng = rng_for("linalg", "schur", n, dname(dt))
+        x = 3 * rng.standard_normal((n, n))
+        if np.dtype(dt).kind == "c":
+            x = x + 3j * rng.standard_normal((n, n))
+        a = x.astype(dt)
+        (t, z), (tc, zc) = run_both(sla.schur, a)
+    assert t.dtype == z.dtype == np.dtype(dt)
+    eps = np.finfo(dt).eps
+    a64, t64, z64 = (m.astype(np.complex128) for m in (a, t, z))
+    anorm = np.linalg.norm(a64)
+    assert np.abs(z64 @ t64 @ z64.conj().T - a64).max() <= 50 * n * eps * anorm
+    assert np.abs(z64.conj().T @ z64 - np.eye(n)).max() <= 50 * n * eps
+    below = np.tril(t, -2) if np.dtype(dt).kind == "f" else np.tril(t, -1)
+    assert not below.any()
+    if np.dtype(dt).kind == "f":
+        sub = np.diag(t, -1)
+        assert not (sub[1:] != 0)[sub[:-1] != 0].any(), "adjacent 2×2 blocks overlap"
+        for i in np.flatnonzero(sub):
+            # LAPACK's standardized block: equal diagonal, off-diagonals of
+            # opposite signs.
+            assert t[i, i] == t[i + 1, i + 1] and np.sign(t[i, i + 1]) == -np.sign(t[i + 1, i])
+    w, wc = np.sort_complex(_schur_eigs(t)), np.sort_complex(_schur_eigs(tc))
+    np.testing.assert_allclose(w, wc, rtol=0, atol=1e3 * eps * anorm)

@@ -33,7 +33,8 @@
 //     backend_config dictionaries, layout checks); lapack_basic.go: potrf,
 //     trsm, getrf, geqrf, geqp3, orgqr/ungqr, ormqr/unmqr, gehrd,
 //     sytrd/hetrd, gtsv; eigh.go: syevd/heevd; svd.go: gesdd, gesvd;
-//     eig.go: geev, gees; gtsv_perturbed.go: tridiagonal_solve_perturbed_ffi
+//     eig.go: geev, gees (gees.go: LAPACK's xGEES steps for the Schur
+//     form, in single or double precision); gtsv_perturbed.go: tridiagonal_solve_perturbed_ffi
 //     (tridiagonal_solve with perturb_singular=True).
 //   - blocked.go: blocked Cholesky, recursive LU and recursive triangular
 //     solves whose O(n³) updates go through gemmUpd (C ±= op(A)·op(B) on

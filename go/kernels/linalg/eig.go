@@ -11,8 +11,9 @@ import (
 )
 
 // geev (eigenvalues, left and right eigenvectors of a general matrix) and
-// gees (Schur form). Real matrices go through gonum (Dgeev; Dgehrd, Dorghr,
-// Dhseqr), complex ones through complexSchur. Results follow jaxlib's
+// gees (Schur form). Real geev goes through gonum's Dgeev, complex geev
+// through complexSchur; gees through gees.go (real matrices above xHSEQR's
+// crossover through gonum's Dgehrd, Dorghr, Dhseqr). Results follow jaxlib's
 // kernels: real geev returns (wr, wi, vl, vr, info) with the eigenvectors
 // already unpacked to complex columns; a non-finite input gives info = -4.
 
@@ -231,6 +232,10 @@ func lowerGees(ctx kernel.Context, cc *customCall) (kernel.Step, error) {
 	return realGeesStep(ctx.Parallel, cc.target, cc.elem, nb, n, mode == 'V'), nil
 }
 
+// hseqrNmin is xHSEQR's crossover: above this order it runs the multishift
+// QR with aggressive early deflation (xLAQR0) instead of xLAHQR.
+const hseqrNmin = 75
+
 func realGeesStep(par parallelFn, name string, et ir.ElemType, batch, n int, vectors bool) kernel.Step {
 	var impl gonum.Implementation
 	lwork := max(1, n) + 64*n
@@ -247,8 +252,29 @@ func realGeesStep(par parallelFn, name string, et ir.ElemType, batch, n int, vec
 				work := f64scratch(lwork)
 				tau := f64scratch(max(n-1, 1))
 				defer releaseAll(work, tau)
+				var cbuf []complex128
 				for b := lo; b < hi; b++ {
 					h, zb := a.s[b*n*n:(b+1)*n*n], z.s[b*n*n:(b+1)*n*n]
+					if n <= hseqrNmin {
+						// xHSEQR's xLAHQR range, in the input's precision;
+						// above it gonum's Dhseqr runs xLAQR0's multishift
+						// QR, in double precision.
+						if cbuf == nil {
+							cbuf = make([]complex128, 2*n*n+n)
+						}
+						ca, cz, cw := cbuf[:n*n], cbuf[n*n:2*n*n], cbuf[2*n*n:]
+						for k, x := range h {
+							ca[k] = complex(x, 0)
+						}
+						info[b] = int32(geesLapack(et, n, false, ca, cz, cw))
+						for k := range h {
+							h[k], zb[k] = real(ca[k]), real(cz[k])
+						}
+						for k := range cw {
+							wr.s[b*n+k], wi.s[b*n+k] = real(cw[k]), imag(cw[k])
+						}
+						continue
+					}
 					fe.catch(name, func() {
 						impl.Dgehrd(n, 0, n-1, h, n, tau.s[:n-1], work.s, lwork)
 						copy(zb, h)
@@ -290,13 +316,8 @@ func complexGeesStep(par parallelFn, et ir.ElemType, batch, n int, vectors bool)
 		info := make([]int32, batch)
 		forBatch(par, batch, 30*n*n*n+1, func(lo, hi int) {
 			for b := lo; b < hi; b++ {
-				m := a.s[b*n*n : (b+1)*n*n]
-				if !complexSchur(n, m, z.s[b*n*n:(b+1)*n*n]) {
-					info[b] = 1
-				}
-				for i := 0; i < n; i++ {
-					w.s[b*n+i] = m[i*n+i]
-				}
+				m, zb, wb := a.s[b*n*n:(b+1)*n*n], z.s[b*n*n:(b+1)*n*n], w.s[b*n:(b+1)*n]
+				info[b] = int32(geesLapack(et, n, true, m, zb, wb))
 			}
 		})
 		if !vectors {
@@ -309,4 +330,13 @@ func complexGeesStep(par parallelFn, et ir.ElemType, batch, n int, vectors bool)
 		putI32s(outs[4], info)
 		return nil
 	}
+}
+
+// geesLapack runs the Schur code in the precision LAPACK's gees would use
+// for et: single for f32/c64, double otherwise.
+func geesLapack(et ir.ElemType, n int, cplx bool, a, z, w []complex128) int {
+	if et == ir.F32 || et == ir.C64 {
+		return geesSmall[float32](n, cplx, a, z, w)
+	}
+	return geesSmall[float64](n, cplx, a, z, w)
 }
