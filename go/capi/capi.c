@@ -614,6 +614,110 @@ static PJRT_Error* c_FFI_UserDataAdd(gojax_FFI_UserDataAdd_Args* args) {
   return NULL;
 }
 
+
+/* ---- profiler extension ------------------------------------------------- */
+
+/* Error functions are pure C, as PJRT's are. error_get_code must not fail:
+ * the tracer aborts the process when it does. */
+static void c_Profiler_ErrorDestroy(gojax_Profiler_Error_Destroy_Args* args) {
+  if (args != NULL) err_destroy(args->error);
+}
+
+static void c_Profiler_ErrorMessage(gojax_Profiler_Error_Message_Args* args) {
+  if (args != NULL) err_message(args->error, &args->message, &args->message_size);
+}
+
+static PJRT_Error* c_Profiler_ErrorGetCode(gojax_Profiler_Error_GetCode_Args* args) {
+  if (args != NULL) args->code = (int)err_get_code(args->error);
+  return NULL;
+}
+
+static PJRT_Error* profiler_error(const char* fn, const char* why) {
+  char buf[256];
+  int n = snprintf(buf, sizeof buf, "%s: %s", fn, why);
+  return gojax_new_error(PJRT_Error_Code_INVALID_ARGUMENT, buf, (size_t)n);
+}
+
+static PJRT_Error* c_Profiler_Create(gojax_Profiler_Create_Args* args) {
+  static const char fn[] = "PLUGIN_Profiler_Create";
+  if (args == NULL) return profiler_error(fn, "args is NULL");
+  args->profiler = NULL;
+  if (FORKED()) return forked_error(fn);
+  gojax_ProfilerSession* s = (gojax_ProfilerSession*)calloc(1, sizeof *s);
+  if (s == NULL) {
+    static const char msg[] = "PLUGIN_Profiler_Create: out of memory";
+    return gojax_new_error(PJRT_Error_Code_RESOURCE_EXHAUSTED, msg, sizeof msg - 1);
+  }
+  s->h = gojax_Profiler_New();
+  args->profiler = s;
+  return NULL;
+}
+
+static PJRT_Error* c_Profiler_Destroy(gojax_Profiler_Args* args) {
+  if (args == NULL || args->profiler == NULL) return NULL;
+  gojax_ProfilerSession* s = args->profiler;
+  if (FORKED()) return NULL; /* as other destroys in a child: leak */
+  gojax_Profiler_Close(s->h);
+  free(s->data);
+  free(s);
+  return NULL;
+}
+
+static PJRT_Error* c_Profiler_Start(gojax_Profiler_Args* args) {
+  static const char fn[] = "PLUGIN_Profiler_Start";
+  if (args == NULL || args->profiler == NULL) return profiler_error(fn, "no profiler session");
+  if (FORKED()) return forked_error(fn);
+  return gojax_Profiler_Start(args->profiler->h);
+}
+
+static PJRT_Error* c_Profiler_Stop(gojax_Profiler_Args* args) {
+  static const char fn[] = "PLUGIN_Profiler_Stop";
+  if (args == NULL || args->profiler == NULL) return profiler_error(fn, "no profiler session");
+  if (FORKED()) return forked_error(fn);
+  return gojax_Profiler_Stop(args->profiler->h);
+}
+
+static PJRT_Error* c_Profiler_CollectData(gojax_Profiler_CollectData_Args* args) {
+  static const char fn[] = "PLUGIN_Profiler_CollectData";
+  if (args == NULL || args->profiler == NULL) return profiler_error(fn, "no profiler session");
+  if (FORKED()) return forked_error(fn);
+  gojax_ProfilerSession* s = args->profiler;
+  if (s->data == NULL) {
+    PJRT_Error* err = gojax_Profiler_Collect(s->h, &s->data, &s->size);
+    if (err != NULL) return err;
+  }
+  if (args->buffer != NULL && args->buffer != s->data) {
+    memcpy(args->buffer, s->data, s->size);
+  } else {
+    args->buffer = s->data;
+  }
+  args->buffer_size_in_bytes = s->size;
+  return NULL;
+}
+
+static gojax_Profiler_Api profiler_api = {
+    .struct_size = sizeof(gojax_Profiler_Api),
+    .priv = NULL,
+    .error_destroy = c_Profiler_ErrorDestroy,
+    .error_message = c_Profiler_ErrorMessage,
+    .error_get_code = c_Profiler_ErrorGetCode,
+    .create = c_Profiler_Create,
+    .destroy = c_Profiler_Destroy,
+    .start = c_Profiler_Start,
+    .stop = c_Profiler_Stop,
+    .collect_data = c_Profiler_CollectData,
+};
+
+const gojax_Profiler_Api* gojax_profiler_api(void) { return &profiler_api; }
+
+static gojax_ProfilerExtension profiler_extension = {
+    .base = {.struct_size = sizeof(gojax_ProfilerExtension),
+             .type = PJRT_Extension_Type_Profiler,
+             .next = NULL},
+    .profiler_api = &profiler_api,
+    .traceme_context_id = 0,
+};
+
 /* ---- the table --------------------------------------------------------- */
 
 
@@ -623,7 +727,7 @@ static pthread_once_t api_once = PTHREAD_ONCE_INIT;
 static gojax_FFIExtension ffi_extension = {
     .base = {.struct_size = sizeof(gojax_FFIExtension),
              .type = PJRT_Extension_Type_FFI,
-             .next = NULL},
+             .next = &profiler_extension.base},
     .type_register = guard_FFI_TypeRegister,
     .user_data_add = c_FFI_UserDataAdd,
     .register_handler = guard_FFI_RegisterHandler,

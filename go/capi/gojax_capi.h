@@ -171,6 +171,84 @@ typedef struct gojax_FFIExtension {
   PJRT_Error* (*register_handler)(gojax_FFI_RegisterHandler_Args* args);
 } gojax_FFIExtension;
 
+/* The profiler extension (PJRT_Extension_Type_Profiler, version 1): the
+ * framework's plugin tracer reads its PLUGIN_Profiler_Api table (it checks
+ * struct_size == 80, the size of this layout) and drives one session per
+ * trace: create, start, stop, collect_data, destroy. It does not fill the
+ * args' struct_size, so these calls never read it. Errors are gojax_Errors;
+ * their codes are canonical status codes, as PJRT's are. */
+typedef struct gojax_ProfilerSession {
+  uintptr_t h;   /* Go handle of the session */
+  uint8_t* data; /* the serialized XSpace, malloc'ed at the first collect */
+  size_t size;
+} gojax_ProfilerSession;
+
+typedef struct gojax_Profiler_Error_Destroy_Args {
+  size_t struct_size;
+  void* priv;
+  PJRT_Error* error;
+} gojax_Profiler_Error_Destroy_Args;
+
+typedef struct gojax_Profiler_Error_Message_Args {
+  size_t struct_size;
+  void* priv;
+  const PJRT_Error* error;
+  const char* message; /* out, lives as long as error */
+  size_t message_size; /* out */
+} gojax_Profiler_Error_Message_Args;
+
+typedef struct gojax_Profiler_Error_GetCode_Args {
+  size_t struct_size;
+  void* priv;
+  const PJRT_Error* error;
+  int code; /* out */
+} gojax_Profiler_Error_GetCode_Args;
+
+typedef struct gojax_Profiler_Create_Args {
+  size_t struct_size;
+  const char* options; /* serialized tensorflow.ProfileOptions, unused */
+  size_t options_size;
+  gojax_ProfilerSession* profiler; /* out */
+} gojax_Profiler_Create_Args;
+
+/* PLUGIN_Profiler_{Destroy,Start,Stop}_Args share this layout. */
+typedef struct gojax_Profiler_Args {
+  size_t struct_size;
+  gojax_ProfilerSession* profiler;
+} gojax_Profiler_Args;
+
+/* With buffer NULL, collect_data points buffer at the session's own copy
+ * (kept until destroy) and sets its size, which is how the tracer reads it;
+ * given a caller's buffer of that size, it copies the data there. */
+typedef struct gojax_Profiler_CollectData_Args {
+  size_t struct_size;
+  gojax_ProfilerSession* profiler;
+  uint8_t* buffer;             /* in/out */
+  size_t buffer_size_in_bytes; /* out */
+} gojax_Profiler_CollectData_Args;
+
+typedef struct gojax_Profiler_Api {
+  size_t struct_size;
+  void* priv;
+  void (*error_destroy)(gojax_Profiler_Error_Destroy_Args* args);
+  void (*error_message)(gojax_Profiler_Error_Message_Args* args);
+  PJRT_Error* (*error_get_code)(gojax_Profiler_Error_GetCode_Args* args);
+  PJRT_Error* (*create)(gojax_Profiler_Create_Args* args);
+  PJRT_Error* (*destroy)(gojax_Profiler_Args* args);
+  PJRT_Error* (*start)(gojax_Profiler_Args* args);
+  PJRT_Error* (*stop)(gojax_Profiler_Args* args);
+  PJRT_Error* (*collect_data)(gojax_Profiler_CollectData_Args* args);
+} gojax_Profiler_Api;
+
+typedef struct gojax_ProfilerExtension {
+  PJRT_Extension_Base base;
+  gojax_Profiler_Api* profiler_api;
+  int64_t traceme_context_id; /* used only when the framework passes the extension in args */
+} gojax_ProfilerExtension;
+
+/* The extension chain's head, for tests that walk it. */
+const gojax_Profiler_Api* gojax_profiler_api(void);
+
 
 extern const PJRT_Error_FunctionTable gojax_error_vtable;
 extern const PJRT_Memory_FunctionTable gojax_memory_vtable;

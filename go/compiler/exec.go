@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
+	"time"
 
 	"github.com/gojax/gojax/go/devmem"
 	"github.com/gojax/gojax/go/internal/cancel"
@@ -179,5 +180,15 @@ func (e *Executable) runInto(args [][]byte, donatable []bool, res *RunResult, to
 			return err
 		}
 	}
-	return e.plan.exec(args, res.Outputs, tok)
+	run := runIDs.Add(1)
+	obs := observers.Load()
+	if obs == nil {
+		return e.plan.exec(args, res.Outputs, tok, run)
+	}
+	start := time.Now()
+	if err = e.plan.exec(args, res.Outputs, tok, run); err != nil {
+		return err
+	}
+	reportRun(*obs, e.name, run, start)
+	return nil
 }

@@ -29,6 +29,14 @@ type BeforeStepObserver interface {
 	BeforeStep(s *StepInfo, ins [][]byte) bool
 }
 
+// RunObserver is a StepObserver that is also told of each top-level
+// execution once it ends: program is the executable's Name, run the number
+// its steps were reported with.
+type RunObserver interface {
+	StepObserver
+	Run(program string, run uint64, start time.Time, dur time.Duration)
+}
+
 // StepInfo describes a step; it is computed once per step.
 type StepInfo struct {
 	Op *ir.Op
@@ -83,6 +91,17 @@ func RemoveObserver(o StepObserver) {
 
 // runIDs numbers top-level executions, so observers can tell concurrent runs apart.
 var runIDs atomic.Uint64
+
+// reportRun tells the RunObservers among obs (the set installed when the
+// run began) that a run ended.
+func reportRun(obs []StepObserver, program string, run uint64, start time.Time) {
+	dur := time.Since(start)
+	for _, o := range obs {
+		if r, ok := o.(RunObserver); ok {
+			r.Run(program, run, start, dur)
+		}
+	}
+}
 
 type stepInfoOnce struct {
 	once sync.Once

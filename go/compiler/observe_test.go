@@ -81,3 +81,33 @@ func TestNoObserverNoAllocation(t *testing.T) {
 	})
 	require.Zero(t, allocs)
 }
+
+type runRecorder struct {
+	recorder
+	programs []string
+	runIDs   []uint64
+	durs     []time.Duration
+}
+
+func (r *runRecorder) Run(program string, run uint64, _ time.Time, dur time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.programs = append(r.programs, program)
+	r.runIDs = append(r.runIDs, run)
+	r.durs = append(r.durs, dur)
+}
+
+func TestRunObserverSeesEachExecution(t *testing.T) {
+	e := compile(t, whileModule(false))
+	rec := &runRecorder{}
+	AddObserver(rec)
+	defer RemoveObserver(rec)
+	run(t, e, i32s(3), f32s(1, 2, 3))
+	run(t, e, i32s(1), f32s(1, 2, 3))
+	require.Equal(t, []string{e.Name(), e.Name()}, rec.programs)
+	require.NotEqual(t, rec.runIDs[0], rec.runIDs[1])
+	for _, id := range rec.runIDs {
+		require.True(t, rec.runs[id], "the run number is the one its steps carried")
+	}
+	require.Positive(t, rec.durs[0])
+}

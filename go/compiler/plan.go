@@ -242,8 +242,9 @@ func (p *plan) putFrame(f *frame) {
 }
 
 // exec runs the plan with ins bound to the parameters and outs to the outputs;
-// tok (nil for none) stops it between steps.
-func (p *plan) exec(ins, outs [][]byte, tok *cancel.Token) error {
+// tok (nil for none) stops it between steps. run numbers a top-level run for
+// step observers (region plans keep their caller's frame number).
+func (p *plan) exec(ins, outs [][]byte, tok *cancel.Token, run uint64) error {
 	if err := tok.Err(); err != nil {
 		return err
 	}
@@ -253,7 +254,7 @@ func (p *plan) exec(ins, outs [][]byte, tok *cancel.Token) error {
 	}
 	defer p.putFrame(f)
 	if !p.region {
-		f.run = runIDs.Add(1)
+		f.run = run
 	}
 	f.tok, f.epoch = tok, cancel.Epoch()
 	for i, s := range p.paramSlots {
@@ -418,7 +419,7 @@ func (r *regionCallable) Call(ins, outs [][]byte) error {
 	if len(ins) != len(r.p.paramSlots) || len(outs) != len(r.p.outSlots) {
 		return fmt.Errorf("region called with %d inputs and %d outputs, want %d and %d", len(ins), len(outs), len(r.p.paramSlots), len(r.p.outSlots))
 	}
-	return r.p.exec(ins, outs, nil)
+	return r.p.exec(ins, outs, nil, 0)
 }
 
 // stepCallable is a region made of one kernel op applied to the block

@@ -41,6 +41,13 @@ func (s OpStats) Mean() time.Duration {
 	return s.Total / time.Duration(s.Calls)
 }
 
+// Execution is one top-level run of a program.
+type Execution struct {
+	Program    string
+	Run        uint64
+	Start, Dur time.Duration // Start is relative to the profiler's start
+}
+
 type key struct{ name, where string }
 
 // Profiler collects steps between Start and Stop.
@@ -48,6 +55,7 @@ type Profiler struct {
 	mu      sync.Mutex
 	t0      time.Time
 	events  []Event
+	runs    []Execution
 	dropped int64
 	ops     map[key]*OpStats
 }
@@ -73,6 +81,24 @@ func (p *Profiler) Step(s *compiler.StepInfo, run uint64, start time.Time, dur t
 		p.dropped++
 	}
 	return nil
+}
+
+// Run implements compiler.RunObserver.
+func (p *Profiler) Run(program string, run uint64, start time.Time, dur time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.runs) < MaxEvents {
+		p.runs = append(p.runs, Execution{Program: program, Run: run, Start: start.Sub(p.t0), Dur: dur})
+	} else {
+		p.dropped++
+	}
+}
+
+// Executions returns the recorded runs.
+func (p *Profiler) Executions() []Execution {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]Execution(nil), p.runs...)
 }
 
 // Ops returns the per-op totals, most expensive first.

@@ -32,11 +32,14 @@ def initialize() -> None:
         _register_failing_backend(xla_bridge, err)
         raise
 
-    xla_bridge.register_plugin(
-        gojax.PLUGIN_NAME,
-        priority=PRIORITY,
-        c_api=gojax.pjrt_api_capsule(),
-    )
+    capsule = gojax.pjrt_api_capsule()
+    xla_bridge.register_plugin(gojax.PLUGIN_NAME, priority=PRIORITY, c_api=capsule)
+    # register_plugin only looks for a profiler extension in plugins it loads
+    # from a path; gojax has one (go/capi), so jax.profiler traces record
+    # gojax's executions and steps.
+    from jax._src.lib import _profiler
+
+    _profiler.register_plugin_profiler(capsule)
     # Before XLA's CPU client installs its own: FFI targets registered for
     # "cpu" then reach both runtimes (gojax/_ffi.py).
     from gojax import _ffi
