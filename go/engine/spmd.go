@@ -160,7 +160,7 @@ func (e *Executable) executeSPMD(args [][]*Buffer) ([][]*Buffer, []*Event, error
 				undo()
 				return nil, nil, Errorf(CodeInvalidArgument, "Execute: result %d: %v", i, err)
 			}
-			nb, err := newResultBuffer(e.addressable[d].memory, st)
+			nb, err := newResultBuffer(e.outMemory(e.addressable[d], i), st)
 			if err != nil {
 				undo()
 				return nil, nil, err
