@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/hex"
+	"maps"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -28,7 +29,10 @@ func TestOpShardingEncoding(t *testing.T) {
 }
 
 // spmdDouble doubles an f32[4] split over two partitions.
-type spmdDouble struct{ outSharded bool }
+type spmdDouble struct {
+	outSharded bool
+	outKind    string // mhlo.memory_kind of the result, when set
+}
 
 func (p *spmdDouble) Name() string { return "double" }
 func (p *spmdDouble) Module() *ir.Module {
@@ -39,7 +43,10 @@ func (p *spmdDouble) Module() *ir.Module {
 	shard := ir.Attrs{"sdy.sharding": ir.OpaqueAttr{Dialect: "sdy", Text: `#sdy.sharding<@mesh, [{"i"}]>`}}
 	f := &ir.Func{Name: "main", ArgAttrs: []ir.Attrs{shard}, ResAttrs: []ir.Attrs{{}}}
 	if p.outSharded {
-		f.ResAttrs[0] = shard
+		f.ResAttrs[0] = maps.Clone(shard)
+	}
+	if p.outKind != "" {
+		f.ResAttrs[0][memoryKindAttr] = ir.StringAttr{Value: p.outKind}
 	}
 	return &ir.Module{Funcs: []*ir.Func{f}, Globals: []*ir.Op{meshOp}}
 }
