@@ -115,12 +115,14 @@ def test_device_put_inside_jit(gojax_device, cpu_device):
 
     def run(d):
         host = SingleDeviceSharding(d, memory_kind="pinned_host")
-        f = jax.jit(lambda a: (jax.device_put(a * 3, host), jax.device_put(a, host) + 1))
+        f = jax.jit(lambda a: (jax.device_put(a * 3, host), jax.device_put(a, host) + 1,
+                               jax.device_put(a - 1, jax.memory.Space.Host)))
         r = f(jax.device_put(x, d))
-        return [o.sharding.memory_kind for o in r], r
+        back = jax.jit(lambda a: jax.device_put(a, jax.memory.Space.Device) * 2)(r[2])
+        return [o.sharding.memory_kind for o in (*r, back)], r, back
 
     got, want = both(gojax_device, cpu_device, run)
-    assert got[0][0] == "pinned_host"
+    assert got[0][0] == got[0][2] == "pinned_host"
     same(got, want)
 
 
@@ -136,11 +138,23 @@ def test_compute_on_device_host(gojax_device, cpu_device):
         f = jax.jit(lambda a: g(a) + 1)
         h = jax.jit(lambda a: g(a) * 2, out_shardings=SingleDeviceSharding(d, memory_kind="pinned_host"))
         arg = jax.device_put(x, d)
-        return f(arg), h(arg), h(arg).sharding.memory_kind
+        two = jax.jit(two_spaces)(arg, arg)
+        eager = on_host(arg)
+        return (f(arg), h(arg), two, eager,
+                [a.sharding.memory_kind for a in (h(arg), *two, eager)])
+
+    @compute_on(compute_type="device_host",
+                out_memory_spaces=(jax.memory.Space.Host, jax.memory.Space.Device))
+    def two_spaces(a, b):
+        return a * 2, b - 1
+
+    @compute_on(compute_type="device_host", out_memory_spaces=jax.memory.Space.Host)
+    def on_host(a):
+        return a / 4
 
     got, want = both(gojax_device, cpu_device, run)
     assert "_xla_compute_type" in jax.jit(lambda a: g(a) + 1).lower(x).as_text()
-    assert got[2] == "pinned_host"
+    assert got[4] == ["pinned_host", "pinned_host", "device", "pinned_host"]
     same(got, want)
 
 
