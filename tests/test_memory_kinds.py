@@ -213,6 +213,10 @@ for devs in (jax.devices("gojax")[:4], jax.devices("cpu")[:4]):
         w = jax.device_put(z, s)
         out.append((y.sharding.memory_kind, z.sharding.memory_kind,
                     [sh.data.sharding.memory_kind for sh in w.addressable_shards], np.asarray(w).tolist()))
+    # Eager moves to a memory space run a program returning its argument.
+    for space in (jax.memory.Space.Host, jax.memory.Space.Device):
+        h = jax.device_put(jax.device_put(x, sharded), space)
+        out.append((str(h.sharding.spec), h.sharding.memory_kind, np.asarray(h).tolist()))
     f = jax.jit(lambda a: (a * 2, a.sum(0)),
                 out_shardings=(sharded.with_memory_kind("pinned_host"), NamedSharding(mesh, P())))
     r = f(jax.device_put(x, sharded))

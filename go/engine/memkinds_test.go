@@ -124,3 +124,30 @@ func TestExecuteSPMDMemoryKind(t *testing.T) {
 	}
 	require.Equal(t, []float32{6, 8}, readF32(t, outs[1][0]))
 }
+
+// TestSPMDPassedParameterKeepsSharding: a parameter returned unchanged, or
+// only moved to another memory kind, keeps its sharding; other results
+// without a sharding stay replicated.
+func TestSPMDPassedParameterKeepsSharding(t *testing.T) {
+	f32x4 := ir.Tensor(ir.F32, 4)
+	meshOp := ir.NewOp("sdy.mesh", nil, nil, ir.Attrs{
+		"sym_name": ir.StringAttr{Value: "mesh"},
+		"mesh":     ir.OpaqueAttr{Dialect: "sdy", Text: `#sdy.mesh<["i"=2]>`},
+	})
+	shard := ir.Attrs{"sdy.sharding": ir.OpaqueAttr{Dialect: "sdy", Text: `#sdy.sharding<@mesh, [{"i"}]>`}}
+	body := ir.NewBlock(f32x4)
+	moved := body.Append(ir.NewOp("stablehlo.custom_call", []*ir.Value{body.Args[0]}, []ir.Type{f32x4},
+		ir.Attrs{"call_target_name": ir.StringAttr{Value: "annotate_device_placement"}}))
+	neg := body.Append(ir.NewOp("stablehlo.negate", []*ir.Value{body.Args[0]}, []ir.Type{f32x4}, nil))
+	body.Append(ir.NewOp("func.return", []*ir.Value{body.Args[0], moved.Result(), neg.Result()}, nil, nil))
+	kind := ir.Attrs{memoryKindAttr: ir.StringAttr{Value: "pinned_host"}}
+	f := &ir.Func{Name: "main", Type: ir.FuncType{Inputs: []ir.Type{f32x4}, Results: []ir.Type{f32x4, f32x4, f32x4}},
+		ArgAttrs: []ir.Attrs{shard}, ResAttrs: []ir.Attrs{{}, kind, kind}, Body: ir.NewRegion(body)}
+	m := &ir.Module{Funcs: []*ir.Func{f}, Globals: []*ir.Op{meshOp}}
+	plan, err := planSPMD(m, 2, f.Type.Inputs, f.Type.Results)
+	require.NoError(t, err)
+	require.NotNil(t, plan.args[0])
+	require.Same(t, plan.args[0], plan.outs[0])
+	require.Same(t, plan.args[0], plan.outs[1])
+	require.Nil(t, plan.outs[2], "a computed result without a sharding is replicated")
+}
