@@ -225,6 +225,12 @@ for devs in (jax.devices("gojax")[:4], jax.devices("cpu")[:4]):
                  out_shardings=NamedSharding(mesh, P(None, "b"), memory_kind="pinned_host"))
     q = sm(jax.device_put(x, sharded))
     out.append((q.sharding.memory_kind, np.asarray(q).tolist()))
+    # Donation within one memory kind deletes the argument, as on XLA:CPU.
+    for k in ["device", "pinned_host"]:
+        s = NamedSharding(mesh, P(), memory_kind=k)
+        a = jax.device_put(x, s)
+        r = jax.jit(lambda v: v * 3, out_shardings=s, donate_argnums=0)(a)
+        out.append((k, a.is_deleted(), r.sharding.memory_kind, np.asarray(r).tolist()))
     res.append(out)
 assert res[0] == res[1], res
 assert res[0][0] == ["CPU_DEVICE_0", "PINNED_HOST_1", "UNPINNED_HOST_2"], res[0][0]

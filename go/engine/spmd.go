@@ -158,7 +158,7 @@ func allocFor(t ir.Type) ([]byte, error) {
 
 // executeSPMD runs an SPMD program once on global arrays (see the top of
 // this file). args[d] are the shards of device d = e.addressable[d].
-func (e *Executable) executeSPMD(args [][]*Buffer) ([][]*Buffer, []*Event, error) {
+func (e *Executable) executeSPMD(args [][]*Buffer, nonDon nonDonatable) ([][]*Buffer, []*Event, error) {
 	plan := e.spmd
 	if len(args) != len(e.addressable) {
 		return nil, nil, Errorf(CodeInvalidArgument, "Execute: %d argument lists for %d devices", len(args), len(e.addressable))
@@ -178,6 +178,9 @@ func (e *Executable) executeSPMD(args [][]*Buffer) ([][]*Buffer, []*Event, error
 			}
 			if !b.matchesType(want) {
 				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d of device %d has type %v, partition %d of %q expects %v", i, d, b.Type(), p, e.Name(), want)
+			}
+			if e.donors[i] && !nonDon.has(i) && occurrences(list, b) > 1 {
+				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d of program %q is donated, but the same buffer is passed as another argument of this call", i, e.Name())
 			}
 		}
 	}
@@ -217,6 +220,16 @@ func (e *Executable) executeSPMD(args [][]*Buffer) ([][]*Buffer, []*Event, error
 			outs[d] = append(outs[d], nb)
 		}
 		events[d] = NewEvent()
+	}
+	// Donated arguments read as deleted from now on, as on XLA:CPU. The run
+	// still reads them under its holds, and their memory goes when it lets
+	// go: results are cut from global arrays, so none reuses an argument.
+	for _, list := range args {
+		for i, b := range list {
+			if e.donors[i] && !nonDon.has(i) {
+				b.donate()
+			}
+		}
 	}
 	counters.executions.Add(1)
 	go func() {
