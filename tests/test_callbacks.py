@@ -274,7 +274,7 @@ def test_ffi_extension_user_data_through_the_c_api():
     assert pc._ptr(reg, 32) != 0, "a type registered without an id gets one"
 
     create = pc._args(24)
-    api.call(824, create)  # PJRT_ExecuteContext_Create
+    api.call("PJRT_ExecuteContext_Create", create)
     ctx = pc._ptr(create, 16)
     assert ctx
 
@@ -300,5 +300,5 @@ def test_ffi_extension_user_data_through_the_c_api():
 
     destroy = pc._args(24)
     pc._set(destroy, 16, ctx)
-    api.call(832, destroy)  # PJRT_ExecuteContext_Destroy
+    api.call("PJRT_ExecuteContext_Destroy", destroy)
     assert deleted == [ctypes.addressof(payload)]

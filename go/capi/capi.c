@@ -362,7 +362,7 @@ static PJRT_Error* c_ExecuteContext_Destroy(PJRT_ExecuteContext_Destroy_Args* ar
     return gojax_##fn(args);                            \
   }
 GUARD_EXT(FFI_TypeRegister, gojax_FFI_TypeRegister_Args)
-GUARD_EXT(FFI_RegisterHandler, void)
+GUARD_EXT(FFI_RegisterHandler, gojax_FFI_RegisterHandler_Args)
 GUARD_EXT(Shardings_ParameterShardings, gojax_Shardings_Args)
 GUARD_EXT(Shardings_OutputShardings, gojax_Shardings_Args)
 #undef GUARD_EXT

@@ -16,7 +16,8 @@ import (
 // (the ABI table does not cover extensions). jaxlib 0.12.0.1 fills
 // PJRT_FFI_UserData_Add_Args with struct_size 40 (user data without a
 // deleter, observed); headers of FFI extension version 2 add the deleter
-// (48 bytes), which gojax also accepts.
+// (48 bytes), which gojax also accepts. PJRT_FFI_Register_Handler_Args
+// is 52 bytes by its struct-size rule; its older form with api_version, 56.
 var ffiLayout = []struct {
 	strct, field string
 	offset, size int
@@ -33,6 +34,17 @@ var ffiLayout = []struct {
 	{"gojax_FFI_UserDataAdd_Args", "type_id", 24, 8},
 	{"gojax_FFI_UserDataAdd_Args", "data", 32, 8},
 	{"gojax_FFI_UserDataAdd_Args", "deleter", 40, 8},
+	{"gojax_FFI_RegisterHandler_Args", "struct_size", 0, 8},
+	{"gojax_FFI_RegisterHandler_Args", "target_name", 8, 8},
+	{"gojax_FFI_RegisterHandler_Args", "target_name_size", 16, 8},
+	{"gojax_FFI_RegisterHandler_Args", "handler", 24, 8},
+	{"gojax_FFI_RegisterHandler_Args", "platform_name", 32, 8},
+	{"gojax_FFI_RegisterHandler_Args", "platform_name_size", 40, 8},
+	{"gojax_FFI_RegisterHandler_Args", "traits", 48, 4},
+	{"gojax_FFI_RegisterHandlerV1_Args", "api_version", 24, 4},
+	{"gojax_FFI_RegisterHandlerV1_Args", "handler", 32, 8},
+	{"gojax_FFI_RegisterHandlerV1_Args", "platform_name", 40, 8},
+	{"gojax_FFI_RegisterHandlerV1_Args", "platform_name_size", 48, 8},
 	{"gojax_FFIExtension", "base", 0, 24},
 	{"gojax_FFIExtension", "type_register", 24, 8},
 	{"gojax_FFIExtension", "user_data_add", 32, 8},
@@ -60,8 +72,9 @@ func TestFFIExtensionLayout(t *testing.T) {
 		fmt.Fprintf(&prog, "  printf(\"sizeof %s %%zu\\n\", sizeof(%s));\n", s, s)
 		fmt.Fprintf(&want, "sizeof %s %d\n", s, ffiSizes[s])
 	}
-	prog.WriteString("  printf(\"min UserDataAdd %zu\\n\", (size_t)gojax_FFI_UserDataAdd_Args_MIN_SIZE);\n  return 0;\n}\n")
-	want.WriteString("min UserDataAdd 40\n")
+	prog.WriteString("  printf(\"min UserDataAdd %zu\\n\", (size_t)gojax_FFI_UserDataAdd_Args_MIN_SIZE);\n")
+	prog.WriteString("  printf(\"RegisterHandler %zu %zu\\n\", (size_t)gojax_FFI_RegisterHandler_Args_STRUCT_SIZE, (size_t)gojax_FFI_RegisterHandlerV1_Args_STRUCT_SIZE);\n  return 0;\n}\n")
+	want.WriteString("min UserDataAdd 40\nRegisterHandler 52 56\n")
 
 	dir := t.TempDir()
 	src := filepath.Join(dir, "ffi.c")

@@ -114,16 +114,17 @@ typedef struct gojax_ShardingsExtension {
 
 /* The FFI extension (PJRT_Extension_Type_FFI), as jaxlib 0.11-0.12 read it:
  * the framework attaches FFI user data to an execute context; JAX hands host
- * callbacks to executions this way. Only user_data_add matters to gojax; its
- * user data is (type_id, data), followed in FFI extension version 2 headers
- * by an optional deleter, present when struct_size covers it. */
+ * callbacks to executions this way; its user data is (type_id, data),
+ * followed in FFI extension version 2 headers by an optional deleter,
+ * present when struct_size covers it. register_handler and type_register
+ * reach gojax's XLA FFI registries (go/kernels/ffi). */
 typedef struct gojax_FFI_TypeRegister_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
   const char* type_name;
   size_t type_name_size;
   int64_t type_id; /* in-out: 0 asks for a new id */
-  void* type_info;
+  void (**type_info)(void*); /* PJRT_FFI_Type_Info, whose first field is the deleter */
 } gojax_FFI_TypeRegister_Args;
 
 typedef struct gojax_FFI_UserDataAdd_Args {
@@ -136,11 +137,38 @@ typedef struct gojax_FFI_UserDataAdd_Args {
 } gojax_FFI_UserDataAdd_Args;
 #define gojax_FFI_UserDataAdd_Args_MIN_SIZE offsetof(gojax_FFI_UserDataAdd_Args, deleter)
 
+/* register_handler's arguments: an XLA_FFI_Handler* (the execute stage)
+ * for a platform. This struct has no extension_start. Older XLA headers
+ * put an int api_version after target_name_size and had no traits, which
+ * makes the struct 56 bytes rather than 52; gojax reads that layout too. */
+typedef struct gojax_FFI_RegisterHandler_Args {
+  size_t struct_size;
+  const char* target_name;
+  size_t target_name_size;
+  void* handler;
+  const char* platform_name;
+  size_t platform_name_size;
+  uint32_t traits;
+} gojax_FFI_RegisterHandler_Args;
+#define gojax_FFI_RegisterHandler_Args_STRUCT_SIZE PJRT_STRUCT_SIZE(gojax_FFI_RegisterHandler_Args, traits)
+
+typedef struct gojax_FFI_RegisterHandlerV1_Args {
+  size_t struct_size;
+  const char* target_name;
+  size_t target_name_size;
+  int api_version; /* 0: untyped custom call, 1: typed FFI */
+  void* handler;
+  const char* platform_name;
+  size_t platform_name_size;
+} gojax_FFI_RegisterHandlerV1_Args;
+#define gojax_FFI_RegisterHandlerV1_Args_STRUCT_SIZE \
+  PJRT_STRUCT_SIZE(gojax_FFI_RegisterHandlerV1_Args, platform_name_size)
+
 typedef struct gojax_FFIExtension {
   PJRT_Extension_Base base;
   PJRT_Error* (*type_register)(gojax_FFI_TypeRegister_Args* args);
   PJRT_Error* (*user_data_add)(gojax_FFI_UserDataAdd_Args* args);
-  PJRT_Error* (*register_handler)(void* args);
+  PJRT_Error* (*register_handler)(gojax_FFI_RegisterHandler_Args* args);
 } gojax_FFIExtension;
 
 

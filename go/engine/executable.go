@@ -370,7 +370,8 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		if err := installHostCallbacks(hp.HostCallbacks(), opts.UserData); err != nil {
 			return nil, nil, err
 		}
-		callbacks = true
+		// FFI handlers reading user data alone need no synchronous run.
+		callbacks = hp.HostCallbacks().CallbacksUsed()
 	}
 	if len(args) == 1 && e.runsOnCaller() && !callbacks {
 		if outs, events, err, ok := e.executeInline(args[0], devices[0], nonDon, opts.Cancel); ok {

@@ -8,10 +8,7 @@ import (
 
 // UserData is one piece of FFI user data the framework attached to an
 // execution (PJRT execute context): an XLA FFI type id and a pointer.
-type UserData struct {
-	TypeID int64
-	Data   unsafe.Pointer
-}
+type UserData = kernel.UserData
 
 // hostCallbackProgram is implemented by compiled programs that may call host
 // callbacks (*compiler.Executable).
@@ -19,9 +16,9 @@ type hostCallbackProgram interface {
 	HostCallbacks() *kernel.HostCallbacks
 }
 
-// UsesHostCallbacks reports whether the program calls host callbacks, i.e.
-// whether Execute reads ExecuteOptions.UserData (callers may skip building
-// it otherwise).
+// UsesHostCallbacks reports whether the program calls host callbacks or
+// hands FFI user data to its handlers, i.e. whether Execute reads
+// ExecuteOptions.UserData (callers may skip building it otherwise).
 func (e *Executable) UsesHostCallbacks() bool {
 	hp, ok := e.prog.(hostCallbackProgram)
 	return ok && hp.HostCallbacks() != nil && hp.HostCallbacks().Used()
@@ -30,12 +27,17 @@ func (e *Executable) UsesHostCallbacks() bool {
 // maxHostCallbacks bounds the callable count read from JAX's user data.
 const maxHostCallbacks = 1 << 16
 
-// installHostCallbacks finds JAX's callables among the execution's user data
-// and installs them for the run. JAX attaches an FfiLoadedHostCallbacks
+// installHostCallbacks installs the execution's user data for the run's FFI
+// handlers and, when the program calls host callbacks, finds JAX's callables
+// among it and installs them. JAX attaches an FfiLoadedHostCallbacks
 // struct, {void** callbacks; uint32 num_callbacks}, whose type id is private
 // to jaxlib; it is the only user data JAX attaches to executions, so the
 // first entry that has that shape is taken.
 func installHostCallbacks(table *kernel.HostCallbacks, data []UserData) error {
+	table.SetUserData(data)
+	if !table.CallbacksUsed() {
+		return nil
+	}
 	for _, d := range data {
 		if d.Data == nil {
 			continue

@@ -33,6 +33,7 @@ func TestInstallHostCallbacks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var table kernel.HostCallbacks
+			table.Require(0)
 			err := installHostCallbacks(&table, tt.data)
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
@@ -48,6 +49,21 @@ func TestInstallHostCallbacks(t *testing.T) {
 			require.False(t, ok)
 		})
 	}
+}
+
+// A program whose FFI handlers read user data but which calls no host
+// callback takes whatever the framework attached, including nothing.
+func TestInstallUserDataWithoutCallbacks(t *testing.T) {
+	var table kernel.HostCallbacks
+	table.RequireUserData()
+	require.True(t, table.Used())
+	require.False(t, table.CallbacksUsed())
+	x := 5
+	data := []UserData{{TypeID: 3, Data: unsafe.Pointer(&x)}}
+	require.NoError(t, installHostCallbacks(&table, data))
+	require.Equal(t, data, table.UserData())
+	require.NoError(t, installHostCallbacks(&table, nil))
+	require.Empty(t, table.UserData())
 }
 
 func TestSyncRunErrorDeletesOutputsOfAFailedRun(t *testing.T) {

@@ -37,6 +37,11 @@ def initialize() -> None:
         priority=PRIORITY,
         c_api=gojax.pjrt_api_capsule(),
     )
+    # Before XLA's CPU client installs its own: FFI targets registered for
+    # "cpu" then reach both runtimes (gojax/_ffi.py).
+    from gojax import _ffi
+
+    _ffi.install()
 
 
 def _register_failing_backend(xla_bridge: object, err: ValueError) -> None:

@@ -26,6 +26,7 @@ var (
 	DetectedAVX2FMA    = detectAVX2FMA()
 	DetectedAVX512     = DetectedAVX2FMA && detectAVX512()
 	DetectedAVX512BF16 = DetectedAVX512 && detectAVX512BF16()
+	DetectedF16C       = DetectedAVX2FMA && detectF16C()
 )
 
 // AVX2FMA is true when AVX2 and FMA are available, the OS saves the YMM
@@ -42,6 +43,11 @@ var AVX512 = AVX2FMA && DetectedAVX512 && Limit == "Z"
 // AVX512BF16 is true when AVX512 holds and the CPU has the AVX512_BF16
 // dot-product and conversion instructions (VDPBF16PS, VCVTNE2PS2BF16).
 var AVX512BF16 = AVX512 && DetectedAVX512BF16
+
+// F16C is true when AVX2FMA holds and the CPU has the F16C half-precision
+// conversions (VCVTPH2PS, VCVTPS2PH) on YMM registers; AVX-512 F has them
+// on ZMM registers.
+var F16C = AVX2FMA && DetectedF16C
 
 // limits maps each GOJAX_VECTOR value (as package config returns it) to the
 // widest set it allows.

@@ -25,6 +25,12 @@ func detectAVX512() bool {
 	return ebx&want == want
 }
 
+func detectF16C() bool {
+	// Leaf 1 ECX bit 29: F16C (VCVTPH2PS/VCVTPS2PH on XMM/YMM registers).
+	_, _, ecx, _ := cpuid(1, 0)
+	return ecx&(1<<29) != 0
+}
+
 func detectAVX512BF16() bool {
 	max7, _, _, _ := cpuid(7, 0)
 	if max7 < 1 {

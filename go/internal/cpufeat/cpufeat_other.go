@@ -5,3 +5,4 @@ package cpufeat
 func detectAVX2FMA() bool    { return false }
 func detectAVX512() bool     { return false }
 func detectAVX512BF16() bool { return false }
+func detectF16C() bool       { return false }

@@ -5,6 +5,7 @@ import (
 	_ "github.com/gojax/gojax/go/kernels/callback"
 	_ "github.com/gojax/gojax/go/kernels/collective"
 	_ "github.com/gojax/gojax/go/kernels/elementwise"
+	_ "github.com/gojax/gojax/go/kernels/ffi"
 	_ "github.com/gojax/gojax/go/kernels/fused"
 	_ "github.com/gojax/gojax/go/kernels/linalg"
 	_ "github.com/gojax/gojax/go/kernels/reduce"

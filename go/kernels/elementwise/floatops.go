@@ -156,6 +156,9 @@ func floatUnary[T float](name string) kern {
 		}
 		return k1(fexp[T])
 	case "log":
+		if isF32[T]() {
+			return k1(flog32)
+		}
 		return k1(flog[T])
 	case "tanh":
 		if isF32[T]() {
@@ -186,6 +189,9 @@ func floatUnary[T float](name string) kern {
 	case "exponential_minus_one":
 		return fscalar[T](math.Expm1)
 	case "log_plus_one":
+		if isF32[T]() {
+			return k1(flog1p32)
+		}
 		return fscalar[T](math.Log1p)
 	case "sign":
 		return fscalar[T](fsign)

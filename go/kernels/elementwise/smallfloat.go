@@ -28,19 +28,9 @@ func init() {
 func decoder(t ir.ElemType) func(dst []float32, src []byte) {
 	switch t {
 	case ir.BF16:
-		return func(dst []float32, src []byte) {
-			s := byteview.As[uint16](src)[:len(dst)]
-			for i := range dst {
-				dst[i] = floatconv.BF16ToF32(s[i])
-			}
-		}
+		return func(dst []float32, src []byte) { floatconv.BF16sToF32(dst, byteview.As[uint16](src)) }
 	case ir.F16:
-		return func(dst []float32, src []byte) {
-			s := byteview.As[uint16](src)[:len(dst)]
-			for i := range dst {
-				dst[i] = floatconv.F16ToF32(s[i])
-			}
-		}
+		return func(dst []float32, src []byte) { floatconv.F16sToF32(dst, byteview.As[uint16](src)) }
 	}
 	tab := decodeTables[t]
 	if tab == nil {
@@ -58,19 +48,9 @@ func decoder(t ir.ElemType) func(dst []float32, src []byte) {
 func encoder(t ir.ElemType) func(dst []byte, src []float32) {
 	switch t {
 	case ir.BF16:
-		return func(dst []byte, src []float32) {
-			d := byteview.As[uint16](dst)[:len(src)]
-			for i := range src {
-				d[i] = floatconv.F32ToBF16(src[i])
-			}
-		}
+		return func(dst []byte, src []float32) { floatconv.F32sToBF16(byteview.As[uint16](dst)[:len(src)], src) }
 	case ir.F16:
-		return func(dst []byte, src []float32) {
-			d := byteview.As[uint16](dst)[:len(src)]
-			for i := range src {
-				d[i] = floatconv.F32ToF16(src[i])
-			}
-		}
+		return func(dst []byte, src []float32) { floatconv.F32sToF16(byteview.As[uint16](dst)[:len(src)], src) }
 	}
 	f, ok := floatconv.Of(t)
 	if !ok {

@@ -1,31 +1,73 @@
 package kernel
 
-import "sync"
+import (
+	"sync"
+	"unsafe"
+)
 
 // HostCallbacks is the table of host (Python) callables an executable's
 // callback custom calls refer to by index. JAX attaches the callables to the
 // loaded executable and hands their addresses to every execution (through the
 // PJRT execute context); the runtime stores them here before a run and the
 // callback kernels read them while it runs. The callables stay owned by JAX's
-// executable, which outlives every run of ours.
+// executable, which outlives every run of ours. The table also carries the
+// execution's whole FFI user data, which XLA FFI handlers may ask for.
 type HostCallbacks struct {
-	mu   sync.RWMutex
-	used bool
-	ptrs []uintptr
+	mu        sync.RWMutex
+	callbacks bool // a kernel calls host callbacks
+	userData  bool // a kernel reads the execution's FFI user data
+	ptrs      []uintptr
+	data      []UserData
+}
+
+// UserData is one piece of FFI user data the framework attached to an
+// execution (PJRT execute context): an XLA FFI type id and a pointer it owns.
+type UserData struct {
+	TypeID int64
+	Data   unsafe.Pointer
 }
 
 // Require records that a kernel of this executable calls callback index i.
 func (h *HostCallbacks) Require(i uint64) {
 	h.mu.Lock()
-	h.used = true
+	h.callbacks = true
 	h.mu.Unlock()
 }
 
-// Used reports whether any kernel calls a host callback.
+// RequireUserData records that a kernel reads the execution's user data.
+func (h *HostCallbacks) RequireUserData() {
+	h.mu.Lock()
+	h.userData = true
+	h.mu.Unlock()
+}
+
+// Used reports whether any kernel needs what the framework attaches to an
+// execution: host callbacks or FFI user data.
 func (h *HostCallbacks) Used() bool {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	return h.used
+	return h.callbacks || h.userData
+}
+
+// CallbacksUsed reports whether any kernel calls a host callback.
+func (h *HostCallbacks) CallbacksUsed() bool {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.callbacks
+}
+
+// SetUserData installs the execution's FFI user data for the next runs.
+func (h *HostCallbacks) SetUserData(d []UserData) {
+	h.mu.Lock()
+	h.data = append(h.data[:0], d...)
+	h.mu.Unlock()
+}
+
+// UserData returns a copy of the installed FFI user data.
+func (h *HostCallbacks) UserData() []UserData {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return append([]UserData(nil), h.data...)
 }
 
 // Set installs the callables' addresses for the next runs.

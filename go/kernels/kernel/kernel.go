@@ -47,6 +47,9 @@ var (
 	mu          sync.RWMutex
 	ops         = map[string]Lower{}
 	customCalls = map[string]Lower{}
+	// customCallFallback resolves targets registered while the process
+	// runs (XLA FFI handlers, go/kernels/ffi); registered kernels win.
+	customCallFallback func(target string) (Lower, bool)
 )
 
 // Register installs the lowering of a StableHLO op ("stablehlo.add"). It
@@ -79,12 +82,28 @@ func Lookup(name string) (Lower, bool) {
 	return l, ok
 }
 
-// LookupCustomCall finds the lowering of a custom-call target.
+// SetCustomCallFallback installs the resolver LookupCustomCall asks for
+// targets without a registered kernel. It panics when one is already set.
+func SetCustomCallFallback(f func(target string) (Lower, bool)) {
+	mu.Lock()
+	defer mu.Unlock()
+	if customCallFallback != nil {
+		panic("kernel: custom call fallback set twice")
+	}
+	customCallFallback = f
+}
+
+// LookupCustomCall finds the lowering of a custom-call target: its
+// registered kernel, else what the fallback resolves.
 func LookupCustomCall(target string) (Lower, bool) {
 	mu.RLock()
-	defer mu.RUnlock()
 	l, ok := customCalls[target]
-	return l, ok
+	fallback := customCallFallback
+	mu.RUnlock()
+	if ok || fallback == nil {
+		return l, ok
+	}
+	return fallback(target)
 }
 
 // Ops lists the registered op names, sorted.

@@ -55,13 +55,9 @@ func toF32(dst []float32, src []byte, t ir.ElemType) {
 			dst[i] = float32(v)
 		}
 	case ir.BF16:
-		for i := range dst {
-			dst[i] = floatconv.BF16ToF32(binary.LittleEndian.Uint16(src[2*i:]))
-		}
+		floatconv.BF16sToF32(dst, byteview.As[uint16](src[:2*len(dst)]))
 	case ir.F16:
-		for i := range dst {
-			dst[i] = floatconv.F16ToF32(binary.LittleEndian.Uint16(src[2*i:]))
-		}
+		floatconv.F16sToF32(dst, byteview.As[uint16](src[:2*len(dst)]))
 	default:
 		if t.IsSmallFloat() {
 			smallFloatConv(t, ir.F32)(byteview.Bytes(dst), src[:len(dst)])
@@ -119,9 +115,7 @@ func fromF32(dst []byte, src []float32, t ir.ElemType) {
 	case ir.BF16:
 		narrowRowBF16(byteview.As[uint16](dst[:2*len(src)]), src)
 	case ir.F16:
-		for i, v := range src {
-			binary.LittleEndian.PutUint16(dst[2*i:], floatconv.F32ToF16(v))
-		}
+		floatconv.F32sToF16(byteview.As[uint16](dst[:2*len(src)]), src)
 	default:
 		if t.IsSmallFloat() {
 			smallFloatConv(ir.F32, t)(dst[:len(src)], byteview.Bytes(src))

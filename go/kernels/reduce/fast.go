@@ -28,6 +28,9 @@ type storage[A any] struct {
 	// round rounds an accumulator to the storage precision (nil when A is
 	// the storage type). Window ops apply it after every step, as XLA does.
 	round func(A) A
+	// plain: store writes through view unchanged, so results can be
+	// computed in the output buffer with the slice loops.
+	plain bool
 }
 
 func directStorage[A byteview.Elem]() storage[A] {
@@ -35,6 +38,7 @@ func directStorage[A byteview.Elem]() storage[A] {
 		view:  byteview.As[A],
 		load:  func(dst []A, b []byte, off int) { copy(dst, byteview.As[A](b)[off:]) },
 		store: func(b []byte, i int, v A) { byteview.As[A](b)[i] = v },
+		plain: true,
 	}
 }
 
@@ -278,14 +282,11 @@ func mk[A any](op opKind, ops func(opKind) (opFuncs[A], bool), st storage[A]) ty
 	return t
 }
 
-// f16Storage and bf16Storage widen to f32 with direct (inlinable) calls.
+// f16Storage and bf16Storage widen to f32 with the slice conversions.
 func f16Storage() storage[float32] {
 	return storage[float32]{
 		load: func(dst []float32, b []byte, off int) {
-			src := byteview.As[uint16](b)[off : off+len(dst)]
-			for i, h := range src {
-				dst[i] = floatconv.F16ToF32(h)
-			}
+			floatconv.F16sToF32(dst, byteview.As[uint16](b)[off:off+len(dst)])
 		},
 		store: func(b []byte, i int, v float32) { byteview.As[uint16](b)[i] = floatconv.F32ToF16(v) },
 		round: func(v float32) float32 { return floatconv.F16ToF32(floatconv.F32ToF16(v)) },
@@ -295,10 +296,7 @@ func f16Storage() storage[float32] {
 func bf16Storage() storage[float32] {
 	return storage[float32]{
 		load: func(dst []float32, b []byte, off int) {
-			src := byteview.As[uint16](b)[off : off+len(dst)]
-			for i, h := range src {
-				dst[i] = floatconv.BF16ToF32(h)
-			}
+			floatconv.BF16sToF32(dst, byteview.As[uint16](b)[off:off+len(dst)])
 		},
 		store: func(b []byte, i int, v float32) { byteview.As[uint16](b)[i] = floatconv.F32ToBF16(v) },
 		round: func(v float32) float32 { return floatconv.BF16ToF32(floatconv.F32ToBF16(v)) },
@@ -307,6 +305,7 @@ func bf16Storage() storage[float32] {
 
 func subByteStorage[A int8 | uint8](bits int, signed bool) storage[A] {
 	s := directStorage[A]()
+	s.plain = false
 	shift := 8 - uint(bits)
 	s.store = func(b []byte, i int, v A) {
 		u := uint8(v) << shift

@@ -75,6 +75,16 @@ func (r *fastReducer[A]) keptStrip(g *keptGeom, in, out []byte, init A, s int, s
 }
 
 func (r *fastReducer[A]) storeKept(out []byte, lk, k, c0 int, v []A, init A) {
+	if r.st.plain {
+		// init combined with each result by the op's slice loop (acc(dst,
+		// src) is dst = comb(dst, src) element by element).
+		o := r.st.view(out)[k*lk+c0:][:len(v)]
+		for j := range o {
+			o[j] = init
+		}
+		r.f.acc(o, v)
+		return
+	}
 	for j, x := range v {
 		r.st.store(out, k*lk+c0+j, r.f.comb(init, x))
 	}

@@ -1,6 +1,10 @@
 package reduce
 
-import "math"
+import (
+	"encoding/binary"
+	"math"
+	"unsafe"
+)
 
 // Monomorphic building blocks of the reduction fast paths. Each op comes as a
 // triple: leaf reduces a contiguous slice, acc folds a row into a vector of
@@ -289,13 +293,72 @@ func intOps[A intT](op opKind) (opFuncs[A], bool) {
 	case opMin:
 		return opFuncs[A]{minSlice[A], minAcc[A], minOf[A], minAt[A]}, true
 	case opAnd:
-		return opFuncs[A]{andSlice[A], andAcc[A], and[A], andAt[A]}, true
+		return bytewise(op, opFuncs[A]{andSlice[A], andAcc[A], and[A], andAt[A]}), true
 	case opOr:
-		return opFuncs[A]{orSlice[A], orAcc[A], or[A], orAt[A]}, true
+		return bytewise(op, opFuncs[A]{orSlice[A], orAcc[A], or[A], orAt[A]}), true
 	case opXor:
-		return opFuncs[A]{xorSlice[A], xorAcc[A], xor[A], xorAt[A]}, true
+		return bytewise(op, opFuncs[A]{xorSlice[A], xorAcc[A], xor[A], xorAt[A]}), true
 	}
 	return opFuncs[A]{}, false
+}
+
+// bytewise gives one-byte element types (pred, the 8-bit and sub-byte
+// integers) slice loops for the bitwise ops that work on eight elements per
+// 64-bit word: each byte of a word is combined with its own byte only, so
+// the results are those of the element loops.
+func bytewise[A intT](op opKind, f opFuncs[A]) opFuncs[A] {
+	var z A
+	if unsafe.Sizeof(z) != 1 {
+		return f
+	}
+	f.leaf = func(s []A) A { return A(bytesLeaf(op, bytesOf(s))) }
+	f.acc = func(dst, src []A) { bytesAcc(op, bytesOf(dst), bytesOf(src[:len(dst)])) }
+	return f
+}
+
+func bytesOf[A intT](s []A) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
+}
+
+// wordOp is op (and, or or xor) on 64-bit words or single bytes.
+func wordOp[W uint64 | byte](op opKind, a, b W) W {
+	switch op {
+	case opAnd:
+		return a & b
+	case opOr:
+		return a | b
+	}
+	return a ^ b
+}
+
+func bytesAcc(op opKind, dst, src []byte) {
+	le := binary.LittleEndian
+	i := 0
+	for ; i+8 <= len(dst); i += 8 {
+		le.PutUint64(dst[i:], wordOp(op, le.Uint64(dst[i:]), le.Uint64(src[i:])))
+	}
+	for ; i < len(dst); i++ {
+		dst[i] = wordOp(op, dst[i], src[i])
+	}
+}
+
+func bytesLeaf(op opKind, s []byte) byte {
+	le := binary.LittleEndian
+	i, acc := 1, s[0]
+	if len(s) >= 16 {
+		w := le.Uint64(s)
+		for i = 8; i+8 <= len(s); i += 8 {
+			w = wordOp(op, w, le.Uint64(s[i:]))
+		}
+		// Fold the word's eight bytes into its low byte.
+		w = wordOp(op, w, w>>32)
+		w = wordOp(op, w, w>>16)
+		acc = wordOp(op, byte(w), byte(w>>8))
+	}
+	for _, v := range s[i:] {
+		acc = wordOp(op, acc, v)
+	}
+	return acc
 }
 
 func complexOps[A complexT](op opKind) (opFuncs[A], bool) {

@@ -347,3 +347,60 @@ func TestReduceStepAllocations(t *testing.T) {
 		}
 	}
 }
+
+// TestReduceBytewise checks and/or/xor over one-byte types (the word-at-a-
+// time loops: rows shorter than a word, with ragged tails, kept columns,
+// size-1 reduced dims) against a fold element by element.
+func TestReduceBytewise(t *testing.T) {
+	cases := []struct{ shape, dims []int64 }{
+		{[]int64{5}, []int64{0}},
+		{[]int64{3, 37}, []int64{1}},
+		{[]int64{4, 1000}, []int64{1}},
+		{[]int64{3, 20000}, []int64{1}},
+		{[]int64{37, 21}, []int64{0}},
+		{[]int64{256, 300, 1}, []int64{2}},
+		{[]int64{6, 7, 9}, []int64{0, 2}},
+	}
+	ops := map[string]func(a, b int64) int64{
+		"stablehlo.and": func(a, b int64) int64 { return a & b },
+		"stablehlo.or":  func(a, b int64) int64 { return a | b },
+		"stablehlo.xor": func(a, b int64) int64 { return a ^ b },
+	}
+	rng := rand.New(rand.NewSource(5))
+	for _, et := range []ir.ElemType{ir.Pred, ir.U8, ir.S8} {
+		for name, f := range ops {
+			for _, c := range cases {
+				n := lowerutil.Numel(c.shape)
+				in := make([]byte, n)
+				for i := range in {
+					if et == ir.Pred {
+						// Mostly true, so that and-reductions are not all false.
+						in[i] = byte(min(1, rng.Intn(40)))
+					} else {
+						in[i] = byte(rng.Intn(256) | rng.Intn(256)) // bits set often
+					}
+				}
+				for _, init := range []byte{0, 1, 0xFF} {
+					if et == ir.Pred && init > 1 {
+						continue
+					}
+					vals := make([]float64, n)
+					for i, v := range in {
+						vals[i] = float64(v)
+					}
+					want := refReduce(vals, c.shape, c.dims, float64(init), func(a, b float64) float64 {
+						return float64(f(int64(a), int64(b)))
+					})
+					t.Run(fmt.Sprint(et, name, c.shape, c.dims, init), func(t *testing.T) {
+						for _, ctx := range testCtxs {
+							got := runOp(t, ctx, reduceOp(et, c.shape, c.dims, binRegion(name, et)), in, []byte{init})[0]
+							for i, w := range want {
+								require.Equal(t, byte(w), got[i], "output %d", i)
+							}
+						}
+					})
+				}
+			}
+		}
+	}
+}

@@ -3,7 +3,6 @@ package shape
 import (
 	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
-	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -73,35 +72,51 @@ func newFastGather(ib *indexBatch, maxStart, stStride []int64, es int, win *copy
 		g.win = win
 	}
 	if !ok {
-		g.ib, g.lb.count = ib, int(ib.count)
+		g.ib, g.lb.count = collapse(ib), int(ib.count)
 	}
 	return g
 }
 
+// collapse returns ib's numbering with size-1 batch dimensions dropped and
+// neighbours whose strides continue each other merged (at least one
+// dimension kept), so that runBatched's runs are as long as they can be.
+func collapse(ib *indexBatch) *indexBatch {
+	c := *ib
+	c.shape, c.idxSt, c.outSt, c.opSt = nil, nil, nil, nil
+	for d, n := range ib.shape {
+		if n == 1 {
+			continue
+		}
+		if k := len(c.shape) - 1; k >= 0 && c.idxSt[k] == ib.idxSt[d]*n && c.outSt[k] == ib.outSt[d]*n && c.opSt[k] == ib.opSt[d]*n {
+			c.shape[k] *= n
+			c.idxSt[k], c.outSt[k], c.opSt[k] = ib.idxSt[d], ib.outSt[d], ib.opSt[d]
+			continue
+		}
+		c.shape = append(c.shape, n)
+		c.idxSt = append(c.idxSt, ib.idxSt[d])
+		c.outSt = append(c.outSt, ib.outSt[d])
+		c.opSt = append(c.opSt, ib.opSt[d])
+	}
+	if len(c.shape) == 0 {
+		c.shape, c.idxSt, c.outSt, c.opSt = []int64{1}, []int64{0}, []int64{0}, []int64{0}
+	}
+	return &c
+}
+
 func (g *fastGather) run(ctx kernel.Context, dst, src, ix []byte) {
 	work := func(lo, hi int) {
-		var offs, outs [gatherBlock]int64
+		if g.ib != nil {
+			g.runBatched(dst, src, ix, lo, hi)
+			return
+		}
+		if g.take(dst, src, ix, pointRun{n: hi - lo, d0: lo * g.lb.outSt, ds: g.lb.outSt, i0: lo * g.lb.ixSt, is: g.lb.ixSt}) {
+			return
+		}
+		var offs [gatherBlock]int64
 		for b := lo; b < hi; b += gatherBlock {
 			o := offs[:min(gatherBlock, hi-b)]
-			if g.ib != nil {
-				g.batchOffsets(o, outs[:len(o)], ix, b)
-				if g.win == nil {
-					gatherPointsAt(dst, src, g.es, o, outs[:len(o)])
-					continue
-				}
-				for j, so := range o {
-					g.win.execAll(dst, src, int(outs[j]), int(so))
-				}
-				continue
-			}
-			g.offsets(o, ix, b)
-			if g.win == nil {
-				gatherPoints(dst, src, g.es, o, b*g.lb.outSt, g.lb.outSt)
-				continue
-			}
-			for j, so := range o {
-				g.win.execAll(dst, src, (b+j)*g.lb.outSt, int(so))
-			}
+			g.offsets(o, ix, b*g.lb.ixSt, g.lb.ixSt, 0, 0)
+			g.move(dst, src, o, b*g.lb.outSt, g.lb.outSt)
 		}
 	}
 	per := 1
@@ -115,98 +130,179 @@ func (g *fastGather) run(ctx kernel.Context, dst, src, ix []byte) {
 	ctx.Parallel(g.lb.count, max(gatherBlock, parallelMinElems/per), work)
 }
 
-// batchOffsets finds the operand and result offsets of slices b.. through
-// the indexBatch (batching dimensions add operand offsets).
-func (g *fastGather) batchOffsets(o, out []int64, ix []byte, b int) {
+// pointRun is a run of n one-element slices at fixed strides: slice j's
+// index at element i0 + j*is of the indices, its operand base (batching
+// dimensions) s0 + j*ss, its result d0 + j*ds.
+type pointRun struct {
+	n, d0, ds, s0, ss, i0, is int
+}
+
+// take moves a run of the commonest gathers, one element per slice found
+// by one 32- or 64-bit index, of 4- or 8-byte elements (jnp.take,
+// take_along_axis), in one loop: decoding a block of offsets and then
+// moving it cost two passes of instruction-bound loops. It reports false,
+// doing nothing, for any other gather.
+func (g *fastGather) take(dst, src, ix []byte, r pointRun) bool {
+	if g.win != nil || g.vecLen != 1 {
+		return false
+	}
+	m, st := g.maxStart[0], g.stStride[0]
+	switch {
+	case g.idxElem == ir.S32 && g.es == 4:
+		takeTyped(byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[int32](ix), r, m, st)
+	case g.idxElem == ir.S32 && g.es == 8:
+		takeTyped(byteview.As[uint64](dst), byteview.As[uint64](src), byteview.As[int32](ix), r, m, st)
+	case g.idxElem == ir.S64 && g.es == 4:
+		takeTyped(byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[int64](ix), r, m, st)
+	case g.idxElem == ir.S64 && g.es == 8:
+		takeTyped(byteview.As[uint64](dst), byteview.As[uint64](src), byteview.As[int64](ix), r, m, st)
+	default:
+		return false
+	}
+	return true
+}
+
+func takeTyped[T uint32 | uint64, I int32 | int64](dst, src []T, ix []I, r pointRun, maxStart, stride int64) {
+	if r.ds == 1 && r.ss == 0 && r.is == 1 && stride == 1 {
+		// Contiguous indices and results (take): no stride arithmetic.
+		d, x, s := dst[r.d0:r.d0+r.n], ix[r.i0:r.i0+r.n], src[r.s0:]
+		for j, i := range x {
+			d[j] = s[min(max(int64(i), 0), maxStart)]
+		}
+		return
+	}
+	for j := range r.n {
+		dst[r.d0+j*r.ds] = src[r.s0+j*r.ss+int(min(max(int64(ix[r.i0+j*r.is]), 0), maxStart)*stride)]
+	}
+}
+
+// move copies the slices at operand offsets o to result offsets d0, d0+ds, ….
+func (g *fastGather) move(dst, src []byte, o []int64, d0, ds int) {
+	if g.win == nil {
+		gatherPoints(dst, src, g.es, o, d0, ds)
+		return
+	}
+	for j, so := range o {
+		g.win.execAll(dst, src, d0+j*ds, int(so))
+	}
+}
+
+// runBatched moves slices [lo, hi) of a gather whose numbering is not
+// linear (batching dimensions add operand offsets). Along the innermost
+// batch dimension every stride is fixed, so each run along it decodes with
+// the typed loops of the linear case; an odometer over the outer
+// dimensions finds where the next run starts.
+func (g *fastGather) runBatched(dst, src, ix []byte, lo, hi int) {
 	ib := g.ib
-	// An odometer over the batch dimensions: one division per dimension
-	// per block, then increments.
+	last := len(ib.shape) - 1
+	n := int(ib.shape[last])
+	is, os, ps := int(ib.idxSt[last]), int(ib.outSt[last]), ib.opSt[last]
 	var coordArr [8]int64
 	coord := coordArr[:0]
-	if len(ib.shape) > len(coordArr) {
-		coord = make([]int64, 0, len(ib.shape))
+	if last > len(coordArr) {
+		coord = make([]int64, 0, last)
 	}
-	coord = coord[:len(ib.shape)]
-	rest := int64(b)
-	for d := len(ib.shape) - 1; d >= 0; d-- {
+	coord = coord[:last]
+	rest := int64(lo / n)
+	for d := last - 1; d >= 0; d-- {
 		coord[d] = rest % ib.shape[d]
 		rest /= ib.shape[d]
 	}
-	io, oo, op := ib.offsets(int64(b))
-	for j := range o {
-		if j > 0 {
-			for d := len(coord) - 1; d >= 0; d-- {
-				coord[d]++
-				io += ib.idxSt[d]
-				oo += ib.outSt[d]
-				op += ib.opSt[d]
-				if coord[d] < ib.shape[d] {
-					break
-				}
-				coord[d] = 0
-				io -= ib.idxSt[d] * ib.shape[d]
-				oo -= ib.outSt[d] * ib.shape[d]
-				op -= ib.opSt[d] * ib.shape[d]
-			}
+	io, oo, op := ib.offsets(int64(lo - lo%n))
+	var offs [gatherBlock]int64
+	for b := lo; b < hi; {
+		j0 := b % n
+		o := offs[:min(gatherBlock, n-j0, hi-b)]
+		r := pointRun{n: min(n-j0, hi-b), d0: int(oo) + j0*os, ds: os, s0: int(op) + j0*int(ps), ss: int(ps), i0: int(io) + j0*is, is: is}
+		if g.take(dst, src, ix, r) {
+			b += r.n
+		} else {
+			g.offsets(o, ix, int(io)+j0*is, is, op+int64(j0)*ps, ps)
+			g.move(dst, src, o, int(oo)+j0*os, os)
+			b += len(o)
 		}
-		so := op
-		for k := range g.vecLen {
-			s := lowerutil.ReadIndex(ix, g.idxElem, int(io+int64(k)*int64(g.vecSt)))
-			if g.idxElem == ir.U64 && s < 0 {
-				s = g.maxStart[k] // above MaxInt64 as an unsigned value
-			}
-			so += min(max(s, 0), g.maxStart[k]) * g.stStride[k]
+		if b%n != 0 {
+			continue
 		}
-		o[j], out[j] = so, oo
+		// Next run: step the odometer over the outer dimensions.
+		for d := last - 1; d >= 0; d-- {
+			coord[d]++
+			io += ib.idxSt[d]
+			oo += ib.outSt[d]
+			op += ib.opSt[d]
+			if coord[d] < ib.shape[d] {
+				break
+			}
+			coord[d] = 0
+			io -= ib.idxSt[d] * ib.shape[d]
+			oo -= ib.outSt[d] * ib.shape[d]
+			op -= ib.opSt[d] * ib.shape[d]
+		}
 	}
 }
 
-// offsets decodes the start indices of slices b.. into operand offsets,
-// each component clamped to [0, maxStart] as StableHLO specifies.
-func (g *fastGather) offsets(o []int64, ix []byte, b int) {
+// offsets decodes the start indices of len(o) slices, slice j's index
+// vector at element i0 + j*is of ix, into operand offsets base + j*step +
+// Σ clamp(index component) * stride, each component clamped to
+// [0, maxStart] as StableHLO specifies.
+func (g *fastGather) offsets(o []int64, ix []byte, i0, is int, base, step int64) {
 	for k := range g.vecLen {
-		i0, first := b*g.lb.ixSt+k*g.vecSt, k == 0
+		i0, a := i0+k*g.vecSt, runStart{base, step, k == 0}
 		m, st := g.maxStart[k], g.stStride[k]
 		switch g.idxElem {
 		case ir.S32:
-			addClampedSigned(o, byteview.As[int32](ix), i0, g.lb.ixSt, m, st, first)
+			addClampedSigned(o, byteview.As[int32](ix), i0, is, m, st, a)
 		case ir.S64:
-			addClampedSigned(o, byteview.As[int64](ix), i0, g.lb.ixSt, m, st, first)
+			addClampedSigned(o, byteview.As[int64](ix), i0, is, m, st, a)
 		case ir.S16:
-			addClampedSigned(o, byteview.As[int16](ix), i0, g.lb.ixSt, m, st, first)
+			addClampedSigned(o, byteview.As[int16](ix), i0, is, m, st, a)
 		case ir.S8:
-			addClampedSigned(o, byteview.As[int8](ix), i0, g.lb.ixSt, m, st, first)
+			addClampedSigned(o, byteview.As[int8](ix), i0, is, m, st, a)
 		case ir.U32:
-			addClampedUnsigned(o, byteview.As[uint32](ix), i0, g.lb.ixSt, m, st, first)
+			addClampedUnsigned(o, byteview.As[uint32](ix), i0, is, m, st, a)
 		case ir.U64:
-			addClampedUnsigned(o, byteview.As[uint64](ix), i0, g.lb.ixSt, m, st, first)
+			addClampedUnsigned(o, byteview.As[uint64](ix), i0, is, m, st, a)
 		case ir.U16:
-			addClampedUnsigned(o, byteview.As[uint16](ix), i0, g.lb.ixSt, m, st, first)
+			addClampedUnsigned(o, byteview.As[uint16](ix), i0, is, m, st, a)
 		default:
-			addClampedUnsigned(o, byteview.As[uint8](ix), i0, g.lb.ixSt, m, st, first)
+			addClampedUnsigned(o, byteview.As[uint8](ix), i0, is, m, st, a)
+		}
+	}
+	if g.vecLen == 0 {
+		for j := range o {
+			o[j] = base + int64(j)*step
 		}
 	}
 }
 
-func addClampedSigned[I ~int8 | ~int16 | ~int32 | ~int64](o []int64, ix []I, i0, is int, maxStart, stride int64, first bool) {
-	for j := range o {
-		v := min(max(int64(ix[i0+j*is]), 0), maxStart) * stride
-		if first {
-			o[j] = v
-		} else {
-			o[j] += v
+// runStart is what the first index component's loop starts each offset
+// from (base + j*step); later components add to the offsets in place.
+type runStart struct {
+	base, step int64
+	first      bool
+}
+
+func addClampedSigned[I ~int8 | ~int16 | ~int32 | ~int64](o []int64, ix []I, i0, is int, maxStart, stride int64, a runStart) {
+	if a.first {
+		for j := range o {
+			o[j] = a.base + int64(j)*a.step + min(max(int64(ix[i0+j*is]), 0), maxStart)*stride
 		}
+		return
+	}
+	for j := range o {
+		o[j] += min(max(int64(ix[i0+j*is]), 0), maxStart) * stride
 	}
 }
 
-func addClampedUnsigned[I ~uint8 | ~uint16 | ~uint32 | ~uint64](o []int64, ix []I, i0, is int, maxStart, stride int64, first bool) {
-	for j := range o {
-		v := int64(min(uint64(ix[i0+j*is]), uint64(maxStart))) * stride
-		if first {
-			o[j] = v
-		} else {
-			o[j] += v
+func addClampedUnsigned[I ~uint8 | ~uint16 | ~uint32 | ~uint64](o []int64, ix []I, i0, is int, maxStart, stride int64, a runStart) {
+	if a.first {
+		for j := range o {
+			o[j] = a.base + int64(j)*a.step + int64(min(uint64(ix[i0+j*is]), uint64(maxStart)))*stride
 		}
+		return
+	}
+	for j := range o {
+		o[j] += int64(min(uint64(ix[i0+j*is]), uint64(maxStart))) * stride
 	}
 }
 
@@ -234,31 +330,5 @@ func gatherPoints(dst, src []byte, es int, offs []int64, d0, ds int) {
 func gatherTyped[T byteview.Elem](dst, src []T, offs []int64, d0, ds int) {
 	for j, o := range offs {
 		dst[d0+j*ds] = src[o]
-	}
-}
-
-// gatherPointsAt copies element offs[j] of src to element at[j] of dst.
-func gatherPointsAt(dst, src []byte, es int, offs, at []int64) {
-	switch es {
-	case 1:
-		gatherTypedAt(byteview.As[uint8](dst), byteview.As[uint8](src), offs, at)
-	case 2:
-		gatherTypedAt(byteview.As[uint16](dst), byteview.As[uint16](src), offs, at)
-	case 4:
-		gatherTypedAt(byteview.As[uint32](dst), byteview.As[uint32](src), offs, at)
-	case 8:
-		gatherTypedAt(byteview.As[uint64](dst), byteview.As[uint64](src), offs, at)
-	case 16:
-		gatherTypedAt(byteview.As[[2]uint64](dst), byteview.As[[2]uint64](src), offs, at)
-	default:
-		for j, o := range offs {
-			copy(dst[int(at[j])*es:int(at[j]+1)*es], src[int(o)*es:])
-		}
-	}
-}
-
-func gatherTypedAt[T byteview.Elem](dst, src []T, offs, at []int64) {
-	for j, o := range offs {
-		dst[at[j]] = src[o]
 	}
 }

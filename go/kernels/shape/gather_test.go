@@ -138,6 +138,8 @@ func TestGatherMatchesSpec(t *testing.T) {
 		{name: "offset dims first", operand: []int64{7, 3}, idx: []int64{5}, offsetDims: []int64{0}, collapsed: []int64{0}, sim: []int64{0}, ivd: 1, sizes: []int64{1, 3}},
 		{name: "batching", operand: []int64{3, 6, 4}, idx: []int64{3, 5, 1}, offsetDims: []int64{2}, collapsed: []int64{1}, opB: []int64{0}, idxB: []int64{0}, sim: []int64{1}, ivd: 2, sizes: []int64{1, 1, 4}},
 		{name: "batching points", operand: []int64{3, 600}, idx: []int64{3, 700, 1}, collapsed: []int64{1}, opB: []int64{0}, idxB: []int64{0}, sim: []int64{1}, ivd: 2, sizes: []int64{1, 1}},
+		{name: "batching rows over blocks", operand: []int64{3, 1300}, idx: []int64{3, 1, 1300, 1}, collapsed: []int64{1}, opB: []int64{0}, idxB: []int64{0}, sim: []int64{1}, ivd: 3, sizes: []int64{1, 1}},
+		{name: "batching innermost", operand: []int64{600, 3}, idx: []int64{700, 3, 1}, collapsed: []int64{0}, opB: []int64{1}, idxB: []int64{1}, sim: []int64{0}, ivd: 2, sizes: []int64{1, 1}},
 		{name: "batching after ivd", operand: []int64{6, 3, 4}, idx: []int64{1, 2, 3}, offsetDims: []int64{2}, collapsed: []int64{0}, opB: []int64{1}, idxB: []int64{2}, sim: []int64{0}, ivd: 0, sizes: []int64{1, 1, 4}},
 		{name: "big", operand: []int64{300, 40}, idx: []int64{900, 1}, offsetDims: []int64{1}, collapsed: []int64{0}, sim: []int64{0}, ivd: 1, sizes: []int64{1, 40}},
 		{name: "empty batch", operand: []int64{3, 2}, idx: []int64{0, 1}, offsetDims: []int64{1}, collapsed: []int64{0}, sim: []int64{0}, ivd: 1, sizes: []int64{1, 2}},

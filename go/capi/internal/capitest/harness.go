@@ -1122,6 +1122,11 @@ func (a *API) Deserialize(c Client, data []byte) (Loaded, *Err) {
 // Execute runs x with one argument list per device and returns the outputs
 // and the completion events.
 func (a *API) Execute(x Loaded, argLists [][]Buffer, numOutputs int, nonDonatable []int64) ([][]Buffer, []Event, *Err) {
+	return a.execute(x, argLists, numOutputs, nonDonatable, nil)
+}
+
+// execute runs x, with an execute context when ctx is not nil.
+func (a *API) execute(x Loaded, argLists [][]Buffer, numOutputs int, nonDonatable []int64, ctx *C.PJRT_ExecuteContext) ([][]Buffer, []Event, *Err) {
 	nd := len(argLists)
 	na := 0
 	if nd > 0 {
@@ -1153,6 +1158,7 @@ func (a *API) Execute(x Loaded, argLists [][]Buffer, numOutputs int, nonDonatabl
 		defer C.free(unsafe.Pointer(nd))
 		opts.non_donatable_input_indices, opts.num_non_donatable_input_indices = nd, C.size_t(len(nonDonatable))
 	}
+	opts.context = ctx
 	args := alloc[C.PJRT_LoadedExecutable_Execute_Args]()
 	defer free(args)
 	args.struct_size = C.PJRT_LoadedExecutable_Execute_Args_STRUCT_SIZE
