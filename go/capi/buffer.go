@@ -41,7 +41,7 @@ func newBufferHandle(cl *client, rb *engine.Buffer) *C.PJRT_Buffer {
 	if cl != nil && rb.Device() != nil && rb.Device().ID >= 0 && rb.Device().ID < len(cl.devices) {
 		d := cl.devices[rb.Device().ID]
 		b.c.device = d.c
-		b.c.memory = d.mem.ptr()
+		b.c.memory = cl.mem(rb.Memory()).ptr()
 	}
 	b.c.on_device_size = C.size_t(rb.ByteSize())
 	if rb.ReadyEvent().FiredOK() {
@@ -74,7 +74,7 @@ func targetMemory(fn string, cl *client, m *C.PJRT_Memory, d *C.PJRT_Device) (*m
 		if e != nil {
 			return nil, e
 		}
-		return dev.mem, nil
+		return dev.mems[0], nil
 	}
 	return nil, errf(engine.CodeInvalidArgument, fn, "neither a memory nor a device was given")
 }
@@ -463,7 +463,7 @@ func gojax_PJRT_Buffer_Memory(args *C.PJRT_Buffer_Memory_Args) (ret pjrtErr) {
 	if e != nil {
 		return e
 	}
-	args.memory = b.device().mem.ptr()
+	args.memory = b.cl.mem(b.rt.Memory()).ptr()
 	return nil
 }
 
@@ -512,7 +512,7 @@ func gojax_PJRT_Buffer_CopyToDevice(args *C.PJRT_Buffer_CopyToDevice_Args) (ret 
 	if e != nil {
 		return e
 	}
-	nb, err := b.rt.CopyToMemory(d.mem.rt)
+	nb, err := b.rt.CopyToMemory(d.mems[0].rt)
 	if err != nil {
 		return fromErr(fn, err)
 	}

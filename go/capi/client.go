@@ -35,9 +35,10 @@ func newClient(rt *engine.Client) *client {
 	cl.c.h = newHandle(cl)
 	rdevs := rt.Devices()
 	cl.devArr = cAlloc[*C.PJRT_Device](len(rdevs))
-	cl.memArr = cAlloc[*C.PJRT_Memory](len(rdevs))
+	rmems := rt.Memories()
+	cl.memArr = cAlloc[*C.PJRT_Memory](len(rmems))
 	devArr := cSlice(cl.devArr, len(rdevs))
-	memArr := cSlice(cl.memArr, len(rdevs))
+	memArr := cSlice(cl.memArr, len(rmems))
 	for i, rd := range rdevs {
 		d := &device{rt: rd, cl: cl, kind: newCstr(rd.Kind()), debug: newCstr(rd.DebugString()), str: newCstr(rd.String())}
 		d.c = cAlloc[C.PJRT_Device](1)
@@ -46,21 +47,30 @@ func newClient(rt *engine.Client) *client {
 		d.desc.h = d.c.h
 		d.attrObj = cAlloc[C.PJRT_Device_Attributes](1)
 		d.buildAttrs()
-		rm := rd.DefaultMemory()
-		m := &memory{rt: rm, kind: newCstr(rm.Kind()), debug: newCstr(rm.DebugString()), str: newCstr(rm.String())}
-		m.c = C.gojax_new_memory(0)
-		if m.c == nil {
-			panic("out of C memory")
+		drm := rd.Memories()
+		d.memArr = cAlloc[*C.PJRT_Memory](len(drm))
+		for j, rm := range drm {
+			m := &memory{rt: rm, kind: newCstr(rm.Kind()), debug: newCstr(rm.DebugString()), str: newCstr(rm.String())}
+			m.c = C.gojax_new_memory(0)
+			if m.c == nil {
+				panic("out of C memory")
+			}
+			m.c.h = newHandle(m)
+			m.c.kind, m.c.kind_size = m.kind.p, m.kind.n
+			d.mems = append(d.mems, m)
+			cSlice(d.memArr, len(drm))[j] = m.ptr()
+			// The engine numbers memories densely in client order, so
+			// cl.memories[rm.ID] is rm's handle (see client.mem).
+			memArr[rm.ID] = m.ptr()
+			cl.memories = append(cl.memories, m)
 		}
-		m.c.h = newHandle(m)
-		m.c.kind, m.c.kind_size = m.kind.p, m.kind.n
-		d.mem = m
-		d.memArr = cAlloc[*C.PJRT_Memory](1)
-		*d.memArr = m.ptr()
 		devArr[i] = d.c
-		memArr[i] = m.ptr()
 		cl.devices = append(cl.devices, d)
-		cl.memories = append(cl.memories, m)
+	}
+	for i, m := range cl.memories {
+		if m.rt.ID != i {
+			panic("capi: engine memory ids are not dense in client order")
+		}
 	}
 	for _, m := range cl.memories {
 		devs := m.rt.Devices()
@@ -82,6 +92,9 @@ func (t *topology) free() {
 	cFree(t.attrs)
 	cFree(t.kindIDs)
 }
+
+// mem is the handle of an engine memory of this client.
+func (cl *client) mem(rm *engine.Memory) *memory { return cl.memories[rm.ID] }
 
 func getClient(fn string, c *C.PJRT_Client) (*client, pjrtErr) {
 	if c == nil {

@@ -18,7 +18,7 @@ type device struct {
 	cl      *client
 	c       *C.PJRT_Device
 	desc    *C.PJRT_DeviceDescription
-	mem     *memory
+	mems    []*memory // in engine order, the default first
 	memArr  **C.PJRT_Memory
 	kind    cstr
 	debug   cstr
@@ -210,7 +210,7 @@ func gojax_PJRT_Device_AddressableMemories(args *C.PJRT_Device_AddressableMemori
 	if e != nil {
 		return e
 	}
-	args.memories, args.num_memories = d.memArr, 1
+	args.memories, args.num_memories = d.memArr, C.size_t(len(d.mems))
 	return nil
 }
 
@@ -225,7 +225,7 @@ func gojax_PJRT_Device_DefaultMemory(args *C.PJRT_Device_DefaultMemory_Args) (re
 	if e != nil {
 		return e
 	}
-	args.memory = d.mem.ptr()
+	args.memory = d.mems[0].ptr()
 	return nil
 }
 

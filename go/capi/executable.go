@@ -6,6 +6,7 @@ package capi
 import "C"
 
 import (
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -25,7 +26,7 @@ type executable struct {
 
 	name          cstr
 	fingerprint   cstr
-	kind          cstr
+	kinds         [len(engine.MemoryKinds)]cstr // the kind names the kind lists point into
 	outTypes      *C.PJRT_Buffer_Type
 	outDims       *C.int64_t
 	outDimSizes   *C.size_t
@@ -81,7 +82,11 @@ func newExecutable(rt *engine.Executable, cl *client) *executable {
 	x := &executable{rt: rt, cl: cl}
 	x.name = newCstr(rt.Name())
 	x.fingerprint = newCstr(rt.Fingerprint())
-	x.kind = newCstr(engine.MemoryKind)
+	for k, name := range engine.MemoryKinds {
+		x.kinds[k] = newCstr(name)
+	}
+	kind := func(name string) cstr { return x.kinds[slices.Index(engine.MemoryKinds[:], name)] }
+	outKinds, inKinds := rt.OutputMemoryKinds(), rt.ParameterMemoryKinds()
 	outs := rt.OutputTypes()
 	x.outTypes = cAlloc[C.PJRT_Buffer_Type](len(outs))
 	x.outDimSizes = cAlloc[C.size_t](len(outs))
@@ -93,8 +98,8 @@ func newExecutable(rt *engine.Executable, cl *client) *executable {
 		dims := typeDims(t)
 		cSlice(x.outDimSizes, len(outs))[i] = C.size_t(len(dims))
 		flat = append(flat, dims...)
-		cSlice(x.outKinds, len(outs))[i] = x.kind.p
-		cSlice(x.outKindSizes, len(outs))[i] = x.kind.n
+		cSlice(x.outKinds, len(outs))[i] = kind(outKinds[i]).p
+		cSlice(x.outKindSizes, len(outs))[i] = kind(outKinds[i]).n
 	}
 	x.outDims = cAlloc[C.int64_t](len(flat))
 	for i, v := range flat {
@@ -104,8 +109,8 @@ func newExecutable(rt *engine.Executable, cl *client) *executable {
 	x.paramKinds = cAlloc[*C.char](len(ins))
 	x.paramKindSize = cAlloc[C.size_t](len(ins))
 	for i := range ins {
-		cSlice(x.paramKinds, len(ins))[i] = x.kind.p
-		cSlice(x.paramKindSize, len(ins))[i] = x.kind.n
+		cSlice(x.paramKinds, len(ins))[i] = kind(inKinds[i]).p
+		cSlice(x.paramKindSize, len(ins))[i] = kind(inKinds[i]).n
 	}
 	ps, ok := rt.ParameterShardings()
 	x.paramShard = newShardingList(ps, ok, len(ins))
@@ -145,7 +150,9 @@ func (x *executable) releaseRef() {
 	}
 	x.name.free()
 	x.fingerprint.free()
-	x.kind.free()
+	for _, k := range x.kinds {
+		k.free()
+	}
 	cFree(x.outTypes)
 	cFree(x.outDims)
 	cFree(x.outDimSizes)

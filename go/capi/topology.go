@@ -34,8 +34,11 @@ func newTopology(cl *client, owned bool) *topology {
 		arr[i] = d.desc
 	}
 	t.attrs = cAlloc[C.PJRT_NamedValue](1)
-	t.kindIDs = cAlloc[C.int](1)
-	*t.kindIDs = C.int(0)
+	ids := engine.MemoryKindIDs()
+	t.kindIDs = cAlloc[C.int](len(ids))
+	for i, id := range ids {
+		cSlice(t.kindIDs, len(ids))[i] = C.int(id)
+	}
 	return t
 }
 
@@ -263,7 +266,7 @@ func gojax_PJRT_TopologyDescription_GetMemorySpaceKindIds(args *C.PJRT_TopologyD
 	if e != nil {
 		return e
 	}
-	args.memory_space_kind_ids, args.num_memory_space_kind_ids = t.kindIDs, 1
+	args.memory_space_kind_ids, args.num_memory_space_kind_ids = t.kindIDs, C.size_t(len(engine.MemoryKinds))
 	return nil
 }
 

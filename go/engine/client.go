@@ -5,6 +5,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gojax/gojax/go/config"
 	"github.com/gojax/gojax/go/internal/workers"
@@ -41,18 +42,35 @@ type Device struct {
 	ID              int
 	LocalHardwareID int
 	ProcessIndex    int
-	memory          *Memory
+	// memories are the device's spaces in MemoryKinds order; the first is
+	// the default.
+	memories []*Memory
 }
 
-// Memory is a device's memory space (one per device, kind "device").
+// Memory is one memory space of a device.
 type Memory struct {
 	ID      int
+	kind    int // index into MemoryKinds
 	device  *Device
 	devices []*Device
 }
 
-// MemoryKind is the kind of every gojax memory space.
-const MemoryKind = "device"
+// MemoryKinds are the kinds of every device's memory spaces, in the order
+// (and with the ids, device*len+index) XLA:CPU gives them. All are the same
+// host RAM for gojax: the kinds exist so that JAX can place arrays, program
+// results and offloaded residuals where the program asks.
+var MemoryKinds = [...]string{"device", "pinned_host", "unpinned_host"}
+
+// DefaultMemoryKind is the kind of a device's default memory.
+const DefaultMemoryKind = "device"
+
+// memoryNames are the parts of each kind's String and DebugString, as
+// XLA:CPU spells them.
+var memoryNames = [len(MemoryKinds)]struct{ short, long string }{
+	{"CPU_DEVICE", "CpuDeviceMemory"},
+	{"PINNED_HOST", "PinnedHostMemory"},
+	{"UNPINNED_HOST", "UnpinnedHostMemorySpace"},
+}
 
 // DeviceKind is the kind of every gojax device.
 const DeviceKind = "cpu"
@@ -78,10 +96,12 @@ func NewClient(opts Options) (*Client, error) {
 	c := &Client{slots: newRunSlots(slots)}
 	for i := 0; i < n; i++ {
 		d := &Device{client: c, ID: i, LocalHardwareID: i}
-		m := &Memory{ID: i, device: d, devices: []*Device{d}}
-		d.memory = m
+		for k := range MemoryKinds {
+			m := &Memory{ID: i*len(MemoryKinds) + k, kind: k, device: d, devices: []*Device{d}}
+			d.memories = append(d.memories, m)
+			c.memories = append(c.memories, m)
+		}
 		c.devices = append(c.devices, d)
-		c.memories = append(c.memories, m)
 	}
 	return c, nil
 }
@@ -102,7 +122,7 @@ func (c *Client) ProcessIndex() int { return 0 }
 // Devices lists all devices (all are addressable).
 func (c *Client) Devices() []*Device { return c.devices }
 
-// Memories lists all memory spaces.
+// Memories lists all memory spaces, each device's in turn.
 func (c *Client) Memories() []*Memory { return c.memories }
 
 // LookupDevice finds a device by global id.
@@ -126,8 +146,22 @@ func (c *Client) LookupAddressableDevice(local int) (*Device, error) {
 // Client returns the owning client.
 func (d *Device) Client() *Client { return d.client }
 
-// DefaultMemory is the device's only memory space.
-func (d *Device) DefaultMemory() *Memory { return d.memory }
+// DefaultMemory is the device's memory of kind "device".
+func (d *Device) DefaultMemory() *Memory { return d.memories[0] }
+
+// Memories lists the device's memory spaces, the default first.
+func (d *Device) Memories() []*Memory { return d.memories }
+
+// Memory returns the device's memory of a kind; "" is the default.
+func (d *Device) Memory(kind string) (*Memory, error) {
+	if kind == "" {
+		return d.DefaultMemory(), nil
+	}
+	if k := kindIndex(kind); k >= 0 {
+		return d.memories[k], nil
+	}
+	return nil, Errorf(CodeInvalidArgument, "device %d has no memory of kind %q (kinds: %s)", d.ID, kind, strings.Join(MemoryKinds[:], ", "))
+}
 
 // Kind is "cpu".
 func (d *Device) Kind() string { return DeviceKind }
@@ -138,11 +172,12 @@ func (d *Device) String() string { return fmt.Sprintf("CpuDevice(id=%d)", d.ID) 
 // DebugString is the long form.
 func (d *Device) DebugString() string { return fmt.Sprintf("gojax_cpu_%d", d.ID) }
 
-// Kind is "device".
-func (m *Memory) Kind() string { return MemoryKind }
+// Kind is one of MemoryKinds.
+func (m *Memory) Kind() string { return MemoryKinds[m.kind] }
 
-// KindID identifies the kind; gojax has one kind.
-func (m *Memory) KindID() int { return 0 }
+// KindID identifies the kind as XLA does: the kind name's 32-bit
+// fingerprint.
+func (m *Memory) KindID() int { return int(kindID(m.Kind())) }
 
 // Device returns the device this memory belongs to.
 func (m *Memory) Device() *Device { return m.device }
@@ -150,10 +185,10 @@ func (m *Memory) Device() *Device { return m.device }
 // Devices lists the devices that can address this memory.
 func (m *Memory) Devices() []*Device { return m.devices }
 
-// String is the short form.
-func (m *Memory) String() string { return fmt.Sprintf("DeviceMemory(id=%d)", m.ID) }
+// String is the short form (JAX's repr), e.g. PINNED_HOST_1.
+func (m *Memory) String() string { return fmt.Sprintf("%s_%d", memoryNames[m.kind].short, m.ID) }
 
-// DebugString is the long form.
+// DebugString is the long form (JAX's str).
 func (m *Memory) DebugString() string {
-	return fmt.Sprintf("gojax device memory %d of gojax_cpu_%d", m.ID, m.device.ID)
+	return fmt.Sprintf("%s(id=%d, process_index=%d, client=%s)", memoryNames[m.kind].long, m.ID, m.device.ProcessIndex, PlatformName)
 }

@@ -30,6 +30,8 @@ type Executable struct {
 	inTypes     []ir.Type
 	outTypes    []ir.Type
 	donors      []bool    // parameters the program may alias to an output
+	inKinds     []int     // each parameter's memory kind (index into MemoryKinds)
+	outKinds    []int     // each result's memory kind
 	noDonation  []bool    // all false, one per parameter (read-only)
 	spmd        *spmdPlan // set for programs with several partitions
 	deleted     atomic.Bool
@@ -99,6 +101,9 @@ func NewExecutable(client *Client, prog Program, code, options []byte) (*Executa
 		}
 	}
 	e.donors = make([]bool, len(e.inTypes))
+	if e.inKinds, e.outKinds, err = memoryKinds(prog.Module(), len(e.inTypes), len(e.outTypes)); err != nil {
+		return nil, err
+	}
 	if m := prog.Module(); m != nil {
 		if f := m.Main(); f != nil {
 			for i := range e.donors {
@@ -328,7 +333,7 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		if devices != nil {
 			return nil, nil, Errorf(CodeUnimplemented, "Execute: portable execution of a partitioned program is not supported")
 		}
-		return e.executeSPMD(args)
+		return e.executeSPMD(args, nonDonatable(opts.NonDonatable))
 	}
 	if devices == nil {
 		devices = e.addressable
@@ -406,8 +411,8 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 				j.anyDonated = j.anyDonated || j.donated[i]
 			}
 		}
-		for _, t := range e.outTypes {
-			nb, err := newResultBuffer(devices[d].memory, t)
+		for i, t := range e.outTypes {
+			nb, err := newResultBuffer(e.outMemory(devices[d], i), t)
 			if err != nil {
 				undo()
 				return nil, nil, err
@@ -501,7 +506,7 @@ func (e *Executable) executeInline(list []*Buffer, dev *Device, nonDon nonDonata
 		out = make([]*Buffer, len(e.outTypes))
 	}
 	for i, t := range e.outTypes {
-		nb, err := newResultBuffer(dev.memory, t)
+		nb, err := newResultBuffer(e.outMemory(dev, i), t)
 		if err != nil {
 			for _, h := range list {
 				h.unhold()

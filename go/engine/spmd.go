@@ -16,7 +16,8 @@ import (
 // on the global arrays: it assembles each argument from the devices' shards,
 // runs, and hands every device its shard of each result (results without a
 // sharding are replicated, which is what JAX assumes when the executable
-// reports no output shardings).
+// reports no output shardings, except a parameter returned unchanged, which
+// keeps the parameter's sharding).
 
 // spmdPlan is how an SPMD program's values map to partitions.
 type spmdPlan struct {
@@ -77,6 +78,14 @@ func planSPMD(m *ir.Module, partitions int, in, out []ir.Type) (*spmdPlan, error
 		if plan.outs[i], err = read(f.ResAttrs, i, t); err != nil {
 			return nil, fmt.Errorf("result %d: %w", i, err)
 		}
+		if plan.outs[i] == nil && !annotated(f.ResAttrs, i) {
+			// A parameter returned unchanged, at most moved to another
+			// memory kind (jax.device_put(x, jax.memory.Space.Host)),
+			// keeps its sharding, as XLA's propagation gives it.
+			if j := passedParameter(f, i); j >= 0 {
+				plan.outs[i] = plan.args[j]
+			}
+		}
 	}
 	if plan.mesh == nil {
 		plan.mesh = &shardy.Mesh{Axes: []shardy.Axis{{Name: "", Size: partitions}}}
@@ -85,6 +94,44 @@ func planSPMD(m *ir.Module, partitions int, in, out []ir.Type) (*spmdPlan, error
 		return nil, fmt.Errorf("mesh has %d devices but the program has %d partitions", plan.mesh.Size(), partitions)
 	}
 	return plan, nil
+}
+
+// annotated reports whether attrs[i] says how the value is sharded.
+func annotated(attrs []ir.Attrs, i int) bool {
+	if i >= len(attrs) {
+		return false
+	}
+	_, sdy := attrs[i]["sdy.sharding"]
+	return sdy
+}
+
+// placementCalls are the custom calls that only move a value to another
+// memory kind.
+var placementCalls = map[string]bool{"annotate_device_placement": true, "MoveToHost": true, "MoveToDevice": true}
+
+// passedParameter is the entry parameter that f returns unchanged as
+// result i (through placementCalls only), or -1.
+func passedParameter(f *ir.Func, i int) int {
+	if f.Body == nil || len(f.Body.Blocks) == 0 {
+		return -1
+	}
+	entry := f.Body.Blocks[0]
+	ret := entry.Terminator()
+	if ret == nil || i >= len(ret.Operands) {
+		return -1
+	}
+	v := ret.Operands[i]
+	for v.Def != nil {
+		target, _ := v.Def.Attrs.Str("call_target_name")
+		if v.Def.Name != "stablehlo.custom_call" || !placementCalls[target] || len(v.Def.Operands) != 1 {
+			return -1
+		}
+		v = v.Def.Operands[0]
+	}
+	if v.Block != entry {
+		return -1
+	}
+	return v.Index
 }
 
 // shardType is partition p's type for a value of global type t.
@@ -111,7 +158,7 @@ func allocFor(t ir.Type) ([]byte, error) {
 
 // executeSPMD runs an SPMD program once on global arrays (see the top of
 // this file). args[d] are the shards of device d = e.addressable[d].
-func (e *Executable) executeSPMD(args [][]*Buffer) ([][]*Buffer, []*Event, error) {
+func (e *Executable) executeSPMD(args [][]*Buffer, nonDon nonDonatable) ([][]*Buffer, []*Event, error) {
 	plan := e.spmd
 	if len(args) != len(e.addressable) {
 		return nil, nil, Errorf(CodeInvalidArgument, "Execute: %d argument lists for %d devices", len(args), len(e.addressable))
@@ -131,6 +178,9 @@ func (e *Executable) executeSPMD(args [][]*Buffer) ([][]*Buffer, []*Event, error
 			}
 			if !b.matchesType(want) {
 				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d of device %d has type %v, partition %d of %q expects %v", i, d, b.Type(), p, e.Name(), want)
+			}
+			if e.donors[i] && !nonDon.has(i) && occurrences(list, b) > 1 {
+				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d of program %q is donated, but the same buffer is passed as another argument of this call", i, e.Name())
 			}
 		}
 	}
@@ -160,7 +210,7 @@ func (e *Executable) executeSPMD(args [][]*Buffer) ([][]*Buffer, []*Event, error
 				undo()
 				return nil, nil, Errorf(CodeInvalidArgument, "Execute: result %d: %v", i, err)
 			}
-			nb, err := newResultBuffer(e.addressable[d].memory, st)
+			nb, err := newResultBuffer(e.outMemory(e.addressable[d], i), st)
 			if err != nil {
 				undo()
 				return nil, nil, err
@@ -170,6 +220,16 @@ func (e *Executable) executeSPMD(args [][]*Buffer) ([][]*Buffer, []*Event, error
 			outs[d] = append(outs[d], nb)
 		}
 		events[d] = NewEvent()
+	}
+	// Donated arguments read as deleted from now on, as on XLA:CPU. The run
+	// still reads them under its holds, and their memory goes when it lets
+	// go: results are cut from global arrays, so none reuses an argument.
+	for _, list := range args {
+		for i, b := range list {
+			if e.donors[i] && !nonDon.has(i) {
+				b.donate()
+			}
+		}
 	}
 	counters.executions.Add(1)
 	go func() {

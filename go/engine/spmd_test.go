@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/hex"
+	"maps"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -28,7 +29,11 @@ func TestOpShardingEncoding(t *testing.T) {
 }
 
 // spmdDouble doubles an f32[4] split over two partitions.
-type spmdDouble struct{ outSharded bool }
+type spmdDouble struct {
+	outSharded bool
+	outKind    string // mhlo.memory_kind of the result, when set
+	donor      bool   // the argument is a jax.buffer_donor
+}
 
 func (p *spmdDouble) Name() string { return "double" }
 func (p *spmdDouble) Module() *ir.Module {
@@ -39,7 +44,14 @@ func (p *spmdDouble) Module() *ir.Module {
 	shard := ir.Attrs{"sdy.sharding": ir.OpaqueAttr{Dialect: "sdy", Text: `#sdy.sharding<@mesh, [{"i"}]>`}}
 	f := &ir.Func{Name: "main", ArgAttrs: []ir.Attrs{shard}, ResAttrs: []ir.Attrs{{}}}
 	if p.outSharded {
-		f.ResAttrs[0] = shard
+		f.ResAttrs[0] = maps.Clone(shard)
+	}
+	if p.donor {
+		f.ArgAttrs[0] = maps.Clone(shard)
+		f.ArgAttrs[0]["jax.buffer_donor"] = ir.BoolAttr{Value: true}
+	}
+	if p.outKind != "" {
+		f.ResAttrs[0][memoryKindAttr] = ir.StringAttr{Value: p.outKind}
 	}
 	return &ir.Module{Funcs: []*ir.Func{f}, Globals: []*ir.Op{meshOp}}
 }
@@ -89,5 +101,32 @@ func TestExecuteSPMD(t *testing.T) {
 		require.Equal(t, 1, outs[0][0].Device().ID)
 		_, _, err = e.Execute([][]*Buffer{{hostF32(t, c, 1, 2, 3, 4)}, {hostF32(t, c, 1, 2, 3, 4)}}, nil, ExecuteOptions{})
 		require.ErrorContains(t, err, "partition 0")
+	}
+}
+
+// TestExecuteSPMDDonation: donated shards read as deleted once the call
+// returns (as on XLA:CPU) and the run still reads them; those listed as
+// non-donatable are not.
+func TestExecuteSPMDDonation(t *testing.T) {
+	c := newTestClient(t, 2)
+	da := &DeviceAssignment{Replicas: 1, Partitions: 2, IDs: [][]int{{0, 1}}}
+	ebo := appendVarintField(nil, 5, 2)
+	ebo = appendBytesField(ebo, 9, da.Marshal())
+	e, err := NewExecutable(c, &spmdDouble{outSharded: true, donor: true}, []byte("code"), appendBytesField(nil, 3, ebo))
+	require.NoError(t, err)
+	for _, keep := range []bool{false, true} {
+		args := [][]*Buffer{{hostF32(t, c, 1, 2)}, {hostF32(t, c, 3, 4)}}
+		var opts ExecuteOptions
+		if keep {
+			opts.NonDonatable = []int64{0}
+		}
+		outs, done, err := e.Execute(args, nil, opts)
+		require.NoError(t, err)
+		for d := range outs {
+			require.NoError(t, done[d].Wait())
+			require.Equal(t, !keep, args[d][0].IsDeleted())
+		}
+		require.Equal(t, []float32{2, 4}, readF32(t, outs[0][0]))
+		require.Equal(t, []float32{6, 8}, readF32(t, outs[1][0]))
 	}
 }

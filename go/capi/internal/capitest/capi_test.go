@@ -2,6 +2,7 @@ package capitest
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -164,6 +165,7 @@ func TestClientDevicesAndMemories(t *testing.T) {
 	devs, e := api.Devices(c)
 	require.Nil(t, e)
 	require.Len(t, devs, 3)
+	var all []Memory
 	for i, d := range devs {
 		info, e := api.Describe(d)
 		require.Nil(t, e)
@@ -174,15 +176,40 @@ func TestClientDevicesAndMemories(t *testing.T) {
 		require.NotEmpty(t, info.Debug)
 		require.NotEmpty(t, info.String)
 		require.Equal(t, int64(i), info.Attributes["local_hardware_id"])
-		m, e := api.DefaultMemory(d)
+		def, e := api.DefaultMemory(d)
 		require.Nil(t, e)
-		mi, e := api.DescribeMemory(m)
+		mems, e := api.DeviceMemories(d)
 		require.Nil(t, e)
-		require.Equal(t, i, mi.ID)
-		require.Equal(t, "device", mi.Kind)
-		require.Equal(t, []Device{d}, mi.Devices)
-		require.Equal(t, 40, mi.VtableSize, "memory handles start with a PJRT_Memory_FunctionTable")
+		require.Len(t, mems, 3)
+		require.Equal(t, def, mems[0], "the default memory comes first")
+		for k, m := range mems {
+			mi, e := api.DescribeMemory(m)
+			require.Nil(t, e)
+			require.Equal(t, 3*i+k, mi.ID)
+			require.Equal(t, memoryKinds[k].kind, mi.Kind)
+			require.Equal(t, memoryKinds[k].id, mi.KindID)
+			require.Equal(t, fmt.Sprintf("%s_%d", memoryKinds[k].name, mi.ID), mi.Name)
+			require.Equal(t, fmt.Sprintf("%s(id=%d, process_index=0, client=cpu)", memoryKinds[k].debug, mi.ID), mi.Debug)
+			require.Equal(t, []Device{d}, mi.Devices)
+			require.Equal(t, 40, mi.VtableSize, "memory handles start with a PJRT_Memory_FunctionTable")
+			all = append(all, m)
+		}
 	}
+	cm, e := api.ClientMemories(c)
+	require.Nil(t, e)
+	require.Equal(t, all, cm, "the client lists each device's memories in turn")
+}
+
+// memoryKinds are XLA:CPU's memory spaces of a device, in its order: kind,
+// kind id (FarmHash Fingerprint32 of the kind, computed independently with
+// the farmhash Python bindings), and the names of its ToString/DebugString.
+var memoryKinds = []struct {
+	kind, name, debug string
+	id                int
+}{
+	{"device", "CPU_DEVICE", "CpuDeviceMemory", 42097224},
+	{"pinned_host", "PINNED_HOST", "PinnedHostMemory", 1756073601},
+	{"unpinned_host", "UNPINNED_HOST", "UnpinnedHostMemorySpace", 4022908727 - 1<<32},
 }
 
 func TestMemoryUserData(t *testing.T) {
@@ -295,6 +322,45 @@ func TestBufferDescription(t *testing.T) {
 	require.Equal(t, 0, info.DynamicDims)
 	require.False(t, info.IsDeleted)
 	require.Nil(t, api.BufferCall("PJRT_Buffer_Destroy", b))
+}
+
+// TestMemoryKindBuffers puts data into each memory kind of a device and
+// copies it between kinds: every buffer reports the memory it was put in,
+// on the same device, and keeps its values.
+func TestMemoryKindBuffers(t *testing.T) {
+	api := Load()
+	c := newClient(t, api, 2)
+	devs, _ := api.Devices(c)
+	mems, e := api.DeviceMemories(devs[1])
+	require.Nil(t, e)
+	want := []float32{1, -2, 3.5, 4}
+	read := func(b Buffer) []float32 {
+		dst := NewCMem(16, true)
+		ev, _, e := api.ToHost(b, dst.P, dst.N, nil)
+		require.Nil(t, e)
+		awaitOK(t, api, ev)
+		return f32s(dst.Bytes())
+	}
+	check := func(b Buffer, m Memory) {
+		info, e := api.DescribeBuffer(b)
+		require.Nil(t, e)
+		require.Equal(t, m, info.Memory)
+		require.Equal(t, devs[1], info.Device)
+		require.Equal(t, want, read(b))
+	}
+	for _, src := range mems {
+		b, done, e := api.FromHost(c, src, f32Mem(true, want...).P, typeF32, []int64{4}, nil, semDuringCall)
+		require.Nil(t, e)
+		require.Nil(t, api.EventCall("PJRT_Event_Destroy", done))
+		check(b, src)
+		for _, dst := range mems {
+			nb, e := api.CopyToMemory(b, dst)
+			require.Nil(t, e)
+			check(nb, dst)
+			require.Nil(t, api.BufferCall("PJRT_Buffer_Destroy", nb))
+		}
+		require.Nil(t, api.BufferCall("PJRT_Buffer_Destroy", b))
+	}
 }
 
 func TestBufferFromHostStridesAndToHostLayouts(t *testing.T) {

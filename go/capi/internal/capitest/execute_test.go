@@ -76,7 +76,6 @@ func TestCompileAndExecuteThroughCAPI(t *testing.T) {
 	api := Load()
 	c := newClient(t, api, 1)
 	devs, _ := api.Devices(c)
-	m, _ := api.DefaultMemory(devs[0])
 	x, e := api.CompileExec(c, "mlir", code, nil)
 	if e != nil {
 		t.Fatalf("compiling %s: %s", name, e.Msg)
@@ -88,7 +87,12 @@ func TestCompileAndExecuteThroughCAPI(t *testing.T) {
 	require.Equal(t, 1, info.NumOutputs)
 	require.Equal(t, []int{typeF32}, info.OutputTypes)
 	require.Equal(t, [][]int64{vec["out0"].shape}, info.OutputDims)
-	require.Equal(t, []string{"device"}, info.OutputKinds)
+	// The program takes a device and a pinned_host argument and returns a
+	// pinned_host result (mhlo.memory_kind attributes).
+	require.Equal(t, []string{"pinned_host"}, info.OutputKinds)
+	require.Equal(t, []string{"device", "pinned_host"}, info.ParameterKinds)
+	mems, e := api.DeviceMemories(devs[0])
+	require.Nil(t, e)
 	require.Equal(t, 1, info.NumReplicas)
 	require.Equal(t, 1, info.NumPartitions)
 	require.NotEmpty(t, info.Fingerprint)
@@ -108,7 +112,8 @@ func TestCompileAndExecuteThroughCAPI(t *testing.T) {
 			require.Equal(t, "<f4", a.descr)
 			host := NewCMem(len(a.data), true)
 			copy(host.Bytes(), a.data)
-			b, done, e := api.FromHost(c, m, host.P, typeF32, a.shape, nil, semDuringCall)
+			// Each argument goes to the memory of its parameter's kind.
+			b, done, e := api.FromHost(c, mems[i], host.P, typeF32, a.shape, nil, semDuringCall)
 			require.Nil(t, e)
 			require.Nil(t, api.EventCall("PJRT_Event_Destroy", done))
 			args = append(args, b)
@@ -120,6 +125,9 @@ func TestCompileAndExecuteThroughCAPI(t *testing.T) {
 		ev, e := api.ReadyEvent(outs[0][0])
 		require.Nil(t, e)
 		awaitOK(t, api, ev)
+		oi, e := api.DescribeBuffer(outs[0][0])
+		require.Nil(t, e)
+		require.Equal(t, mems[1], oi.Memory, "the result is in the pinned_host memory")
 		dst := NewCMem(len(vec["out0"].data), true)
 		ev, _, e = api.ToHost(outs[0][0], dst.P, dst.N, nil)
 		require.Nil(t, e)

@@ -465,6 +465,49 @@ func (a *API) DefaultMemory(d Device) (Memory, *Err) {
 	return Memory{unsafe.Pointer(args.memory)}, nil
 }
 
+// DeviceMemories lists a device's addressable memories.
+func (a *API) DeviceMemories(d Device) ([]Memory, *Err) {
+	args := alloc[C.PJRT_Device_AddressableMemories_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Device_AddressableMemories_Args_STRUCT_SIZE
+	args.device = d.p()
+	if e := a.Call("PJRT_Device_AddressableMemories", unsafe.Pointer(args)); e != nil {
+		return nil, e
+	}
+	var out []Memory
+	for _, m := range unsafe.Slice(args.memories, int(args.num_memories)) {
+		out = append(out, Memory{unsafe.Pointer(m)})
+	}
+	return out, nil
+}
+
+// ClientMemories lists a client's addressable memories.
+func (a *API) ClientMemories(c Client) ([]Memory, *Err) {
+	args := alloc[C.PJRT_Client_AddressableMemories_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Client_AddressableMemories_Args_STRUCT_SIZE
+	args.client = c.p()
+	if e := a.Call("PJRT_Client_AddressableMemories", unsafe.Pointer(args)); e != nil {
+		return nil, e
+	}
+	var out []Memory
+	for _, m := range unsafe.Slice(args.addressable_memories, int(args.num_addressable_memories)) {
+		out = append(out, Memory{unsafe.Pointer(m)})
+	}
+	return out, nil
+}
+
+// CopyToMemory calls PJRT_Buffer_CopyToMemory.
+func (a *API) CopyToMemory(b Buffer, m Memory) (Buffer, *Err) {
+	args := alloc[C.PJRT_Buffer_CopyToMemory_Args]()
+	defer free(args)
+	args.struct_size = C.PJRT_Buffer_CopyToMemory_Args_STRUCT_SIZE
+	args.buffer = b.p()
+	args.dst_memory = m.p()
+	e := a.Call("PJRT_Buffer_CopyToMemory", unsafe.Pointer(args))
+	return Buffer{unsafe.Pointer(args.dst_buffer)}, e
+}
+
 // MemoryInfo describes a memory space.
 type MemoryInfo struct {
 	ID          int
@@ -859,6 +902,7 @@ type ExecInfo struct {
 	OutputTypes          []int
 	OutputDims           [][]int64
 	OutputKinds          []string
+	ParameterKinds       []string
 	Fingerprint          string
 	AddressableDevices   []Device
 	LogicalIDs           [][2]int
@@ -990,6 +1034,17 @@ func (a *API) DescribeExec(x Loaded) (ExecInfo, *Err) {
 	ks := unsafe.Slice(mk.memory_kind_sizes, int(mk.num_outputs))
 	for i, k := range unsafe.Slice(mk.memory_kinds, int(mk.num_outputs)) {
 		info.OutputKinds = append(info.OutputKinds, C.GoStringN(k, C.int(ks[i])))
+	}
+	pk := alloc[C.PJRT_Executable_ParameterMemoryKinds_Args]()
+	defer free(pk)
+	pk.struct_size = C.PJRT_Executable_ParameterMemoryKinds_Args_STRUCT_SIZE
+	pk.executable = ex
+	if e := a.Call("PJRT_Executable_ParameterMemoryKinds", unsafe.Pointer(pk)); e != nil {
+		return info, e
+	}
+	pks := unsafe.Slice(pk.memory_kind_sizes, int(pk.num_parameters))
+	for i, k := range unsafe.Slice(pk.memory_kinds, int(pk.num_parameters)) {
+		info.ParameterKinds = append(info.ParameterKinds, C.GoStringN(k, C.int(pks[i])))
 	}
 	fp := alloc[C.PJRT_Executable_Fingerprint_Args]()
 	defer free(fp)
