@@ -229,5 +229,71 @@ def all_workloads() -> list[Workload]:
     return mm + ew + red + conv + models + disp
 
 
-# Compile-latency workloads (g): the two model programs of e).
-COMPILE_WORKLOADS = {"compile_mlp_step": mlp_step_fn, "compile_transformer": transformer_fn}
+STACK = dict(seq=32, width=64)
+
+
+def stack_fn(layers: int):
+    """A factory of (grad step, inputs) for an L-layer attention + MLP stack
+    (s=32, d=64): its program grows with L, which is what a compile-time
+    scaling benchmark needs (small tensors, many ops)."""
+
+    def make():
+        import jax
+        import jax.numpy as jnp
+
+        s, d = STACK["seq"], STACK["width"]
+        r = _rng()
+
+        def mat(i, o):
+            return (r.standard_normal((i, o), np.float32) / np.sqrt(i)).astype(np.float32)
+
+        params = [mat(d, d) for _ in range(6 * layers)]  # wq wk wv wo w1 w2 per layer
+        x = r.standard_normal((s, d), np.float32)
+
+        def loss(p, x):
+            h = x
+            for i in range(layers):
+                wq, wk, wv, wo, w1, w2 = p[6 * i:6 * i + 6]
+                att = jax.nn.softmax((h @ wq) @ (h @ wk).T / np.sqrt(d), axis=-1)
+                h = h + (att @ (h @ wv)) @ wo
+                h = h + jax.nn.gelu(h @ w1) @ w2
+            return jnp.mean(h * h)
+
+        def step(*args):
+            return jax.grad(loss)(list(args[:-1]), args[-1])
+
+        return step, params + [x]
+
+    return make
+
+
+def chain_fn(ops: int):
+    """A factory of a straight-line program of about `ops` ops on a small
+    vector (4 per link: sin, multiply, reverse, add of a constant), for
+    compile time against program size. Each value has one reader: a value
+    read twice in every link (say sin(x) + x[::-1]) makes XLA:CPU's first
+    call take minutes at 1,600 ops."""
+
+    def make():
+        import jax.numpy as jnp
+
+        def f(x):
+            for i in range(ops // 4):
+                x = (jnp.sin(x) * np.float32(1 + i % 7))[::-1] + np.float32(0.5)
+            return x
+
+        return f, [np.linspace(0, 1, 64, dtype=np.float32)]
+
+    return make
+
+
+# Compile-latency workloads (g): the two model programs of e), and programs
+# that grow with a size parameter (compile time must grow linearly).
+COMPILE_WORKLOADS = {
+    "compile_mlp_step": mlp_step_fn,
+    "compile_transformer": transformer_fn,
+    "compile_stack_L12": stack_fn(12),
+    "compile_stack_L48": stack_fn(48),
+    "compile_stack_L96": stack_fn(96),
+    "compile_chain_10k": chain_fn(10_000),
+}
