@@ -15,10 +15,10 @@ import time
 
 import pytest
 
-# A loop of 2^31 - 1 iterations: tens of seconds at least on any CPU, while
-# the interrupt must take effect within BOUND_S of the signal.
-_CHILD = """
-import os, sys, time
+# What both child scripts start with: spin(x, n) runs a while loop of n
+# cheap iterations on the gojax device.
+_SPIN = """
+import signal, time
 import jax, jax.numpy as jnp, numpy as np
 from jax import lax
 import gojax
@@ -33,6 +33,11 @@ def spin(x, n):
     return lax.while_loop(lambda c: c[0] < n, body, (jnp.int32(0), x))[1]
 
 x = jax.device_put(np.ones(4, np.float32), dev)
+"""
+
+# A loop of 2^31 - 1 iterations: tens of seconds at least on any CPU, while
+# the interrupt must take effect within BOUND_S of the signal.
+_CHILD = _SPIN + """
 spin(x, 10).block_until_ready()  # compiled, so the call below only runs
 before = gojax.stats()
 print("started", flush=True)
@@ -58,13 +63,13 @@ print("failed", after.failed_executions - before.failed_executions, flush=True)
 BOUND_S = 5.0
 
 
-def _interrupt_child(env: dict[str, str]) -> tuple[float, list[str]]:
-    """Runs _CHILD, sends SIGINT half a second after it reports the long call
-    started; returns the seconds from the signal to the KeyboardInterrupt and
-    the child's output lines."""
+def _signal_child(script: str, env: dict[str, str], timeout: float) -> tuple[float, str, str]:
+    """Runs script, sends SIGINT half a second after it prints "started",
+    and requires exit status 0; returns when the signal was sent
+    (time.monotonic) and the child's stdout and stderr."""
     full_env = dict(os.environ)
     full_env.update(env)
-    p = subprocess.Popen([sys.executable, "-c", textwrap.dedent(_CHILD)], env=full_env,
+    p = subprocess.Popen([sys.executable, "-c", textwrap.dedent(script)], env=full_env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert p.stdout is not None
@@ -73,12 +78,19 @@ def _interrupt_child(env: dict[str, str]) -> tuple[float, list[str]]:
         time.sleep(0.5)
         sent = time.monotonic()
         p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=120)
+        out, err = p.communicate(timeout=timeout)
     finally:
         if p.poll() is None:
             p.kill()
             p.communicate()
     assert p.returncode == 0, f"exit status {p.returncode}\n--- stdout\n{out}\n--- stderr\n{err}"
+    return sent, out, err
+
+
+def _interrupt_child(env: dict[str, str]) -> tuple[float, list[str]]:
+    """Runs _CHILD and signals it; returns the seconds from the signal to the
+    KeyboardInterrupt and the child's output lines."""
+    sent, out, err = _signal_child(_CHILD, env, 120)
     lines = out.split("\n")
     got = [ln for ln in lines if ln.startswith("interrupted")]
     assert got, f"no KeyboardInterrupt\n--- stdout\n{out}\n--- stderr\n{err}"
@@ -99,21 +111,7 @@ def test_ctrl_c_interrupts_long_run(mode):
 
 # A SIGINT handler of the program's own (a graceful stop, say) runs once
 # the call returns, and the run is not cut short: its result is the full one.
-_OWN_HANDLER = """
-import signal, time
-import jax, jax.numpy as jnp, numpy as np
-from jax import lax
-
-dev = jax.devices("gojax")[0]
-
-@jax.jit
-def spin(x, n):
-    def body(c):
-        i, v = c
-        return i + 1, v * np.float32(1.0000001) + np.float32(1e-7)
-    return lax.while_loop(lambda c: c[0] < n, body, (jnp.int32(0), x))[1]
-
-x = jax.device_put(np.ones(4, np.float32), dev)
+_OWN_HANDLER = _SPIN + """
 n = 1 << 16
 while True:  # over half a second of loop, whatever the CPU
     t = time.perf_counter()
@@ -137,20 +135,7 @@ print("same", same, flush=True)
 
 
 def test_own_sigint_handler_lets_the_run_finish():
-    p = subprocess.Popen([sys.executable, "-c", textwrap.dedent(_OWN_HANDLER)],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        assert p.stdout is not None
-        line = p.stdout.readline()
-        assert line.strip() == "started", (line, p.stderr.read() if p.poll() is not None else "")
-        time.sleep(0.5)
-        p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=300)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.communicate()
-    assert p.returncode == 0, f"exit status {p.returncode}\n--- stdout\n{out}\n--- stderr\n{err}"
+    _, out, _ = _signal_child(_OWN_HANDLER, {}, 300)
     lines = out.split("\n")
     assert "handler calls 1" in lines, out
     assert "same True" in lines, out
