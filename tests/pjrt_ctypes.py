@@ -124,6 +124,19 @@ class Api:
     def __init__(self) -> None:
         self.api = gojax.api_pointer()
 
+    def extension(self, ext_type: int) -> int | None:
+        """The address of the extension of that PJRT_Extension_Type in the
+        chain from PJRT_Api.extension_start (the last one if several), else
+        None. Each extension starts with struct_size, type (int32 at 8) and
+        next (at 16)."""
+        found = None
+        ext = ctypes.c_void_p.from_address(self.api + 8).value  # PJRT_Api.extension_start
+        while ext:
+            if ctypes.c_int32.from_address(ext + 8).value == ext_type:
+                found = ext
+            ext = ctypes.c_void_p.from_address(ext + 16).value
+        return found
+
     def function(self, slot: Slot):
         fn = ctypes.c_void_p.from_address(self.api + slot.offset).value
         if not fn:

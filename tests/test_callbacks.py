@@ -258,12 +258,7 @@ def test_ffi_extension_user_data_through_the_c_api():
     import pjrt_ctypes as pc
 
     api = pc.Api()
-    ext = ctypes.c_void_p.from_address(api.api + 8).value  # PJRT_Api.extension_start
-    ffi = None
-    while ext:
-        if ctypes.c_int32.from_address(ext + 8).value == 5:  # PJRT_Extension_Type_FFI
-            ffi = ext
-        ext = ctypes.c_void_p.from_address(ext + 16).value
+    ffi = api.extension(5)  # PJRT_Extension_Type_FFI
     assert ffi is not None, "no FFI extension in the chain"
     assert ctypes.c_uint64.from_address(ffi).value == 48
     type_register = pc._FN(ctypes.c_void_p.from_address(ffi + 24).value)

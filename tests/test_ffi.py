@@ -255,12 +255,7 @@ def _register_through_pjrt(name: bytes, handler: int, platform: bytes) -> None:
     import pjrt_ctypes as pc
 
     api = pc.Api()
-    ext = ctypes.c_void_p.from_address(api.api + 8).value  # PJRT_Api.extension_start
-    ffi = None
-    while ext:
-        if ctypes.c_int32.from_address(ext + 8).value == 5:  # PJRT_Extension_Type_FFI
-            ffi = ext
-        ext = ctypes.c_void_p.from_address(ext + 16).value
+    ffi = api.extension(5)  # PJRT_Extension_Type_FFI
     assert ffi is not None, "no FFI extension in the chain"
     register = pc._FN(ctypes.c_void_p.from_address(ffi + 40).value)
     name_buf, platform_buf = ctypes.create_string_buffer(name), ctypes.create_string_buffer(platform)
