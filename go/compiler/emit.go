@@ -191,7 +191,8 @@ func lowerKernel(ctx *compileCtx, op *ir.Op) (kernel.Step, error) {
 	} else if lower, ok = kernel.Lookup(op.Name); !ok {
 		return nil, op.Errorf("no kernel for this op")
 	}
-	step, err := lower(ctx, op)
+	// Lower may build tables sized by the op (kernel.Make).
+	step, err := kernel.Guard(func() (kernel.Step, error) { return lower(ctx, op) })
 	if err != nil {
 		return nil, opError(op, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/gojax/gojax/go/internal/cancel"
 	"github.com/gojax/gojax/go/internal/fpmode"
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
 // planDonation decides, per output, which argument's buffer it may reuse
@@ -160,7 +161,12 @@ func (e *Executable) runInto(args [][]byte, donatable []bool, res *RunResult, to
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("compiler: %s: internal error: %v\n%s", e.name, r, debug.Stack())
+			if oom, ok := kernel.Recovered(r); ok {
+				// Scratch of a region or helper outside a named step.
+				err = fmt.Errorf("compiler: %s: %w", e.name, oom)
+			} else {
+				err = fmt.Errorf("compiler: %s: internal error: %v\n%s", e.name, r, debug.Stack())
+			}
 		}
 		if err != nil {
 			for k, o := range res.Outputs {

@@ -319,10 +319,25 @@ func (k *kernelInstr) run(f *frame) error {
 			return k.runObserved(*obs, f, ins, outs)
 		}
 	}
-	if err := k.step(ins, outs); err != nil {
+	if err := callStep(k.step, ins, outs); err != nil {
 		return opError(k.op, err)
 	}
 	return nil
+}
+
+// callStep runs a step, turning kernel.Make's out-of-memory panic into an
+// error the caller names the op in; other panics go on.
+func callStep(step kernel.Step, ins, outs [][]byte) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := kernel.Recovered(r)
+			if !ok {
+				panic(r)
+			}
+			err = e
+		}
+	}()
+	return step(ins, outs)
 }
 
 // opError names the op and its location unless the kernel already did.

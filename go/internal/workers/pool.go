@@ -235,6 +235,11 @@ func (p *Pool) Parallel(n, grain int, fn func(lo, hi int)) {
 	pv := j.panicV
 	j.panicV = nil
 	jobs.Put(j)
+	if err, ok := pv.(error); ok {
+		// Wrapped, not formatted, so a typed error (a failed scratch
+		// allocation) still reaches whoever recovers it.
+		panic(fmt.Errorf("parallel kernel chunk panicked: %w", err))
+	}
 	if pv != nil {
 		panic(fmt.Sprintf("parallel kernel chunk panicked: %v", pv))
 	}
