@@ -3,6 +3,7 @@ package compiler
 import (
 	"fmt"
 
+	"github.com/gojax/gojax/go/devmem"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
@@ -146,6 +147,12 @@ func tryFold(ctx *compileCtx, op *ir.Op, repl map[*ir.Value]*ir.Value) ([]*ir.Op
 		outBytes += t.ByteSize()
 	}
 	if outBytes > foldLimit && outBytes > int64(inBytes) {
+		return nil, false
+	}
+	// A folded constant lives on the Go heap with the executable: one the
+	// memory limit or the host has no room for stays an op, whose result
+	// the arena check then accounts for.
+	if devmem.CheckHostBytes(outBytes) != nil {
 		return nil, false
 	}
 	outs := make([][]byte, len(op.Results))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/gojax/gojax/go/devmem"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/mlirbc"
 )
@@ -41,6 +42,9 @@ func tensorAttr(r *mlirbc.Reader, t *vtype, blob []byte) (ir.Attr, error) {
 		if want > MaxSplatBytes {
 			return nil, r.Errorf("splat constant %s would expand to %d bytes (limit %d)", t.desc, want, MaxSplatBytes)
 		}
+		if err := devmem.CheckHostBytes(want); err != nil {
+			return nil, fmt.Errorf("splat constant %s: %w", t.desc, err)
+		}
 		data := make([]byte, want)
 		for off := int64(0); off < want; off += size {
 			copy(data[off:], blob)
@@ -74,6 +78,9 @@ func boolData(r *mlirbc.Reader, blob []byte, n int64) ([]byte, error) {
 	case len(blob) == 1 && (blob[0] == 0xFF || (n > 8 && blob[0] == 0)):
 		if n > MaxSplatBytes {
 			return nil, r.Errorf("splat i1 constant of %d elements exceeds the limit %d", n, MaxSplatBytes)
+		}
+		if err := devmem.CheckHostBytes(n); err != nil {
+			return nil, fmt.Errorf("splat i1 constant of %d elements: %w", n, err)
 		}
 		data := make([]byte, n)
 		if blob[0] != 0 {

@@ -184,7 +184,7 @@ func lowerRowFusion(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	f.scratch.New = func() any {
 		s := &rscratch{bufs: make([][]byte, len(f.bufSize)), pf: make([][]byte, 0, len(f.streamed))}
 		for i, n := range f.bufSize {
-			s.bufs[i] = make([]byte, n)
+			s.bufs[i] = kernel.Make[byte](n)
 		}
 		return s
 	}

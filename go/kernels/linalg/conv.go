@@ -299,7 +299,9 @@ func newConvPlan(cd *convDims, lt, rt, ot *ir.TensorType) *convPlan {
 func spatialTable(cd *convDims, lt *ir.TensorType, outSpShape, kSpShape []int64, ks int) [][]int {
 	s := len(cd.inSp)
 	ls := lt.Strides()
-	tabs := make([][]int, int(ir.Tensor(ir.F32, outSpShape...).NumElements()))
+	nOut := ir.Tensor(ir.F32, outSpShape...).NumElements()
+	kernel.Need(nOut * int64(ks) * 8)
+	tabs := kernel.Make[[]int](int(nOut))
 	for o := range tabs {
 		oi := unravelI(o, outSpShape)
 		tab := make([]int, ks)
@@ -329,9 +331,9 @@ func spatialTable(cd *convDims, lt *ir.TensorType, outSpShape, kSpShape []int64,
 // each lands in the output.
 func (p *convPlan) outputRows(cd *convDims, os []int64, outSpShape []int64, nos int) {
 	s := len(cd.inSp)
-	p.rowBatch = make([]int, p.m)
-	p.rowSpatial = make([]int, p.m)
-	p.outRow = make([]int, p.m)
+	p.rowBatch = kernel.Make[int](p.m)
+	p.rowSpatial = kernel.Make[int](p.m)
+	p.outRow = kernel.Make[int](p.m)
 	for r := 0; r < p.m; r++ {
 		b, o := r/nos, r%nos
 		p.rowBatch[r], p.rowSpatial[r] = b, o
@@ -342,7 +344,7 @@ func (p *convPlan) outputRows(cd *convDims, os []int64, outSpShape []int64, nos 
 		}
 		p.outRow[r] = off
 	}
-	p.outCol = make([]int, p.n)
+	p.outCol = kernel.Make[int](p.n)
 	for j := range p.outCol {
 		p.outCol[j] = j * p.outFeatStr
 	}
@@ -355,7 +357,7 @@ func kernelMatrix(cd *convDims, rt *ir.TensorType, kSpShape []int64, kin, ks, n 
 	s := len(cd.inSp)
 	rs := rt.Strides()
 	k := kin * ks
-	rhsK := make([]int, k)
+	rhsK := kernel.Make[int](k)
 	for f := 0; f < kin; f++ {
 		for kk := 0; kk < ks; kk++ {
 			ki := unravelI(kk, kSpShape)
@@ -370,7 +372,7 @@ func kernelMatrix(cd *convDims, rt *ir.TensorType, kSpShape []int64, kin, ks, n 
 			rhsK[f*ks+kk] = off
 		}
 	}
-	rhsCol := make([]int, n)
+	rhsCol := kernel.Make[int](n)
 	for j := range rhsCol {
 		rhsCol[j] = j * int(rs[cd.kOut])
 	}
@@ -386,8 +388,8 @@ func buildConvFast(p *convPlan) *convFast {
 	if p.groups != 1 || p.outFeatStr != 1 || p.m <= 2 || p.n <= 2 || p.k == 0 {
 		return nil
 	}
-	order := make([]int, p.m) // GEMM row → conv row
-	seen := make([]bool, p.m)
+	order := kernel.Make[int](p.m) // GEMM row → conv row
+	seen := kernel.Make[bool](p.m)
 	for r, off := range p.outRow {
 		if off%p.n != 0 || off/p.n >= p.m || seen[off/p.n] {
 			return nil
@@ -396,13 +398,13 @@ func buildConvFast(p *convPlan) *convFast {
 		order[off/p.n] = r
 	}
 	f := &convFast{kin: p.kin, ks: p.ks, featStr: p.lhsFeatStr, posMajor: p.lhsFeatStr == 1}
-	f.rowBase = make([]int, p.m)
-	f.rowTab = make([][]int, p.m)
+	f.rowBase = kernel.Make[int](p.m)
+	f.rowTab = kernel.Make[[]int](p.m)
 	for i, r := range order {
 		f.rowBase[i] = p.rowBatch[r] * p.lhsBatchStr
 		f.rowTab[i] = p.spatialTab[p.rowSpatial[r]]
 	}
-	f.unitRun = make([]int32, p.m)
+	f.unitRun = kernel.Make[int32](p.m)
 	for i := p.m - 1; i >= 0; i-- {
 		f.unitRun[i] = 1
 		if i+1 < p.m && f.rowBase[i+1] == f.rowBase[i]+1 && &f.rowTab[i+1][0] == &f.rowTab[i][0] {
@@ -411,7 +413,7 @@ func buildConvFast(p *convPlan) *convFast {
 	}
 	rhsK := p.rhs.rhsK
 	if f.posMajor {
-		rhsK = make([]int, p.k)
+		rhsK = kernel.Make[int](p.k)
 		for fi := 0; fi < p.kin; fi++ {
 			for kk := 0; kk < p.ks; kk++ {
 				rhsK[kk*p.kin+fi] = p.rhs.rhsK[fi*p.ks+kk]
@@ -655,11 +657,11 @@ func runConv[T float32 | float64 | complex64 | complex128 | int64](p *convPlan, 
 	defer cols.release()
 	im := cols.s[:chunk*p.k]
 	prod := cols.s[chunk*p.k:]
-	lhsRow := make([]int, chunk)
+	lhsRow := kernel.Make[int](chunk)
 	for i := range lhsRow {
 		lhsRow[i] = i * p.k
 	}
-	lhsK := make([]int, p.k)
+	lhsK := kernel.Make[int](p.k)
 	for i := range lhsK {
 		lhsK[i] = i
 	}

@@ -110,7 +110,7 @@ func dimTable(shape, strides []int64, dims []int64) []int {
 	for _, d := range dims {
 		n *= int(shape[d])
 	}
-	out := make([]int, n)
+	out := kernel.Make[int](n)
 	if n == 0 {
 		return out
 	}

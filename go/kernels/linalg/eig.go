@@ -158,7 +158,7 @@ func complexGeevStep(par parallelFn, et ir.ElemType, batch, n int, left, right b
 		clear(vr.s)
 		info := make([]int32, batch)
 		forBatch(par, batch, 30*n*n*n+1, func(lo, hi int) {
-			z := make([]complex128, n*n)
+			z := kernel.Make[complex128](n * n)
 			for b := lo; b < hi; b++ {
 				m := a.s[b*n*n : (b+1)*n*n]
 				wb := w.s[b*n : (b+1)*n]
@@ -260,7 +260,7 @@ func realGeesStep(par parallelFn, name string, et ir.ElemType, batch, n int, vec
 						// above it gonum's Dhseqr runs xLAQR0's multishift
 						// QR, in double precision.
 						if cbuf == nil {
-							cbuf = make([]complex128, 2*n*n+n)
+							cbuf = kernel.Make[complex128](2*n*n + n)
 						}
 						ca, cz, cw := cbuf[:n*n], cbuf[n*n:2*n*n], cbuf[2*n*n:]
 						for k, x := range h {

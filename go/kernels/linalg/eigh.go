@@ -148,17 +148,17 @@ func heev(par parallelFn, n int, a []complex128, w []float64, lower bool) int {
 		}
 	}
 	d := w
-	e := make([]float64, max(n-1, 0))
-	tau := make([]complex128, max(n-1, 0))
-	work := make([]complex128, n)
+	e := kernel.Make[float64](max(n-1, 0))
+	tau := kernel.Make[complex128](max(n-1, 0))
+	work := kernel.Make[complex128](n)
 	hetd2(true, n, a, n, d, e, tau, work)
 	// Q = H(0)·…·H(n-2): the reflectors sit one row below the diagonal,
 	// so Q = diag(1, Q') with Q' from org2r on the shifted block.
-	q := make([]complex128, n*n)
+	q := kernel.Make[complex128](n * n)
 	q[0] = 1
 	if n > 1 {
 		m := n - 1
-		sub := make([]complex128, m*m)
+		sub := kernel.Make[complex128](m * m)
 		for i := 0; i < m; i++ {
 			for j := 0; j < m; j++ {
 				sub[i*m+j] = a[(i+1)*n+j]
@@ -172,7 +172,7 @@ func heev(par parallelFn, n int, a []complex128, w []float64, lower bool) int {
 	// Eigenvectors: QL rotations of the rows of Qᵀ (real rotations act on
 	// real and imaginary parts alike, so the rows are rotated as float64
 	// pairs).
-	zt := make([]complex128, n*n)
+	zt := kernel.Make[complex128](n * n)
 	for i := 0; i < n; i++ {
 		for k := 0; k < n; k++ {
 			zt[k*n+i] = q[i*n+k]

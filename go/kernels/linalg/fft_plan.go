@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"unsafe"
+
+	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
 // FFT plans: the factorization of one transform length into Stockham
@@ -138,8 +140,8 @@ func newFFTLine[T cfloat](n int) *fftLine[T] {
 	if slices.Max(f) > fftGenRadixMax {
 		b := &fftBluestein[T]{m: fftSmooth(2*n - 1)}
 		b.sub = newFFTLine[T](b.m)
-		b.chirp = make([]T, n)
-		w := make([]complex128, b.m)
+		b.chirp = kernel.Make[T](n)
+		w := kernel.Make[complex128](b.m)
 		for j := range n {
 			// j² mod 2n keeps the angle exact.
 			jj := int((int64(j) * int64(j)) % int64(2*n))
@@ -152,8 +154,8 @@ func newFFTLine[T cfloat](n int) *fftLine[T] {
 			}
 		}
 		// The chirp's DFT in float64 whatever T is.
-		fftRun128(newFFTLine[complex128](b.m), w, make([]complex128, b.m), nil)
-		b.chirpFFT = make([]T, b.m)
+		fftRun128(newFFTLine[complex128](b.m), w, kernel.Make[complex128](b.m), nil)
+		b.chirpFFT = kernel.Make[T](b.m)
 		for i, v := range w {
 			b.chirpFFT[i] = T(v / complex(float64(b.m), 0))
 		}
@@ -183,7 +185,7 @@ func newFFTLine[T cfloat](n int) *fftLine[T] {
 		var z T
 		v := 16 / int(unsafe.Sizeof(z)) * 2 // elements per 32-byte register
 		// A partial last group is left to the Go loop.
-		p.twLast = make([]T, 3*last.l)
+		p.twLast = kernel.Make[T](3 * last.l)
 		for s := range last.l / v * v {
 			g, i := s/v, s%v
 			for j := 1; j < 4; j++ {
@@ -218,7 +220,7 @@ func newFFTExec[T cfloat](typ string, outer int, lens []int) *fftExec[T] {
 	}
 	if (typ == "RFFT" || typ == "IRFFT") && n%2 == 0 {
 		e.rline = newFFTLine[T](n / 2)
-		e.rtw = make([]T, n/2)
+		e.rtw = kernel.Make[T](n / 2)
 		for k := range e.rtw {
 			e.rtw[k] = T(fftRoot(k, n))
 		}

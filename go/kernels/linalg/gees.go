@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/big"
 	"unsafe"
+
+	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
 // Schur form as LAPACK's xGEES computes it without sorting: Hessenberg
@@ -257,9 +259,9 @@ func clarfRight[F floatT](m, n int, v []cx[F], tau cx[F], c []cx[F], ld int, w [
 // H = Qᴴ·a·Q (xGEHD2) and writes Q to z (xUNGHR through xUNG2R). Entries
 // below the subdiagonal of a are zeroed.
 func hessenbergQ[F floatT](n int, a, z []cx[F]) {
-	tau := make([]cx[F], max(n-1, 1))
-	w := make([]cx[F], n)
-	v := make([]cx[F], n)
+	tau := kernel.Make[cx[F]](max(n-1, 1))
+	w := kernel.Make[cx[F]](n)
+	v := kernel.Make[cx[F]](n)
 	for i := 0; i < n-1; i++ {
 		col := a[i*n:]
 		alpha := col[i+1]
@@ -883,8 +885,8 @@ func geesSmall[F floatT](n int, cplx bool, a, z []complex128, w []complex128) in
 	if n == 0 {
 		return 0
 	}
-	h := make([]cx[F], n*n)
-	q := make([]cx[F], n*n)
+	h := kernel.Make[cx[F]](n * n)
+	q := kernel.Make[cx[F]](n * n)
 	for i := 0; i < n; i++ {
 		for j := 0; j < n; j++ {
 			h[i+j*n] = fromC128F[F](a[i*n+j])
@@ -903,7 +905,7 @@ func geesSmall[F floatT](n int, cplx bool, a, z []complex128, w []complex128) in
 		}
 		return info
 	}
-	hr, qr := make([]F, n*n), make([]F, n*n)
+	hr, qr := kernel.Make[F](n*n), kernel.Make[F](n*n)
 	for k := range h {
 		hr[k], qr[k] = h[k].r, q[k].r
 	}

@@ -3,6 +3,8 @@ package linalg
 import (
 	"fmt"
 	"sync"
+
+	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
 // firstErr collects the first error of parallel batch items; gonum panics
@@ -25,6 +27,10 @@ func (f *firstErr) set(err error) {
 func (f *firstErr) catch(what string, fn func()) {
 	defer func() {
 		if r := recover(); r != nil {
+			if oom, ok := kernel.Recovered(r); ok {
+				f.set(fmt.Errorf("%s: %w", what, oom)) // stays RESOURCE_EXHAUSTED
+				return
+			}
 			f.set(fmt.Errorf("%s: %v", what, r))
 		}
 	}()

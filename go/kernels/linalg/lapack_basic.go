@@ -143,7 +143,7 @@ func getrfStep[T scalar](par parallelFn, et ir.ElemType, batch, m, n int) kernel
 		all := scratchT[T](batch * m * n)
 		defer all.release()
 		loadT(all.s, ins[0], et)
-		ipiv := make([]int32, batch*k)
+		ipiv := kernel.Make[int32](batch * k)
 		info := make([]int32, batch)
 		forBatch(par, batch, m*n*k+1, func(lo, hi int) {
 			for b := lo; b < hi; b++ {
@@ -459,7 +459,7 @@ func geqp3Step[T scalar](par parallelFn, et ir.ElemType, batch, m, n int) kernel
 		defer all.release()
 		defer tau.release()
 		loadT(all.s, ins[0], et)
-		jpvt := make([]int32, batch*n)
+		jpvt := kernel.Make[int32](batch * n)
 		for i := range jpvt {
 			jpvt[i] = int32(loadInt(ir.S32, ins[1], i))
 		}

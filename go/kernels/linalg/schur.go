@@ -3,6 +3,8 @@ package linalg
 import (
 	"math"
 	"math/cmplx"
+
+	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
 // Complex Schur decomposition A = Z·T·Zᴴ (T upper triangular) by Hessenberg
@@ -16,15 +18,15 @@ func complexSchur(n int, a, z []complex128) bool {
 	if n == 0 {
 		return true
 	}
-	tau := make([]complex128, max(n-1, 0))
-	work := make([]complex128, n)
+	tau := kernel.Make[complex128](max(n-1, 0))
+	work := kernel.Make[complex128](n)
 	gehd2(n, 0, n-1, a, n, tau, work)
 	// Q from the reflectors (stored one row below the diagonal).
 	clear(z)
 	z[0] = 1
 	if n > 1 {
 		m := n - 1
-		sub := make([]complex128, m*m)
+		sub := kernel.Make[complex128](m * m)
 		for i := 0; i < m; i++ {
 			for j := 0; j < m; j++ {
 				sub[i*m+j] = a[(i+1)*n+j]
@@ -170,8 +172,8 @@ func givens(x, y complex128) (c float64, s complex128, ok bool) {
 func triangularEigenvectors(n int, t, z []complex128, left bool, v []complex128) {
 	const eps = 0x1p-53
 	const smlnum = 0x1p-1022 * float64(1<<53)
-	x := make([]complex128, n)
-	col := make([]complex128, n)
+	x := kernel.Make[complex128](n)
+	col := kernel.Make[complex128](n)
 	for k := 0; k < n; k++ {
 		lam := t[k*n+k]
 		smin := max(eps*cabs1(lam), smlnum)

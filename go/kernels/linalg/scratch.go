@@ -1,6 +1,10 @@
 package linalg
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/gojax/gojax/go/kernels/kernel"
+)
 
 // Steps must not allocate per element; scratch buffers (packed panels,
 // converted operands) come from pools so that repeated runs reuse them.
@@ -16,7 +20,7 @@ func getBuf[T any](p *sync.Pool, n int) *buf[T] {
 		b = &buf[T]{pool: p}
 	}
 	if cap(b.s) < n {
-		b.s = make([]T, n)
+		b.s = kernel.Make[T](n)
 	}
 	b.s = b.s[:n]
 	return b

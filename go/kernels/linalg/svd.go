@@ -90,8 +90,8 @@ func (p svdPlan) realStep(par parallelFn) kernel.Step {
 	lwork := max(1, 5*k, 3*k+max(m, n))
 	if m > 0 && n > 0 {
 		q := []float64{0}
-		impl.Dgesvd(job, job, m, n, make([]float64, m*n), max(n, 1), make([]float64, k),
-			make([]float64, m*p.ucols), ldu, make([]float64, p.vrows*n), ldvt, q, -1)
+		impl.Dgesvd(job, job, m, n, kernel.Make[float64](m*n), max(n, 1), kernel.Make[float64](k),
+			kernel.Make[float64](m*p.ucols), ldu, kernel.Make[float64](p.vrows*n), ldvt, q, -1)
 		lwork = max(lwork, int(q[0]))
 	}
 	return func(ins, outs [][]byte) error {
@@ -180,7 +180,7 @@ func jacobiSVD(m, n int, a []complex128, s []float64, u []complex128, ucols int,
 	if tr {
 		r, c = n, m
 	}
-	w := make([]complex128, r*c) // column-major: column j at w[j*r:(j+1)*r]
+	w := kernel.Make[complex128](r * c) // column-major: column j at w[j*r:(j+1)*r]
 	for i := 0; i < m; i++ {
 		for j := 0; j < n; j++ {
 			if tr {
@@ -190,7 +190,7 @@ func jacobiSVD(m, n int, a []complex128, s []float64, u []complex128, ucols int,
 			}
 		}
 	}
-	v := make([]complex128, c*c) // column-major
+	v := kernel.Make[complex128](c * c) // column-major
 	for j := 0; j < c; j++ {
 		v[j*c+j] = 1
 	}
@@ -232,11 +232,11 @@ func jacobiSVD(m, n int, a []complex128, s []float64, u []complex128, ucols int,
 		}
 	}
 	// Singular values and descending order.
-	norms := make([]float64, c)
+	norms := kernel.Make[float64](c)
 	for j := 0; j < c; j++ {
 		norms[j] = nrm2(r, w[j*r:(j+1)*r], 1)
 	}
-	order := make([]int, c)
+	order := kernel.Make[int](c)
 	for j := range order {
 		order[j] = j
 	}
@@ -248,7 +248,7 @@ func jacobiSVD(m, n int, a []complex128, s []float64, u []complex128, ucols int,
 		return converged
 	}
 	// Left vectors of W: normalized columns, completed to the wanted count.
-	wl := make([]complex128, r*r) // column-major, up to r columns
+	wl := kernel.Make[complex128](r * r) // column-major, up to r columns
 	for j, o := range order {
 		if norms[o] > 0 {
 			col := w[o*r : (o+1)*r]
@@ -264,7 +264,7 @@ func jacobiSVD(m, n int, a []complex128, s []float64, u []complex128, ucols int,
 		leftCols = r
 	}
 	completeOrthonormal(wl, r, c, leftCols, norms, order)
-	rv := make([]complex128, c*c) // right vectors of W in singular order
+	rv := kernel.Make[complex128](c * c) // right vectors of W in singular order
 	for j, o := range order {
 		copy(rv[j*c:(j+1)*c], v[o*c:(o+1)*c])
 	}
@@ -302,12 +302,12 @@ func jacobiSVD(m, n int, a []complex128, s []float64, u []complex128, ucols int,
 // with unit vectors orthogonal to all others (Gram–Schmidt, twice, over the
 // standard basis).
 func completeOrthonormal(q []complex128, r, c, cols int, norms []float64, order []int) {
-	filled := make([]bool, cols)
+	filled := kernel.Make[bool](cols)
 	for j := 0; j < c; j++ {
 		filled[j] = norms[order[j]] > 0
 	}
 	e := 0
-	tmp := make([]complex128, r)
+	tmp := kernel.Make[complex128](r)
 	for j := 0; j < cols; j++ {
 		if filled[j] {
 			continue

@@ -188,7 +188,7 @@ func (r *fastReducer[A]) runInnerReduced(ctx kernel.Context, in, out []byte, ini
 		})
 	default:
 		// Few outputs, long reductions: segments in parallel, then the same tree.
-		parts := make([]A, l.kn*nseg)
+		parts := kernel.Make[A](l.kn * nseg)
 		ctx.Parallel(len(parts), max(1, parallelMin/segLen), func(lo, hi int) {
 			sc := r.getScratch()
 			for u := lo; u < hi; u++ {

@@ -96,7 +96,7 @@ func (r *fastReducer[A]) keptParts(ctx kernel.Context, g *keptGeom, in, out []by
 	parts := 1 << g.depth
 	sc := r.getScratch()
 	if need := g.strips * parts * g.width; cap(sc.parts) < need {
-		sc.parts = make([]A, need)
+		sc.parts = kernel.Make[A](need)
 	}
 	buf := sc.parts[:g.strips*parts*g.width]
 	part := func(s, p int) []A {
@@ -149,7 +149,7 @@ func (r *fastReducer[A]) vec(sc *scratch[A], level, w int) []A {
 		sc.vecs = append(sc.vecs, nil)
 	}
 	if cap(sc.vecs[level]) < w {
-		sc.vecs[level] = make([]A, w)
+		sc.vecs[level] = kernel.Make[A](w)
 	}
 	return sc.vecs[level][:w]
 }
@@ -159,7 +159,7 @@ func (r *fastReducer[A]) loadRow(in []byte, off int, dst []A, sc *scratch[A]) []
 		return r.st.view(in)[off : off+len(dst)]
 	}
 	if cap(sc.conv) < len(dst) {
-		sc.conv = make([]A, len(dst))
+		sc.conv = kernel.Make[A](len(dst))
 	}
 	buf := sc.conv[:len(dst)]
 	r.st.load(buf, in, off)

@@ -3,6 +3,8 @@ package reduce
 import (
 	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
+
+	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
 // Sorting on recognised comparators runs on unsigned keys whose natural
@@ -253,14 +255,14 @@ func radixPasses(p, t []uint64, lo, w int) []uint64 {
 
 func grow(s *[]uint64, n int) []uint64 {
 	if cap(*s) < n {
-		*s = make([]uint64, n)
+		*s = kernel.Make[uint64](n)
 	}
 	return (*s)[:n]
 }
 
 func growI32(s *[]int32, n int) []int32 {
 	if cap(*s) < n {
-		*s = make([]int32, n)
+		*s = kernel.Make[int32](n)
 	}
 	return (*s)[:n]
 }

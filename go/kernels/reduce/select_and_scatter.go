@@ -173,7 +173,7 @@ func lowerSelectAndScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		}
 		// Selection is independent per source element (parallel); scattering
 		// is serial in source order so overlapping windows stay deterministic.
-		chosen := make([]int64, nSrc)
+		chosen := kernel.Make[int64](nSrc)
 		var firstErr error
 		errOnce := make(chan struct{}, 1)
 		work := func(lo, hi int) {

@@ -343,7 +343,7 @@ func (s *sorter) step(ctx kernel.Context, op *ir.Op) kernel.Step {
 					continue
 				}
 				if sc == nil {
-					sc = &sortScratch{perm: make([]int32, s.length), tmp: make([]int32, s.length)}
+					sc = &sortScratch{perm: kernel.Make[int32](s.length), tmp: kernel.Make[int32](s.length)}
 				}
 				if err := s.sortSlice(ins, outs, sl, sc); err != nil {
 					return err
@@ -354,7 +354,7 @@ func (s *sorter) step(ctx kernel.Context, op *ir.Op) kernel.Step {
 		var firstErr error
 		errOnce := make(chan struct{}, 1)
 		work := func(lo, hi int) {
-			sc := &sortScratch{perm: make([]int32, s.length), tmp: make([]int32, s.length)}
+			sc := &sortScratch{perm: kernel.Make[int32](s.length), tmp: kernel.Make[int32](s.length)}
 			if s.key != nil && s.keep < s.length {
 				sc.sel = &topKSelector{n: s.length, k: s.keep, et: s.et, key: *s.key}
 			}

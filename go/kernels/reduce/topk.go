@@ -248,7 +248,7 @@ func (s *topKSelector) rowSplit(par func(n, grain int, fn func(lo, hi int)), b [
 			if ok[p] = good; !good {
 				continue
 			}
-			c := make([]keyPos, len(best))
+			c := kernel.Make[keyPos](len(best))
 			var key [1]uint64
 			for i, q := range best {
 				at := start + int(q)
