@@ -379,7 +379,7 @@ func lowerReduceScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 			return nil, err
 		}
 	}
-	full := make([]byte, in.ByteSize())
+	full := kernel.Make[byte](in.ByteSize())
 	off := make([]int64, in.Rank())
 	off[dim] = int64(c.pos) * out.Shape[dim]
 	return func(ins, outs [][]byte) error {
@@ -440,7 +440,7 @@ func lowerAllToAll(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 			return nil, op.Errorf("result %s does not match all_to_all of %s", outs[i], t)
 		}
 		chunks[i] = ch
-		temps[i] = make([]byte, lowerutil.Numel(ch)*int64(t.Elem.ByteSize()))
+		temps[i] = kernel.Make[byte](lowerutil.Numel(ch) * int64(t.Elem.ByteSize()))
 	}
 	return func(in, out [][]byte) error {
 		for i := range in {

@@ -93,10 +93,10 @@ func lowerManualComputation(ctx kernel.Context, op *ir.Op) (kernel.Step, error) 
 			return nil, err
 		}
 		for _, b := range ins {
-			localIn[p] = append(localIn[p], make([]byte, b.local.ByteSize()))
+			localIn[p] = append(localIn[p], kernel.Make[byte](b.local.ByteSize()))
 		}
 		for _, b := range outs {
-			localOut[p] = append(localOut[p], make([]byte, b.local.ByteSize()))
+			localOut[p] = append(localOut[p], kernel.Make[byte](b.local.ByteSize()))
 		}
 	}
 	var mu sync.Mutex // one run at a time: the buffers and the rendezvous are per op
