@@ -40,7 +40,7 @@ type Settings struct {
 	BufferCacheBytes int64
 	// MemoryLimit bounds the device memory gojax's buffers hold and each
 	// program-sized Go-heap allocation; -1 means no limit but what the
-	// host can give (GOJAX_MEMORY_LIMIT).
+	// host can give, read at each check (GOJAX_MEMORY_LIMIT).
 	MemoryLimit int64
 	// DumpDir receives module dumps of every compile; "" is off
 	// (GOJAX_DUMP_DIR). Always absolute when set.
@@ -131,7 +131,7 @@ var Vars = []*Var{
 		reset: func(st *Settings) { st.BufferCacheBytes = Defaults().BufferCacheBytes },
 	},
 	{
-		Env: "GOJAX_MEMORY_LIMIT", Field: "memory_limit", Kind: KindSize, Default: "off",
+		Env: "GOJAX_MEMORY_LIMIT", Field: "memory_limit", Kind: KindSize, Default: "what the host can give",
 		Accepted: sizeAccepted + " of at least 1MiB",
 		set: func(st *Settings, name, s string) (err error) {
 			st.MemoryLimit, err = ParseSize(name, s, 1<<20, math.MaxInt64)

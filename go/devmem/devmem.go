@@ -85,14 +85,16 @@ var limit atomic.Int64
 func init() { limit.Store(config.Env().MemoryLimit) }
 
 // SetLimit bounds the bytes of live allocations, and each program-sized
-// Go-heap allocation checked by CheckHostBytes, to n; n < 0 removes the
-// limit (only what the host can give then counts). Buffers already held
+// Go-heap allocation checked by CheckHostBytes, to n, and makes n the Go
+// runtime's soft memory limit (goheap.go); n < 0 removes the limit (only
+// what the host can give then counts). Buffers already held
 // stay; later allocations that would pass it fail.
 func SetLimit(n int64) {
 	if n < 0 {
 		n = -1
 	}
 	limit.Store(n)
+	setGoLimit(n)
 }
 
 // Limit returns the memory limit, -1 when there is none.

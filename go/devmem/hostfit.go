@@ -2,6 +2,7 @@ package devmem
 
 import (
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -47,8 +48,15 @@ func hostRoom() int64 {
 	if lim, cur := cgroupBytes("memory.max"), cgroupBytes("memory.current"); lim >= 0 && cur >= 0 {
 		avail = min(avail, max(0, lim-cur))
 	}
+	if lim, cur := cgroupV1Bytes("memory.limit_in_bytes"), cgroupV1Bytes("memory.usage_in_bytes"); lim >= 0 && cur >= 0 {
+		avail = min(avail, max(0, lim-cur))
+	}
 	return avail
 }
+
+// HostRoom is what the host could give this process now: available RAM
+// plus free swap, within the cgroup's limit (v2 or v1); -1 when unknown.
+func HostRoom() int64 { return hostRoom() }
 
 // meminfoBytes reads one field of /proc/meminfo in bytes (-1: unknown).
 func meminfoBytes(field string) int64 {
@@ -95,6 +103,38 @@ func cgroupBytes(name string) int64 {
 	n, err := strconv.ParseInt(strings.TrimSpace(string(v)), 10, 64)
 	if err != nil {
 		return -1 // "max": no limit
+	}
+	return n
+}
+
+// cgroupV1Bytes reads a file of this process's cgroup v1 memory controller
+// (-1: none, unlimited or unreadable). Inside a container the controller's
+// path may not exist under /sys/fs/cgroup/memory, whose top is then the
+// container's own cgroup.
+func cgroupV1Bytes(name string) int64 {
+	data, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return -1
+	}
+	path, found := "", false
+	for line := range strings.Lines(string(data)) {
+		f := strings.SplitN(strings.TrimSpace(line), ":", 3)
+		if len(f) == 3 && slices.Contains(strings.Split(f[1], ","), "memory") {
+			path, found = f[2], true
+		}
+	}
+	if !found {
+		return -1
+	}
+	v, err := os.ReadFile("/sys/fs/cgroup/memory" + path + "/" + name)
+	if err != nil {
+		if v, err = os.ReadFile("/sys/fs/cgroup/memory/" + name); err != nil {
+			return -1
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(v)), 10, 64)
+	if err != nil || n >= 1<<62 {
+		return -1 // v1 writes "no limit" as a page-rounded MaxInt64
 	}
 	return n
 }

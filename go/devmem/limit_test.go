@@ -46,3 +46,22 @@ func TestLimitRefusesAllocationsPastIt(t *testing.T) {
 	Free(b)
 	require.False(t, errors.As(CheckHostBytes(1), &oom))
 }
+
+// The memory limit is the Go runtime's soft limit too, and without one the
+// soft limit is what the host could give at load (unless GOMEMLIMIT was set);
+// a tiny limit gives the floor.
+func TestGoMemoryLimitFollowsTheLimit(t *testing.T) {
+	if goLimitUser {
+		t.Skip("GOMEMLIMIT is set")
+	}
+	prev := Limit()
+	t.Cleanup(func() { SetLimit(prev) })
+	SetLimit(3 << 30)
+	require.Equal(t, int64(3<<30), GoMemoryLimit())
+	SetLimit(1 << 20)
+	require.Equal(t, int64(goLimitFloor), GoMemoryLimit())
+	SetLimit(-1)
+	if goLimitHost > 0 {
+		require.Equal(t, goLimitHost, GoMemoryLimit())
+	}
+}
