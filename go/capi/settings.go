@@ -9,6 +9,7 @@ import (
 
 	"github.com/gojax/gojax/go/compiler"
 	"github.com/gojax/gojax/go/config"
+	"github.com/gojax/gojax/go/devmem"
 	"github.com/gojax/gojax/go/internal/workers"
 )
 
@@ -63,9 +64,11 @@ var setupOnce sync.Once
 // their work for the CPUs available (GOMAXPROCS as Go computed it, unless
 // the worker count was set before) and the process keeps one spare P for
 // the threads that enter Go through PJRT calls (see package workers for why
-// and what it bought).
+// and what it bought). The Go heap gets its pacing and soft memory limit
+// (devmem.PaceGoHeap).
 func setupProcess() {
 	setupOnce.Do(func() {
+		devmem.PaceGoHeap()
 		if !workers.Configured() {
 			workers.Set(goruntime.GOMAXPROCS(0))
 		}

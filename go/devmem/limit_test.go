@@ -56,6 +56,7 @@ func TestGoMemoryLimitFollowsTheLimit(t *testing.T) {
 	}
 	prev := Limit()
 	t.Cleanup(func() { SetLimit(prev) })
+	PaceGoHeap()
 	SetLimit(3 << 30)
 	require.Equal(t, int64(3<<30), GoMemoryLimit())
 	SetLimit(1 << 20)
