@@ -169,6 +169,10 @@ func (t *HostTransfer) WriteLiteral(i int, h HostBuffer) error {
 	if b.size > 0 && h.Data == nil {
 		return Errorf(CodeInvalidArgument, "literal data is NULL")
 	}
+	// Staged on the Go heap: checked first, as its size is the caller's.
+	if err := devmem.CheckHostBytes(b.size); err != nil {
+		return WithCode(CodeResourceExhausted, err)
+	}
 	dense := make([]byte, b.size)
 	es := int64(h.Elem.ByteSize())
 	if b.size > 0 {
