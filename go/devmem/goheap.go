@@ -14,7 +14,7 @@ import (
 //   - GOGC 50: the heap may grow 1.5x its live size between collections.
 //     Steady-state runs allocate almost nothing on the Go heap, so this
 //     costs collections only while compiling; three cached 2000-op
-//     programs left RSS at 330 MiB instead of 510-520 MiB with compile
+//     programs left RSS at 330-390 MiB instead of 430-530 MiB, compile
 //     time within the noise (docs/runtime.md, "Out of memory").
 //   - a soft memory limit (debug.SetMemoryLimit): near it the collector
 //     runs early and returns freed pages at once, instead of GOGC's
