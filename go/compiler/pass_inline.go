@@ -66,8 +66,9 @@ func inlineCalls(st *passState) error {
 }
 
 type inliner struct {
-	m    *ir.Module
-	repl map[*ir.Value]*ir.Value
+	m     *ir.Module
+	repl  map[*ir.Value]*ir.Value
+	funcs map[string]*ir.Func
 }
 
 func (in *inliner) region(r *ir.Region, stack []string) error {
@@ -79,82 +80,121 @@ func (in *inliner) region(r *ir.Region, stack []string) error {
 	return nil
 }
 
+// inlining is a callee body being spliced into a block: its cloned ops
+// still to place, ending in the clone of its func.return.
+type inlining struct {
+	ops  []*ir.Op
+	call *ir.Op
+	name string
+}
+
+// block splices the callees of b's calls in place, depth first, with an
+// explicit stack of bodies being inlined: every op is placed once, so a
+// chain of d nested calls costs O(d) (the recursive splice copied each
+// inlined body again at every level, O(d²)). stack is the chain of
+// functions whose bodies enclose b.
 func (in *inliner) block(b *ir.Block, stack []string) error {
-	var out []*ir.Op
-	for _, op := range b.Ops {
+	chain := stack[:len(stack):len(stack)]
+	active := make(map[string]bool, len(stack))
+	for _, s := range stack {
+		active[s] = true
+	}
+	out := make([]*ir.Op, 0, len(b.Ops))
+	work := []inlining{{ops: b.Ops}}
+	for len(work) > 0 {
+		top := &work[len(work)-1]
+		if len(top.ops) == 0 {
+			work = work[:len(work)-1]
+			continue
+		}
+		op := top.ops[0]
+		top.ops = top.ops[1:]
+		if top.call != nil && len(top.ops) == 0 {
+			// The callee's return: its operands stand for the call's results.
+			if err := in.bindResults(top.call, top.name, op); err != nil {
+				return err
+			}
+			delete(active, top.name)
+			chain = chain[:len(chain)-1]
+			continue
+		}
 		for _, r := range op.Regions {
-			if err := in.region(r, stack); err != nil {
+			if err := in.region(r, chain); err != nil {
 				return err
 			}
 		}
 		if op.Name != "func.call" {
+			op.Block = b
 			out = append(out, op)
 			continue
 		}
-		body, err := in.expand(op, stack)
+		name, body, err := in.clone(op, chain, active)
 		if err != nil {
 			return err
 		}
-		for _, nop := range body {
-			nop.Block = b
-		}
-		out = append(out, body...)
+		active[name] = true
+		chain = append(chain, name)
+		work = append(work, inlining{ops: body, call: op, name: name})
 	}
 	b.Ops = out
 	return nil
 }
 
-// expand returns the callee's ops (recursively inlined), with arguments bound
-// to the call's operands, and records call result → returned value.
-func (in *inliner) expand(call *ir.Op, stack []string) ([]*ir.Op, error) {
+// clone returns the callee's ops, its func.return last, with arguments
+// bound to the call's operands.
+func (in *inliner) clone(call *ir.Op, chain []string, active map[string]bool) (string, []*ir.Op, error) {
 	name := symbolName(call.Attrs["callee"])
-	f := in.m.Func(name)
-	if f == nil {
-		return nil, call.Errorf("callee @%s is not defined", name)
-	}
-	for _, s := range stack {
-		if s == name {
-			return nil, call.Errorf("recursive call to @%s (call chain %s)", name, strings.Join(stack, " → "))
+	if in.funcs == nil {
+		in.funcs = make(map[string]*ir.Func, len(in.m.Funcs))
+		for _, f := range in.m.Funcs {
+			if _, dup := in.funcs[f.Name]; !dup {
+				in.funcs[f.Name] = f
+			}
 		}
+	}
+	f := in.funcs[name]
+	if f == nil {
+		return "", nil, call.Errorf("callee @%s is not defined", name)
+	}
+	if active[name] {
+		return "", nil, call.Errorf("recursive call to @%s (call chain %s)", name, strings.Join(chain, " → "))
 	}
 	// No depth limit: the check above catches every cycle, and nesting
 	// (nested jits, conds) is bounded only by what the reader accepts.
 	entry := f.Entry()
 	if len(entry.Args) != len(call.Operands) {
-		return nil, call.Errorf("@%s takes %d arguments, call passes %d", name, len(entry.Args), len(call.Operands))
+		return "", nil, call.Errorf("@%s takes %d arguments, call passes %d", name, len(entry.Args), len(call.Operands))
 	}
 	vmap := map[*ir.Value]*ir.Value{}
 	for i, a := range entry.Args {
 		vmap[a] = call.Operands[i]
 	}
-	// Clone into a scratch block so nested calls are inlined with the same code.
-	scratch := ir.NewBlock()
-	ir.NewRegion(scratch)
-	for _, op := range entry.Ops {
-		scratch.Append(cloneOp(op, vmap))
+	ops := make([]*ir.Op, len(entry.Ops))
+	for i, op := range entry.Ops {
+		ops[i] = cloneOp(op, vmap)
 	}
-	ret := scratch.Terminator()
-	if ret == nil || ret.Name != "func.return" {
-		return nil, call.Errorf("@%s does not end in func.return", name)
+	if len(ops) == 0 || ops[len(ops)-1].Name != "func.return" {
+		return "", nil, call.Errorf("@%s does not end in func.return", name)
 	}
-	if len(ret.Operands) != len(call.Results) {
-		return nil, call.Errorf("@%s returns %d values, call expects %d", name, len(ret.Operands), len(call.Results))
+	if ret := ops[len(ops)-1]; len(ret.Operands) != len(call.Results) {
+		return "", nil, call.Errorf("@%s returns %d values, call expects %d", name, len(ret.Operands), len(call.Results))
 	}
+	// Inlined ops keep the callee's locations, so errors still point at them.
+	return name, ops, nil
+}
+
+// bindResults records call result → returned value.
+func (in *inliner) bindResults(call *ir.Op, name string, ret *ir.Op) error {
 	if in.repl == nil {
 		in.repl = map[*ir.Value]*ir.Value{}
 	}
-	if err := in.block(scratch, append(stack[:len(stack):len(stack)], name)); err != nil {
-		return nil, err
-	}
-	ret = scratch.Terminator()
 	for i, r := range call.Results {
 		if !ir.TypesEqual(r.Type, ret.Operands[i].Type) {
-			return nil, call.Errorf("result %d has type %s, @%s returns %s", i, r.Type, name, ret.Operands[i].Type)
+			return call.Errorf("result %d has type %s, @%s returns %s", i, r.Type, name, ret.Operands[i].Type)
 		}
 		in.repl[r] = ret.Operands[i]
 	}
-	// Inlined ops keep the callee's locations, so errors still point at them.
-	return scratch.Ops[:len(scratch.Ops)-1], nil
+	return nil
 }
 
 // attachCalledComputations gives every custom call that names functions in
