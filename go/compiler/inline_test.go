@@ -52,7 +52,9 @@ func TestCallsInsideInlinedRegions(t *testing.T) {
 	mb.fn("pick", "private", []ir.Type{ir.Tensor(ir.S32), f32t(2)}, []ir.Type{f32t(2)}, func(b *blkB, a []*ir.Value) []*ir.Value {
 		return b.caseOp(a[0], []ir.Type{f32t(2)},
 			func(rb *blkB) []*ir.Value { return rb.call("sq", []ir.Type{f32t(2)}, a[1]) },
-			func(rb *blkB) []*ir.Value { return []*ir.Value{rb.add(a[1], rb.call("sq", []ir.Type{f32t(2)}, a[1])[0])} })
+			func(rb *blkB) []*ir.Value {
+				return []*ir.Value{rb.add(a[1], rb.call("sq", []ir.Type{f32t(2)}, a[1])[0])}
+			})
 	})
 	mb.fn("main", "public", []ir.Type{ir.Tensor(ir.S32), f32t(2)}, []ir.Type{f32t(2)}, func(b *blkB, a []*ir.Value) []*ir.Value {
 		return b.call("pick", []ir.Type{f32t(2)}, a[0], a[1])
