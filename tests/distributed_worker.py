@@ -164,7 +164,9 @@ if scenario == "stranger":
     multihost_utils.sync_global_devices("before shutdown")
     my_port = int(os.environ["GOJAX_DATAPLANE_PORT"])
     before = my_port in listening_ports()
-    del out
+    # Drop everything that keeps the client alive (arrays, devices,
+    # compiled functions), then the backend itself.
+    del out, mesh, devices
     jax.clear_caches()
     import jax.extend.backend
     jax.extend.backend.clear_backends()

@@ -140,8 +140,9 @@ def test_stranger_is_refused_and_nothing_listens_after(tmp_path):
                     time.sleep(0.2)
             if any(p.poll() is not None for p in procs):
                 break
+        assert connected == 2, "the job never came up"
         with socket.create_connection(("127.0.0.1", ports[1]), timeout=2) as s:
-            s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+            s.sendall(b"GET / HTTP/1.0\r\n\r\n" + b"x" * 100)
         (tmp_path / "go").write_text("")
     finally:
         out = finish(procs)
@@ -149,6 +150,6 @@ def test_stranger_is_refused_and_nothing_listens_after(tmp_path):
         assert rc == 0, f"process {i} exited {rc}\n{o}\n{e[-3000:]}"
         res = results([(rc, o, e)])[0]
         assert "psum 2.0" in res, res
-        assert "listening before=True after=False" in res, res
+        assert "listening before=True after=False" in res, res + e[-3000:]
         assert "refused a connection" in e and "wrong job secret" in e, e[-3000:]
     assert "not a gojax data-plane hello" in out[1][2]
