@@ -70,6 +70,13 @@ def collectives() -> dict[str, np.ndarray]:
         res[f"psum_scatter_{name}"] = fetch(smap(lambda a: jax.lax.psum_scatter(a, "x", tiled=True), P("x"))(x))
         res[f"all_to_all_{name}"] = fetch(smap(lambda a: jax.lax.all_to_all(a, "x", 0, 0, tiled=True), P("x"))(x))
         res[f"jit_sum_{name}"] = fetch(jax.jit(lambda a: (a * 2).sum(0), out_shardings=NamedSharding(mesh, P()))(x))
+        # A reshard onto devices of other processes: JAX runs it as a program.
+        res[f"device_put_replicated_{name}"] = fetch(jax.device_put(x, NamedSharding(mesh, P())))
+    # pmap over each process's devices, one program over the whole job.
+    g = np.arange(nd, dtype=np.float32) * 3 - 2
+    local = [k for k, d in enumerate(devices) if d.process_index == jax.process_index()]
+    pm = jax.pmap(lambda v: jax.lax.psum(v, "i") * v, axis_name="i", devices=devices)(g[local])
+    res["pmap_psum"] = np.asarray(multihost_utils.process_allgather(pm)).reshape(-1) if nproc > 0 else np.asarray(pm)
     return res
 
 
