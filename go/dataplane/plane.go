@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -311,34 +312,60 @@ func (p *Plane) Exchange(key, seq uint64, payload []byte, recv map[int][]byte) e
 	for i := range recv {
 		go func() { errs <- p.send(i, key, seq, payload) }()
 	}
-	timer := time.NewTimer(p.cfg.Timeout)
-	defer timer.Stop()
-	var first error
+	// Wait for every peer at once, so the first failure ends the wait.
+	type result struct {
+		from int
+		err  error
+	}
+	results := make(chan result, len(ids))
+	stop := make(chan struct{})
+	defer close(stop)
 	for i, id := range ids {
 		p.mu.Lock()
 		s, gone := p.slots[id], p.gone[i]
 		p.mu.Unlock()
+		go func() {
+			select {
+			case <-s.filled:
+				if s.err != nil {
+					results <- result{i, fmt.Errorf("%s: %w", p.peerName(i), s.err)}
+					return
+				}
+				results <- result{i, nil}
+			case <-gone:
+				results <- result{i, p.failure(i)}
+			case <-stop:
+			}
+		}()
+	}
+	timer := time.NewTimer(p.cfg.Timeout)
+	defer timer.Stop()
+	var first error
+	pending := make(map[int]bool, len(ids))
+	for i := range ids {
+		pending[i] = true
+	}
+	for len(pending) > 0 && first == nil {
 		select {
-		case <-s.filled:
-			if s.err != nil && first == nil {
-				first = fmt.Errorf("%s: %w", p.peerName(i), s.err)
-			}
-		case <-gone:
-			if first == nil {
-				first = p.failure(i)
-			}
+		case r := <-results:
+			delete(pending, r.from)
+			first = r.err
 		case <-timer.C:
-			if first == nil {
-				first = fmt.Errorf("%s sent nothing within %v (GOJAX_COLLECTIVE_TIMEOUT)", p.peerName(i), p.cfg.Timeout)
+			missing := make([]string, 0, len(pending))
+			for i := 0; i < p.cfg.Processes; i++ {
+				if pending[i] {
+					missing = append(missing, p.peerName(i))
+				}
 			}
+			first = fmt.Errorf("%s sent nothing within %v (GOJAX_COLLECTIVE_TIMEOUT)", strings.Join(missing, ", "), p.cfg.Timeout)
 		case <-p.done:
-			if first == nil {
-				first = fmt.Errorf("data plane closed")
-			}
+			first = fmt.Errorf("data plane closed")
 		}
-		if first != nil {
-			break
-		}
+	}
+	if first != nil {
+		// Sends still under way end by their write deadline; the
+		// caller does not reuse payload.
+		return first
 	}
 	for range recv {
 		if err := <-errs; err != nil && first == nil {
