@@ -198,3 +198,43 @@ func TestCloseReleases(t *testing.T) {
 	_, err = net.DialTimeout("tcp", addr, time.Second)
 	require.Error(t, err)
 }
+
+// BenchmarkExchange measures an exchange of 16 MiB between two processes'
+// planes over loopback (both directions at once).
+func BenchmarkExchange(b *testing.B) {
+	secret, _ := NewSecret()
+	var planes [2]*Plane
+	addrs := make([]string, 2)
+	for i := range planes {
+		p, err := Listen(Config{Self: i, Processes: 2, Secret: secret, Timeout: time.Minute}, "127.0.0.1", 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer p.Close()
+		planes[i] = p
+		addrs[i] = fmt.Sprintf("127.0.0.1:%d", p.Port())
+	}
+	for _, p := range planes {
+		if err := p.Connect(addrs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	const size = 16 << 20
+	payload := make([]byte, size)
+	recv := [2][]byte{make([]byte, size), make([]byte, size)}
+	b.SetBytes(size)
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		var wg sync.WaitGroup
+		for i, p := range planes {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := p.Exchange(1, uint64(n), payload, map[int][]byte{1 - i: recv[i]}); err != nil {
+					b.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+}
