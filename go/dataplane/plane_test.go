@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -236,5 +237,46 @@ func BenchmarkExchange(b *testing.B) {
 			}()
 		}
 		wg.Wait()
+	}
+}
+
+// A job's planes, once closed, leave no goroutine behind, even with an
+// exchange in flight and a stranger mid-handshake.
+func TestCloseEndsGoroutines(t *testing.T) {
+	before := runtime.NumGoroutine()
+	secret, err := NewSecret()
+	require.NoError(t, err)
+	var planes []*Plane
+	var addrs []string
+	for i := 0; i < 3; i++ {
+		p, err := Listen(Config{Self: i, Processes: 3, Secret: secret, Timeout: 30 * time.Second}, "127.0.0.1", 0)
+		require.NoError(t, err)
+		planes = append(planes, p)
+		addrs = append(addrs, fmt.Sprintf("127.0.0.1:%d", p.Port()))
+	}
+	var wg sync.WaitGroup
+	for _, p := range planes {
+		wg.Add(1)
+		go func() { defer wg.Done(); require.NoError(t, p.Connect(addrs)) }()
+	}
+	wg.Wait()
+	stranger, err := net.Dial("tcp", addrs[0])
+	require.NoError(t, err)
+	defer stranger.Close()
+	inflight := make(chan error, 1)
+	go func() { inflight <- planes[0].Exchange(5, 0, []byte{1}, map[int][]byte{1: make([]byte, 1)}) }()
+	time.Sleep(50 * time.Millisecond)
+	for _, p := range planes {
+		p.Close()
+	}
+	require.Error(t, <-inflight)
+	// (Not require.Eventually: it counts its own goroutine.)
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if runtime.NumGoroutine() > before {
+		buf := make([]byte, 1<<16)
+		t.Errorf("goroutines: %d before, %d after:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
 	}
 }
