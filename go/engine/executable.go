@@ -199,7 +199,7 @@ func (e *Executable) assign() error {
 		}
 	}
 	if len(e.remote) > 0 {
-		e.jobKey = jobKey(e.prog.Fingerprint(), da)
+		e.jobKey = jobKey(e.Fingerprint(), da)
 	}
 	return nil
 }
