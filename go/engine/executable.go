@@ -343,6 +343,14 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 	if e.client == nil {
 		return nil, nil, Errorf(CodeFailedPrecondition, "Execute: executable is not loaded on a client")
 	}
+	if len(e.addressable) == 0 && devices == nil && len(e.remote) > 0 {
+		// A program on other processes' devices only: this process has
+		// no part in it (as on XLA:CPU, which runs nothing here).
+		if len(args) != 0 {
+			return nil, nil, Errorf(CodeInvalidArgument, "Execute: %d argument lists for a program with no device in this process", len(args))
+		}
+		return [][]*Buffer{}, []*Event{}, nil
+	}
 	if len(e.remote) > 0 && e.spmd == nil {
 		return nil, nil, Errorf(CodeUnimplemented, "Execute: program %q has %d replicas on devices of several processes; gojax runs such programs only when they are SPMD-partitioned (jit with shardings, shard_map)", e.Name(), e.NumReplicas())
 	}

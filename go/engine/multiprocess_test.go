@@ -171,3 +171,17 @@ func TestJobReplicasUnimplemented(t *testing.T) {
 	require.ErrorContains(t, err, "replicas on devices of several processes")
 	require.Equal(t, CodeUnimplemented, CodeOf(err))
 }
+
+// A process with no device in a program has nothing to run.
+func TestJobProgramElsewhere(t *testing.T) {
+	cs := jobClients(t, 2, newMemExchange())
+	da := &DeviceAssignment{Replicas: 1, Partitions: 1, IDs: [][]int{{0}}}
+	ebo := appendBytesField(appendVarintField(nil, 5, 1), 9, da.Marshal())
+	e, err := NewExecutable(cs[1], &replicatedDouble{}, []byte("code"), appendBytesField(nil, 3, ebo))
+	require.NoError(t, err)
+	require.Empty(t, e.AddressableDevices())
+	outs, events, err := e.Execute(nil, nil, ExecuteOptions{})
+	require.NoError(t, err)
+	require.Empty(t, outs)
+	require.Empty(t, events)
+}
