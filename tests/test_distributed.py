@@ -12,6 +12,7 @@ a timeout, so a hang fails the test instead of hanging CI.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -103,17 +104,23 @@ def test_collectives_and_training_match_one_process(reference, tmp_path, nproc, 
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6, err_msg=f"{k} against XLA:CPU")
 
 
-@pytest.mark.parametrize("scenario,why", [("kill", "closed its connection"), ("stop", "sent nothing within")])
-def test_lost_peer_fails_the_others(tmp_path, scenario, why):
+@pytest.mark.parametrize("scenario,nproc,why", [("kill", 2, "closed its connection"),
+                                                 ("stop", 2, "sent nothing within"),
+                                                 ("kill", 4, "closed its connection")])
+def test_lost_peer_fails_the_others(tmp_path, scenario, nproc, why):
     timeout = 6
-    # A stopped process never ends by itself: kill it once process 0 is done.
-    out = run_job(scenario, 2, 1, tmp_path, {"GOJAX_COLLECTIVE_TIMEOUT": str(timeout)}, then_kill=True)
-    res = results(out)[0]
-    assert res.startswith("error after"), f"process 0: {res}\n{out[0][2][-3000:]}"
-    assert "process 1 (" in res and why in res, res
-    assert "exchanging argument shards" in res and "program" in res, res
-    seconds = float(res.split()[2].rstrip("s:"))
-    assert seconds < timeout + 30, res
+    # A stopped process never ends by itself: kill the rest once process 0 is done.
+    out = run_job(scenario, nproc, 1, tmp_path, {"GOJAX_COLLECTIVE_TIMEOUT": str(timeout)}, then_kill=nproc == 2)
+    res = results(out)
+    assert res[0].startswith("error after"), f"process 0: {res[0]}\n{out[0][2][-3000:]}"
+    assert "process 1 (" in res[0] and why in res[0], res[0]
+    assert "exchanging argument shards" in res[0] and "program" in res[0], res[0]
+    # Every survivor fails, naming a peer (process 1, or one that failed
+    # because of it and exited first).
+    for i in range(2, nproc):
+        assert res[i].startswith("error after") and re.search(r"process \d \(", res[i]), f"process {i}: {res[i]}"
+    for r in res[:1] + res[2:]:
+        assert float(r.split()[2].rstrip("s:")) < timeout + 30, r
     assert out[1][0] == -signal.SIGKILL
 
 
