@@ -63,6 +63,7 @@ type msgID struct {
 type slot struct {
 	registered chan struct{}
 	filled     chan struct{}
+	claimed    bool // registered is closed
 	dst        []byte
 	err        error
 }
@@ -277,6 +278,24 @@ func (p *Plane) slot(id msgID) *slot {
 	return s
 }
 
+// register names the destination of message id; false when another call
+// already did.
+func (p *Plane) register(id msgID, dst []byte) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.slots[id]
+	if s == nil {
+		s = &slot{registered: make(chan struct{}), filled: make(chan struct{})}
+		p.slots[id] = s
+	}
+	if s.claimed {
+		return false
+	}
+	s.claimed, s.dst = true, dst
+	close(s.registered)
+	return true
+}
+
 // Exchange sends payload to every process in recv and receives each one's
 // message (key, seq) into recv[i], whose length is the size that process
 // must send. It fails, naming the peer, when a peer's connection breaks,
@@ -288,19 +307,7 @@ func (p *Plane) Exchange(key, seq uint64, payload []byte, recv map[int][]byte) e
 		return fmt.Errorf("data plane closed")
 	}
 	p.mu.Unlock()
-	ids := make(map[int]msgID, len(recv))
-	for i, dst := range recv {
-		id := msgID{from: i, key: key, seq: seq}
-		ids[i] = id
-		s := p.slot(id)
-		select {
-		case <-s.registered:
-			return fmt.Errorf("message %x/%d from %s is already expected", key, seq, p.peerName(i))
-		default:
-		}
-		s.dst = dst
-		close(s.registered)
-	}
+	ids := make(map[int]msgID, len(recv)) // the slots this call registered
 	defer func() {
 		p.mu.Lock()
 		for _, id := range ids {
@@ -308,6 +315,13 @@ func (p *Plane) Exchange(key, seq uint64, payload []byte, recv map[int][]byte) e
 		}
 		p.mu.Unlock()
 	}()
+	for i, dst := range recv {
+		id := msgID{from: i, key: key, seq: seq}
+		if !p.register(id, dst) {
+			return fmt.Errorf("message %x/%d from %s is already expected", key, seq, p.peerName(i))
+		}
+		ids[i] = id
+	}
 	errs := make(chan error, len(recv))
 	for i := range recv {
 		go func() { errs <- p.send(i, key, seq, payload) }()
