@@ -38,8 +38,8 @@ func newBufferHandle(cl *client, rb *engine.Buffer) *C.PJRT_Buffer {
 	} else {
 		b.c._type = C.PJRT_Buffer_Type(elemToPjrt[rb.ElemType()])
 	}
-	if cl != nil && rb.Device() != nil && rb.Device().ID >= 0 && rb.Device().ID < len(cl.devices) {
-		d := cl.devices[rb.Device().ID]
+	if cl != nil && rb.Device() != nil && rb.Device().Index >= 0 && rb.Device().Index < len(cl.devices) {
+		d := cl.devices[rb.Device().Index]
 		b.c.device = d.c
 		b.c.memory = cl.mem(rb.Memory()).ptr()
 	}
@@ -62,7 +62,7 @@ func getBuffer(fn string, p *C.PJRT_Buffer) (*buffer, pjrtErr) {
 	return nil, errf(engine.CodeInvalidArgument, fn, "invalid or destroyed buffer handle")
 }
 
-func (b *buffer) device() *device { return b.cl.devices[b.rt.Device().ID] }
+func (b *buffer) device() *device { return b.cl.devices[b.rt.Device().Index] }
 
 // targetMemory picks the memory from an explicit memory or a device.
 func targetMemory(fn string, cl *client, m *C.PJRT_Memory, d *C.PJRT_Device) (*memory, pjrtErr) {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"unsafe"
 
+	"github.com/gojax/gojax/go/dataplane"
 	"github.com/gojax/gojax/go/engine"
 )
 
@@ -26,6 +27,11 @@ type client struct {
 	name     cstr
 	version  cstr
 	topo     *topology
+	// The addressable devices and memories (this process's), as arrays
+	// for C; in a single process the same as devArr and memArr.
+	addrDevArr **C.PJRT_Device
+	addrMemArr **C.PJRT_Memory
+	plane      *dataplane.Plane // nil in a single process
 }
 
 // newClient builds the C handles for a runtime client.
@@ -60,15 +66,15 @@ func newClient(rt *engine.Client) *client {
 			d.mems = append(d.mems, m)
 			cSlice(d.memArr, len(drm))[j] = m.ptr()
 			// The engine numbers memories densely in client order, so
-			// cl.memories[rm.ID] is rm's handle (see client.mem).
-			memArr[rm.ID] = m.ptr()
+			// cl.memories[rm.Index] is rm's handle (see client.mem).
+			memArr[rm.Index] = m.ptr()
 			cl.memories = append(cl.memories, m)
 		}
 		devArr[i] = d.c
 		cl.devices = append(cl.devices, d)
 	}
 	for i, m := range cl.memories {
-		if m.rt.ID != i {
+		if m.rt.Index != i {
 			panic("capi: engine memory ids are not dense in client order")
 		}
 	}
@@ -77,8 +83,17 @@ func newClient(rt *engine.Client) *client {
 		m.devArr = cAlloc[*C.PJRT_Device](len(devs))
 		arr := cSlice(m.devArr, len(devs))
 		for i, rd := range devs {
-			arr[i] = cl.devices[rd.ID].c
+			arr[i] = cl.devices[rd.Index].c
 		}
+	}
+	local, localMems := rt.AddressableDevices(), rt.AddressableMemories()
+	cl.addrDevArr = cAlloc[*C.PJRT_Device](len(local))
+	for i, rd := range local {
+		cSlice(cl.addrDevArr, len(local))[i] = cl.devices[rd.Index].c
+	}
+	cl.addrMemArr = cAlloc[*C.PJRT_Memory](len(localMems))
+	for i, rm := range localMems {
+		cSlice(cl.addrMemArr, len(localMems))[i] = cl.memories[rm.Index].ptr()
 	}
 	cl.topo = newTopology(cl, false)
 	return cl
@@ -94,7 +109,7 @@ func (t *topology) free() {
 }
 
 // mem is the handle of an engine memory of this client.
-func (cl *client) mem(rm *engine.Memory) *memory { return cl.memories[rm.ID] }
+func (cl *client) mem(rm *engine.Memory) *memory { return cl.memories[rm.Index] }
 
 func getClient(fn string, c *C.PJRT_Client) (*client, pjrtErr) {
 	if c == nil {
@@ -105,11 +120,13 @@ func getClient(fn string, c *C.PJRT_Client) (*client, pjrtErr) {
 
 // ---- client ----------------------------------------------------------------
 
-// clientOptions reads the create options gojax understands and ignores others.
-func clientOptions(opts *C.PJRT_NamedValue, n C.size_t) (engine.Options, error) {
-	var o engine.Options
+// clientOptions reads the create options gojax understands and ignores
+// others. node and nodes are the process's index and the process count
+// (jax.distributed; 0 and 1 alone).
+func clientOptions(opts *C.PJRT_NamedValue, n C.size_t) (o engine.Options, node, nodes int, err error) {
+	nodes = 1
 	if n > 0 && opts == nil {
-		return o, engine.Errorf(engine.CodeInvalidArgument, "create_options is NULL but num_options is %d", n)
+		return o, 0, 0, engine.Errorf(engine.CodeInvalidArgument, "create_options is NULL but num_options is %d", n)
 	}
 	for i := 0; i < int(n); i++ {
 		nv := &cSlice(opts, int(n))[i]
@@ -128,20 +145,28 @@ func clientOptions(opts *C.PJRT_NamedValue, n C.size_t) (engine.Options, error) 
 		case "num_devices":
 			v, err := intVal()
 			if err != nil {
-				return o, engine.Errorf(engine.CodeInvalidArgument, "option num_devices: %v", err)
+				return o, 0, 0, engine.Errorf(engine.CodeInvalidArgument, "option num_devices: %v", err)
 			}
 			if v < 1 {
-				return o, engine.Errorf(engine.CodeInvalidArgument, "option num_devices must be at least 1, got %d", v)
+				return o, 0, 0, engine.Errorf(engine.CodeInvalidArgument, "option num_devices must be at least 1, got %d", v)
 			}
 			o.NumDevices = int(v)
-		case "num_nodes":
+		case "num_nodes", "node_id":
 			v, err := intVal()
-			if err == nil && v > 1 {
-				return o, engine.Errorf(engine.CodeUnimplemented, "gojax runs in a single process; num_nodes=%d is not supported", v)
+			if err != nil {
+				return o, 0, 0, engine.Errorf(engine.CodeInvalidArgument, "option %s: %v", name, err)
+			}
+			if name == "num_nodes" {
+				nodes = int(v)
+			} else {
+				node = int(v)
 			}
 		}
 	}
-	return o, nil
+	if nodes < 1 || nodes > 1<<11 || node < 0 || node >= nodes {
+		return o, 0, 0, engine.Errorf(engine.CodeInvalidArgument, "node_id=%d and num_nodes=%d do not make a job", node, nodes)
+	}
+	return o, node, nodes, nil
 }
 
 //export gojax_PJRT_Client_Create
@@ -153,13 +178,31 @@ func gojax_PJRT_Client_Create(args *C.PJRT_Client_Create_Args) (ret pjrtErr) {
 		return e
 	}
 	setupProcess()
-	opts, err := clientOptions(args.create_options, args.num_options)
+	opts, node, nodes, err := clientOptions(args.create_options, args.num_options)
+	var plane *dataplane.Plane
+	if err == nil && nodes > 1 {
+		// The key-value callbacks are set only in a multi-process job.
+		if args.kv_get_callback == nil || args.kv_put_callback == nil {
+			err = engine.Errorf(engine.CodeInvalidArgument, "num_nodes=%d but the framework passed no key-value store callbacks", nodes)
+		} else {
+			kv := &kvStore{get: args.kv_get_callback, getArg: args.kv_get_user_arg, put: args.kv_put_callback, putArg: args.kv_put_user_arg}
+			if opts.NumDevices == 0 {
+				opts.NumDevices = engine.DefaultNumDevices()
+			}
+			opts.Job, plane, err = joinJob(&jobSetup{node: node, nodes: nodes, kv: kv}, opts.NumDevices)
+		}
+	}
 	if err == nil {
 		var rt *engine.Client
 		if rt, err = engine.NewClient(opts); err == nil {
-			args.client = newClient(rt).c
+			cl := newClient(rt)
+			cl.plane = plane
+			args.client = cl.c
 			return nil
 		}
+	}
+	if plane != nil {
+		plane.Close()
 	}
 	// JAX may swallow backend-initialisation errors; say it here too.
 	fmt.Fprintf(os.Stderr, "gojax: %s: %v\n", fn, err)
@@ -252,7 +295,7 @@ func gojax_PJRT_Client_AddressableDevices(args *C.PJRT_Client_AddressableDevices
 	if e != nil {
 		return e
 	}
-	args.addressable_devices, args.num_addressable_devices = cl.devArr, C.size_t(len(cl.devices))
+	args.addressable_devices, args.num_addressable_devices = cl.addrDevArr, C.size_t(len(cl.rt.AddressableDevices()))
 	return nil
 }
 
@@ -271,7 +314,7 @@ func gojax_PJRT_Client_LookupDevice(args *C.PJRT_Client_LookupDevice_Args) (ret 
 	if err != nil {
 		return fromErr(fn, err)
 	}
-	args.device = cl.devices[rd.ID].c
+	args.device = cl.devices[rd.Index].c
 	return nil
 }
 
@@ -290,7 +333,7 @@ func gojax_PJRT_Client_LookupAddressableDevice(args *C.PJRT_Client_LookupAddress
 	if err != nil {
 		return fromErr(fn, err)
 	}
-	args.addressable_device = cl.devices[rd.ID].c
+	args.addressable_device = cl.devices[rd.Index].c
 	return nil
 }
 
@@ -305,7 +348,7 @@ func gojax_PJRT_Client_AddressableMemories(args *C.PJRT_Client_AddressableMemori
 	if e != nil {
 		return e
 	}
-	args.addressable_memories, args.num_addressable_memories = cl.memArr, C.size_t(len(cl.memories))
+	args.addressable_memories, args.num_addressable_memories = cl.addrMemArr, C.size_t(len(cl.rt.AddressableMemories()))
 	return nil
 }
 
@@ -324,12 +367,13 @@ func gojax_PJRT_Client_DefaultDeviceAssignment(args *C.PJRT_Client_DefaultDevice
 	if r < 1 || p < 1 || r*p > len(cl.devices) {
 		return errf(engine.CodeInvalidArgument, fn, "%d replicas x %d partitions do not fit on %d devices", r, p, len(cl.devices))
 	}
+	// The job's devices in order, process by process (global ids).
 	if int(args.default_assignment_size) < r*p || args.default_assignment == nil {
 		return errf(engine.CodeInvalidArgument, fn, "default_assignment has room for %d ids, need %d", args.default_assignment_size, r*p)
 	}
 	out := cSlice(args.default_assignment, r*p)
 	for i := range out {
-		out[i] = C.int(i) // replica-major: replica i/p, partition i%p
+		out[i] = C.int(cl.devices[i].rt.ID) // replica-major: replica i/p, partition i%p
 	}
 	return nil
 }

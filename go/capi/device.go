@@ -177,10 +177,11 @@ func gojax_PJRT_Device_IsAddressable(args *C.PJRT_Device_IsAddressable_Args) (re
 	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Device_IsAddressable_Args_STRUCT_SIZE); e != nil {
 		return e
 	}
-	if _, e := getDevice(fn, args.device); e != nil {
+	d, e := getDevice(fn, args.device)
+	if e != nil {
 		return e
 	}
-	args.is_addressable = true
+	args.is_addressable = C.bool(d.rt.Addressable())
 	return nil
 }
 

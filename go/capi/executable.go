@@ -121,7 +121,7 @@ func newExecutable(rt *engine.Executable, cl *client) *executable {
 		x.devArr = cAlloc[*C.PJRT_Device](len(devs))
 		x.logical = cAlloc[C.PJRT_LogicalDeviceIds](len(devs))
 		for i, d := range devs {
-			cSlice(x.devArr, len(devs))[i] = cl.devices[d.ID].c
+			cSlice(x.devArr, len(devs))[i] = cl.devices[d.Index].c
 			l := &cSlice(x.logical, len(devs))[i]
 			l.replica = C.int(rt.LogicalIDs()[i][0])
 			l.partition = C.int(rt.LogicalIDs()[i][1])

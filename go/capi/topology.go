@@ -70,6 +70,12 @@ func (cl *client) free() {
 	}
 	cFree(cl.devArr)
 	cFree(cl.memArr)
+	cFree(cl.addrDevArr)
+	cFree(cl.addrMemArr)
+	if cl.plane != nil {
+		// Nothing of the job's data plane outlives its client.
+		cl.plane.Close()
+	}
 	cl.name.free()
 	cl.version.free()
 	deleteHandle(cl.c.h)
@@ -94,7 +100,7 @@ func gojax_PJRT_TopologyDescription_Create(args *C.PJRT_TopologyDescription_Crea
 	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_TopologyDescription_Create_Args_STRUCT_SIZE); e != nil {
 		return e
 	}
-	opts, err := clientOptions(args.create_options, args.num_options)
+	opts, _, _, err := clientOptions(args.create_options, args.num_options)
 	if err != nil {
 		return newErr(engine.CodeOf(err), fn+": "+err.Error())
 	}

@@ -187,7 +187,7 @@ func gojax_PJRT_AsyncHostToDeviceTransferManager_Device(args *C.PJRT_AsyncHostTo
 	if e != nil {
 		return e
 	}
-	args.device_out = t.cl.devices[t.mem.rt.Device().ID].c
+	args.device_out = t.cl.devices[t.mem.rt.Device().Index].c
 	return nil
 }
 

@@ -55,18 +55,30 @@ type Settings struct {
 	// Vector caps the vector instruction sets kernels use: "auto",
 	// "avx512", "avx2" or "none" (GOJAX_VECTOR).
 	Vector string
+	// CollectiveTimeout bounds, in seconds, every wait of a multi-process
+	// job on another process (GOJAX_COLLECTIVE_TIMEOUT).
+	CollectiveTimeout int64
+	// DataplaneHost is the host or IP address other processes of a
+	// multi-process job reach this one at; "auto" picks this machine's
+	// first non-loopback IPv4 address (GOJAX_DATAPLANE_HOST).
+	DataplaneHost string
+	// DataplanePort is the data-plane port; 0 is any free port
+	// (GOJAX_DATAPLANE_PORT).
+	DataplanePort int
 }
 
 // Defaults are the settings of an empty environment.
 func Defaults() Settings {
 	return Settings{
-		NumDevices:       1,
-		InlineBytes:      256 << 10,
-		BufferCacheBytes: -1,
-		MemoryLimit:      -1,
-		FlushDenormals:   true,
-		SpinMicros:       100,
-		Vector:           "auto",
+		NumDevices:        1,
+		InlineBytes:       256 << 10,
+		BufferCacheBytes:  -1,
+		MemoryLimit:       -1,
+		FlushDenormals:    true,
+		SpinMicros:        100,
+		Vector:            "auto",
+		CollectiveTimeout: 300,
+		DataplaneHost:     "auto",
 	}
 }
 
@@ -77,6 +89,7 @@ const (
 	KindSize = "size"
 	KindEnum = "enum"
 	KindPath = "path"
+	KindHost = "host"
 )
 
 // Var describes one variable: its names, kind, default and accepted values
@@ -168,6 +181,51 @@ var Vars = []*Var{
 		},
 		reset: func(st *Settings) { st.Vector = Defaults().Vector },
 	},
+	{
+		Env: "GOJAX_COLLECTIVE_TIMEOUT", Field: "collective_timeout", Kind: KindInt, Default: "300",
+		Accepted: "a whole number of seconds from 1 to 86400",
+		set: func(st *Settings, name, s string) (err error) {
+			st.CollectiveTimeout, err = ParseInt(name, s, 1, 86400)
+			return err
+		},
+		reset: func(st *Settings) { st.CollectiveTimeout = Defaults().CollectiveTimeout },
+	},
+	{
+		Env: "GOJAX_DATAPLANE_HOST", Field: "dataplane_host", Kind: KindHost, Default: "auto",
+		Accepted: hostAccepted,
+		set: func(st *Settings, name, s string) (err error) {
+			st.DataplaneHost, err = ParseHost(name, s)
+			return err
+		},
+		reset: func(st *Settings) { st.DataplaneHost = Defaults().DataplaneHost },
+	},
+	{
+		Env: "GOJAX_DATAPLANE_PORT", Field: "dataplane_port", Kind: KindInt, Default: "0",
+		Accepted: "a port number from 0 to 65535 (0: any free port)",
+		set: func(st *Settings, name, s string) (err error) {
+			v, err := ParseInt(name, s, 0, 65535)
+			st.DataplanePort = int(v)
+			return err
+		},
+		reset: func(st *Settings) { st.DataplanePort = Defaults().DataplanePort },
+	},
+}
+
+const hostAccepted = "auto, a host name or an IPv4/IPv6 address"
+
+// ParseHost accepts "auto" (any case), a DNS host name or an IP address,
+// with surrounding spaces.
+func ParseHost(name, s string) (string, error) {
+	t := strings.TrimSpace(s)
+	if strings.EqualFold(t, "auto") {
+		return "auto", nil
+	}
+	if t == "" || len(t) > 253 || strings.IndexFunc(t, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == ':')
+	}) >= 0 || strings.HasPrefix(t, "-") {
+		return "", &ParseError{name, s, hostAccepted}
+	}
+	return t, nil
 }
 
 func boolVar(env, field string, at func(*Settings) *bool) *Var {

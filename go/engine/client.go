@@ -27,19 +27,44 @@ type Options struct {
 	NumDevices int
 	// MaxConcurrentRuns bounds how many executions run at once (0 = GOMAXPROCS).
 	MaxConcurrentRuns int
+	// Job makes the client one process of a multi-process job (nil: the
+	// only process). NumDevices is then this process's device count.
+	Job *Job
+}
+
+// Job describes the processes of a multi-process job (see multiprocess.go).
+type Job struct {
+	// Self is this process's index.
+	Self int
+	// Devices is each process's device count (Devices[Self] = NumDevices).
+	Devices []int
+	// Peers moves argument shards between the processes.
+	Peers Exchanger
 }
 
 // Client owns the devices and runs executables.
 type Client struct {
-	devices  []*Device
-	memories []*Memory
-	slots    *runSlots
+	devices   []*Device // every device of the job, by process
+	local     []*Device // this process's devices
+	memories  []*Memory
+	localMems []*Memory
+	byID      map[int]*Device
+	slots     *runSlots
+	job       *Job // nil: single process
+	self      int  // this process's index
+	multiprocess
 }
 
 // Device is one CPU device.
 type Device struct {
-	client          *Client
-	ID              int
+	client *Client
+	// ID is the global id: process<<processIDShift | local index, as
+	// XLA:CPU numbers a multi-process job's devices.
+	ID int
+	// Index is the position in the client's device list.
+	Index int
+	// LocalHardwareID is the index among its process's devices (-1 for
+	// another process's device, as XLA reports it).
 	LocalHardwareID int
 	ProcessIndex    int
 	// memories are the device's spaces in MemoryKinds order; the first is
@@ -49,7 +74,10 @@ type Device struct {
 
 // Memory is one memory space of a device.
 type Memory struct {
-	ID      int
+	// ID is device ID * len(MemoryKinds) + kind, as XLA:CPU numbers them.
+	ID int
+	// Index is the position in the client's memory list.
+	Index   int
 	kind    int // index into MemoryKinds
 	device  *Device
 	devices []*Device
@@ -93,18 +121,49 @@ func NewClient(opts Options) (*Client, error) {
 	if slots <= 0 {
 		slots = workers.Count()
 	}
-	c := &Client{slots: newRunSlots(slots)}
-	for i := 0; i < n; i++ {
-		d := &Device{client: c, ID: i, LocalHardwareID: i}
-		for k := range MemoryKinds {
-			m := &Memory{ID: i*len(MemoryKinds) + k, kind: k, device: d, devices: []*Device{d}}
-			d.memories = append(d.memories, m)
-			c.memories = append(c.memories, m)
+	c := &Client{slots: newRunSlots(slots), byID: map[int]*Device{}}
+	counts := []int{n}
+	if j := opts.Job; j != nil {
+		if j.Self < 0 || j.Self >= len(j.Devices) || j.Devices[j.Self] != n {
+			return nil, Errorf(CodeInvalidArgument, "job: process %d of %d with %d devices is inconsistent", j.Self, len(j.Devices), n)
 		}
-		c.devices = append(c.devices, d)
+		if len(j.Devices) > 1<<processIDShift {
+			return nil, Errorf(CodeInvalidArgument, "job: %d processes is too many", len(j.Devices))
+		}
+		for p, k := range j.Devices {
+			if k < 1 || k > maxDevices {
+				return nil, Errorf(CodeInvalidArgument, "job: process %d has %d devices", p, k)
+			}
+		}
+		c.job, c.self, counts = j, j.Self, j.Devices
+	}
+	for p, k := range counts {
+		for i := 0; i < k; i++ {
+			d := &Device{client: c, ID: p<<processIDShift | i, Index: len(c.devices), LocalHardwareID: i, ProcessIndex: p}
+			if p != c.self {
+				d.LocalHardwareID = -1
+			}
+			for kind := range MemoryKinds {
+				m := &Memory{ID: d.ID*len(MemoryKinds) + kind, Index: len(c.memories), kind: kind, device: d, devices: []*Device{d}}
+				d.memories = append(d.memories, m)
+				c.memories = append(c.memories, m)
+				if p == c.self {
+					c.localMems = append(c.localMems, m)
+				}
+			}
+			c.devices = append(c.devices, d)
+			c.byID[d.ID] = d
+			if p == c.self {
+				c.local = append(c.local, d)
+			}
+		}
 	}
 	return c, nil
 }
+
+// processIDShift places the process index in a global device id, as
+// XLA:CPU does (process 1's first device is 2048).
+const processIDShift = 11
 
 // DefaultNumDevices is the device count of a client created without a
 // num_devices option: GOJAX_NUM_DEVICES at load, else 1.
@@ -116,26 +175,45 @@ func (c *Client) PlatformName() string { return PlatformName }
 // PlatformVersion returns "gojax <version>".
 func (c *Client) PlatformVersion() string { return "gojax " + Version }
 
-// ProcessIndex is always 0 (single process).
-func (c *Client) ProcessIndex() int { return 0 }
+// ProcessIndex is this process's index in its job (0 alone).
+func (c *Client) ProcessIndex() int { return c.self }
 
-// Devices lists all devices (all are addressable).
+// ProcessCount is the number of processes in the job.
+func (c *Client) ProcessCount() int {
+	if c.job == nil {
+		return 1
+	}
+	return len(c.job.Devices)
+}
+
+// Devices lists every device of the job, process by process.
 func (c *Client) Devices() []*Device { return c.devices }
 
-// Memories lists all memory spaces, each device's in turn.
+// AddressableDevices lists this process's devices.
+func (c *Client) AddressableDevices() []*Device { return c.local }
+
+// Memories lists all memory spaces, each device's in turn (Memory.Index
+// is the position here).
 func (c *Client) Memories() []*Memory { return c.memories }
+
+// AddressableMemories lists the memory spaces of this process's devices.
+func (c *Client) AddressableMemories() []*Memory { return c.localMems }
+
+// Addressable reports whether d belongs to this process.
+func (d *Device) Addressable() bool { return d.ProcessIndex == d.client.self }
 
 // LookupDevice finds a device by global id.
 func (c *Client) LookupDevice(id int) (*Device, error) {
-	if id < 0 || id >= len(c.devices) {
+	d, ok := c.byID[id]
+	if !ok {
 		return nil, Errorf(CodeInvalidArgument, "no device with id %d (have %d devices)", id, len(c.devices))
 	}
-	return c.devices[id], nil
+	return d, nil
 }
 
 // LookupAddressableDevice finds a device by local hardware id.
 func (c *Client) LookupAddressableDevice(local int) (*Device, error) {
-	for _, d := range c.devices {
+	for _, d := range c.local {
 		if d.LocalHardwareID == local {
 			return d, nil
 		}

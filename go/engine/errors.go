@@ -21,6 +21,7 @@ const (
 	CodeOutOfRange         Code = 11
 	CodeUnimplemented      Code = 12
 	CodeInternal           Code = 13
+	CodeUnavailable        Code = 14
 )
 
 // Error is an error with a status code.

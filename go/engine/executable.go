@@ -27,14 +27,20 @@ type Executable struct {
 	Assignment  *DeviceAssignment
 	addressable []*Device
 	logical     [][2]int // (replica, partition) of each addressable device
-	inTypes     []ir.Type
-	outTypes    []ir.Type
-	donors      []bool    // parameters the program may alias to an output
-	inKinds     []int     // each parameter's memory kind (index into MemoryKinds)
-	outKinds    []int     // each result's memory kind
-	noDonation  []bool    // all false, one per parameter (read-only)
-	spmd        *spmdPlan // set for programs with several partitions
-	deleted     atomic.Bool
+	// remote are the devices of other processes in the assignment, with
+	// their (replica, partition); set only for a multi-process program
+	// (multiprocess.go).
+	remote        []*Device
+	remoteLogical [][2]int
+	jobKey        uint64 // names the program on the data plane
+	inTypes       []ir.Type
+	outTypes      []ir.Type
+	donors        []bool    // parameters the program may alias to an output
+	inKinds       []int     // each parameter's memory kind (index into MemoryKinds)
+	outKinds      []int     // each result's memory kind
+	noDonation    []bool    // all false, one per parameter (read-only)
+	spmd          *spmdPlan // set for programs with several partitions
+	deleted       atomic.Bool
 	// inline marks programs small enough to run on the calling thread
 	// (see inlinePolicy).
 	inline bool
@@ -183,9 +189,17 @@ func (e *Executable) assign() error {
 				return Errorf(CodeInvalidArgument, "device assignment uses device %d twice", id)
 			}
 			seen[id] = true
+			if !d.Addressable() {
+				e.remote = append(e.remote, d)
+				e.remoteLogical = append(e.remoteLogical, [2]int{r, p})
+				continue
+			}
 			e.addressable = append(e.addressable, d)
 			e.logical = append(e.logical, [2]int{r, p})
 		}
+	}
+	if len(e.remote) > 0 {
+		e.jobKey = jobKey(e.Fingerprint(), da)
 	}
 	return nil
 }
@@ -328,6 +342,17 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 	}
 	if e.client == nil {
 		return nil, nil, Errorf(CodeFailedPrecondition, "Execute: executable is not loaded on a client")
+	}
+	if len(e.addressable) == 0 && devices == nil && len(e.remote) > 0 {
+		// A program on other processes' devices only: this process has
+		// no part in it (as on XLA:CPU, which runs nothing here).
+		if len(args) != 0 {
+			return nil, nil, Errorf(CodeInvalidArgument, "Execute: %d argument lists for a program with no device in this process", len(args))
+		}
+		return [][]*Buffer{}, []*Event{}, nil
+	}
+	if len(e.remote) > 0 && e.spmd == nil {
+		return nil, nil, Errorf(CodeUnimplemented, "Execute: program %q has %d replicas on devices of several processes; gojax runs such programs only when they are SPMD-partitioned (jit with shardings, shard_map)", e.Name(), e.NumReplicas())
 	}
 	if e.spmd != nil {
 		if devices != nil {

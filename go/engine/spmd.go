@@ -232,9 +232,12 @@ func (e *Executable) executeSPMD(args [][]*Buffer, nonDon nonDonatable) ([][]*Bu
 		}
 	}
 	counters.executions.Add(1)
+	// The job's processes number their runs of a program alike, in call
+	// order, so that each message names the run it belongs to.
+	seq := e.client.nextRun(e.jobKey, len(e.remote) > 0)
 	go func() {
 		var running time.Duration
-		err := e.runSPMD(args, outs, &running)
+		err := e.runSPMD(args, outs, seq, &running)
 		for _, b := range held {
 			b.unhold()
 		}
@@ -253,7 +256,7 @@ func (e *Executable) executeSPMD(args [][]*Buffer, nonDon nonDonatable) ([][]*Bu
 	return outs, events, nil
 }
 
-func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, running *time.Duration) (err error) {
+func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, seq uint64, running *time.Duration) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = Errorf(CodeInternal, "execution of %q panicked: %v", e.Name(), r)
@@ -265,6 +268,15 @@ func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, running *time.D
 			if werr := b.ready.Wait(); werr != nil {
 				return WithCode(CodeFailedPrecondition, fmt.Errorf("argument %d of %q is not available: %w", i, e.Name(), werr))
 			}
+		}
+	}
+	// Exchange before taking a run slot: a run waiting on a peer must not
+	// hold a slot a run the peer waits on needs.
+	var remote [][][]byte // [remote device][argument] shard bytes
+	if len(e.remote) > 0 {
+		var rerr error
+		if remote, rerr = e.exchangeShards(args, seq); rerr != nil {
+			return rerr
 		}
 	}
 	e.client.slots.acquire()
@@ -307,6 +319,13 @@ func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, running *time.D
 				return WithCode(CodeFailedPrecondition, berr)
 			}
 			shardy.CopyBlock(g, data, tt.Shape, shape, off, int64(tt.Elem.ByteSize()), true)
+		}
+		for d, shards := range remote {
+			shape, off, serr := s.ShardOf(plan.mesh, tt.Shape, e.remoteLogical[d][1])
+			if serr != nil {
+				return WithCode(CodeInvalidArgument, serr)
+			}
+			shardy.CopyBlock(g, shards[i], tt.Shape, shape, off, int64(tt.Elem.ByteSize()), true)
 		}
 		global[i] = g
 	}

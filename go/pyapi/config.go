@@ -86,6 +86,18 @@ func DefaultNumDevices() int { return engine.DefaultNumDevices() }
 // Vector is the GOJAX_VECTOR limit at load: auto, avx512, avx2 or none.
 func Vector() string { return config.Env().Vector }
 
+// CollectiveTimeout is how many seconds a process of a multi-process job
+// waits on another (GOJAX_COLLECTIVE_TIMEOUT, read when the client is
+// created).
+func CollectiveTimeout() int64 { return config.Env().CollectiveTimeout }
+
+// DataplaneHost is where the job's other processes reach this one
+// (GOJAX_DATAPLANE_HOST; "auto" picks an address).
+func DataplaneHost() string { return config.Env().DataplaneHost }
+
+// DataplanePort is the data-plane port (GOJAX_DATAPLANE_PORT; 0: any).
+func DataplanePort() int { return config.Env().DataplanePort }
+
 // SetFlushDenormals chooses whether programs run with subnormal floats
 // flushed to zero, as XLA:CPU runs them (the default), or keep IEEE
 // subnormals (GOJAX_FLUSH_DENORMALS=false at load). Applies from the next

@@ -133,6 +133,8 @@ func TestSetConfig(t *testing.T) {
 	require.Equal(t, int64(7), SpinMicros(), "a rejected value changes nothing")
 	require.ErrorContains(t, SetConfig("num_devices", "2"), "read-only")
 	require.ErrorContains(t, SetConfig("vector", "none"), "read-only")
+	require.ErrorContains(t, SetConfig("collective_timeout", "5"), "read-only")
+	require.ErrorContains(t, SetConfig("dataplane_port", "5"), "read-only")
 	require.ErrorContains(t, SetConfig("nope", "1"), "no setting")
 	require.Empty(t, ConfigError())
 }

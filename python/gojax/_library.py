@@ -376,6 +376,27 @@ class Config:
         when the library loads. build_info().vector says what is in use."""
         return str(_pyapi.Vector())
 
+    @property
+    def collective_timeout(self) -> int:
+        """Seconds a process of a multi-process job (jax.distributed) waits
+        on another before its execution fails naming it
+        (GOJAX_COLLECTIVE_TIMEOUT; default 300). Read-only: the client
+        reads it when JAX creates it."""
+        return int(_pyapi.CollectiveTimeout())
+
+    @property
+    def dataplane_host(self) -> str:
+        """Where the other processes of a job reach this one
+        (GOJAX_DATAPLANE_HOST; "auto" = the first non-loopback IPv4
+        address). Read-only."""
+        return str(_pyapi.DataplaneHost())
+
+    @property
+    def dataplane_port(self) -> int:
+        """This process's data-plane port (GOJAX_DATAPLANE_PORT; 0 = any
+        free port). Read-only."""
+        return int(_pyapi.DataplanePort())
+
     def as_dict(self) -> dict[str, Any]:
         """The current settings as a plain dict."""
         return {
@@ -390,6 +411,9 @@ class Config:
             "inline_bytes": self.inline_bytes,
             "spin_us": self.spin_us,
             "vector": self.vector,
+            "collective_timeout": self.collective_timeout,
+            "dataplane_host": self.dataplane_host,
+            "dataplane_port": self.dataplane_port,
         }
 
     def __repr__(self) -> str:

@@ -246,7 +246,9 @@ func TestClientCreateOptions(t *testing.T) {
 	}{
 		{map[string]int64{"num_devices": 0}, codeInvalidArgument, "num_devices"},
 		{map[string]int64{"num_devices": -3}, codeInvalidArgument, "num_devices"},
-		{map[string]int64{"num_nodes": 2}, codeUnimplemented, "num_nodes"},
+		// A job needs the coordination service's key-value store.
+		{map[string]int64{"num_nodes": 2}, codeInvalidArgument, "key-value store"},
+		{map[string]int64{"num_nodes": 2, "node_id": 2}, codeInvalidArgument, "node_id=2"},
 	}
 	for _, tt := range tests {
 		_, e := api.CreateClient(tt.opts)
