@@ -35,6 +35,7 @@ var passes = []pass{
 	{"powers", rewritePowers},            // x**1, x**2, x**3, x**-1 → multiplies/divide, as XLA does
 	{"dottranspose", foldDotTranspose},   // transpose(dot_general(a, b)) → dot_general(b, a)
 	{"partialsort", sortPrefixes},        // sort read only through prefix slices (top_k) → gojax.partial_sort
+	{"threefry", rollThreefry},           // JAX's threefry2x32 while loop → gojax.threefry_rounds
 	{"dce", eliminateDeadCode},           // ops whose results are unused and that have no effects
 	{"rowfuse", fuseRows},                // row reductions + their elementwise neighbours → gojax.rowfusion (pass_rowfuse.go)
 	{"fuse", fuseElementwise},            // elementwise trees → gojax.fusion ops (pass_fuse.go)

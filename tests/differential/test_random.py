@@ -22,6 +22,9 @@ RANDOM = [
     ("split_fold_in", lambda k, dt: (R.split(k, 3), R.fold_in(k, 7), R.split(R.fold_in(k, 2))[1]),
      [np.uint32], "exact"),
     ("bits", lambda k, dt: (R.bits(k, (4, 5), dt), R.bits(k, (0,), dt)), [np.uint8, np.uint32, np.uint64], "exact"),
+    # Sizes past the threefry kernel's vector blocks, tails and worker split.
+    ("bits_large", lambda k, dt: (R.bits(k, (1000, 37), dt), R.bits(R.fold_in(k, 1), (70001,), dt)),
+     [np.uint32], "exact"),
     ("uniform", lambda k, dt: (R.uniform(k, (3, 7), dt), R.uniform(k, (), dt, -2, 5)),
      [BF16, np.float16, np.float32, np.float64], "exact"),
     ("normal", lambda k, dt: R.normal(k, (4, 6), dt), [BF16, np.float32, np.float64, np.complex64], "transc"),
