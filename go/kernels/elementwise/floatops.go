@@ -3,17 +3,23 @@ package elementwise
 import (
 	"math"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
 )
 
 // Float loops. float32 math goes through float64 and rounds once, which is
 // at least as accurate as XLA's CPU approximations.
 
+// fabs32 and fneg32 clear or flip the sign bit (NaNs included, as Go's
+// -x does) with the 32-bit integer vector loops.
 func fabs32(d, a []float32) {
-	a = a[:len(d)]
-	for i := range d {
-		d[i] = math.Float32frombits(math.Float32bits(a[i]) &^ (1 << 31))
-	}
+	m := [1]uint32{1<<31 - 1}
+	intArith32(iAnd, formVS, byteview.As[uint32](byteview.Bytes(d)), byteview.As[uint32](byteview.Bytes(a[:len(d)])), m[:])
+}
+
+func fneg32(d, a []float32) {
+	m := [1]uint32{1 << 31}
+	intArith32(iXor, formVS, byteview.As[uint32](byteview.Bytes(d)), byteview.As[uint32](byteview.Bytes(a[:len(d)])), m[:])
 }
 
 func fabs64(d, a []float64) {
@@ -140,6 +146,9 @@ func fscalar[T float](f func(float64) float64) kern {
 func floatUnary[T float](name string) kern {
 	switch name {
 	case "negate":
+		if isF32[T]() {
+			return k1(fneg32)
+		}
 		return k1(neg[T])
 	case "abs":
 		if isF32[T]() {
