@@ -156,6 +156,9 @@ func floatUnary[T float](name string) kern {
 		}
 		return k1(fabs64)
 	case "sqrt":
+		if isF32[T]() {
+			return k1(fsqrt32)
+		}
 		return k1(fsqrt[T])
 	case "rsqrt":
 		return k1(frsqrt[T])
@@ -180,14 +183,23 @@ func floatUnary[T float](name string) kern {
 		}
 		return k1(flogistic[T])
 	case "floor":
+		if isF32[T]() {
+			return k1(ffloor32)
+		}
 		return k1(ffloor[T])
 	case "ceil":
+		if isF32[T]() {
+			return k1(fceil32)
+		}
 		return k1(fceil[T])
 	case "cbrt":
 		return fscalar[T](math.Cbrt)
 	case "round_nearest_afz":
 		return fscalar[T](math.Round)
 	case "round_nearest_even":
+		if isF32[T]() {
+			return k1(frne32)
+		}
 		return fscalar[T](math.RoundToEven)
 	case "cosine":
 		return fscalar[T](cos64)
