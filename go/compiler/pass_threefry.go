@@ -77,7 +77,8 @@ func matchThreefryLoop(w *ir.Op) (threefryLoop, bool) {
 		case 2, 3:
 			ok = t.Elem == ir.U32 && ir.TypesEqual(v.Type, w.Operands[2].Type)
 		case 4, 5, 6:
-			ok = t.Elem == ir.U32 && t.Rank() == 0
+			ok = t.Elem == ir.U32 && ir.TypesEqual(v.Type, w.Operands[4].Type) &&
+				reduce.ThreefryKeyShaped(t, w.Operands[2].StaticTensor())
 		case 7, 8:
 			ok = t.Elem == ir.U32 && t.Rank() == 1 && t.Shape[0] == 4
 		}
@@ -240,19 +241,42 @@ func isElementOf(v, vec *ir.Value, k int64) bool {
 		start.Values[0] == k && limit.Values[0] == k+1 && stride.Values[0] == 1
 }
 
-// addOfBroadcast matches x + bcast(s) in either order and returns x.
+// addOfBroadcast matches x + key(s) in either order and returns x.
 func addOfBroadcast(v, s *ir.Value) (*ir.Value, bool) {
 	p, q, ok := binary2(v, "stablehlo.add")
 	if !ok {
 		return nil, false
 	}
-	if broadcastScalar(q) == s {
+	if isKeyBroadcast(q, s) {
 		return p, true
 	}
-	if broadcastScalar(p) == s {
+	if isKeyBroadcast(p, s) {
 		return q, true
 	}
 	return nil, false
+}
+
+// isKeyBroadcast matches s itself, or broadcast_in_dim of s keeping its
+// dimensions in order (a scalar key's dims are empty; a per-sample key's
+// trailing 1s widen to x's shape).
+func isKeyBroadcast(v, s *ir.Value) bool {
+	if v == s {
+		return true
+	}
+	if v.Def == nil || v.Def.Name != "stablehlo.broadcast_in_dim" || len(v.Def.Operands) != 1 || v.Def.Operands[0] != s {
+		return false
+	}
+	st, vt := s.StaticTensor(), v.StaticTensor()
+	dims, _ := v.Def.Attrs["broadcast_dimensions"].(ir.DenseI64Attr)
+	if st == nil || vt == nil || len(dims.Values) != st.Rank() || (st.Rank() != 0 && st.Rank() != vt.Rank()) {
+		return false
+	}
+	for i, d := range dims.Values {
+		if d != int64(i) {
+			return false
+		}
+	}
+	return true
 }
 
 // isCounterWord matches bcast(convert(j + 1)) with a u32 convert.

@@ -66,6 +66,14 @@ def test_random_vmap_over_keys():
           cls="transc")
 
 
+def test_random_bits_vmapped_keys():
+    # One key per sample: the threefry loop carries key arrays (runs of 1, 2 and 1500 elements per key).
+    keys = R.split(_key(5), 1000)
+    check(lambda ks: (jax.vmap(lambda k: R.bits(k, (2,)))(ks), jax.vmap(lambda k: R.bits(k, (4,)))(ks),
+                      jax.vmap(lambda k: R.bits(k, (3000,)))(ks[:5]), jax.vmap(lambda k: R.uniform(k, (3,)))(ks)),
+          np.asarray(keys), cls="exact")
+
+
 def test_random_new_style_keys():
     def f(seed):
         k = R.key(seed)

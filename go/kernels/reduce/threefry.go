@@ -3,6 +3,7 @@ package reduce
 import (
 	"encoding/binary"
 	"math/bits"
+	"sync"
 
 	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
@@ -16,8 +17,11 @@ import (
 // and adding x0 to it, then injects keys: x0 += ks[i%3], x1 +=
 // ks[(i+1)%3] + uint32(counter+i+1); the two sets of four counts alternate
 // between iterations. Operands x0, x1 (u32 arrays of one shape) and the key
-// schedule ks0, ks1, ks2 (u32 scalars); attributes rotations (the two sets,
-// eight counts), iterations and counter; results x0, x1 after the loop.
+// schedule ks0, ks1, ks2: u32 scalars, or arrays of one shape that is x's
+// with trailing dimensions of size 1 (jax.random under vmap: one key per
+// sample, each read by the consecutive elements it spans); attributes
+// rotations (the two sets, eight counts), iterations and counter; results
+// x0, x1 after the loop.
 // The loop as ops made one pass over the arrays per op and iteration; the
 // kernel keeps each element's pair in registers for all the rounds.
 const ThreefryRoundsOp = "gojax.threefry_rounds"
@@ -42,8 +46,23 @@ type tfParams struct {
 // is nil; threefry_amd64.go selects it.
 var (
 	tfVec      func(y0, y1, x0, x1 *uint32, n int, p *tfParams)
+	tfLanes    func(y0, y1, x0, x1 *uint32, n int, p *tfLaneParams, off int)
 	tfVecBlock = 1
 )
+
+// tfLaneParams is tfParams for keys that vary by element: per iteration
+// the four counts, the counter word, and the key arrays to add to x0 and
+// x1 (from element 0; layout known to threefry_amd64.s).
+type tfLaneParams struct {
+	iters int
+	tab   [tfMaxIters]tfLaneIter
+}
+
+type tfLaneIter struct {
+	rot    [4]uint32
+	cnt, _ uint32
+	ka, kb *uint32
+}
 
 func lowerThreefryRounds(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if len(op.Operands) != 5 || len(op.Results) != 2 {
@@ -53,13 +72,17 @@ func lowerThreefryRounds(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if err != nil {
 		return nil, err
 	}
+	var keyT *ir.TensorType
 	for i := range 5 {
 		t, err := lowerutil.TensorOperand(op, i)
 		if err != nil {
 			return nil, err
 		}
-		if t.Elem != ir.U32 || (i < 2 && !t.Equal(x)) || (i >= 2 && t.Rank() != 0) {
-			return nil, op.Errorf("operand %d is %s: x0, x1 must be u32 arrays of one shape and the keys u32 scalars", i, t)
+		if t.Elem != ir.U32 || (i < 2 && !t.Equal(x)) || (i >= 2 && !ThreefryKeyShaped(t, x)) || (i > 2 && !t.Equal(keyT)) {
+			return nil, op.Errorf("operand %d is %s: x0, x1 must be u32 arrays of one shape and the keys u32 scalars or x's shape with trailing 1s", i, t)
+		}
+		if i == 2 {
+			keyT = t
 		}
 	}
 	for i := range 2 {
@@ -86,6 +109,9 @@ func lowerThreefryRounds(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		vec = vec && v >= 0 && v <= 32
 	}
 	n := int(x.NumElements())
+	if nk := int(keyT.NumElements()); nk > 1 {
+		return threefryLaneStep(ctx, n, n/nk, &r, int(iters), int32(counter), vec), nil
+	}
 	return func(ins, outs [][]byte) error {
 		var ks [3]uint32
 		for i := range ks {
@@ -116,6 +142,97 @@ func lowerThreefryRounds(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		})
 		return nil
 	}, nil
+}
+
+// ThreefryKeyShaped reports a scalar key, or one whose shape is x's with
+// some trailing dimensions 1 (each key word then covers a run of elements):
+// the keys gojax.threefry_rounds takes.
+func ThreefryKeyShaped(k, x *ir.TensorType) bool {
+	if k.Rank() == 0 {
+		return true
+	}
+	if k.Rank() != x.Rank() {
+		return false
+	}
+	d := 0
+	for d < k.Rank() && k.Shape[d] == x.Shape[d] {
+		d++
+	}
+	for ; d < k.Rank(); d++ {
+		if k.Shape[d] != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// threefryLaneStep runs the rounds with a key word per run of inner
+// elements: the keys are widened to one word per element (when inner > 1)
+// and added lane by lane.
+func threefryLaneStep(ctx kernel.Context, n, inner int, r *[8]uint32, iters int, counter int32, vec bool) kernel.Step {
+	wide := sync.Pool{New: func() any { s := make([]uint32, 3*n); return &s }}
+	return func(ins, outs [][]byte) error {
+		var ks [3][]uint32
+		var buf *[]uint32
+		if inner > 1 {
+			buf = wide.Get().(*[]uint32)
+			defer wide.Put(buf)
+		}
+		for i := range ks {
+			k := byteview.As[uint32](ins[2+i])
+			if inner == 1 {
+				ks[i] = k
+				continue
+			}
+			w := (*buf)[i*n : (i+1)*n]
+			for j, v := range k {
+				for q := range inner {
+					w[j*inner+q] = v
+				}
+			}
+			ks[i] = w
+		}
+		x0, x1 := byteview.As[uint32](ins[0]), byteview.As[uint32](ins[1])
+		y0, y1 := byteview.As[uint32](outs[0]), byteview.As[uint32](outs[1])
+		var p tfLaneParams
+		if vec && n > 0 {
+			p.iters = iters
+			for it := range iters {
+				s := r[(it%2)*4:]
+				p.tab[it] = tfLaneIter{rot: [4]uint32{s[0], s[1], s[2], s[3]}, cnt: uint32(counter + int32(it) + 1),
+					ka: &ks[it%3][0], kb: &ks[(it+1)%3][0]}
+			}
+		}
+		parallelFor(ctx, n, func(lo, hi int) {
+			if vec && tfLanes != nil && iters > 0 {
+				block := tfVecBlock
+				m := (hi - lo) / block * block
+				if m > 0 {
+					tfLanes(&y0[lo], &y1[lo], &x0[lo], &x1[lo], m, &p, lo)
+					lo += m
+				}
+			}
+			for i := lo; i < hi; i++ {
+				a, b := x0[i], x1[i]
+				for it := range iters {
+					a, b = fourRounds(a, b, r[(it&1)*4:(it&1)*4+4])
+					a += ks[it%3][i]
+					b += ks[(it+1)%3][i] + uint32(counter+int32(it)+1)
+				}
+				y0[i], y1[i] = a, b
+			}
+		})
+		return nil
+	}
+}
+
+// fourRounds is one iteration's rounds; rotl follows StableHLO's shifts.
+func fourRounds(a, b uint32, s []uint32) (uint32, uint32) {
+	for _, c := range s {
+		a += b
+		b = (b<<c | b>>(32-c)) ^ a
+	}
+	return a, b
 }
 
 // threefryRoundsGo is the loop's definition, element by element. With

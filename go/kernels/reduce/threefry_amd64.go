@@ -10,6 +10,12 @@ func threefryRoundsY(y0, y1, x0, x1 *uint32, n int, p *tfParams)
 //go:noescape
 func threefryRoundsZ(y0, y1, x0, x1 *uint32, n int, p *tfParams)
 
+//go:noescape
+func threefryLanesY(y0, y1, x0, x1 *uint32, n int, p *tfLaneParams, off int)
+
+//go:noescape
+func threefryLanesZ(y0, y1, x0, x1 *uint32, n int, p *tfLaneParams, off int)
+
 func init() { useThreefry(cpufeat.Widest()) }
 
 // useThreefry selects the rounds' vector loop (AVX-512 rotates in one
@@ -17,10 +23,10 @@ func init() { useThreefry(cpufeat.Widest()) }
 func useThreefry(isa string) {
 	switch isa {
 	case "Z":
-		tfVec, tfVecBlock = threefryRoundsZ, 32
+		tfVec, tfLanes, tfVecBlock = threefryRoundsZ, threefryLanesZ, 32
 	case "Y":
-		tfVec, tfVecBlock = threefryRoundsY, 16
+		tfVec, tfLanes, tfVecBlock = threefryRoundsY, threefryLanesY, 16
 	default:
-		tfVec, tfVecBlock = nil, 1
+		tfVec, tfLanes, tfVecBlock = nil, nil, 1
 	}
 }

@@ -141,3 +141,62 @@ func BenchmarkThreefryRounds1M(b *testing.B) {
 		})
 	}
 }
+
+// Keys that vary by element (vmapped jax.random: x is [rows, inner] and
+// each key [rows, 1] covers a row): every vector set gives the
+// definition's bits, for runs of one, two, three and many elements.
+func TestThreefryRoundsLaneKeys(t *testing.T) {
+	defer useThreefry(cpufeat.Widest())
+	r := rand.New(rand.NewSource(3))
+	for trial, inner := range []int64{1, 2, 3, 40, 2, 1} {
+		rows := int64(1 + r.Intn(3000))
+		n := rows * inner
+		rot := []int64{13, 15, 26, 6, 17, 29, 16, 24}
+		if trial >= 4 {
+			for i := range rot {
+				rot[i] = int64(r.Intn(33))
+			}
+		}
+		iters, counter := int64(1+r.Intn(8)), int64(r.Intn(100))
+		a, b := make([]uint32, n), make([]uint32, n)
+		for i := range a {
+			a[i], b[i] = r.Uint32(), r.Uint32()
+		}
+		var ks [3][]uint32
+		for k := range ks {
+			ks[k] = make([]uint32, rows)
+			for i := range ks[k] {
+				ks[k][i] = r.Uint32()
+			}
+		}
+		w0, w1 := make([]uint32, n), make([]uint32, n)
+		for i := range a {
+			x, y := a[i], b[i]
+			row := int64(i) / inner
+			for it := range iters {
+				s := rot[(it%2)*4 : (it%2)*4+4]
+				for _, c := range s {
+					x += y
+					y = (y<<uint32(c) | y>>(32-uint32(c))) ^ x
+				}
+				x += ks[it%3][row]
+				y += ks[(it+1)%3][row] + uint32(int32(counter)+int32(it)+1)
+			}
+			w0[i], w1[i] = x, y
+		}
+		vt, kt := ir.Tensor(ir.U32, rows, inner), ir.Tensor(ir.U32, rows, 1)
+		op := mkOp(ThreefryRoundsOp, []ir.Type{vt, vt, kt, kt, kt}, []ir.Type{vt, vt},
+			ir.Attrs{"rotations": i64a(rot...), "iterations": ir.IntAttr{Value: iters}, "counter": ir.IntAttr{Value: counter}})
+		for _, isa := range cpufeat.Sets() {
+			useThreefry(isa)
+			outs := runOp(t, &fakeCtx{}, op, u32s(a...), u32s(b...), u32s(ks[0]...), u32s(ks[1]...), u32s(ks[2]...))
+			require.Equal(t, w0, toU32(outs[0]), "inner %d isa %q", inner, isa)
+			require.Equal(t, w1, toU32(outs[1]), "inner %d isa %q", inner, isa)
+		}
+	}
+	// A key shape that is not x's with trailing 1s is refused.
+	vt := ir.Tensor(ir.U32, 4, 6)
+	bad := mkOp(ThreefryRoundsOp, []ir.Type{vt, vt, ir.Tensor(ir.U32, 1, 6), ir.Tensor(ir.U32, 1, 6), ir.Tensor(ir.U32, 1, 6)},
+		[]ir.Type{vt, vt}, ir.Attrs{"rotations": i64a(1, 2, 3, 4, 5, 6, 7, 8), "iterations": ir.IntAttr{Value: 5}, "counter": ir.IntAttr{Value: 0}})
+	require.Error(t, lowerErr(&fakeCtx{}, bad))
+}
