@@ -28,9 +28,14 @@ const (
 
 // threefryModule builds the loop as jax.random lowers threefry2x32 on CPU
 // (jax._src.prng, rolled loops): keys k0, k1 and counters x, y of n
-// elements in; the block function's two words out.
-func threefryModule(n int64, mut threefryMutation) *ir.Module {
+// elements in; the block function's two words out. With inner > 0 the
+// counters are [n, inner] and the keys [n, 1], one per row, as under vmap.
+func threefryModule(n, inner int64, mut threefryMutation) *ir.Module {
 	u, s := ir.Tensor(ir.U32, n), ir.Tensor(ir.U32)
+	kt := s
+	if inner > 0 {
+		u, kt = ir.Tensor(ir.U32, n, inner), ir.Tensor(ir.U32, n, 1)
+	}
 	i32 := ir.Tensor(ir.S32)
 	u4 := ir.Tensor(ir.U32, 4)
 	mb := newMod()
@@ -38,13 +43,17 @@ func threefryModule(n int64, mut threefryMutation) *ir.Module {
 	if mut == tfCounterUsed {
 		outs = append(outs, i32)
 	}
-	mb.fn("main", "public", []ir.Type{s, s, u, u}, outs, func(b *blkB, a []*ir.Value) []*ir.Value {
+	mb.fn("main", "public", []ir.Type{kt, kt, u, u}, outs, func(b *blkB, a []*ir.Value) []*ir.Value {
 		k0, k1 := a[0], a[1]
 		sc := func(v uint32) *ir.Value { return b.constant(s, u32le(v)) }
 		bc := func(rb *blkB, v *ir.Value) *ir.Value {
-			return rb.v("stablehlo.broadcast_in_dim", u, ir.Attrs{"broadcast_dimensions": ir.DenseI64Attr{}}, v)
+			dims := ir.DenseI64Attr{}
+			if t := v.StaticTensor(); t.Rank() == 2 {
+				dims.Values = []int64{0, 1}
+			}
+			return rb.v("stablehlo.broadcast_in_dim", u, ir.Attrs{"broadcast_dimensions": dims}, v)
 		}
-		k2 := b.hlo("xor", b.hlo("xor", k0, k1), sc(0x1BD11BDA))
+		k2 := b.hlo("xor", b.hlo("xor", k0, k1), b.v("stablehlo.broadcast_in_dim", kt, ir.Attrs{"broadcast_dimensions": ir.DenseI64Attr{}}, sc(0x1BD11BDA)))
 		x0 := b.hlo("add", a[2], bc(b, k0))
 		x1 := b.hlo("add", a[3], bc(b, k1))
 		rA := b.constant(u4, u32le(13, 15, 26, 6))
@@ -139,7 +148,7 @@ func TestThreefryLoopBecomesKernel(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, n := range []int64{1, 7, 1000, 40_003} {
 		for mut := tfAsJAX; mut <= tfSkipInjection; mut++ {
-			e := compile(t, threefryModule(n, mut))
+			e := compile(t, threefryModule(n, 0, mut))
 			rolled := strings.Contains(e.PlanText(), reduce.ThreefryRoundsOp)
 			require.Equal(t, mut == tfAsJAX, rolled, "n %d mutation %d\n%s", n, mut, e.PlanText())
 			if mut != tfAsJAX {
@@ -156,6 +165,33 @@ func TestThreefryLoopBecomesKernel(t *testing.T) {
 				g0, g1 := binary.LittleEndian.Uint32(out[0][4*i:]), binary.LittleEndian.Uint32(out[1][4*i:])
 				require.Equal(t, [2]uint32{w0, w1}, [2]uint32{g0, g1}, "n %d element %d", n, i)
 			}
+		}
+	}
+}
+
+// TestThreefryLoopPerSampleKeys: with one key per row (vmapped jax.random)
+// the loop becomes gojax.threefry_rounds too, and each row's words are the
+// block function's under that row's key.
+func TestThreefryLoopPerSampleKeys(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, inner := range []int64{1, 2, 3, 64} {
+		const n = 700
+		e := compile(t, threefryModule(n, inner, tfAsJAX))
+		require.Contains(t, e.PlanText(), reduce.ThreefryRoundsOp)
+		k0, k1 := make([]uint32, n), make([]uint32, n)
+		for i := range k0 {
+			k0[i], k1[i] = r.Uint32(), r.Uint32()
+		}
+		x, y := make([]uint32, n*inner), make([]uint32, n*inner)
+		for i := range x {
+			x[i], y[i] = r.Uint32(), r.Uint32()
+		}
+		out := run(t, e, u32le(k0...), u32le(k1...), u32le(x...), u32le(y...))
+		for i := range x {
+			row := i / int(inner)
+			w0, w1 := threefryRef(x[i], y[i], k0[row], k1[row])
+			g0, g1 := binary.LittleEndian.Uint32(out[0][4*i:]), binary.LittleEndian.Uint32(out[1][4*i:])
+			require.Equal(t, [2]uint32{w0, w1}, [2]uint32{g0, g1}, "inner %d element %d", inner, i)
 		}
 	}
 }
