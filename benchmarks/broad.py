@@ -474,6 +474,9 @@ def main(a) -> int:
     ws = _select(a.only, all_ws)
     from benchmarks import cli, machine
 
+    if a.export:  # artifacts for go/cmd/gojax-prof, as the default suite writes them
+        return cli._export(a.export, ws, [])
+
     m = machine.detect(measure_bandwidth=False)
     print(m.derivation[0])
     print(f"gojax: {cli._gojax_build()}")

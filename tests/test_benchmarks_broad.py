@@ -103,6 +103,17 @@ def test_quick_broad_run(tmp_path):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_broad_export_writes_artifacts(tmp_path):
+    # The artifacts go/cmd/gojax-prof reads: the serialized module and its input signature.
+    p = subprocess.run([sys.executable, "-m", "benchmarks", "--suite", "broad", "--export", str(tmp_path),
+                        "--only", "random_uniform_1M"], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert (tmp_path / "random_uniform_1M.bc").read_bytes()[:4] == b"ML\xefR"  # MLIR bytecode
+    side = json.loads((tmp_path / "random_uniform_1M.json").read_text())
+    assert side["inputs"] == [{"dtype": "uint32", "shape": [2]}]
+    assert "geometric mean" not in p.stdout  # exported, not run
+
+
 def test_memory_child_reports_peak():
     p = subprocess.run([sys.executable, "-m", "benchmarks", "--suite", "broad", "--mem-child", "random_uniform_1M",
                         "--mem-backend", "xla"], cwd=REPO, capture_output=True, text=True, timeout=200)

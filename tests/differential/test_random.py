@@ -22,6 +22,9 @@ RANDOM = [
     ("split_fold_in", lambda k, dt: (R.split(k, 3), R.fold_in(k, 7), R.split(R.fold_in(k, 2))[1]),
      [np.uint32], "exact"),
     ("bits", lambda k, dt: (R.bits(k, (4, 5), dt), R.bits(k, (0,), dt)), [np.uint8, np.uint32, np.uint64], "exact"),
+    # Sizes past the threefry kernel's vector blocks, tails and worker split.
+    ("bits_large", lambda k, dt: (R.bits(k, (1000, 37), dt), R.bits(R.fold_in(k, 1), (70001,), dt)),
+     [np.uint32], "exact"),
     ("uniform", lambda k, dt: (R.uniform(k, (3, 7), dt), R.uniform(k, (), dt, -2, 5)),
      [BF16, np.float16, np.float32, np.float64], "exact"),
     ("normal", lambda k, dt: R.normal(k, (4, 6), dt), [BF16, np.float32, np.float64, np.complex64], "transc"),
@@ -61,6 +64,14 @@ def test_random_vmap_over_keys():
     keys = np.stack([_key(i) for i in range(5)])
     check(lambda ks: (jax.vmap(lambda k: R.normal(k, (3,)))(ks), jax.vmap(lambda k: R.split(k))(ks)), keys,
           cls="transc")
+
+
+def test_random_bits_vmapped_keys():
+    # One key per sample: the threefry loop carries key arrays (runs of 1, 2 and 1500 elements per key).
+    keys = R.split(_key(5), 1000)
+    check(lambda ks: (jax.vmap(lambda k: R.bits(k, (2,)))(ks), jax.vmap(lambda k: R.bits(k, (4,)))(ks),
+                      jax.vmap(lambda k: R.bits(k, (3000,)))(ks[:5]), jax.vmap(lambda k: R.uniform(k, (3,)))(ks)),
+          np.asarray(keys), cls="exact")
 
 
 def test_random_new_style_keys():

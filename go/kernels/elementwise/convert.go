@@ -305,6 +305,9 @@ func convIntFrom[S integer](to ir.ElemType) kern {
 	case ir.U64:
 		k = k1(convII[S, uint64])
 	case ir.F32:
+		if _, ok := any(S(0)).(int32); ok {
+			return k1(convI32F32)
+		}
 		return k1(convIF[S, float32])
 	case ir.F64:
 		return k1(convIF[S, float64])

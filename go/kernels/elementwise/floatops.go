@@ -3,17 +3,23 @@ package elementwise
 import (
 	"math"
 
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
 )
 
 // Float loops. float32 math goes through float64 and rounds once, which is
 // at least as accurate as XLA's CPU approximations.
 
+// fabs32 and fneg32 clear or flip the sign bit (NaNs included, as Go's
+// -x does) with the 32-bit integer vector loops.
 func fabs32(d, a []float32) {
-	a = a[:len(d)]
-	for i := range d {
-		d[i] = math.Float32frombits(math.Float32bits(a[i]) &^ (1 << 31))
-	}
+	m := [1]uint32{1<<31 - 1}
+	intArith32(iAnd, formVS, byteview.As[uint32](byteview.Bytes(d)), byteview.As[uint32](byteview.Bytes(a[:len(d)])), m[:])
+}
+
+func fneg32(d, a []float32) {
+	m := [1]uint32{1 << 31}
+	intArith32(iXor, formVS, byteview.As[uint32](byteview.Bytes(d)), byteview.As[uint32](byteview.Bytes(a[:len(d)])), m[:])
 }
 
 func fabs64(d, a []float64) {
@@ -140,6 +146,9 @@ func fscalar[T float](f func(float64) float64) kern {
 func floatUnary[T float](name string) kern {
 	switch name {
 	case "negate":
+		if isF32[T]() {
+			return k1(fneg32)
+		}
 		return k1(neg[T])
 	case "abs":
 		if isF32[T]() {
@@ -147,6 +156,9 @@ func floatUnary[T float](name string) kern {
 		}
 		return k1(fabs64)
 	case "sqrt":
+		if isF32[T]() {
+			return k1(fsqrt32)
+		}
 		return k1(fsqrt[T])
 	case "rsqrt":
 		return k1(frsqrt[T])
@@ -171,14 +183,23 @@ func floatUnary[T float](name string) kern {
 		}
 		return k1(flogistic[T])
 	case "floor":
+		if isF32[T]() {
+			return k1(ffloor32)
+		}
 		return k1(ffloor[T])
 	case "ceil":
+		if isF32[T]() {
+			return k1(fceil32)
+		}
 		return k1(fceil[T])
 	case "cbrt":
 		return fscalar[T](math.Cbrt)
 	case "round_nearest_afz":
 		return fscalar[T](math.Round)
 	case "round_nearest_even":
+		if isF32[T]() {
+			return k1(frne32)
+		}
 		return fscalar[T](math.RoundToEven)
 	case "cosine":
 		return fscalar[T](cos64)

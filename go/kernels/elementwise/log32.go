@@ -80,16 +80,50 @@ func log32(x float32) float32 {
 	return float32(log1pCore(float64(x))) // float32 subnormals are normal in float64
 }
 
+// logVecConsts is what the vector loop (log32_amd64.s, at these offsets)
+// reads: log1pCore's coefficients as Go rounds them, and the bounds of the
+// inputs that take the general path of log1p32 or log32.
+type logVecConsts struct {
+	coef      [8]float64 // 0
+	ln2, one  float64    // 64, 72
+	mant, off uint64     // 80, 88
+	bias      uint64     // 96
+	lo, max   float32    // 104, 108: lo < x <= max
+	tiny      float32    // 112: |x| >= tiny
+	abs       uint32     // 116
+}
+
+func logConsts(lo, tiny float32) logVecConsts {
+	return logVecConsts{
+		coef: [8]float64{1.0 / 3, 1.0 / 5, 1.0 / 7, 1.0 / 9, 1.0 / 11, 1.0 / 13, 1.0 / 15, 1.0 / 17},
+		ln2:  logLn2, one: 1, mant: 1<<52 - 1, off: 1<<52 - logSqrt2Mant, bias: 1023,
+		lo: lo, max: math.MaxFloat32, tiny: tiny, abs: 1<<31 - 1,
+	}
+}
+
+var (
+	log1pVec = logConsts(-1, 0x1p-29) // log1p32's switch, negated
+	logVec   = logConsts(0, 0)
+)
+
+// flog1p32 and flog32 run the vector loop while whole blocks take the
+// general path and the scalar function on a block that does not.
 func flog1p32(d, a []float32) {
 	a = a[:len(d)]
-	for i, x := range a {
-		d[i] = log1p32(x)
+	for i := 0; i < len(a); {
+		i += log32Vec(d[i:], a[i:], &log1pVec, true)
+		for end := min(i+16, len(a)); i < end; i++ {
+			d[i] = log1p32(a[i])
+		}
 	}
 }
 
 func flog32(d, a []float32) {
 	a = a[:len(d)]
-	for i, x := range a {
-		d[i] = log32(x)
+	for i := 0; i < len(a); {
+		i += log32Vec(d[i:], a[i:], &logVec, false)
+		for end := min(i+16, len(a)); i < end; i++ {
+			d[i] = log32(a[i])
+		}
 	}
 }

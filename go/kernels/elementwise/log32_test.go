@@ -1,8 +1,12 @@
 package elementwise
 
 import (
+	"fmt"
 	"math"
+	"math/rand"
 	"testing"
+
+	"github.com/gojax/gojax/go/internal/cpufeat"
 
 	"github.com/stretchr/testify/require"
 )
@@ -59,5 +63,68 @@ func TestLog32Accuracy(t *testing.T) {
 	}
 	for _, x := range []float32{nan32, -inf32, -2, -1.0000001} {
 		require.True(t, log1p32(x) != log1p32(x), "log1p(%v)", x)
+	}
+}
+
+// TestLog32VectorMatchesScalar: the slice loops (the vector loop where
+// AVX-512 is in use) give log32/log1p32's bits for every input, over a
+// stride through all bit patterns and dense runs, with special inputs
+// (NaN, ±0, ±inf, ≤ -1, tiny) at every position of a block.
+func TestLog32VectorMatchesScalar(t *testing.T) {
+	var in []float32
+	for b := uint64(0); b < 1<<32; b += 4093 {
+		in = append(in, math.Float32frombits(uint32(b)))
+	}
+	for _, c := range []float32{0, 1, -1, 0x1p-29, -0x1p-29} {
+		cb := math.Float32bits(c)
+		for d := uint32(0); d < 5000; d++ {
+			in = append(in, math.Float32frombits(cb+d), math.Float32frombits(cb-d))
+		}
+	}
+	specials := []float32{nan32, 0, negz32, inf32, -inf32, -1, -2, 0x1p-30, -0x1p-30, math.MaxFloat32, 0x1p-149}
+	for pos := range 40 {
+		blk := make([]float32, 48)
+		for i := range blk {
+			blk[i] = 0.25 + float32(i)
+		}
+		blk[pos] = specials[pos%len(specials)]
+		in = append(in, blk...)
+	}
+	r := rand.New(rand.NewSource(4))
+	for range 100_000 {
+		in = append(in, r.Float32()*2-1, r.Float32())
+	}
+	for _, c := range []struct {
+		name   string
+		slice  func(d, a []float32)
+		scalar func(float32) float32
+	}{{"log1p", flog1p32, log1p32}, {"log", flog32, log32}} {
+		for _, off := range []int{0, 1, 7} { // vector blocks at every alignment and tail length
+			got := make([]float32, len(in)-off)
+			c.slice(got, in[off:])
+			for i, x := range in[off:] {
+				want := c.scalar(x)
+				require.Equalf(t, math.Float32bits(want), math.Float32bits(got[i]), "%s(%v) (%#x) at %d", c.name, x, math.Float32bits(x), i)
+			}
+		}
+	}
+}
+
+func BenchmarkLog1p32Slice(b *testing.B) {
+	wide := cpufeat.AVX512
+	defer func() { cpufeat.AVX512 = wide }()
+	a, d := make([]float32, 1<<16), make([]float32, 1<<16)
+	r := rand.New(rand.NewSource(1))
+	for i := range a {
+		a[i] = -r.Float32()
+	}
+	for _, vec := range []bool{false, wide} {
+		cpufeat.AVX512 = vec
+		b.Run(fmt.Sprintf("avx512=%v", vec), func(b *testing.B) {
+			b.SetBytes(4 << 16)
+			for range b.N {
+				flog1p32(d, a)
+			}
+		})
 	}
 }
