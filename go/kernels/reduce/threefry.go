@@ -170,7 +170,7 @@ func ThreefryKeyShaped(k, x *ir.TensorType) bool {
 // elements: the keys are widened to one word per element (when inner > 1)
 // and added lane by lane.
 func threefryLaneStep(ctx kernel.Context, n, inner int, r *[8]uint32, iters int, counter int32, vec bool) kernel.Step {
-	wide := sync.Pool{New: func() any { s := make([]uint32, 3*n); return &s }}
+	wide := sync.Pool{New: func() any { s := kernel.Make[uint32](3 * n); return &s }}
 	return func(ins, outs [][]byte) error {
 		var ks [3][]uint32
 		var buf *[]uint32
