@@ -11,21 +11,26 @@ import (
 	"github.com/gojax/gojax/go/shardy"
 )
 
-// lowerManualComputation compiles sdy.manual_computation (shard_map) over a
-// mesh whose axes are all manual: the body is compiled once per partition;
-// each run cuts every operand into per-partition blocks (in_shardings), runs
-// the partitions concurrently so their collectives can meet, and joins the
-// blocks of each result (out_shardings; a result not split along an axis is
-// taken from the partitions at coordinate 0 of it). The compiler's Shardy
-// pass attaches the mesh (gojax.mesh) and inlines computations over one
-// device.
+// lowerManualComputation compiles sdy.manual_computation (shard_map). gojax
+// runs the global program, so the body runs once per device of the mesh:
+// partition p gets the block of each operand cut along the manual axes at
+// p's coordinates, whole along the free axes (those left to the partitioner,
+// which stay global inside the body), and the partitions run concurrently so
+// their collectives, whose ids are devices of the whole mesh, can meet. The
+// devices of one manual group that differ only along free axes compute the
+// same values. The blocks of each result are joined per out_shardings; a
+// result not split along a manual axis (a replica) is taken from coordinate
+// 0 of it.
+//
+// Inside another manual computation's partition (a nested one, or the axis
+// index JAX emits for a free axis) no new partitions start: the partition
+// cuts its own block, runs the body, and the peers exchange their result
+// blocks so each holds the joined result again. The compiler's Shardy pass
+// attaches the mesh (gojax.mesh) and inlines computations over one device.
 func lowerManualComputation(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	pc, ok := ctx.(kernel.PartitionContext)
 	if !ok {
 		return nil, op.Errorf("the compiler offers no partitioned compilation")
-	}
-	if pc.Partition() != nil {
-		return nil, op.Errorf("nested manual computations are not supported")
 	}
 	meshAttr, ok := op.Attrs["gojax.mesh"].(ir.OpaqueAttr)
 	name, _ := op.Attrs.Str("gojax.mesh_name")
@@ -68,20 +73,24 @@ func lowerManualComputation(ctx kernel.Context, op *ir.Op) (kernel.Step, error) 
 	if err != nil {
 		return nil, err
 	}
-	// writes[j][p]: partition p supplies result j's block (it sits at
-	// coordinate 0 of every manual axis the result is not split along).
-	writes := make([][]bool, len(op.Results))
+	// sources[j][p]: the partitions whose blocks of result j make up the
+	// whole result partition p sees.
+	sources := make([][][]int, len(op.Results))
 	for j := range op.Results {
-		writes[j] = make([]bool, n)
+		sources[j] = make([][]int, n)
 		for p := 0; p < n; p++ {
-			w := true
-			for _, a := range mesh.Axes {
-				if manual(a.Name) && !outSh[j].Uses(a.Name) && mesh.Coord(p, a.Name) != 0 {
-					w = false
+			for q := 0; q < n; q++ {
+				if source(mesh, p, q, manual, outSh[j]) {
+					sources[j][p] = append(sources[j][p], q)
 				}
 			}
-			writes[j][p] = w
 		}
+	}
+	if part := pc.Partition(); part != nil {
+		if _, grid := grids.Load(part.Meet); grid || part.Count != n {
+			return nil, op.Errorf("a manual computation over %d devices nested in a partition of %d processes", n, part.Count)
+		}
+		return nestedManual(op, pc, part, ins, outs, sources)
 	}
 
 	meet := kernel.NewRendezvous(n)
@@ -92,12 +101,8 @@ func lowerManualComputation(ctx kernel.Context, op *ir.Op) (kernel.Step, error) 
 		if bodies[p], err = pc.CompileRegionAs(op.Regions[0], &kernel.Partition{Self: p, Count: n, Meet: meet}); err != nil {
 			return nil, err
 		}
-		for _, b := range ins {
-			localIn[p] = append(localIn[p], make([]byte, b.local.ByteSize()))
-		}
-		for _, b := range outs {
-			localOut[p] = append(localOut[p], make([]byte, b.local.ByteSize()))
-		}
+		localIn[p] = localBuffers(ins)
+		localOut[p] = localBuffers(outs)
 	}
 	var mu sync.Mutex // one run at a time: the buffers and the rendezvous are per op
 	errs := make([]error, n)
@@ -120,7 +125,7 @@ func lowerManualComputation(ctx kernel.Context, op *ir.Op) (kernel.Step, error) 
 					}
 				}()
 				for i, b := range ins {
-					shardy.CopyBlock(gin[i], localIn[p][i], b.global.Shape, b.local.Shape, b.offsets[p], int64(b.global.Elem.ByteSize()), false)
+					b.cut(gin[i], localIn[p][i], p)
 				}
 				if errs[p] = bodies[p].Call(localIn[p], localOut[p]); errs[p] != nil {
 					meet.Abort()
@@ -139,29 +144,109 @@ func lowerManualComputation(ctx kernel.Context, op *ir.Op) (kernel.Step, error) 
 			return first
 		}
 		for j, b := range outs {
-			for p := 0; p < n; p++ {
-				if writes[j][p] {
-					shardy.CopyBlock(gout[j], localOut[p][j], b.global.Shape, b.local.Shape, b.offsets[p], int64(b.global.Elem.ByteSize()), true)
-				}
+			// Every partition sees the same whole result here; partition 0's
+			// sources assemble it.
+			for _, q := range sources[j][0] {
+				b.join(gout[j], localOut[q][j], q)
 			}
 		}
 		return nil
 	}, nil
 }
 
+// nestedManual runs a manual computation inside partition part of an
+// enclosing one over the same devices.
+func nestedManual(op *ir.Op, pc kernel.PartitionContext, part *kernel.Partition, ins, outs []block, sources [][][]int) (kernel.Step, error) {
+	fn, err := pc.CompileRegionAs(op.Regions[0], part)
+	if err != nil {
+		return nil, err
+	}
+	p := part.Self
+	localIn, localOut := localBuffers(ins), localBuffers(outs)
+	return func(gin, gout [][]byte) error {
+		for i, b := range ins {
+			b.cut(gin[i], localIn[i], p)
+		}
+		if err := fn.Call(localIn, localOut); err != nil {
+			return err
+		}
+		for j, b := range outs {
+			if b.global == nil {
+				continue
+			}
+			if err := part.Meet.Exchange(p, localOut[j], func(all [][]byte) {
+				for _, q := range sources[j][p] {
+					b.join(gout[j], all[q], q)
+				}
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
+}
+
+// source reports whether partition q holds a block of the result partition p
+// sees: q agrees with p on every axis the computation leaves free, and along
+// each manual axis the result is not split on (a replica) q sits at 0.
+func source(m *shardy.Mesh, p, q int, manual func(string) bool, sh *shardy.Sharding) bool {
+	for _, a := range m.Axes {
+		cq := m.Coord(q, a.Name)
+		switch {
+		case !manual(a.Name):
+			if cq != m.Coord(p, a.Name) {
+				return false
+			}
+		case !sh.Uses(a.Name):
+			if cq != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func localBuffers(bs []block) [][]byte {
+	out := make([][]byte, len(bs))
+	for i, b := range bs {
+		if b.local != nil {
+			out[i] = make([]byte, b.local.ByteSize())
+		}
+	}
+	return out
+}
+
 // block is how one operand or result splits: its global and per-partition
-// types and each partition's offset.
+// types and each partition's offset; both types are nil for a token, which
+// carries no data.
 type block struct {
 	global, local *ir.TensorType
 	offsets       [][]int64
+}
+
+// cut copies partition p's block of global into local.
+func (b block) cut(global, local []byte, p int) {
+	if b.global != nil {
+		shardy.CopyBlock(global, local, b.global.Shape, b.local.Shape, b.offsets[p], int64(b.global.Elem.ByteSize()), false)
+	}
+}
+
+// join copies partition p's block local into global.
+func (b block) join(global, local []byte, p int) {
+	if b.global != nil {
+		shardy.CopyBlock(global, local, b.global.Shape, b.local.Shape, b.offsets[p], int64(b.global.Elem.ByteSize()), true)
+	}
 }
 
 func blocks(op *ir.Op, what string, vals []*ir.Value, sh []*shardy.Sharding, locals []*ir.Value, mesh *shardy.Mesh, manual func(string) bool) ([]block, error) {
 	out := make([]block, len(vals))
 	for i, v := range vals {
 		g, l := v.Tensor(), locals[i].Tensor()
+		if isToken(v.Type) && isToken(locals[i].Type) {
+			continue
+		}
 		if g == nil || l == nil {
-			return nil, op.Errorf("%s %d is not a tensor (tokens cannot cross a manual computation here)", what, i)
+			return nil, op.Errorf("%s %d: %s outside and %s inside are not both tensors or both tokens", what, i, v.Type, locals[i].Type)
 		}
 		b := block{global: g, local: l, offsets: make([][]int64, mesh.Size())}
 		for p := range b.offsets {
@@ -177,6 +262,11 @@ func blocks(op *ir.Op, what string, vals []*ir.Value, sh []*shardy.Sharding, loc
 		out[i] = b
 	}
 	return out, nil
+}
+
+func isToken(t ir.Type) bool {
+	_, ok := t.(*ir.TokenType)
+	return ok
 }
 
 func shardingList(op *ir.Op, key string, meshes map[string]*shardy.Mesh, vals []*ir.Value) ([]*shardy.Sharding, error) {
