@@ -147,3 +147,24 @@ func TestManualComputationInWhile(t *testing.T) {
 	got := run(t, compile(t, mb.m), f32s(1, 3), i32s(3))
 	require.Equal(t, []float32{8, 24}, toF32(got[0]))
 }
+
+// A token crosses a manual computation like any operand (it carries no
+// data); the partitions' results join as usual.
+func TestManualComputationPassesTokens(t *testing.T) {
+	mb := newMod()
+	spmdMesh(mb)
+	tok := &ir.TokenType{}
+	mb.fn("main", "public", []ir.Type{f32t(4)}, []ir.Type{f32t(4)}, func(b *blkB, a []*ir.Value) []*ir.Value {
+		t0 := b.v("stablehlo.after_all", tok, nil)
+		r := b.manual(`"a", "b"`, []*ir.Value{t0, a[0]}, `<@mesh, []>, <@mesh, [{"a", "b"}]>`, []ir.Type{tok, f32t(4)},
+			`<@mesh, []>, <@mesh, [{"b", "a"}]>`, []ir.Type{tok, f32t(1)},
+			func(rb *blkB, x []*ir.Value) []*ir.Value {
+				t1 := rb.v("stablehlo.after_all", tok, nil, x[0])
+				return []*ir.Value{t1, rb.add(x[1], rb.partition(f32t(1)))}
+			})
+		return r[1:]
+	})
+	// Device 2a+b holds element 2a+b and writes it back at 2b+a.
+	got := run(t, compile(t, mb.m), f32s(10, 20, 30, 40))
+	require.Equal(t, []float32{10, 32, 21, 43}, toF32(got[0]))
+}
