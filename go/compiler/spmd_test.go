@@ -168,3 +168,27 @@ func TestManualComputationPassesTokens(t *testing.T) {
 	got := run(t, compile(t, mb.m), f32s(10, 20, 30, 40))
 	require.Equal(t, []float32{10, 32, 21, 43}, toF32(got[0]))
 }
+
+// An operand unreduced along a manual axis is the sum of the partitions'
+// values: the partition at coordinate 0 gets it, the others zeros. A result
+// unreduced along one sums the partitions' blocks.
+func TestManualComputationUnreduced(t *testing.T) {
+	mb := newMod()
+	spmdMesh(mb)
+	mb.fn("main", "public", []ir.Type{f32t(2)}, []ir.Type{f32t(2), f32t(2)}, func(b *blkB, a []*ir.Value) []*ir.Value {
+		return b.manual(`"a", "b"`, a, `<@mesh, [{}], unreduced={"a"}>`, []ir.Type{f32t(2), f32t(2)},
+			`<@mesh, [{}]>, <@mesh, [{"b"}], unreduced={"a"}>`, []ir.Type{f32t(2)},
+			func(rb *blkB, x []*ir.Value) []*ir.Value {
+				// Summed over "a", x comes back whole; partition 2a+b adds
+				// its id to its block of the second result.
+				s := rb.psum(x[0], meshAxes("a"))
+				one := rb.v("stablehlo.slice", f32t(1), ir.Attrs{"start_indices": ir.DenseI64Attr{Values: []int64{0}},
+					"limit_indices": ir.DenseI64Attr{Values: []int64{1}}, "strides": ir.DenseI64Attr{Values: []int64{1}}}, x[0])
+				return []*ir.Value{s, rb.add(one, rb.partition(f32t(1)))}
+			})
+	})
+	got := run(t, compile(t, mb.m), f32s(5, 7))
+	require.Equal(t, []float32{5, 7}, toF32(got[0]))
+	// Column b: partition (0, b) holds 5+b, (1, b) holds 0+2+b.
+	require.Equal(t, []float32{7, 9}, toF32(got[1]))
+}
