@@ -271,3 +271,31 @@ same(res[0], res[1])
 print("ok")
 """, env=ENV)
     assert "ok" in out
+
+
+def test_shard_map_unreduced_boundaries_match_xla():
+    # Gradients through all_gather(to="reduced") pass an unreduced cotangent
+    # into the backward manual computation; psum_scatter/psum of unreduced
+    # results sum the partitions' values.
+    out = check_python(PRELUDE + """
+from jax.sharding import AxisType
+res = []
+for devs in (GJ, XL):
+    mesh = jax.make_mesh((8,), ("x",), axis_types=(AxisType.Explicit,), devices=devs)
+    with jax.set_mesh(mesh):
+        arr = jax.device_put(np.arange(8, dtype=np.float32) % 5, P("x"))
+        @jax.jit
+        @jax.shard_map(out_specs=P(reduced={"x"}))
+        def f(x):
+            y = jax.lax.all_gather(x, axis_name="x", axis=0, tiled=True, to="reduced")
+            return jnp.max(y, axis=0)
+        w = jax.device_put(np.arange(16, dtype=np.float32).reshape(8, 2) / 3, P("x"))
+        def loss(w):
+            g = jax.shard_map(lambda v: jax.lax.all_gather(v, "x", axis=0, tiled=True, to="reduced"),
+                              out_specs=P(reduced={"x"}))(w)
+            return g.sum()
+        res.append(jax.tree.map(np.asarray, (jax.jit(jax.grad(f))(arr), jax.jit(jax.grad(loss))(w))))
+same(res[0], res[1], exact=False)
+print("ok")
+""", env=ENV8)
+    assert "ok" in out
