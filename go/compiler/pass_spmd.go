@@ -34,8 +34,8 @@ func (s *spmdInfo) mesh(name string) (*shardy.Mesh, error) {
 	return m, nil
 }
 
-// manualComputation inlines a manual computation whose manual axes span one
-// device and keeps any other, with attributes gojax.mesh (the mesh text) and
+// manualComputation inlines a manual computation over a one-device mesh and
+// keeps any other, with attributes gojax.mesh (the mesh text) and
 // gojax.mesh_name added for its kernel.
 func (s *spmdInfo) manualComputation(op *ir.Op, repl map[*ir.Value]*ir.Value) (bool, []*ir.Op, error) {
 	name, err := manualMeshName(op)
@@ -50,26 +50,17 @@ func (s *spmdInfo) manualComputation(op *ir.Op, repl map[*ir.Value]*ir.Value) (b
 	if err != nil {
 		return false, nil, err
 	}
-	size := 1
 	for _, a := range axes {
-		ax, ok := m.Axis(a)
-		if !ok {
+		if _, ok := m.Axis(a); !ok {
 			return false, nil, op.Errorf("manual axis %q is not an axis of mesh @%s", a, name)
 		}
-		size *= ax.Size
 	}
-	if size == 1 {
+	// Over several devices the body runs once per device even when its
+	// manual axes span one: its collectives and partition ids name devices
+	// of the whole mesh.
+	if m.Size() == 1 {
 		body, err := inlineRegion(op, repl)
 		return false, body, err
-	}
-	for _, a := range m.Axes {
-		manual := false
-		for _, n := range axes {
-			manual = manual || n == a.Name
-		}
-		if !manual && a.Size > 1 {
-			return false, nil, op.Errorf("mesh axis %q (size %d) is not manual: manual computations that leave axes to the partitioner are not supported yet", a.Name, a.Size)
-		}
 	}
 	if len(op.Regions) != 1 || len(op.Regions[0].Blocks) != 1 {
 		return false, nil, op.Errorf("expected one single-block region")
@@ -138,16 +129,18 @@ func (s *spmdInfo) explicitReplicaGroups(op *ir.Op) error {
 	if !ok {
 		return nil
 	}
-	var meshName string
+	var m *shardy.Mesh
+	var err error
 	switch v := d.Entries["mesh"].(type) {
 	case ir.StringAttr:
-		meshName = v.Value
+		m, err = s.mesh(strings.TrimPrefix(v.Value, "@"))
 	case ir.SymbolRefAttr:
-		meshName = v.Name
+		m, err = s.mesh(strings.TrimPrefix(v.Name, "@"))
+	case ir.DictAttr: // an inline #stablehlo.mesh
+		m, err = inlineMesh(v)
 	default:
-		return op.Errorf("replica_groups %s: mesh is not a symbol", d)
+		return op.Errorf("replica_groups %s: mesh is neither a symbol nor a mesh", d)
 	}
-	m, err := s.mesh(strings.TrimPrefix(meshName, "@"))
 	if err != nil {
 		return op.Errorf("replica_groups: %v", err)
 	}
@@ -155,22 +148,29 @@ func (s *spmdInfo) explicitReplicaGroups(op *ir.Op) error {
 	if !ok {
 		return op.Errorf("replica_groups %s: axes is not a list", d)
 	}
-	var axes []string
+	var axes []shardy.AxisRef
 	for _, a := range list.Elems {
 		ad, ok := a.(ir.DictAttr)
 		if !ok {
 			return op.Errorf("replica_groups %s: unexpected axis %s", d, a)
 		}
-		if _, sub := ad.Entries["sub_axis_info"]; sub {
-			return op.Errorf("replica_groups %s: sub-axes are not supported", d)
-		}
 		n, ok := ad.Entries["name"].(ir.StringAttr)
 		if !ok {
 			return op.Errorf("replica_groups %s: axis without a name", d)
 		}
-		axes = append(axes, n.Value)
+		ref := shardy.AxisRef{Name: n.Value}
+		if sub, ok := ad.Entries["sub_axis_info"]; ok {
+			sd, _ := sub.(ir.DictAttr)
+			pre, ok1 := sd.Entries.Int("pre_size")
+			size, ok2 := sd.Entries.Int("size")
+			if !ok1 || !ok2 {
+				return op.Errorf("replica_groups %s: unexpected sub-axis %s", d, sub)
+			}
+			ref.PreSize, ref.Size = int(pre), int(size)
+		}
+		axes = append(axes, ref)
 	}
-	groups, err := m.Groups(axes)
+	groups, err := m.SubGroups(axes)
 	if err != nil {
 		return op.Errorf("replica_groups: %v", err)
 	}
@@ -192,4 +192,27 @@ func (s *spmdInfo) explicitReplicaGroups(op *ir.Op) error {
 	attrs["replica_groups"] = &ir.ElementsAttr{Type: t, Data: data}
 	op.Attrs = attrs
 	return nil
+}
+
+// inlineMesh reads #stablehlo.mesh<axes = [#stablehlo.mesh_axis<...>, ...]>
+// (decoded as a dictionary).
+func inlineMesh(d ir.DictAttr) (*shardy.Mesh, error) {
+	if _, ok := d.Entries["device_ids"]; ok {
+		return nil, fmt.Errorf("mesh %s: device_ids are not supported in replica groups", d)
+	}
+	list, ok := d.Entries["axes"].(ir.ArrayAttr)
+	if !ok {
+		return nil, fmt.Errorf("mesh %s has no axis list", d)
+	}
+	m := &shardy.Mesh{}
+	for _, a := range list.Elems {
+		ad, _ := a.(ir.DictAttr)
+		name, ok1 := ad.Entries["name"].(ir.StringAttr)
+		size, ok2 := ad.Entries.Int("size")
+		if !ok1 || !ok2 || size < 1 {
+			return nil, fmt.Errorf("mesh %s: unexpected axis %s", d, a)
+		}
+		m.Axes = append(m.Axes, shardy.Axis{Name: name.Value, Size: int(size)})
+	}
+	return m, nil
 }

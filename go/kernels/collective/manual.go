@@ -3,29 +3,38 @@ package collective
 import (
 	"errors"
 	"fmt"
-	"github.com/gojax/gojax/go/internal/fpmode"
+	"regexp"
+	"slices"
+	"strings"
 	"sync"
+
+	"github.com/gojax/gojax/go/internal/fpmode"
 
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
 	"github.com/gojax/gojax/go/shardy"
 )
 
-// lowerManualComputation compiles sdy.manual_computation (shard_map) over a
-// mesh whose axes are all manual: the body is compiled once per partition;
-// each run cuts every operand into per-partition blocks (in_shardings), runs
-// the partitions concurrently so their collectives can meet, and joins the
-// blocks of each result (out_shardings; a result not split along an axis is
-// taken from the partitions at coordinate 0 of it). The compiler's Shardy
-// pass attaches the mesh (gojax.mesh) and inlines computations over one
-// device.
+// lowerManualComputation compiles sdy.manual_computation (shard_map). gojax
+// runs the global program, so the body runs once per device of the mesh:
+// partition p gets the block of each operand cut along the manual axes at
+// p's coordinates, whole along the free axes (those left to the partitioner,
+// which stay global inside the body), and the partitions run concurrently so
+// their collectives, whose ids are devices of the whole mesh, can meet. The
+// devices of one manual group that differ only along free axes compute the
+// same values. The blocks of each result are joined per out_shardings; a
+// result not split along a manual axis (a replica) is taken from coordinate
+// 0 of it.
+//
+// Inside another manual computation's partition (a nested one, or the axis
+// index JAX emits for a free axis) no new partitions start: the partition
+// cuts its own block, runs the body, and the peers exchange their result
+// blocks so each holds the joined result again. The compiler's Shardy pass
+// attaches the mesh (gojax.mesh) and inlines computations over one device.
 func lowerManualComputation(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	pc, ok := ctx.(kernel.PartitionContext)
 	if !ok {
 		return nil, op.Errorf("the compiler offers no partitioned compilation")
-	}
-	if pc.Partition() != nil {
-		return nil, op.Errorf("nested manual computations are not supported")
 	}
 	meshAttr, ok := op.Attrs["gojax.mesh"].(ir.OpaqueAttr)
 	name, _ := op.Attrs.Str("gojax.mesh_name")
@@ -52,11 +61,11 @@ func lowerManualComputation(ctx kernel.Context, op *ir.Op) (kernel.Step, error) 
 	}
 	n := mesh.Size()
 
-	inSh, err := shardingList(op, "in_shardings", meshes, op.Operands)
+	inSh, inUnred, err := shardingList(op, "in_shardings", meshes, op.Operands)
 	if err != nil {
 		return nil, err
 	}
-	outSh, err := shardingList(op, "out_shardings", meshes, op.Results)
+	outSh, outUnred, err := shardingList(op, "out_shardings", meshes, op.Results)
 	if err != nil {
 		return nil, err
 	}
@@ -68,20 +77,59 @@ func lowerManualComputation(ctx kernel.Context, op *ir.Op) (kernel.Step, error) 
 	if err != nil {
 		return nil, err
 	}
-	// writes[j][p]: partition p supplies result j's block (it sits at
-	// coordinate 0 of every manual axis the result is not split along).
-	writes := make([][]bool, len(op.Results))
-	for j := range op.Results {
-		writes[j] = make([]bool, n)
-		for p := 0; p < n; p++ {
-			w := true
-			for _, a := range mesh.Axes {
-				if manual(a.Name) && !outSh[j].Uses(a.Name) && mesh.Coord(p, a.Name) != 0 {
-					w = false
-				}
-			}
-			writes[j][p] = w
+	// An operand unreduced along manual axes is the sum of the partitions'
+	// blocks: the one at coordinate 0 of those axes gets the value, the
+	// others zeros.
+	for i := range ins {
+		unred := manualOnly(inUnred[i], manual)
+		if ins[i].global == nil || len(unred) == 0 {
+			continue
 		}
+		ins[i].zero = make([]bool, n)
+		for p := range ins[i].zero {
+			for _, a := range unred {
+				ins[i].zero[p] = ins[i].zero[p] || mesh.Coord(p, a) != 0
+			}
+		}
+	}
+	// sources[j][p]: the partitions whose blocks of result j make up the
+	// whole result partition p sees, in lists whose blocks sum to one block
+	// (a result unreduced along manual axes sums them; other lists hold one).
+	sources := make([][][][]int, len(op.Results))
+	adders := make([]*reducer, len(op.Results))
+	for j := range op.Results {
+		unred := manualOnly(outUnred[j], manual)
+		if len(unred) > 0 && outs[j].global != nil {
+			if adders[j], err = adder(ctx, op, outs[j].global.Elem); err != nil {
+				return nil, err
+			}
+		}
+		sources[j] = make([][][]int, n)
+		for p := 0; p < n; p++ {
+			byBlock := map[int]int{} // partition at coordinate 0 of the unreduced axes -> list
+			for q := 0; q < n; q++ {
+				if !source(mesh, p, q, manual, outSh[j], unred) {
+					continue
+				}
+				key := q
+				for _, a := range unred {
+					key = withCoord(mesh, key, a, 0)
+				}
+				k, ok := byBlock[key]
+				if !ok {
+					k = len(sources[j][p])
+					byBlock[key] = k
+					sources[j][p] = append(sources[j][p], nil)
+				}
+				sources[j][p][k] = append(sources[j][p][k], q)
+			}
+		}
+	}
+	if part := pc.Partition(); part != nil {
+		if _, grid := grids.Load(part.Meet); grid || part.Count != n {
+			return nil, op.Errorf("a manual computation over %d devices nested in a partition of %d processes", n, part.Count)
+		}
+		return nestedManual(op, pc, part, ins, outs, sources, adders)
 	}
 
 	meet := kernel.NewRendezvous(n)
@@ -92,12 +140,8 @@ func lowerManualComputation(ctx kernel.Context, op *ir.Op) (kernel.Step, error) 
 		if bodies[p], err = pc.CompileRegionAs(op.Regions[0], &kernel.Partition{Self: p, Count: n, Meet: meet}); err != nil {
 			return nil, err
 		}
-		for _, b := range ins {
-			localIn[p] = append(localIn[p], kernel.Make[byte](b.local.ByteSize()))
-		}
-		for _, b := range outs {
-			localOut[p] = append(localOut[p], kernel.Make[byte](b.local.ByteSize()))
-		}
+		localIn[p] = localBuffers(ins)
+		localOut[p] = localBuffers(outs)
 	}
 	var mu sync.Mutex // one run at a time: the buffers and the rendezvous are per op
 	errs := make([]error, n)
@@ -120,7 +164,7 @@ func lowerManualComputation(ctx kernel.Context, op *ir.Op) (kernel.Step, error) 
 					}
 				}()
 				for i, b := range ins {
-					shardy.CopyBlock(gin[i], localIn[p][i], b.global.Shape, b.local.Shape, b.offsets[p], int64(b.global.Elem.ByteSize()), false)
+					b.cut(gin[i], localIn[p][i], p)
 				}
 				if errs[p] = bodies[p].Call(localIn[p], localOut[p]); errs[p] != nil {
 					meet.Abort()
@@ -139,29 +183,183 @@ func lowerManualComputation(ctx kernel.Context, op *ir.Op) (kernel.Step, error) 
 			return first
 		}
 		for j, b := range outs {
-			for p := 0; p < n; p++ {
-				if writes[j][p] {
-					shardy.CopyBlock(gout[j], localOut[p][j], b.global.Shape, b.local.Shape, b.offsets[p], int64(b.global.Elem.ByteSize()), true)
-				}
+			// Every partition sees the same whole result here; partition 0's
+			// sources assemble it.
+			if err := b.assemble(gout[j], sources[j][0], adders[j], func(q int) []byte { return localOut[q][j] }); err != nil {
+				return err
 			}
 		}
 		return nil
 	}, nil
 }
 
+// nestedManual runs a manual computation inside partition part of an
+// enclosing one over the same devices.
+func nestedManual(op *ir.Op, pc kernel.PartitionContext, part *kernel.Partition, ins, outs []block, sources [][][][]int, adders []*reducer) (kernel.Step, error) {
+	fn, err := pc.CompileRegionAs(op.Regions[0], part)
+	if err != nil {
+		return nil, err
+	}
+	p := part.Self
+	localIn, localOut := localBuffers(ins), localBuffers(outs)
+	return func(gin, gout [][]byte) error {
+		for i, b := range ins {
+			b.cut(gin[i], localIn[i], p)
+		}
+		if err := fn.Call(localIn, localOut); err != nil {
+			return err
+		}
+		for j, b := range outs {
+			if b.global == nil {
+				continue
+			}
+			var aerr error
+			if err := part.Meet.Exchange(p, localOut[j], func(all [][]byte) {
+				aerr = b.assemble(gout[j], sources[j][p], adders[j], func(q int) []byte { return all[q] })
+			}); err != nil {
+				return err
+			}
+			if aerr != nil {
+				return aerr
+			}
+		}
+		return nil
+	}, nil
+}
+
+// source reports whether partition q holds a block of the result partition p
+// sees: q agrees with p on every axis the computation leaves free, and along
+// each manual axis the result is neither split on nor unreduced along (a
+// replica) q sits at 0.
+func source(m *shardy.Mesh, p, q int, manual func(string) bool, sh *shardy.Sharding, unreduced []string) bool {
+	for _, a := range m.Axes {
+		cq := m.Coord(q, a.Name)
+		switch {
+		case !manual(a.Name):
+			if cq != m.Coord(p, a.Name) {
+				return false
+			}
+		case !sh.Uses(a.Name) && !slices.Contains(unreduced, a.Name):
+			if cq != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// withCoord is partition p moved to coordinate c along axis.
+func withCoord(m *shardy.Mesh, p int, axis string, c int) int {
+	q := 0
+	for _, a := range m.Axes {
+		x := m.Coord(p, a.Name)
+		if a.Name == axis {
+			x = c
+		}
+		q = q*a.Size + x
+	}
+	return q
+}
+
+func manualOnly(axes []string, manual func(string) bool) []string {
+	var out []string
+	for _, a := range axes {
+		if manual(a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// adder is a reducer that adds elements of type et (or for pred), for
+// results unreduced along manual axes.
+func adder(ctx kernel.Context, op *ir.Op, et ir.ElemType) (*reducer, error) {
+	s := ir.Tensor(et)
+	blk := ir.NewBlock(s, s)
+	name := "stablehlo.add"
+	if et == ir.Pred {
+		name = "stablehlo.or"
+	}
+	sum := blk.Append(ir.NewOp(name, []*ir.Value{blk.Args[0], blk.Args[1]}, []ir.Type{s}, nil))
+	blk.Append(ir.NewOp("stablehlo.return", []*ir.Value{sum.Result()}, nil, nil))
+	fn, err := ctx.CompileRegion(ir.NewRegion(blk))
+	if err != nil {
+		return nil, op.Errorf("summing an unreduced result: %v", err)
+	}
+	return &reducer{fn: fn, es: et.ByteSize()}, nil
+}
+
+func localBuffers(bs []block) [][]byte {
+	out := make([][]byte, len(bs))
+	for i, b := range bs {
+		if b.local != nil {
+			out[i] = kernel.Make[byte](b.local.ByteSize())
+		}
+	}
+	return out
+}
+
 // block is how one operand or result splits: its global and per-partition
-// types and each partition's offset.
+// types and each partition's offset; both types are nil for a token, which
+// carries no data. zero[p] (operands unreduced along a manual axis) gives
+// partition p zeros.
 type block struct {
 	global, local *ir.TensorType
 	offsets       [][]int64
+	zero          []bool
+}
+
+// cut copies partition p's block of global into local.
+func (b block) cut(global, local []byte, p int) {
+	switch {
+	case b.global == nil:
+	case b.zero != nil && b.zero[p]:
+		clear(local)
+	default:
+		shardy.CopyBlock(global, local, b.global.Shape, b.local.Shape, b.offsets[p], int64(b.global.Elem.ByteSize()), false)
+	}
+}
+
+// assemble joins the blocks of partitions lists (see sources) into global;
+// add sums the blocks of a list of several.
+func (b block) assemble(global []byte, lists [][]int, add *reducer, local func(q int) []byte) error {
+	var sum []byte
+	for _, l := range lists {
+		if len(l) == 1 || add == nil {
+			b.join(global, local(l[0]), l[0])
+			continue
+		}
+		if sum == nil {
+			sum = make([]byte, len(local(l[0])))
+		}
+		parts := make([][]byte, len(l))
+		for i, q := range l {
+			parts[i] = local(q)
+		}
+		if err := add.reduce(sum, parts); err != nil {
+			return err
+		}
+		b.join(global, sum, l[0])
+	}
+	return nil
+}
+
+// join copies partition p's block local into global.
+func (b block) join(global, local []byte, p int) {
+	if b.global != nil {
+		shardy.CopyBlock(global, local, b.global.Shape, b.local.Shape, b.offsets[p], int64(b.global.Elem.ByteSize()), true)
+	}
 }
 
 func blocks(op *ir.Op, what string, vals []*ir.Value, sh []*shardy.Sharding, locals []*ir.Value, mesh *shardy.Mesh, manual func(string) bool) ([]block, error) {
 	out := make([]block, len(vals))
 	for i, v := range vals {
 		g, l := v.Tensor(), locals[i].Tensor()
+		if isToken(v.Type) && isToken(locals[i].Type) {
+			continue
+		}
 		if g == nil || l == nil {
-			return nil, op.Errorf("%s %d is not a tensor (tokens cannot cross a manual computation here)", what, i)
+			return nil, op.Errorf("%s %d: %s outside and %s inside are not both tensors or both tokens", what, i, v.Type, locals[i].Type)
 		}
 		b := block{global: g, local: l, offsets: make([][]int64, mesh.Size())}
 		for p := range b.offsets {
@@ -179,21 +377,45 @@ func blocks(op *ir.Op, what string, vals []*ir.Value, sh []*shardy.Sharding, loc
 	return out, nil
 }
 
-func shardingList(op *ir.Op, key string, meshes map[string]*shardy.Mesh, vals []*ir.Value) ([]*shardy.Sharding, error) {
+func isToken(t ir.Type) bool {
+	_, ok := t.(*ir.TokenType)
+	return ok
+}
+
+var unreducedRE = regexp.MustCompile(`unreduced\s*=\s*\{([^}]*)\}`)
+
+// unreducedAxes lists the axes a sharding's text marks unreduced: the value
+// is the sum of the partitions' values along them.
+func unreducedAxes(text string) []string {
+	m := unreducedRE.FindStringSubmatch(text)
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, n := range strings.Split(m[1], ",") {
+		if n = strings.Trim(strings.TrimSpace(n), `"`); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func shardingList(op *ir.Op, key string, meshes map[string]*shardy.Mesh, vals []*ir.Value) ([]*shardy.Sharding, [][]string, error) {
 	out := make([]*shardy.Sharding, len(vals))
+	unreduced := make([][]string, len(vals))
 	a, ok := op.Attrs[key].(ir.OpaqueAttr)
 	if !ok {
 		if len(vals) == 0 {
-			return out, nil
+			return out, unreduced, nil
 		}
-		return nil, op.Errorf("%s missing", key)
+		return nil, nil, op.Errorf("%s missing", key)
 	}
 	parts, err := shardy.SplitPerValue(a.Text)
 	if err != nil {
-		return nil, op.Errorf("%s: %v", key, err)
+		return nil, nil, op.Errorf("%s: %v", key, err)
 	}
 	if len(parts) != len(vals) {
-		return nil, op.Errorf("%s has %d entries for %d values", key, len(parts), len(vals))
+		return nil, nil, op.Errorf("%s has %d entries for %d values", key, len(parts), len(vals))
 	}
 	for i, p := range parts {
 		t := vals[i].Tensor()
@@ -202,11 +424,12 @@ func shardingList(op *ir.Op, key string, meshes map[string]*shardy.Mesh, vals []
 		}
 		s, _, err := shardy.ParseSharding(p, meshes, t.Rank())
 		if err != nil {
-			return nil, op.Errorf("%s %d: %v", key, i, err)
+			return nil, nil, op.Errorf("%s %d: %v", key, i, err)
 		}
 		out[i] = s
+		unreduced[i] = unreducedAxes(p)
 	}
-	return out, nil
+	return out, unreduced, nil
 }
 
 func manualAxisNames(op *ir.Op) (map[string]bool, error) {
