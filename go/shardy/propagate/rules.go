@@ -224,6 +224,13 @@ func (b *builder) op(op *ir.Op, ctx, depth int) error {
 		return b.while(op, ctx, depth)
 	case "stablehlo.case", "stablehlo.if":
 		return b.branches(op, ctx, depth)
+	case "builtin.unrealized_conversion_cast":
+		// JAX wraps values in same-typed casts around sharding
+		// constraints; they move nothing.
+		if len(op.Operands) == 1 && len(op.Results) == 1 {
+			b.link(ctx, op.Operands, op.Results, passThrough)
+		}
+		return nil
 	case "stablehlo.optimization_barrier":
 		for i := range op.Results {
 			b.link(ctx, op.Operands[i:i+1], op.Results[i:i+1], passThrough)
