@@ -85,6 +85,35 @@ CASES = {
     "value_and_grad_dp": (lambda m: jax.value_and_grad(loss), [{"w1": r(8, 32), "w2": r(32, 8)}, r(16, 8)],
                           [{"w1": P(), "w2": P()}, P("x", None)]),
 }
+def sm(m):
+    return jax.shard_map(lambda a: a * 2, mesh=m, in_specs=P("x", None), out_specs=P("x", None))
+CASES.update({  # ops that change shapes, index, loop or call
+  "cumsum": (lambda m: lambda x: jnp.cumsum(x, axis=1), [r(16, 8)], [P("x", None)]),
+  "cumsum_sharded_axis": (lambda m: lambda x: jnp.cumsum(x, axis=0), [r(16, 8)], [P("x", None)]),
+  "argmax": (lambda m: lambda x: jnp.argmax(x, axis=1), [r(16, 8)], [P("x", None)]),
+  "sort": (lambda m: lambda x: jnp.sort(x, axis=1), [r(16, 8)], [P("x", None)]),
+  "sort_sharded": (lambda m: lambda x: jnp.sort(x, axis=0), [r(16, 8)], [P("x", None)]),
+  "gather_rows": (lambda m: lambda x, i: x[i], [r(16, 8), np.arange(8, dtype=np.int32)], [P(None, "y"), P()]),
+  "take_cols": (lambda m: lambda x, i: jnp.take(x, i, axis=1), [r(16, 8), np.arange(4, dtype=np.int32)], [P("x", None), P()]),
+  "scatter_set": (lambda m: lambda x: x.at[3].set(0.0), [r(16, 8)], [P(None, "y")]),
+  "scatter_add_rows": (lambda m: lambda x, i: x.at[i].add(1.0), [r(16, 8), np.arange(4, dtype=np.int32)], [P(None, "y"), P()]),
+  "one_hot": (lambda m: lambda i: jax.nn.one_hot(i, 8), [np.arange(16, dtype=np.int32)], [P("x")]),
+  "einsum_batch": (lambda m: lambda a, b: jnp.einsum("bij,bjk->bik", a, b), [r(8, 4, 8), r(8, 8, 4)], [P("x", None, None), P(None, None, "y")]),
+  "contract_sharded": (lambda m: lambda a, b: a @ b, [r(16, 8), r(8, 16)], [P(None, "x"), P("x", None)]),
+  "shard_map_auto": (lambda m: sm(m), [r(16, 8)], [P("x", None)]),
+  "return_twice": (lambda m: lambda x: (x + 1, x + 1, x), [r(16, 8)], [P("x", "y")]),
+  "conv1d": (lambda m: lambda x, k: jax.lax.conv_general_dilated(x, k, (1,), "SAME"), [r(8, 4, 16), r(4, 4, 3)], [P("x", None, None), P()]),
+  "reduce_window": (lambda m: lambda x: jax.lax.reduce_window(x, 0.0, jax.lax.add, (1, 2), (1, 2), "VALID"), [r(16, 8)], [P("x", None)]),
+  "expand_dims_squeeze": (lambda m: lambda x: jnp.squeeze(x[:, None, :] * 2, 1), [r(16, 8)], [P("x", "y")]),
+  "outer": (lambda m: lambda a, b: a[:, None] * b[None, :], [r(16), r(8)], [P("x"), P("y")]),
+  "broadcast_both": (lambda m: lambda a, b: a[:, None] + b, [r(16), r(16, 8)], [P("x"), P(None, "y")]),
+  "rng": (lambda m: lambda x, k: x + jax.random.normal(k, x.shape), [r(16, 8), jax.random.key_data(jax.random.key(0))], [P("x", None), P()]),
+  "while_two_carries": (lambda m: lambda a, b: jax.lax.fori_loop(0, 2, lambda i, c: (c[0] + c[1].sum(), c[1] * 2), (a, b)), [r(16, 8), r(8, 16)], [P("x", None), P(None, "y")]),
+  "cond": (lambda m: lambda x, p: jax.lax.cond(p > 0, lambda v: v * 2, lambda v: v - 1, x), [r(16, 8), np.float32(1)], [P("x", None), P()]),
+  "pjit_nested": (lambda m: lambda x: jax.jit(lambda y: jnp.sin(y) @ y.T)(x), [r(16, 8)], [P("x", None)]),
+  "reshape_3d_merge_minor": (lambda m: lambda x: x.reshape(8, 16), [r(8, 4, 4)], [P(None, "x", None)]),
+  "transpose_3d": (lambda m: lambda x: jnp.transpose(x, (2, 0, 1)), [r(8, 4, 16)], [P("x", None, "y")]),
+})
 
 def run(devs, name):
     build, args, specs = CASES[name]

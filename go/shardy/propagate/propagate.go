@@ -14,6 +14,7 @@ package propagate
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/shardy"
@@ -40,9 +41,10 @@ type node struct {
 // edge is one op (or one identity link of control flow, calls and function
 // results) between tensors.
 type edge struct {
-	ins, outs []int // node ids
-	rule      *rule
-	dir       func(prio, factor int) direction
+	ins, outs   []int // node ids
+	rule        *rule
+	elementwise bool // operands take sideways only what a result took
+	dir         func(prio, factor int) direction
 }
 
 // prop is the propagation state of one entry function.
@@ -167,8 +169,9 @@ type tensorFactors struct {
 	has     map[int]bool     // factors of any dimension
 	axes    map[int][]string // factor -> axes
 	closed  map[int]bool
-	blocked map[int]bool // factors whose dimension holds axes no factor takes
-	extra   []string     // those axes
+	size    map[int]int64 // the factor's extent in this tensor (slice, pad, concatenate change it)
+	blocked map[int]bool  // factors whose dimension holds axes no factor takes
+	extra   []string      // those axes
 }
 
 // project splits node id's dimension shardings over the factors dims maps
@@ -176,10 +179,14 @@ type tensorFactors struct {
 // taking axes while they divide it exactly.
 func (p *prop) project(id int, dims [][]int, sizes []int64) *tensorFactors {
 	n := p.nodes[id]
-	t := &tensorFactors{id: id, dims: dims, has: map[int]bool{}, axes: map[int][]string{}, closed: map[int]bool{}, blocked: map[int]bool{}}
+	t := &tensorFactors{id: id, dims: dims, has: map[int]bool{}, axes: map[int][]string{}, closed: map[int]bool{}, size: map[int]int64{}, blocked: map[int]bool{}}
 	for d, fs := range dims {
 		for _, f := range fs {
 			t.has[f] = true
+			t.size[f] = sizes[f]
+			if len(fs) == 1 {
+				t.size[f] = n.shape[d]
+			}
 		}
 		axes := n.axes[d]
 		i := 0
@@ -188,14 +195,14 @@ func (p *prop) project(id int, dims [][]int, sizes []int64) *tensorFactors {
 			prod := int64(1)
 			for i < len(axes) {
 				s := prod * p.axisSize(axes[i])
-				if s == 0 || sizes[f]%s != 0 {
+				if s == 0 || t.size[f]%s != 0 {
 					break
 				}
 				t.axes[f] = append(t.axes[f], axes[i])
 				prod = s
 				i++
 			}
-			if prod < sizes[f] && i < len(axes) && k < len(fs)-1 {
+			if prod < t.size[f] && i < len(axes) && k < len(fs)-1 {
 				// The next axis would cut across this factor: the rest
 				// cannot be split between the factors without sub-axes.
 				break
@@ -239,7 +246,12 @@ func contains(list []string, a string) bool {
 }
 
 // apply propagates through one edge in round prio and reports whether a
-// node changed.
+// node changed. Per factor, the axes the tensors agree on (compat) are
+// offered to each tensor, results first; a tensor takes what divides its
+// extent of the factor and is free in it. Where two factors of one tensor
+// want the same axis, the factor whose axes come from the larger tensor
+// wins (ties: the earlier tensor, then the earlier factor), as moving the
+// smaller tensor is cheaper.
 func (p *prop) apply(e *edge, prio int) bool {
 	r := e.rule
 	ins := make([]*tensorFactors, len(e.ins))
@@ -250,8 +262,8 @@ func (p *prop) apply(e *edge, prio int) bool {
 	for i, id := range e.outs {
 		outs[i] = p.project(id, r.outs[i], r.sizes)
 	}
-	all := append(append([]*tensorFactors(nil), ins...), outs...)
 	want := make([][]string, len(r.sizes))
+	any := false
 	for f := range r.sizes {
 		dir := e.dir(prio, f)
 		if dir == none {
@@ -277,69 +289,111 @@ func (p *prop) apply(e *edge, prio int) bool {
 			}
 		}
 		want[f] = axes
+		any = any || len(axes) > 0
 	}
-	// Within a factor: an open tensor takes only axes that divide the
-	// factor; a closed one keeps its own and does not hold others back.
-	for _, t := range all {
-		for f := range r.sizes {
-			if !t.has[f] || t.closed[f] {
-				continue
-			}
-			size := int64(1)
-			for i, a := range want[f] {
-				size *= p.axisSize(a)
-				if contains(t.axes[f], a) {
-					continue
-				}
-				if t.blocked[f] || size == 0 || r.sizes[f]%size != 0 {
-					want[f] = want[f][:i]
-					break
-				}
+	if !any {
+		return false
+	}
+	all := append(append([]*tensorFactors(nil), ins...), outs...)
+	srcSize := make([]int64, len(r.sizes))
+	srcIdx := make([]int, len(r.sizes))
+	for f := range srcSize {
+		srcSize[f], srcIdx[f] = -1, -1
+	}
+	for ti, t := range all {
+		size := int64(1)
+		for f := range t.has {
+			size *= r.sizes[f]
+		}
+		for f := range t.has {
+			if len(want[f]) > 0 && len(want[f]) <= len(t.axes[f]) && prefix(want[f], t.axes[f]) && size > srcSize[f] {
+				srcSize[f], srcIdx[f] = size, ti
 			}
 		}
 	}
-	// Across factors: an axis a tensor uses (or would use) for one factor
-	// cannot go to another factor of that tensor.
-	snap := make([][]string, len(want))
-	copy(snap, want)
-	for _, t := range all {
-		for f := range r.sizes {
-			if !t.has[f] {
+	order := make([]int, len(r.sizes))
+	for f := range order {
+		order[f] = f
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		fa, fb := order[a], order[b]
+		if srcSize[fa] != srcSize[fb] {
+			return srcSize[fa] > srcSize[fb]
+		}
+		return srcIdx[fa] < srcIdx[fb]
+	})
+	changed := false
+	offer := func(t *tensorFactors, operand bool) {
+		grew := false
+		for _, f := range order {
+			if !t.has[f] || len(want[f]) == 0 {
 				continue
 			}
-			for i, a := range want[f] {
-				clash := contains(t.extra, a)
-				for g := range r.sizes {
-					if g != f && t.has[g] && (contains(t.axes[g], a) || contains(snap[g], a)) {
-						clash = true
+			axes := p.within(t, f, want[f])
+			if !strictPrefix(t.axes[f], axes) {
+				continue
+			}
+			axes = across(t, f, axes)
+			if operand && e.elementwise {
+				// An operand of an elementwise op takes sideways only
+				// what a result took.
+				for _, o := range outs {
+					if o.has[f] && strictPrefix(o.axes[f], axes) {
+						axes = o.axes[f]
 					}
 				}
-				if clash {
-					want[f] = want[f][:i]
-					break
-				}
 			}
-		}
-	}
-	changed := false
-	for _, t := range all {
-		grew := false
-		for f := range r.sizes {
-			if !t.has[f] || t.closed[f] || t.blocked[f] {
-				continue
-			}
-			cur := t.axes[f]
-			if len(want[f]) > len(cur) && prefix(cur, want[f]) {
-				t.axes[f] = append([]string(nil), want[f]...)
+			if strictPrefix(t.axes[f], axes) {
+				t.axes[f] = append([]string(nil), axes...)
 				grew = true
 			}
 		}
-		if grew && p.store(t, r.sizes) {
+		if grew && p.store(t) {
 			changed = true
 		}
 	}
+	for _, t := range outs {
+		offer(t, false)
+	}
+	for _, t := range ins {
+		offer(t, true)
+	}
 	return changed
 }
+
+// within cuts axes where tensor t cannot take them for factor f: a closed
+// dimension, axes no factor of the dimension took, or a product that does
+// not divide t's extent of f.
+func (p *prop) within(t *tensorFactors, f int, axes []string) []string {
+	size := int64(1)
+	for i, a := range axes {
+		size *= p.axisSize(a)
+		if contains(t.axes[f], a) {
+			continue
+		}
+		if t.closed[f] || t.blocked[f] || size == 0 || t.size[f]%size != 0 {
+			return axes[:i]
+		}
+	}
+	return axes
+}
+
+// across cuts axes at the first one t already uses for another factor.
+func across(t *tensorFactors, f int, axes []string) []string {
+	for i, a := range axes {
+		if contains(t.extra, a) {
+			return axes[:i]
+		}
+		for g := range t.has {
+			if g != f && contains(t.axes[g], a) {
+				return axes[:i]
+			}
+		}
+	}
+	return axes
+}
+
+func strictPrefix(a, b []string) bool { return len(b) > len(a) && prefix(a, b) }
 
 func prefix(a, b []string) bool {
 	for i := range a {
@@ -353,7 +407,7 @@ func prefix(a, b []string) bool {
 // store writes t's factor axes back into its node's open dimensions:
 // a dimension's factors in order, stopping after one not fully cut (the
 // next one's axes would not make a block).
-func (p *prop) store(t *tensorFactors, sizes []int64) bool {
+func (p *prop) store(t *tensorFactors) bool {
 	n := p.nodes[t.id]
 	changed := false
 	for d, fs := range t.dims {
@@ -370,7 +424,7 @@ func (p *prop) store(t *tensorFactors, sizes []int64) bool {
 				axes = append(axes, a)
 				prod *= p.axisSize(a)
 			}
-			if prod < sizes[f] {
+			if prod < t.size[f] {
 				break
 			}
 		}

@@ -108,11 +108,20 @@ func TestResults(t *testing.T) {
 			p.ret([]*ir.Value{p.op("stablehlo.multiply", a, "8x16", nil)})
 			return p
 		}, []string{`-`}},
-		{"an axis is not used twice in one tensor", func() *prog {
+		{"an axis goes to one factor of a tensor: the first on a tie", func() *prog {
 			p, a := newProg(`8x16 [{"x"}, {}]`, `8x16 [{}, {"x"}]`)
 			p.ret([]*ir.Value{p.op("stablehlo.add", a, "8x16", nil)})
 			return p
-		}, []string{`-`}},
+		}, []string{`[{"x"}, {}]`}},
+		{"an axis goes to the factor of the larger tensor", func() *prog {
+			p, a := newProg(`16x8 [{"x"}, {}]`, `8x32 [{}, {"x"}]`)
+			d := p.op("stablehlo.dot_general", a, "16x32", ir.Attrs{
+				"lhs_contracting_dimensions": ir.DenseI64Attr{Values: []int64{1}},
+				"rhs_contracting_dimensions": ir.DenseI64Attr{Values: []int64{0}},
+			})
+			p.ret([]*ir.Value{d})
+			return p
+		}, []string{`[{}, {"x"}]`}},
 		{"megatron matmul keeps batch and output columns", func() *prog {
 			p, a := newProg(`8x16 [{"x"}, {}]`, `16x4 [{}, {"y"}]`)
 			d := p.op("stablehlo.dot_general", a, "8x4", ir.Attrs{

@@ -2,6 +2,7 @@ package propagate
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
@@ -13,8 +14,11 @@ import (
 // tensors share, so cutting it cuts each of them the same way.
 type rule struct {
 	sizes     []int64
-	ins, outs [][][]int    // per tensor, per dimension, its factors major to minor
-	reduction map[int]bool // factors that do not reach the results (contracted, reduced)
+	ins, outs [][][]int // per tensor, per dimension, its factors major to minor
+	// special factors are not passed through unchanged (contracted or
+	// reduced, sorted, sliced, padded, reversed, windowed): round 1 leaves
+	// them for round 2.
+	special map[int]bool
 }
 
 // factor adds a factor of size n.
@@ -40,7 +44,7 @@ const (
 	passThrough  kind = iota // elementwise, reshape, transpose, control flow: round 0 on
 	forwardFirst             // dynamic_slice, dynamic_update_slice: forward in round 0
 	broadcast                // broadcast_in_dim: backward in round 1, both in 2
-	general                  // everything else: round 1 on, reduction factors in round 2
+	general                  // everything else: round 1 on, special factors in round 2
 )
 
 func (k kind) dir(r *rule) func(prio, f int) direction {
@@ -54,7 +58,7 @@ func (k kind) dir(r *rule) func(prio, f int) direction {
 			}
 			return none
 		case prio == 1:
-			if r.reduction[f] {
+			if r.special[f] {
 				if k == forwardFirst {
 					return forward
 				}
@@ -267,7 +271,8 @@ func (b *builder) op(op *ir.Op, ctx, depth int) error {
 	if !ok1 || !ok2 || len(r.ins) != len(ins) || len(r.outs) != len(outs) {
 		return nil
 	}
-	b.p.edges = append(b.p.edges, &edge{ins: ins, outs: outs, rule: r, dir: k.dir(r)})
+	ew := kernel.TraitsOf(op.Name).Elementwise
+	b.p.edges = append(b.p.edges, &edge{ins: ins, outs: outs, rule: r, dir: k.dir(r), elementwise: ew})
 	return nil
 }
 
@@ -295,6 +300,7 @@ func (b *builder) call(op *ir.Op, ctx, depth int) error {
 	case ir.StringAttr:
 		name = a.Value
 	}
+	name = strings.TrimPrefix(name, "@")
 	f := b.m.Func(name)
 	if f == nil || f.Body == nil || len(f.Body.Blocks) == 0 {
 		return nil
@@ -492,23 +498,34 @@ func ruleOf(op *ir.Op) (*rule, kind) {
 		return dotRule(op, in, out), general
 	case "stablehlo.concatenate":
 		d, _ := op.Attrs.Int("dimension")
-		return keepDimsRule(in, out, func(t, dim int) bool { return dim != int(d) }), general
+		return sharedRule(in, out, func(dim int) bool { return dim == int(d) }), general
 	case "stablehlo.slice", "stablehlo.pad":
-		return keepDimsRule(in[:1], out, func(t, dim int) bool { return in[0][dim] == out[0][dim] }).withScalars(len(in) - 1), general
+		return sharedRule(in[:1], out, nil).withScalars(len(in) - 1), general
 	case "stablehlo.reverse":
 		dims, _ := op.Attrs.I64s("dimensions")
-		return keepDimsRule(in, out, func(t, dim int) bool { return !containsInt(dims, dim) }), general
+		return sharedRule(in, out, func(dim int) bool { return containsInt(dims, dim) }), general
 	case "stablehlo.sort":
 		d, _ := op.Attrs.Int("dimension")
-		return keepDimsRule(in, out, func(t, dim int) bool { return dim != int(d) }), general
+		return sharedRule(in, out, func(dim int) bool { return dim == int(d) }), general
+	case "stablehlo.fft":
+		n, _ := op.Attrs.I64s("fft_length")
+		return sharedRule(in, out, func(dim int) bool { return dim >= len(out[0])-len(n) }), general
+	case "stablehlo.reduce_window":
+		return reduceWindowRule(op, in, out), general
 	case "stablehlo.dynamic_slice":
-		return keepDimsRule(in[:1], out, func(t, dim int) bool { return in[0][dim] == out[0][dim] }).withScalars(len(in) - 1), forwardFirst
+		return sharedRule(in[:1], out, nil).withScalars(len(in) - 1), forwardFirst
 	case "stablehlo.dynamic_update_slice":
 		if len(in) < 2 {
 			return nil, general
 		}
 		r := keepDimsRule([][]int64{in[0], in[1]}, out, func(t, dim int) bool { return t != 1 || in[1][dim] == in[0][dim] })
 		return r.withScalars(len(in) - 2), forwardFirst
+	case "stablehlo.gather":
+		return gatherRule(op, in, out), general
+	case "stablehlo.scatter":
+		return scatterRule(op, in, out), general
+	case "stablehlo.convolution":
+		return convRule(op, in, out), general
 	case "stablehlo.bitcast_convert":
 		if len(in) == 1 && equalShape(in[0], out[0]) {
 			return elementwiseRule(in, out), passThrough
@@ -757,7 +774,7 @@ func reduceRule(op *ir.Op, in, out [][]int64) *rule {
 	if !ok || len(in) != 2*n {
 		return nil
 	}
-	r := &rule{reduction: map[int]bool{}}
+	r := &rule{special: map[int]bool{}}
 	shape := in[0]
 	var kept []int
 	factors := make([][]int, len(shape))
@@ -765,7 +782,7 @@ func reduceRule(op *ir.Op, in, out [][]int64) *rule {
 		f := r.factor(size)
 		factors[d] = []int{f}
 		if containsInt(dims, d) {
-			r.reduction[f] = true
+			r.special[f] = true
 		} else {
 			kept = append(kept, f)
 		}
@@ -802,7 +819,7 @@ func dotRule(op *ir.Op, in, out [][]int64) *rule {
 	}
 	lhs, rhs := make([][]int, len(in[0])), make([][]int, len(in[1]))
 	var res [][]int
-	r := &rule{reduction: map[int]bool{}}
+	r := &rule{special: map[int]bool{}}
 	for k := range lb {
 		f := r.factor(in[0][lb[k]])
 		lhs[lb[k]], rhs[rb[k]] = []int{f}, []int{f}
@@ -810,7 +827,7 @@ func dotRule(op *ir.Op, in, out [][]int64) *rule {
 	}
 	for k := range lc {
 		f := r.factor(in[0][lc[k]])
-		r.reduction[f] = true
+		r.special[f] = true
 		lhs[lc[k]], rhs[rc[k]] = []int{f}, []int{f}
 	}
 	for _, side := range []struct {
@@ -834,5 +851,286 @@ func dotRule(op *ir.Op, in, out [][]int64) *rule {
 		}
 	}
 	r.ins, r.outs = [][][]int{lhs, rhs}, [][][]int{res}
+	return r
+}
+
+// sharedRule shares every dimension among all tensors (of one rank); a
+// dimension whose extent differs between them, or for which special holds,
+// is a special factor.
+func sharedRule(in, out [][]int64, special func(dim int) bool) *rule {
+	rank := len(out[0])
+	all := append(append([][]int64(nil), in...), out...)
+	for _, s := range all {
+		if len(s) != rank {
+			return nil
+		}
+	}
+	r := &rule{special: map[int]bool{}}
+	dims := make([][]int, rank)
+	for d := 0; d < rank; d++ {
+		f := r.factor(out[0][d])
+		dims[d] = []int{f}
+		for _, s := range all {
+			if s[d] != out[0][d] {
+				r.special[f] = true
+			}
+		}
+		if special != nil && special(d) {
+			r.special[f] = true
+		}
+	}
+	for range in {
+		r.ins = append(r.ins, dims)
+	}
+	for range out {
+		r.outs = append(r.outs, dims)
+	}
+	return r
+}
+
+// reduceWindowRule: N inputs, N rank-0 inits, N results sharing each
+// dimension; windowed, strided or dilated dimensions are special (a
+// padded dimension is windowed in practice: cumulative sums).
+func reduceWindowRule(op *ir.Op, in, out [][]int64) *rule {
+	n := len(out)
+	if len(in) != 2*n {
+		return nil
+	}
+	win, _ := op.Attrs.I64s("window_dimensions")
+	r := sharedRule(in[:n], out, func(d int) bool {
+		return d < len(win) && win[d] != 1
+	})
+	if r == nil {
+		return nil
+	}
+	for _, name := range []string{"window_strides", "base_dilations", "window_dilations"} {
+		v, _ := op.Attrs.I64s(name)
+		for d, x := range v {
+			if x != 1 && d < len(r.sizes) {
+				r.special[d] = true
+			}
+		}
+	}
+	return r.withScalars(n)
+}
+
+// gatherRule: result offset dimensions share the operand dimension they
+// slice (special when the slice is narrower), result batch dimensions the
+// index dimensions, batching dimensions all three; indexed operand
+// dimensions get factors of their own.
+func gatherRule(op *ir.Op, in, out [][]int64) *rule {
+	if len(in) != 2 || len(out) != 1 {
+		return nil
+	}
+	offset, ok1 := op.Attrs.I64s("offset_dims")
+	collapsed, _ := op.Attrs.I64s("collapsed_slice_dims")
+	opBatch, _ := op.Attrs.I64s("operand_batching_dims")
+	idxBatch, _ := op.Attrs.I64s("start_indices_batching_dims")
+	sizes, ok2 := op.Attrs.I64s("slice_sizes")
+	ivd, ok3 := op.Attrs.Int("index_vector_dim")
+	operand, indices, res := in[0], in[1], out[0]
+	if !ok1 || !ok2 || !ok3 || len(sizes) != len(operand) || len(opBatch) != len(idxBatch) {
+		return nil
+	}
+	r := &rule{special: map[int]bool{}}
+	od, id, rd := make([][]int, len(operand)), make([][]int, len(indices)), make([][]int, len(res))
+	// Result batch dimensions are the result dimensions not in offset_dims,
+	// in the order of the index dimensions other than index_vector_dim.
+	var batchRes []int
+	for d := range res {
+		if !containsInt(offset, d) {
+			batchRes = append(batchRes, d)
+		}
+	}
+	k := 0
+	for d := range indices {
+		if int64(d) == ivd {
+			continue
+		}
+		if k >= len(batchRes) || res[batchRes[k]] != indices[d] {
+			return nil
+		}
+		f := r.factor(indices[d])
+		id[d], rd[batchRes[k]] = []int{f}, []int{f}
+		for b, x := range idxBatch {
+			if x == int64(d) && operand[opBatch[b]] == indices[d] {
+				od[opBatch[b]] = []int{f}
+			}
+		}
+		k++
+	}
+	k = 0
+	for d := range operand {
+		if containsInt(collapsed, d) || containsInt(opBatch, d) {
+			continue
+		}
+		if k >= len(offset) || res[offset[k]] != sizes[d] {
+			return nil
+		}
+		f := r.factor(res[offset[k]])
+		if sizes[d] != operand[d] {
+			r.special[f] = true
+		}
+		od[d], rd[offset[k]] = []int{f}, []int{f}
+		k++
+	}
+	fill := func(dims [][]int, shape []int64) {
+		for d := range dims {
+			if dims[d] == nil {
+				dims[d] = []int{r.factor(shape[d])}
+			}
+		}
+	}
+	fill(od, operand)
+	fill(id, indices)
+	fill(rd, res)
+	r.ins, r.outs = [][][]int{od, id}, [][][]int{rd}
+	return r
+}
+
+// scatterRule: inputs and results share every dimension (the scattered-into
+// ones are special), update window dimensions the input dimension they
+// cover when they cover all of it, update scatter dimensions the index
+// dimensions.
+func scatterRule(op *ir.Op, in, out [][]int64) *rule {
+	n := len(out)
+	if len(in) != 2*n+1 {
+		return nil
+	}
+	window, ok1 := op.Attrs.I64s("update_window_dims")
+	inserted, _ := op.Attrs.I64s("inserted_window_dims")
+	inBatch, _ := op.Attrs.I64s("input_batching_dims")
+	toOperand, _ := op.Attrs.I64s("scatter_dims_to_operand_dims")
+	ivd, ok2 := op.Attrs.Int("index_vector_dim")
+	if !ok1 || !ok2 {
+		return nil
+	}
+	input, indices, upd := in[0], in[n], in[n+1]
+	r := &rule{special: map[int]bool{}}
+	shared := make([][]int, len(input))
+	for d, size := range input {
+		f := r.factor(size)
+		shared[d] = []int{f}
+		if containsInt(toOperand, d) {
+			r.special[f] = true
+		}
+	}
+	ud, id := make([][]int, len(upd)), make([][]int, len(indices))
+	k := 0
+	for d := range input {
+		if containsInt(inserted, d) || containsInt(inBatch, d) {
+			continue
+		}
+		if k >= len(window) {
+			return nil
+		}
+		if upd[window[k]] == input[d] {
+			ud[window[k]] = shared[d]
+		}
+		k++
+	}
+	k = 0
+	for d := range indices {
+		if int64(d) == ivd {
+			continue
+		}
+		for k < len(upd) && containsInt(window, k) {
+			k++
+		}
+		if k >= len(upd) || upd[k] != indices[d] {
+			return nil
+		}
+		f := r.factor(indices[d])
+		id[d], ud[k] = []int{f}, []int{f}
+		k++
+	}
+	for d := range ud {
+		if ud[d] == nil {
+			ud[d] = []int{r.factor(upd[d])}
+		}
+	}
+	for d := range id {
+		if id[d] == nil {
+			id[d] = []int{r.factor(indices[d])}
+		}
+	}
+	for i := 0; i < n; i++ {
+		if !equalShape(in[i], input) || !equalShape(in[n+1+i], upd) || !equalShape(out[i], input) {
+			return nil
+		}
+		r.ins = append(r.ins, shared)
+		r.outs = append(r.outs, shared)
+	}
+	r.ins = append(r.ins, id)
+	for i := 0; i < n; i++ {
+		r.ins = append(r.ins, ud)
+	}
+	return r
+}
+
+// convRule: batch and output features pass through, input features are
+// contracted, input and output spatial dimensions are shared (special);
+// grouped convolutions get no rule.
+func convRule(op *ir.Op, in, out [][]int64) *rule {
+	if len(in) != 2 || len(out) != 1 {
+		return nil
+	}
+	for _, g := range []string{"feature_group_count", "batch_group_count"} {
+		if v, ok := op.Attrs.Int(g); ok && v != 1 {
+			return nil
+		}
+	}
+	get := func(name string) int {
+		v, ok := op.Attrs.Int(name)
+		if !ok {
+			return -1
+		}
+		return int(v)
+	}
+	inB, inF := get("input_batch_dimension"), get("input_feature_dimension")
+	kIn, kOut := get("kernel_input_feature_dimension"), get("kernel_output_feature_dimension")
+	outB, outF := get("output_batch_dimension"), get("output_feature_dimension")
+	inSp, _ := op.Attrs.I64s("input_spatial_dimensions")
+	outSp, _ := op.Attrs.I64s("output_spatial_dimensions")
+	x, k, y := in[0], in[1], out[0]
+	for _, d := range []struct {
+		d    int
+		rank int
+	}{{inB, len(x)}, {inF, len(x)}, {kIn, len(k)}, {kOut, len(k)}, {outB, len(y)}, {outF, len(y)}} {
+		if d.d < 0 || d.d >= d.rank {
+			return nil
+		}
+	}
+	if len(inSp) != len(outSp) || x[inB] != y[outB] || k[kOut] != y[outF] || x[inF] != k[kIn] {
+		return nil
+	}
+	r := &rule{special: map[int]bool{}}
+	xd, kd, yd := make([][]int, len(x)), make([][]int, len(k)), make([][]int, len(y))
+	f := r.factor(y[outB])
+	xd[inB], yd[outB] = []int{f}, []int{f}
+	f = r.factor(y[outF])
+	kd[kOut], yd[outF] = []int{f}, []int{f}
+	f = r.factor(x[inF])
+	r.special[f] = true
+	xd[inF], kd[kIn] = []int{f}, []int{f}
+	for i := range inSp {
+		if inSp[i] < 0 || int(inSp[i]) >= len(x) || outSp[i] < 0 || int(outSp[i]) >= len(y) {
+			return nil
+		}
+		f := r.factor(y[outSp[i]])
+		r.special[f] = true
+		xd[inSp[i]], yd[outSp[i]] = []int{f}, []int{f}
+	}
+	for _, t := range []struct {
+		dims  [][]int
+		shape []int64
+	}{{xd, x}, {kd, k}, {yd, y}} {
+		for d := range t.dims {
+			if t.dims[d] == nil {
+				t.dims[d] = []int{r.factor(t.shape[d])}
+			}
+		}
+	}
+	r.ins, r.outs = [][][]int{xd, kd}, [][][]int{yd}
 	return r
 }
