@@ -65,7 +65,7 @@ const rounds = 3
 func Results(m *ir.Module, meshes map[string]*shardy.Mesh, mesh *shardy.Mesh) ([]*shardy.Sharding, error) {
 	f := m.Main()
 	if f == nil || f.Body == nil || len(f.Body.Blocks) == 0 {
-		return nil, fmt.Errorf("program has no entry function")
+		return nil, nil // nothing to read: no opinion on any result
 	}
 	p := &prop{mesh: mesh}
 	b := &builder{p: p, m: m, meshes: meshes, vals: map[key]int{}, groups: map[int64][]int{}}
@@ -460,9 +460,27 @@ func Fill(m *ir.Module, meshes map[string]*shardy.Mesh, mesh *shardy.Mesh, outs 
 		return err
 	}
 	for i, s := range res {
-		if s != nil && i < len(outs) {
+		if s != nil && i < len(outs) && !sameAxes(s, outs[i]) {
 			outs[i] = s
 		}
 	}
 	return nil
+}
+
+// sameAxes reports whether two shardings cut every dimension alike.
+func sameAxes(a, b *shardy.Sharding) bool {
+	if a == nil || b == nil || len(a.Dims) != len(b.Dims) {
+		return false
+	}
+	for d := range a.Dims {
+		if len(a.Dims[d]) != len(b.Dims[d]) {
+			return false
+		}
+		for i := range a.Dims[d] {
+			if a.Dims[d][i].Name != b.Dims[d][i].Name {
+				return false
+			}
+		}
+	}
+	return true
 }
