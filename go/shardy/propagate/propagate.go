@@ -44,7 +44,9 @@ type edge struct {
 	ins, outs   []int // node ids
 	rule        *rule
 	elementwise bool // operands take sideways only what a result took
-	dir         func(prio, factor int) direction
+	// sameEachRound: dir does not depend on the round (pass-through ops).
+	sameEachRound bool
+	dir           func(prio, factor int) direction
 }
 
 // prop is the propagation state of one entry function.
@@ -146,16 +148,44 @@ func (p *prop) axisSize(name string) int64 {
 	return int64(a.Size)
 }
 
-// run visits every edge, round after round, until nothing changes.
+// run visits every edge in each round, and again whenever one of its
+// tensors changed, until nothing changes. Axis lists only grow, to at
+// most the mesh's axis count: this ends.
 func (p *prop) run() {
+	adj := make([][]int, len(p.nodes))
+	for ei, e := range p.edges {
+		for _, id := range append(append([]int(nil), e.ins...), e.outs...) {
+			adj[id] = append(adj[id], ei)
+		}
+	}
+	queued := make([]bool, len(p.edges))
+	// fresh: the edge saw its tensors as they are; a pass-through edge
+	// then has nothing new to do in a later round (its directions do not
+	// change between rounds).
+	fresh := make([]bool, len(p.edges))
 	for prio := 0; prio < rounds; prio++ {
-		// Each pass grows some dimension's axis list or changes nothing,
-		// and lists only grow to the mesh's axis count: this ends.
-		for changed := true; changed; {
-			changed = false
-			for _, e := range p.edges {
-				if p.apply(e, prio) {
-					changed = true
+		var queue []int
+		for i, e := range p.edges {
+			if !fresh[i] || !e.sameEachRound {
+				queue = append(queue, i)
+				queued[i] = true
+			}
+		}
+		for len(queue) > 0 {
+			ei := queue[0]
+			queue = queue[1:]
+			queued[ei] = false
+			fresh[ei] = true
+			for _, id := range p.apply(p.edges[ei], prio) {
+				for _, ej := range adj[id] {
+					if ej == ei {
+						continue
+					}
+					fresh[ej] = false
+					if !queued[ej] {
+						queued[ej] = true
+						queue = append(queue, ej)
+					}
 				}
 			}
 		}
@@ -164,14 +194,15 @@ func (p *prop) run() {
 
 // tensorFactors is one tensor of an edge projected onto the rule's factors.
 type tensorFactors struct {
-	id      int
-	dims    [][]int          // per dimension, its factors
-	has     map[int]bool     // factors of any dimension
-	axes    map[int][]string // factor -> axes
-	closed  map[int]bool
-	size    map[int]int64 // the factor's extent in this tensor (slice, pad, concatenate change it)
-	blocked map[int]bool  // factors whose dimension holds axes no factor takes
-	extra   []string      // those axes
+	id   int
+	dims [][]int // per dimension, its factors
+	// Per factor of the rule:
+	has     []bool     // some dimension of the tensor holds it
+	axes    [][]string // its axes in this tensor
+	closed  []bool
+	size    []int64  // its extent in this tensor (slice, pad, concatenate change it)
+	blocked []bool   // its dimension holds axes no factor takes
+	extra   []string // those axes
 }
 
 // project splits node id's dimension shardings over the factors dims maps
@@ -179,7 +210,9 @@ type tensorFactors struct {
 // taking axes while they divide it exactly.
 func (p *prop) project(id int, dims [][]int, sizes []int64) *tensorFactors {
 	n := p.nodes[id]
-	t := &tensorFactors{id: id, dims: dims, has: map[int]bool{}, axes: map[int][]string{}, closed: map[int]bool{}, size: map[int]int64{}, blocked: map[int]bool{}}
+	nf := len(sizes)
+	t := &tensorFactors{id: id, dims: dims, has: make([]bool, nf), axes: make([][]string, nf), closed: make([]bool, nf),
+		size: make([]int64, nf), blocked: make([]bool, nf)}
 	for d, fs := range dims {
 		for _, f := range fs {
 			t.has[f] = true
@@ -245,14 +278,14 @@ func contains(list []string, a string) bool {
 	return false
 }
 
-// apply propagates through one edge in round prio and reports whether a
-// node changed. Per factor, the axes the tensors agree on (compat) are
+// apply propagates through one edge in round prio and returns the nodes
+// it changed. Per factor, the axes the tensors agree on (compat) are
 // offered to each tensor, results first; a tensor takes what divides its
 // extent of the factor and is free in it. Where two factors of one tensor
 // want the same axis, the factor whose axes come from the larger tensor
 // wins (ties: the earlier tensor, then the earlier factor), as moving the
 // smaller tensor is cheaper.
-func (p *prop) apply(e *edge, prio int) bool {
+func (p *prop) apply(e *edge, prio int) []int {
 	r := e.rule
 	ins := make([]*tensorFactors, len(e.ins))
 	outs := make([]*tensorFactors, len(e.outs))
@@ -292,7 +325,7 @@ func (p *prop) apply(e *edge, prio int) bool {
 		any = any || len(axes) > 0
 	}
 	if !any {
-		return false
+		return nil
 	}
 	all := append(append([]*tensorFactors(nil), ins...), outs...)
 	srcSize := make([]int64, len(r.sizes))
@@ -302,11 +335,13 @@ func (p *prop) apply(e *edge, prio int) bool {
 	}
 	for ti, t := range all {
 		size := int64(1)
-		for f := range t.has {
-			size *= r.sizes[f]
+		for f, ok := range t.has {
+			if ok {
+				size *= r.sizes[f]
+			}
 		}
-		for f := range t.has {
-			if len(want[f]) > 0 && len(want[f]) <= len(t.axes[f]) && prefix(want[f], t.axes[f]) && size > srcSize[f] {
+		for f, ok := range t.has {
+			if ok && len(want[f]) > 0 && len(want[f]) <= len(t.axes[f]) && prefix(want[f], t.axes[f]) && size > srcSize[f] {
 				srcSize[f], srcIdx[f] = size, ti
 			}
 		}
@@ -322,7 +357,7 @@ func (p *prop) apply(e *edge, prio int) bool {
 		}
 		return srcIdx[fa] < srcIdx[fb]
 	})
-	changed := false
+	var changed []int
 	offer := func(t *tensorFactors, operand bool) {
 		grew := false
 		for _, f := range order {
@@ -349,7 +384,7 @@ func (p *prop) apply(e *edge, prio int) bool {
 			}
 		}
 		if grew && p.store(t) {
-			changed = true
+			changed = append(changed, t.id)
 		}
 	}
 	for _, t := range outs {
@@ -384,8 +419,8 @@ func across(t *tensorFactors, f int, axes []string) []string {
 		if contains(t.extra, a) {
 			return axes[:i]
 		}
-		for g := range t.has {
-			if g != f && contains(t.axes[g], a) {
+		for g, ok := range t.has {
+			if ok && g != f && contains(t.axes[g], a) {
 				return axes[:i]
 			}
 		}

@@ -217,3 +217,26 @@ func TestResults(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkChain: a 10,000-op chain of elementwise ops and transposes over
+// a sharded argument (compile-time cost of propagation).
+func BenchmarkChain(b *testing.B) {
+	p, a := newProg(`64x64 [{"x"}, {"y"}]`)
+	v := a[0]
+	for i := 0; i < 10000; i++ {
+		if i%10 == 9 {
+			v = p.op("stablehlo.transpose", []*ir.Value{v}, "64x64", dims("permutation", []int64{1, 0}))
+		} else {
+			v = p.op("stablehlo.tanh", []*ir.Value{v}, "64x64", nil)
+		}
+	}
+	p.ret([]*ir.Value{v})
+	meshes, err := shardy.Meshes(p.m)
+	require.NoError(b, err)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := Results(p.m, meshes, meshes["mesh"])
+		require.NoError(b, err)
+		require.NotNil(b, res[0])
+	}
+}

@@ -179,7 +179,7 @@ func (p *prop) identity(ins, outs []int, k kind) {
 		}
 	}
 	r.ins, r.outs = same(ins), same(outs)
-	p.edges = append(p.edges, &edge{ins: ins, outs: outs, rule: r, dir: k.dir(r)})
+	p.edges = append(p.edges, &edge{ins: ins, outs: outs, rule: r, dir: k.dir(r), sameEachRound: k == passThrough})
 }
 
 func equalShape(a, b []int64) bool {
@@ -272,7 +272,7 @@ func (b *builder) op(op *ir.Op, ctx, depth int) error {
 		return nil
 	}
 	ew := kernel.TraitsOf(op.Name).Elementwise
-	b.p.edges = append(b.p.edges, &edge{ins: ins, outs: outs, rule: r, dir: k.dir(r), elementwise: ew})
+	b.p.edges = append(b.p.edges, &edge{ins: ins, outs: outs, rule: r, dir: k.dir(r), elementwise: ew, sameEachRound: k == passThrough})
 	return nil
 }
 
