@@ -195,6 +195,23 @@ func TestResults(t *testing.T) {
 			p.ret([]*ir.Value{c})
 			return p
 		}, []string{`[{}, {"y"}]`}},
+		{"slice, concatenate and sort keep the axes of the dimension they change", func() *prog {
+			p, a := newProg(`16x8 [{"x"}, {"y"}]`)
+			sl := p.op("stablehlo.slice", a, "8x8", ir.Attrs{"start_indices": ir.DenseI64Attr{Values: []int64{4, 0}},
+				"limit_indices": ir.DenseI64Attr{Values: []int64{12, 8}}, "strides": ir.DenseI64Attr{Values: []int64{1, 1}}})
+			cat := p.op("stablehlo.concatenate", []*ir.Value{a[0], a[0]}, "32x8", ir.Attrs{"dimension": ir.IntAttr{Value: 0}})
+			odd := p.op("stablehlo.slice", a, "6x8", ir.Attrs{"start_indices": ir.DenseI64Attr{Values: []int64{0, 0}},
+				"limit_indices": ir.DenseI64Attr{Values: []int64{6, 8}}, "strides": ir.DenseI64Attr{Values: []int64{1, 1}}})
+			p.ret([]*ir.Value{sl, cat, odd})
+			return p
+		}, []string{`[{"x"}, {"y"}]`, `[{"x"}, {"y"}]`, `[{}, {"y"}]`}},
+		{"a dynamic_update_slice takes the updated array's sharding, not a narrower update's", func() *prog {
+			p, a := newProg(`32x8 [{}, {}]`, `16x8 [{"x"}, {"y"}]`)
+			i := p.op("stablehlo.constant", nil, "", nil)
+			d := p.op("stablehlo.dynamic_update_slice", []*ir.Value{p.op("stablehlo.negate", a[:1], "32x8", nil), a[1], i, i}, "32x8", nil)
+			p.ret([]*ir.Value{d})
+			return p
+		}, []string{`[{}, {"y"}]`}},
 		{"a factor that the axes do not divide stays unsharded", func() *prog {
 			p, a := newProg(`8x6 [{"x"}, {}]`, `8x6 [{}, {}]`)
 			b := p.op("stablehlo.broadcast_in_dim", []*ir.Value{p.op("stablehlo.constant", nil, "", nil)}, "8x6", dims("broadcast_dimensions", nil))
