@@ -114,6 +114,24 @@ CASES.update({  # ops that change shapes, index, loop or call
   "reshape_3d_merge_minor": (lambda m: lambda x: x.reshape(8, 16), [r(8, 4, 4)], [P(None, "x", None)]),
   "transpose_3d": (lambda m: lambda x: jnp.transpose(x, (2, 0, 1)), [r(8, 4, 16)], [P("x", None, "y")]),
 })
+def closed(m):
+    return jax.jit(lambda x: x * 2, out_shardings=NamedSharding(m, P(None, "y")))
+CASES.update({  # model pieces, remat, explicit out_shardings
+  "out_closed": (lambda m: closed(m), [r(16, 8)], [P("x", None)]),
+  "checkpoint_grad": (lambda m: jax.grad(lambda w, x: jnp.sum(jax.checkpoint(lambda w: jnp.tanh(x @ w))(w) ** 2)), [r(8, 16), r(16, 8)], [P(None, "y"), P("x", None)]),
+  "lax_map": (lambda m: lambda x: jax.lax.map(lambda row: row * 2, x), [r(16, 8)], [P("x", "y")]),
+  "vmap_matmul": (lambda m: jax.vmap(lambda a, b: a @ b), [r(8, 4, 8), r(8, 8, 4)], [P("x", None, None), P("x", None, None)]),
+  "logsumexp": (lambda m: lambda x: jax.nn.logsumexp(x, axis=0), [r(16, 8)], [P("x", "y")]),
+  "cross_entropy": (lambda m: lambda logits, labels: -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(logits), labels[:, None], axis=1)),
+                    [r(16, 8), np.arange(16, dtype=np.int32) % 8], [P("x", None), P("x")]),
+  "embedding": (lambda m: lambda table, ids: table[ids], [r(32, 8), np.arange(16, dtype=np.int32)], [P(None, "y"), P("x")]),
+  "layernorm_3d": (lambda m: lambda x: (x - x.mean(-1, keepdims=True)) / (x.std(-1, keepdims=True) + 1e-5), [r(8, 4, 16)], [P("x", None, "y")]),
+  "matmul_3d_2d": (lambda m: lambda x, w: x @ w, [r(8, 4, 16), r(16, 8)], [P("x", None, None), P(None, "y")]),
+  "sum_all_axes": (lambda m: lambda x: (x.sum((0, 1)), x.sum((1, 2))), [r(8, 4, 16)], [P("x", None, "y")]),
+  "clip_maximum": (lambda m: lambda x, y: jnp.clip(jnp.maximum(x, y), -1, 1), [r(16, 8), r(16, 8)], [P("x", None), P("x", None)]),
+  "int_ops": (lambda m: lambda x: (x // 3) % 5 + (x > 2), [np.arange(128, dtype=np.int32).reshape(16, 8)], [P("x", None)]),
+  "transpose_reshape_heads": (lambda m: lambda x: x.reshape(8, 4, 4, 4).transpose(0, 2, 1, 3), [r(8, 4, 16)], [P("x", None, "y")]),
+})
 
 def run(devs, name):
     build, args, specs = CASES[name]
