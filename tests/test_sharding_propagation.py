@@ -101,6 +101,8 @@ CASES.update({  # ops that change shapes, index, loop or call
   "einsum_batch": (lambda m: lambda a, b: jnp.einsum("bij,bjk->bik", a, b), [r(8, 4, 8), r(8, 8, 4)], [P("x", None, None), P(None, None, "y")]),
   "contract_sharded": (lambda m: lambda a, b: a @ b, [r(16, 8), r(8, 16)], [P(None, "x"), P("x", None)]),
   "shard_map_auto": (lambda m: sm(m), [r(16, 8)], [P("x", None)]),
+  "shard_map_of_constant": (lambda m: lambda: sm(m)(jnp.ones((16, 8))), [], []),
+  "shard_map_uncommitted": (lambda m: sm(m), [r(16, 8)], ["uncommitted"]),
   "return_twice": (lambda m: lambda x: (x + 1, x + 1, x), [r(16, 8)], [P("x", "y")]),
   "conv1d": (lambda m: lambda x, k: jax.lax.conv_general_dilated(x, k, (1,), "SAME"), [r(8, 4, 16), r(4, 4, 3)], [P("x", None, None), P()]),
   "reduce_window": (lambda m: lambda x: jax.lax.reduce_window(x, 0.0, jax.lax.add, (1, 2), (1, 2), "VALID"), [r(16, 8)], [P("x", None)]),
@@ -136,8 +138,8 @@ CASES.update({  # model pieces, remat, explicit out_shardings
 def run(devs, name):
     build, args, specs = CASES[name]
     mesh = Mesh(np.array(devs).reshape(SHAPE), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
-    put = jax.tree.map(lambda a, s: jax.device_put(a, NamedSharding(mesh, s)), args, specs,
-                       is_leaf=lambda s: isinstance(s, P))
+    put = jax.tree.map(lambda a, s: a if s == "uncommitted" else jax.device_put(a, NamedSharding(mesh, s)),
+                       args, specs, is_leaf=lambda s: isinstance(s, (P, str)))
     outs = jax.jit(build(mesh))(*put)
     leaves = []
     for o in jax.tree.leaves(outs):

@@ -88,10 +88,8 @@ func planSPMD(m *ir.Module, partitions int, in, out []ir.Type) (*spmdPlan, error
 			}
 		}
 	}
-	if plan.mesh != nil {
-		if err := propagate.Fill(m, meshes, plan.mesh, plan.outs); err != nil {
-			return nil, err
-		}
+	if plan.mesh, err = propagate.Fill(m, meshes, plan.mesh, partitions, plan.outs); err != nil {
+		return nil, err
 	}
 	if plan.mesh == nil {
 		plan.mesh = &shardy.Mesh{Axes: []shardy.Axis{{Name: "", Size: partitions}}}

@@ -488,18 +488,34 @@ func usedElsewhere(n *node, d int, axes []string) bool {
 
 // Fill replaces outs[i] (the entry function's result shardings as their
 // annotations give them) by the propagated sharding wherever propagation
-// has one (see Results).
-func Fill(m *ir.Module, meshes map[string]*shardy.Mesh, mesh *shardy.Mesh, outs []*shardy.Sharding) error {
+// has one (see Results), and returns the mesh they are over: mesh, or when
+// no argument or result named one (a program whose only shardings are
+// inside, e.g. a shard_map of a constant), the one mesh the module declares
+// for that many partitions (nil if none or several).
+func Fill(m *ir.Module, meshes map[string]*shardy.Mesh, mesh *shardy.Mesh, partitions int, outs []*shardy.Sharding) (*shardy.Mesh, error) {
+	if mesh == nil {
+		for _, ms := range meshes {
+			if len(ms.Axes) > 0 && ms.Size() == partitions {
+				if mesh != nil && mesh.String() != ms.String() {
+					return nil, nil
+				}
+				mesh = ms
+			}
+		}
+		if mesh == nil {
+			return nil, nil
+		}
+	}
 	res, err := Results(m, meshes, mesh)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for i, s := range res {
 		if s != nil && i < len(outs) && !sameAxes(s, outs[i]) {
 			outs[i] = s
 		}
 	}
-	return nil
+	return mesh, nil
 }
 
 // sameAxes reports whether two shardings cut every dimension alike.

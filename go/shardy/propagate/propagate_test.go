@@ -257,3 +257,29 @@ func BenchmarkChain(b *testing.B) {
 		require.NotNil(b, res[0])
 	}
 }
+
+// TestFillFindsTheMesh: a program whose arguments and results name no mesh
+// (a shard_map of a constant) is propagated over the one mesh it declares
+// for its partition count; its manual computation's out_shardings reach
+// the result.
+func TestFillFindsTheMesh(t *testing.T) {
+	p, _ := newProg()
+	c := p.op("stablehlo.constant", nil, "8", nil)
+	mc := p.op("sdy.manual_computation", []*ir.Value{c}, "8", ir.Attrs{
+		"in_shardings":  ir.OpaqueAttr{Dialect: "sdy", Text: `#sdy.sharding_per_value<[<@mesh, [{}]>]>`},
+		"out_shardings": ir.OpaqueAttr{Dialect: "sdy", Text: `#sdy.sharding_per_value<[<@mesh, [{"x"}]>]>`},
+		"manual_axes":   ir.OpaqueAttr{Dialect: "sdy", Text: `#sdy<manual_axes{"x", "y"}>`},
+	})
+	p.ret([]*ir.Value{p.op("stablehlo.negate", []*ir.Value{mc}, "8", nil)})
+	meshes, err := shardy.Meshes(p.m)
+	require.NoError(t, err)
+	outs := make([]*shardy.Sharding, 1)
+	mesh, err := Fill(p.m, meshes, nil, 8, outs)
+	require.NoError(t, err)
+	require.Same(t, meshes["mesh"], mesh)
+	require.Equal(t, `[{"x"}]`, spec(outs[0]))
+
+	mesh, err = Fill(p.m, meshes, nil, 4, make([]*shardy.Sharding, 1))
+	require.NoError(t, err)
+	require.Nil(t, mesh, "no declared mesh has 4 devices")
+}
