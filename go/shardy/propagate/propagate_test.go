@@ -212,6 +212,14 @@ func TestResults(t *testing.T) {
 			p.ret([]*ir.Value{d})
 			return p
 		}, []string{`[{}, {"y"}]`}},
+		{"a propagation barrier passes only its allowed direction", func() *prog {
+			p, a := newProg(`8x16 [{"x"}, {}]`)
+			barrier := func(dir string) *ir.Value {
+				return p.op("sdy.propagation_barrier", a, "8x16", ir.Attrs{"allowed_direction": ir.OpaqueAttr{Dialect: "sdy", Text: "#sdy<propagation_direction " + dir + ">"}})
+			}
+			p.ret([]*ir.Value{barrier("BACKWARD"), barrier("FORWARD"), barrier("BOTH"), barrier("NONE")})
+			return p
+		}, []string{`-`, `[{"x"}, {}]`, `[{"x"}, {}]`, `-`}},
 		{"a factor that the axes do not divide stays unsharded", func() *prog {
 			p, a := newProg(`8x6 [{"x"}, {}]`, `8x6 [{}, {}]`)
 			b := p.op("stablehlo.broadcast_in_dim", []*ir.Value{p.op("stablehlo.constant", nil, "", nil)}, "8x6", dims("broadcast_dimensions", nil))

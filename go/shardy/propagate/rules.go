@@ -396,11 +396,11 @@ func (b *builder) barrier(op *ir.Op, ctx int) error {
 		text = a.Value
 	}
 	switch {
-	case containsWord(text, "BOTH"):
+	case strings.Contains(text, "BOTH"):
 		allowed = both
-	case containsWord(text, "FORWARD"):
+	case strings.Contains(text, "FORWARD"):
 		allowed = forward
-	case containsWord(text, "BACKWARD"):
+	case strings.Contains(text, "BACKWARD"):
 		allowed = backward
 	}
 	in, ok1 := b.nodes(ctx, op.Operands)
@@ -412,15 +412,6 @@ func (b *builder) barrier(op *ir.Op, ctx int) error {
 	e := b.p.edges[len(b.p.edges)-1]
 	e.dir = func(int, int) direction { return allowed }
 	return nil
-}
-
-func containsWord(s, w string) bool {
-	for i := 0; i+len(w) <= len(s); i++ {
-		if s[i:i+len(w)] == w {
-			return true
-		}
-	}
-	return false
 }
 
 // manual is sdy.manual_computation, a boundary: its results hold its
