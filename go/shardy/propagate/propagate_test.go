@@ -186,15 +186,16 @@ func TestResults(t *testing.T) {
 			p.ret([]*ir.Value{w.Results[0]})
 			return p
 		}, []string{`[{"x"}, {"y"}]`}},
-		{"calls are followed into the callee", func() *prog {
+		{"calls and composites are followed into the callee", func() *prog {
 			p, a := newProg(`8x16 [{}, {"y"}]`)
 			cb := ir.NewBlock(tensor("8x16"))
 			cb.Append(ir.NewOp("func.return", []*ir.Value{cb.Append(ir.NewOp("stablehlo.negate", cb.Args, []ir.Type{tensor("8x16")}, nil)).Result()}, nil, nil))
 			p.m.Funcs = append(p.m.Funcs, &ir.Func{Name: "callee", Visibility: "private", Body: ir.NewRegion(cb)})
 			c := p.op("func.call", a, "8x16", ir.Attrs{"callee": ir.SymbolRefAttr{Name: "callee"}})
-			p.ret([]*ir.Value{c})
+			comp := p.op("stablehlo.composite", []*ir.Value{c}, "8x16", ir.Attrs{"decomposition": ir.SymbolRefAttr{Name: "@callee"}})
+			p.ret([]*ir.Value{c, comp})
 			return p
-		}, []string{`[{}, {"y"}]`}},
+		}, []string{`[{}, {"y"}]`, `[{}, {"y"}]`}},
 		{"slice, concatenate and sort keep the axes of the dimension they change", func() *prog {
 			p, a := newProg(`16x8 [{"x"}, {"y"}]`)
 			sl := p.op("stablehlo.slice", a, "8x8", ir.Attrs{"start_indices": ir.DenseI64Attr{Values: []int64{4, 0}},

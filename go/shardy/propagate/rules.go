@@ -223,7 +223,9 @@ func (b *builder) op(op *ir.Op, ctx, depth int) error {
 	}
 	switch op.Name {
 	case "func.call":
-		return b.call(op, ctx, depth)
+		return b.call(op, "callee", ctx, depth)
+	case "stablehlo.composite":
+		return b.call(op, "decomposition", ctx, depth)
 	case "stablehlo.while":
 		return b.while(op, ctx, depth)
 	case "stablehlo.case", "stablehlo.if":
@@ -289,12 +291,13 @@ func (b *builder) linkCtx(ictx int, ins []*ir.Value, octx int, outs []*ir.Value,
 	}
 }
 
-// call propagates through the callee as if it were inlined at this call
+// call propagates through the callee named by attribute attr (a call's
+// callee, a composite's decomposition) as if it were inlined at this call
 // site (as Shardy's import inlines calls): its values get a context of
 // their own.
-func (b *builder) call(op *ir.Op, ctx, depth int) error {
+func (b *builder) call(op *ir.Op, attr string, ctx, depth int) error {
 	name := ""
-	switch a := op.Attrs["callee"].(type) {
+	switch a := op.Attrs[attr].(type) {
 	case ir.SymbolRefAttr:
 		name = a.Name
 	case ir.StringAttr:
