@@ -8,16 +8,17 @@ import (
 	"github.com/gojax/gojax/go/devmem"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/shardy"
+	"github.com/gojax/gojax/go/shardy/propagate"
 )
 
 // SPMD programs (num_partitions > 1) are written in global shapes with Shardy
 // annotations saying how each argument and result is split over a device
 // mesh. Until the compiler partitions programs, gojax runs such a program once
 // on the global arrays: it assembles each argument from the devices' shards,
-// runs, and hands every device its shard of each result (results without a
-// sharding are replicated, which is what JAX assumes when the executable
-// reports no output shardings, except a parameter returned unchanged, which
-// keeps the parameter's sharding).
+// runs, and hands every device its shard of each result. A result the
+// program leaves unannotated (or open) gets the sharding propagation gives
+// it (go/shardy/propagate), as XLA's partitioner reports it; a parameter
+// returned unchanged keeps the parameter's sharding.
 
 // spmdPlan is how an SPMD program's values map to partitions.
 type spmdPlan struct {
@@ -86,6 +87,9 @@ func planSPMD(m *ir.Module, partitions int, in, out []ir.Type) (*spmdPlan, error
 				plan.outs[i] = plan.args[j]
 			}
 		}
+	}
+	if plan.mesh, err = propagate.Fill(m, meshes, plan.mesh, partitions, plan.outs); err != nil {
+		return nil, err
 	}
 	if plan.mesh == nil {
 		plan.mesh = &shardy.Mesh{Axes: []shardy.Axis{{Name: "", Size: partitions}}}

@@ -59,6 +59,9 @@ func (m *Mesh) Axis(name string) (Axis, bool) {
 // Sharding says, per dimension, which mesh axes (major to minor) cut it.
 type Sharding struct {
 	Dims [][]Axis
+	// Open marks the dimensions written {…, ?}: sharding propagation may
+	// add axes to them (nil: all closed).
+	Open []bool
 }
 
 var (
@@ -135,8 +138,10 @@ func ParseSharding(text string, meshes map[string]*Mesh, rank int) (*Sharding, *
 			return nil, nil, fmt.Errorf("unsupported sharding %s", text)
 		}
 		var axes []Axis
+		open := false
 		for _, name := range strings.Split(body[1:end], ",") {
 			name = strings.TrimSpace(name)
+			open = open || name == "?"
 			if name == "" || name == "?" {
 				continue
 			}
@@ -150,6 +155,7 @@ func ParseSharding(text string, meshes map[string]*Mesh, rank int) (*Sharding, *
 			axes = append(axes, a)
 		}
 		s.Dims = append(s.Dims, axes)
+		s.Open = append(s.Open, open)
 		body = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(body[end+1:]), ","))
 	}
 	if len(s.Dims) != rank {

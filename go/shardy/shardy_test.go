@@ -101,3 +101,12 @@ func TestMeshGroups(t *testing.T) {
 	_, err = m.Groups([]string{"c"})
 	require.ErrorContains(t, err, "no axis")
 }
+
+func TestParseShardingOpenDimensions(t *testing.T) {
+	m, err := ParseMesh(`#sdy.mesh<["a"=2, "b"=3]>`)
+	require.NoError(t, err)
+	s, _, err := ParseSharding(`#sdy.sharding<@mesh, [{"a", ?}, {?}, {}, {"b"}]>`, map[string]*Mesh{"mesh": m}, 4)
+	require.NoError(t, err)
+	require.Equal(t, []bool{true, true, false, false}, s.Open)
+	require.Equal(t, [][]Axis{{{"a", 2}}, nil, nil, {{"b", 3}}}, s.Dims)
+}
