@@ -333,7 +333,7 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		if devices != nil {
 			return nil, nil, Errorf(CodeUnimplemented, "Execute: portable execution of a partitioned program is not supported")
 		}
-		return e.executeSPMD(args, nonDonatable(opts.NonDonatable))
+		return e.executeSPMD(args, nonDonatable(opts.NonDonatable), opts.UserData)
 	}
 	if devices == nil {
 		devices = e.addressable
