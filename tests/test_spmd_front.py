@@ -195,6 +195,27 @@ print("ok")
     assert sum(l.startswith("part") for l in got) == 4 and sum(l.startswith("pmap") for l in got) == 4, got
 
 
+def test_inspect_array_sharding():
+    # The callback runs at compile time with the sharding of an argument or
+    # of a sharding constraint, as XLA's partitioner hands it over.
+    check("""
+def run(devs):
+    mesh = Mesh(np.array(devs).reshape(2, 2), ("a", "b"))
+    seen = []
+    def f(x):
+        jax.debug.inspect_array_sharding(x, callback=lambda s: seen.append(("arg", str(s.spec))))
+        y = jax.lax.with_sharding_constraint(x * 2, NamedSharding(mesh, P(None, ("b", "a"))))
+        jax.debug.inspect_array_sharding(y, callback=lambda s: seen.append(("constraint", str(s.spec))))
+        return y + 1
+    g = jax.jit(f, in_shardings=NamedSharding(mesh, P("b", "a")))
+    out = g(np.arange(32, dtype=np.float32).reshape(4, 8))
+    return sorted(seen), np.asarray(out).tolist()
+g, x = both(run)
+assert g == x, (g, x)
+assert len(g[0]) == 2, g
+""")
+
+
 @pytest.mark.parametrize("how", ["config", "env"])
 def test_jax_num_cpu_devices_sets_gojax_device_count(how):
     code = "import jax\n"
