@@ -1,6 +1,7 @@
 // Package shardy reads the Shardy (sdy) annotations gojax needs to run SPMD
 // programs: device meshes, per-dimension shardings and manual axes, and maps
-// a partition number to the block of a global array it holds.
+// a partition number to the block of a global array it holds. GSPMD
+// (mhlo.sharding) annotations are read into the same model (gspmd.go).
 package shardy
 
 import (
