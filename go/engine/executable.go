@@ -138,6 +138,9 @@ func (e *Executable) planPartitions() error {
 	if err != nil {
 		return Errorf(CodeUnimplemented, "SPMD program %q: %v", e.Name(), err)
 	}
+	if err := e.pairDonors(plan); err != nil {
+		return Errorf(CodeUnimplemented, "SPMD program %q: %v", e.Name(), err)
+	}
 	if err := inspectShardings(e.prog.Module(), plan); err != nil {
 		return Errorf(CodeInvalidArgument, "SPMD program %q: %v", e.Name(), err)
 	}

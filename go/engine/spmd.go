@@ -28,6 +28,47 @@ type spmdPlan struct {
 	mesh *shardy.Mesh       // the program's mesh: the first covering mesh its shardings use
 	args []*shardy.Sharding // nil entries are replicated
 	outs []*shardy.Sharding
+	// donate marks the parameters a call gives up: those aliased to a
+	// result (tf.aliasing_output), and buffer donors (jax.buffer_donor,
+	// which JAX writes for sharded programs, leaving the choice to the
+	// compiler) that a result of the same shard type and memory kind can
+	// reuse, as XLA pairs them. A donor nothing can reuse stays alive.
+	donate []bool
+}
+
+// pairDonors fills plan.donate: each donor takes the first result not yet
+// taken whose shard type and memory kind match its own.
+func (e *Executable) pairDonors(plan *spmdPlan) error {
+	plan.donate = make([]bool, len(e.inTypes))
+	f := e.prog.Module().Main()
+	taken := make([]bool, len(e.outTypes))
+	for i := range e.inTypes {
+		if !e.donors[i] {
+			continue
+		}
+		if _, alias := f.ArgAttrs[i]["tf.aliasing_output"]; alias {
+			plan.donate[i] = true
+			continue
+		}
+		in, err := shardType(plan.args[i], plan.meshOf(plan.args[i]), e.inTypes[i], 0)
+		if err != nil {
+			return fmt.Errorf("argument %d: %w", i, err)
+		}
+		for j, t := range e.outTypes {
+			if taken[j] || e.inKinds[i] != e.outKinds[j] {
+				continue
+			}
+			out, err := shardType(plan.outs[j], plan.meshOf(plan.outs[j]), t, 0)
+			if err != nil {
+				return fmt.Errorf("result %d: %w", j, err)
+			}
+			if ir.TypesEqual(in, out) {
+				taken[j], plan.donate[i] = true, true
+				break
+			}
+		}
+	}
+	return nil
 }
 
 // meshOf is the mesh a sharding of the plan is over.
@@ -201,7 +242,7 @@ func (e *Executable) executeSPMD(args [][]*Buffer, nonDon nonDonatable, userData
 			if !b.matchesType(want) {
 				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d of device %d has type %v, partition %d of %q expects %v", i, d, b.Type(), p, e.Name(), want)
 			}
-			if e.donors[i] && !nonDon.has(i) && occurrences(list, b) > 1 {
+			if plan.donate[i] && !nonDon.has(i) && occurrences(list, b) > 1 {
 				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d of program %q is donated, but the same buffer is passed as another argument of this call", i, e.Name())
 			}
 		}
@@ -259,7 +300,7 @@ func (e *Executable) executeSPMD(args [][]*Buffer, nonDon nonDonatable, userData
 	// go: results are cut from global arrays, so none reuses an argument.
 	for _, list := range args {
 		for i, b := range list {
-			if e.donors[i] && !nonDon.has(i) {
+			if plan.donate[i] && !nonDon.has(i) {
 				b.donate()
 			}
 		}
