@@ -31,13 +31,14 @@ type spmdPlan struct {
 	// donate marks the parameters a call gives up: those aliased to a
 	// result (tf.aliasing_output), and buffer donors (jax.buffer_donor,
 	// which JAX writes for sharded programs, leaving the choice to the
-	// compiler) that a result of the same shard type and memory kind can
-	// reuse, as XLA pairs them. A donor nothing can reuse stays alive.
+	// compiler) whose shard a result shard of the same byte size and memory
+	// kind can reuse, as XLA:CPU pairs them (a (8,1) shard with an (8,)
+	// one). A donor nothing can reuse stays alive.
 	donate []bool
 }
 
 // pairDonors fills plan.donate: each donor takes the first result not yet
-// taken whose shard type and memory kind match its own.
+// taken whose shard has its shard's byte size and memory kind.
 func (e *Executable) pairDonors(plan *spmdPlan) error {
 	plan.donate = make([]bool, len(e.inTypes))
 	f := e.prog.Module().Main()
@@ -62,7 +63,7 @@ func (e *Executable) pairDonors(plan *spmdPlan) error {
 			if err != nil {
 				return fmt.Errorf("result %d: %w", j, err)
 			}
-			if ir.TypesEqual(in, out) {
+			if TypeBytes(in) == TypeBytes(out) {
 				taken[j], plan.donate[i] = true, true
 				break
 			}
