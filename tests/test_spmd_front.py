@@ -142,6 +142,10 @@ def run(devs):
     w = jax.device_put(np.arange(16, dtype=np.float32).reshape(8, 2), sx)
     jax.jit(lambda a: a @ a.T, donate_argnums=(0,), out_shardings=sx)(w)
     res.append(w.is_deleted())
+    # Shards of equal byte size pair up whatever their shapes.
+    v = jax.device_put(np.arange(8, dtype=np.float32).reshape(8, 1), sx)
+    jax.jit(lambda a: a.reshape(8), donate_argnums=(0,), out_shardings=sx)(v)
+    res.append(v.is_deleted())
     try:
         x + 1
         res.append("no error")
@@ -156,7 +160,7 @@ def run(devs):
     return res
 g, x = both(run)
 assert g == x, (g, x)
-assert g[0] and not g[1] and not g[3], g
+assert g[0] and not g[1] and not g[3] and g[4], g
 """)
 
 
