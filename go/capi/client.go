@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"unsafe"
 
+	"github.com/gojax/gojax/go/config"
 	"github.com/gojax/gojax/go/dataplane"
 	"github.com/gojax/gojax/go/engine"
 )
@@ -151,6 +152,19 @@ func clientOptions(opts *C.PJRT_NamedValue, n C.size_t) (o engine.Options, node,
 				return o, 0, 0, engine.Errorf(engine.CodeInvalidArgument, "option num_devices must be at least 1, got %d", v)
 			}
 			o.NumDevices = int(v)
+		case "jax_num_cpu_devices":
+			// JAX's jax_num_cpu_devices (-1 when unset); the plugin passes
+			// it, and engine.NumDevicesFor weighs it against GOJAX_NUM_DEVICES.
+			v, err := intVal()
+			if err != nil {
+				return o, 0, 0, engine.Errorf(engine.CodeInvalidArgument, "option jax_num_cpu_devices: %v", err)
+			}
+			if v > int64(config.MaxNumDevices) {
+				return o, 0, 0, engine.Errorf(engine.CodeInvalidArgument, "option jax_num_cpu_devices must be at most %d, got %d", config.MaxNumDevices, v)
+			}
+			if v > 0 {
+				o.JAXNumCPUDevices = int(v)
+			}
 		case "num_nodes", "node_id":
 			v, err := intVal()
 			if err != nil {

@@ -66,6 +66,7 @@ var passThroughTargets = map[string]bool{
 	"SPMDFullToShardShape":      true,
 	"SPMDShardToFullShape":      true,
 	"LayoutConstraint":          true,
+	"InspectSharding":           true, // its callback ran at compile time (engine)
 }
 
 func customTarget(op *ir.Op) string {

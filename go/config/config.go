@@ -29,6 +29,9 @@ type Settings struct {
 	// NumDevices is the device count of a client created without a
 	// num_devices option (GOJAX_NUM_DEVICES).
 	NumDevices int
+	// NumDevicesSet says GOJAX_NUM_DEVICES was given: it then overrides
+	// JAX's jax_num_cpu_devices.
+	NumDevicesSet bool
 	// AsyncDispatch makes single-device executions return before the
 	// program has run (GOJAX_ASYNC_DISPATCH).
 	AsyncDispatch bool
@@ -82,6 +85,16 @@ func Defaults() Settings {
 	}
 }
 
+// DevicesFor is the device count of a client when JAX asks for jaxCPU host
+// devices (jax_num_cpu_devices; < 1: JAX does not say): GOJAX_NUM_DEVICES
+// when set, gojax's own override, else jaxCPU, else the default.
+func (st Settings) DevicesFor(jaxCPU int) int {
+	if st.NumDevicesSet || jaxCPU < 1 {
+		return st.NumDevices
+	}
+	return jaxCPU
+}
+
 // Kinds of variables, each with one parser.
 const (
 	KindBool = "bool"
@@ -119,10 +132,10 @@ var Vars = []*Var{
 		Accepted: fmt.Sprintf("a whole number from 1 to %d", MaxNumDevices),
 		set: func(st *Settings, name, s string) error {
 			v, err := ParseInt(name, s, 1, MaxNumDevices)
-			st.NumDevices = int(v)
+			st.NumDevices, st.NumDevicesSet = int(v), err == nil
 			return err
 		},
-		reset: func(st *Settings) { st.NumDevices = Defaults().NumDevices },
+		reset: func(st *Settings) { st.NumDevices, st.NumDevicesSet = Defaults().NumDevices, false },
 	},
 	boolVar("GOJAX_ASYNC_DISPATCH", "async_dispatch", func(st *Settings) *bool { return &st.AsyncDispatch }),
 	{

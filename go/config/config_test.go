@@ -109,7 +109,7 @@ func TestLoad(t *testing.T) {
 	}))
 	require.NoError(t, err)
 	require.Equal(t, Settings{
-		NumDevices: 2, AsyncDispatch: true, InlineBytes: 1 << 20, BufferCacheBytes: 0, MemoryLimit: 8 << 30, DumpDir: "/tmp/dumps",
+		NumDevices: 2, NumDevicesSet: true, AsyncDispatch: true, InlineBytes: 1 << 20, BufferCacheBytes: 0, MemoryLimit: 8 << 30, DumpDir: "/tmp/dumps",
 		DebugNans: false, FlushDenormals: false, SpinMicros: 0, Vector: "avx2",
 		CollectiveTimeout: 20, DataplaneHost: "10.0.0.7", DataplanePort: 7777,
 	}, st)
@@ -122,6 +122,23 @@ func TestLoad(t *testing.T) {
 	st, err = Load(lookupIn(empty))
 	require.NoError(t, err)
 	require.Equal(t, Defaults(), st)
+}
+
+// GOJAX_NUM_DEVICES, when set, overrides JAX's jax_num_cpu_devices, which
+// overrides the default.
+func TestDevicesFor(t *testing.T) {
+	unset, err := Load(lookupIn(map[string]string{"GOJAX_NUM_DEVICES": ""}))
+	require.NoError(t, err)
+	require.Equal(t, 8, unset.DevicesFor(8))
+	require.Equal(t, 1, unset.DevicesFor(-1))
+	require.Equal(t, 1, unset.DevicesFor(0))
+	set, err := Load(lookupIn(map[string]string{"GOJAX_NUM_DEVICES": "3"}))
+	require.NoError(t, err)
+	require.Equal(t, 3, set.DevicesFor(8))
+	require.Equal(t, 3, set.DevicesFor(-1))
+	one, err := Load(lookupIn(map[string]string{"GOJAX_NUM_DEVICES": "1"}))
+	require.NoError(t, err)
+	require.Equal(t, 1, one.DevicesFor(8), "an explicit 1 is an override too")
 }
 
 // Every variable rejects junk with an error naming it and what it accepts,

@@ -23,8 +23,11 @@ const maxDevices = config.MaxNumDevices
 
 // Options configure a client.
 type Options struct {
-	// NumDevices is the number of CPU devices (0 = GOJAX_NUM_DEVICES, else 1).
+	// NumDevices is the number of CPU devices (0 = DefaultNumDevices).
 	NumDevices int
+	// JAXNumCPUDevices is JAX's jax_num_cpu_devices (0 = not set), the
+	// standard way to ask a CPU backend for host devices.
+	JAXNumCPUDevices int
 	// MaxConcurrentRuns bounds how many executions run at once (0 = GOMAXPROCS).
 	MaxConcurrentRuns int
 	// Job makes the client one process of a multi-process job (nil: the
@@ -112,7 +115,7 @@ func NewClient(opts Options) (*Client, error) {
 	}
 	n := opts.NumDevices
 	if n == 0 {
-		n = DefaultNumDevices()
+		n = NumDevicesFor(opts.JAXNumCPUDevices)
 	}
 	if n < 1 || n > maxDevices {
 		return nil, Errorf(CodeInvalidArgument, "num_devices must be between 1 and %d, got %d", maxDevices, n)
@@ -166,8 +169,15 @@ func NewClient(opts Options) (*Client, error) {
 const processIDShift = 11
 
 // DefaultNumDevices is the device count of a client created without a
-// num_devices option: GOJAX_NUM_DEVICES at load, else 1.
+// num_devices option and without jax_num_cpu_devices: GOJAX_NUM_DEVICES at
+// load, else 1.
 func DefaultNumDevices() int { return config.Env().NumDevices }
+
+// NumDevicesFor is the device count of a client created without a
+// num_devices option when JAX asks for jaxCPU host devices (< 1: JAX does
+// not say): GOJAX_NUM_DEVICES when set, gojax's own override, else jaxCPU,
+// else 1.
+func NumDevicesFor(jaxCPU int) int { return config.Env().DevicesFor(jaxCPU) }
 
 // PlatformName returns "cpu".
 func (c *Client) PlatformName() string { return PlatformName }

@@ -144,6 +144,12 @@ func (e *Executable) planPartitions() error {
 	if err != nil {
 		return Errorf(CodeUnimplemented, "SPMD program %q: %v", e.Name(), err)
 	}
+	if err := e.pairDonors(plan); err != nil {
+		return Errorf(CodeUnimplemented, "SPMD program %q: %v", e.Name(), err)
+	}
+	if err := inspectShardings(e.prog.Module(), plan); err != nil {
+		return Errorf(CodeInvalidArgument, "SPMD program %q: %v", e.Name(), err)
+	}
 	e.spmd = plan
 	return nil
 }
@@ -358,7 +364,7 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		if devices != nil {
 			return nil, nil, Errorf(CodeUnimplemented, "Execute: portable execution of a partitioned program is not supported")
 		}
-		return e.executeSPMD(args, nonDonatable(opts.NonDonatable))
+		return e.executeSPMD(args, nonDonatable(opts.NonDonatable), opts.UserData)
 	}
 	if devices == nil {
 		devices = e.addressable

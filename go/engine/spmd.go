@@ -20,14 +20,69 @@ import (
 // it (go/shardy/propagate), as XLA's partitioner reports it; a parameter
 // returned unchanged keeps the parameter's sharding.
 
-// spmdPlan is how an SPMD program's values map to partitions.
+// spmdPlan is how an SPMD program's values map to partitions. Each sharding
+// carries its own mesh: a program may mix meshes (JAX annotates Python
+// scalars with the empty mesh, and GSPMD annotations each bring a device
+// order), and every mesh covers the program's partitions, or is a maximal
+// mesh of one of them; values on the empty mesh are replicated (nil).
 type spmdPlan struct {
-	mesh *shardy.Mesh
+	mesh *shardy.Mesh       // the program's mesh: the first covering mesh its shardings use
 	args []*shardy.Sharding // nil entries are replicated
 	outs []*shardy.Sharding
+	// donate marks the parameters a call gives up: those aliased to a
+	// result (tf.aliasing_output), and buffer donors (jax.buffer_donor,
+	// which JAX writes for sharded programs, leaving the choice to the
+	// compiler) whose shard a result shard of the same byte size and memory
+	// kind can reuse, as XLA:CPU pairs them (a (8,1) shard with an (8,)
+	// one). A donor nothing can reuse stays alive.
+	donate []bool
 }
 
-// planSPMD builds the plan from the entry function's Shardy annotations.
+// pairDonors fills plan.donate: each donor takes the first result not yet
+// taken whose shard has its shard's byte size and memory kind.
+func (e *Executable) pairDonors(plan *spmdPlan) error {
+	plan.donate = make([]bool, len(e.inTypes))
+	f := e.prog.Module().Main()
+	taken := make([]bool, len(e.outTypes))
+	for i := range e.inTypes {
+		if !e.donors[i] {
+			continue
+		}
+		if _, alias := f.ArgAttrs[i]["tf.aliasing_output"]; alias {
+			plan.donate[i] = true
+			continue
+		}
+		in, err := shardType(plan.args[i], plan.meshOf(plan.args[i]), e.inTypes[i], 0)
+		if err != nil {
+			return fmt.Errorf("argument %d: %w", i, err)
+		}
+		for j, t := range e.outTypes {
+			if taken[j] || e.inKinds[i] != e.outKinds[j] {
+				continue
+			}
+			out, err := shardType(plan.outs[j], plan.meshOf(plan.outs[j]), t, 0)
+			if err != nil {
+				return fmt.Errorf("result %d: %w", j, err)
+			}
+			if TypeBytes(in) == TypeBytes(out) {
+				taken[j], plan.donate[i] = true, true
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// meshOf is the mesh a sharding of the plan is over.
+func (p *spmdPlan) meshOf(s *shardy.Sharding) *shardy.Mesh {
+	if s != nil && s.Mesh != nil {
+		return s.Mesh
+	}
+	return p.mesh
+}
+
+// planSPMD builds the plan from the entry function's Shardy annotations, or
+// its GSPMD ones (mhlo.sharding) where a value has no Shardy one.
 func planSPMD(m *ir.Module, partitions int, in, out []ir.Type) (*spmdPlan, error) {
 	if m == nil {
 		return nil, fmt.Errorf("program has %d partitions but no module to read shardings from", partitions)
@@ -45,29 +100,39 @@ func planSPMD(m *ir.Module, partitions int, in, out []ir.Type) (*spmdPlan, error
 		if i >= len(attrs) || attrs[i] == nil {
 			return nil, nil
 		}
-		a, ok := attrs[i]["sdy.sharding"]
-		if !ok {
-			if _, gspmd := attrs[i]["mhlo.sharding"]; gspmd {
-				return nil, fmt.Errorf("GSPMD (mhlo.sharding) annotations are not supported; use Shardy")
-			}
-			return nil, nil
-		}
-		op, ok := a.(ir.OpaqueAttr)
-		if !ok {
-			return nil, fmt.Errorf("sdy.sharding is not a Shardy attribute")
-		}
 		tt, ok := t.(*ir.TensorType)
 		if !ok {
 			return nil, nil
 		}
-		s, ms, err := shardy.ParseSharding(op.Text, meshes, tt.Rank())
-		if err != nil {
-			return nil, err
+		var s *shardy.Sharding
+		if a, ok := attrs[i]["sdy.sharding"]; ok {
+			op, ok := a.(ir.OpaqueAttr)
+			if !ok {
+				return nil, fmt.Errorf("sdy.sharding is not a Shardy attribute")
+			}
+			if s, _, err = shardy.ParseSharding(op.Text, meshes, tt.Rank()); err != nil {
+				return nil, err
+			}
+		} else if text, ok := attrs[i].Str("mhlo.sharding"); ok {
+			if s, err = shardy.ParseHLOSharding(text, tt.Rank()); err != nil {
+				return nil, err
+			}
 		}
-		if plan.mesh != nil && plan.mesh != ms {
-			return nil, fmt.Errorf("shardings use more than one mesh")
+		if s == nil || s.Mesh.Empty() {
+			return nil, nil
 		}
-		plan.mesh = ms
+		if d, maximal := s.Mesh.Maximal(); maximal {
+			if d >= partitions {
+				return nil, fmt.Errorf("sharding puts the value on device %d of a program with %d partitions", d, partitions)
+			}
+			return s, nil
+		}
+		if s.Mesh.Size() != partitions {
+			return nil, fmt.Errorf("mesh %s has %d devices but the program has %d partitions", s.Mesh, s.Mesh.Size(), partitions)
+		}
+		if plan.mesh == nil {
+			plan.mesh = s.Mesh
+		}
 		return s, nil
 	}
 	for i, t := range in {
@@ -94,9 +159,6 @@ func planSPMD(m *ir.Module, partitions int, in, out []ir.Type) (*spmdPlan, error
 	if plan.mesh == nil {
 		plan.mesh = &shardy.Mesh{Axes: []shardy.Axis{{Name: "", Size: partitions}}}
 	}
-	if plan.mesh.Size() != partitions {
-		return nil, fmt.Errorf("mesh has %d devices but the program has %d partitions", plan.mesh.Size(), partitions)
-	}
 	return plan, nil
 }
 
@@ -106,7 +168,8 @@ func annotated(attrs []ir.Attrs, i int) bool {
 		return false
 	}
 	_, sdy := attrs[i]["sdy.sharding"]
-	return sdy
+	_, gspmd := attrs[i]["mhlo.sharding"]
+	return sdy || gspmd
 }
 
 // placementCalls are the custom calls that only move a value to another
@@ -138,7 +201,8 @@ func passedParameter(f *ir.Func, i int) int {
 	return v.Index
 }
 
-// shardType is partition p's type for a value of global type t.
+// shardType is partition p's type for a value of global type t, sharded by
+// s over mesh m.
 func shardType(s *shardy.Sharding, m *shardy.Mesh, t ir.Type, p int) (ir.Type, error) {
 	tt, ok := t.(*ir.TensorType)
 	if !ok || s == nil {
@@ -162,7 +226,7 @@ func allocFor(t ir.Type) ([]byte, error) {
 
 // executeSPMD runs an SPMD program once on global arrays (see the top of
 // this file). args[d] are the shards of device d = e.addressable[d].
-func (e *Executable) executeSPMD(args [][]*Buffer, nonDon nonDonatable) ([][]*Buffer, []*Event, error) {
+func (e *Executable) executeSPMD(args [][]*Buffer, nonDon nonDonatable, userData []UserData) ([][]*Buffer, []*Event, error) {
 	plan := e.spmd
 	if len(args) != len(e.addressable) {
 		return nil, nil, Errorf(CodeInvalidArgument, "Execute: %d argument lists for %d devices", len(args), len(e.addressable))
@@ -176,17 +240,28 @@ func (e *Executable) executeSPMD(args [][]*Buffer, nonDon nonDonatable) ([][]*Bu
 			if b == nil {
 				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d of device %d is NULL", i, d)
 			}
-			want, err := shardType(plan.args[i], plan.mesh, e.inTypes[i], p)
+			want, err := shardType(plan.args[i], plan.meshOf(plan.args[i]), e.inTypes[i], p)
 			if err != nil {
 				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d: %v", i, err)
 			}
 			if !b.matchesType(want) {
 				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d of device %d has type %v, partition %d of %q expects %v", i, d, b.Type(), p, e.Name(), want)
 			}
-			if e.donors[i] && !nonDon.has(i) && occurrences(list, b) > 1 {
+			if plan.donate[i] && !nonDon.has(i) && occurrences(list, b) > 1 {
 				return nil, nil, Errorf(CodeInvalidArgument, "Execute: argument %d of program %q is donated, but the same buffer is passed as another argument of this call", i, e.Name())
 			}
 		}
+	}
+	// Host callbacks (debug.print, pure_callback, io_callback) find JAX's
+	// callables in the user data of this call, as on one device; every
+	// partition of the run, manual computation bodies included, reads the
+	// same table.
+	callbacks := false
+	if hp, ok := e.prog.(hostCallbackProgram); ok && hp.HostCallbacks() != nil && hp.HostCallbacks().Used() {
+		if err := installHostCallbacks(hp.HostCallbacks(), userData); err != nil {
+			return nil, nil, err
+		}
+		callbacks = hp.HostCallbacks().CallbacksUsed()
 	}
 	outs := make([][]*Buffer, len(args))
 	events := make([]*Event, len(args))
@@ -209,7 +284,7 @@ func (e *Executable) executeSPMD(args [][]*Buffer, nonDon nonDonatable) ([][]*Bu
 		}
 		p := e.logical[d][1]
 		for i, t := range e.outTypes {
-			st, err := shardType(plan.outs[i], plan.mesh, t, p)
+			st, err := shardType(plan.outs[i], plan.meshOf(plan.outs[i]), t, p)
 			if err != nil {
 				undo()
 				return nil, nil, Errorf(CodeInvalidArgument, "Execute: result %d: %v", i, err)
@@ -230,7 +305,7 @@ func (e *Executable) executeSPMD(args [][]*Buffer, nonDon nonDonatable) ([][]*Bu
 	// go: results are cut from global arrays, so none reuses an argument.
 	for _, list := range args {
 		for i, b := range list {
-			if e.donors[i] && !nonDon.has(i) {
+			if plan.donate[i] && !nonDon.has(i) {
 				b.donate()
 			}
 		}
@@ -239,7 +314,7 @@ func (e *Executable) executeSPMD(args [][]*Buffer, nonDon nonDonatable) ([][]*Bu
 	// The job's processes number their runs of a program alike, in call
 	// order, so that each message names the run it belongs to.
 	seq := e.client.nextRun(e.jobKey, len(e.remote) > 0)
-	go func() {
+	finish := func() {
 		var running time.Duration
 		err := e.runSPMD(args, outs, seq, &running)
 		for _, b := range held {
@@ -256,8 +331,35 @@ func (e *Executable) executeSPMD(args [][]*Buffer, nonDon nonDonatable) ([][]*Bu
 			}
 			events[d].Set(err)
 		}
-	}()
+	}
+	if callbacks {
+		// As on one device, a program with host callbacks runs on the
+		// caller's thread: a callback takes the GIL, which the caller may be
+		// waiting to get back, and effects stay in call order.
+		finish()
+		if err := syncRunError(outs, events); err != nil {
+			return nil, nil, err
+		}
+		return outs, events, nil
+	}
+	go finish()
 	return outs, events, nil
+}
+
+// holder is the addressable device whose copy of a value sharded by s is
+// read: the maximal mesh's device, else the first.
+func (e *Executable) holder(s *shardy.Sharding) int {
+	if s == nil || s.Mesh == nil {
+		return 0
+	}
+	if p, ok := s.Mesh.Maximal(); ok {
+		for d := range e.addressable {
+			if e.logical[d][1] == p {
+				return d
+			}
+		}
+	}
+	return 0
 }
 
 func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, seq uint64, running *time.Duration) (err error) {
@@ -300,8 +402,9 @@ func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, seq uint64, run
 	for i, t := range e.inTypes {
 		s := plan.args[i]
 		tt, isTensor := t.(*ir.TensorType)
-		if s == nil || !isTensor {
-			data, berr := args[0][i].bytes()
+		if _, maximal := plan.meshOf(s).Maximal(); s == nil || !isTensor || maximal {
+			// Replicated, or on a maximal mesh's one device.
+			data, berr := args[e.holder(s)][i].bytes()
 			if berr != nil {
 				return WithCode(CodeFailedPrecondition, berr)
 			}
@@ -314,7 +417,7 @@ func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, seq uint64, run
 		}
 		temps = append(temps, g)
 		for d, list := range args {
-			shape, off, serr := s.ShardOf(plan.mesh, tt.Shape, e.logical[d][1])
+			shape, off, serr := s.ShardOf(plan.meshOf(s), tt.Shape, e.logical[d][1])
 			if serr != nil {
 				return WithCode(CodeInvalidArgument, serr)
 			}
@@ -358,7 +461,7 @@ func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, seq uint64, run
 				return aerr
 			}
 			if isTensor && plan.outs[i] != nil {
-				shape, off, serr := plan.outs[i].ShardOf(plan.mesh, tt.Shape, e.logical[d][1])
+				shape, off, serr := plan.outs[i].ShardOf(plan.meshOf(plan.outs[i]), tt.Shape, e.logical[d][1])
 				if serr != nil {
 					devmem.Free(buf)
 					return WithCode(CodeInvalidArgument, serr)
@@ -374,20 +477,24 @@ func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, seq uint64, run
 }
 
 // opSharding encodes a sharding as a serialized xla.OpSharding: REPLICATED
-// (the empty message) or OTHER with a tile assignment over logical device
-// ids (= partition numbers), replicated over unused mesh axes.
+// (the empty message), MAXIMAL on a maximal mesh's device, or OTHER with a
+// tile assignment over logical device ids (= partition numbers), replicated
+// over the mesh axes the sharding does not use, devices of one tile in mesh
+// order.
 func opSharding(s *shardy.Sharding, m *shardy.Mesh) []byte {
 	if s == nil {
 		return []byte{}
 	}
+	if dev, ok := m.Maximal(); ok {
+		out := appendVarintField(nil, 1, 1) // type: MAXIMAL
+		return appendBytesField(out, 4, binary.AppendUvarint(nil, uint64(dev)))
+	}
 	counts := make([]int, len(s.Dims))
 	total := 1
-	used := map[string]bool{}
 	for d, axes := range s.Dims {
 		counts[d] = 1
 		for _, a := range axes {
 			counts[d] *= a.Size
-			used[a.Name] = true
 		}
 		total *= counts[d]
 	}
@@ -396,22 +503,19 @@ func opSharding(s *shardy.Sharding, m *shardy.Mesh) []byte {
 	}
 	rep := m.Size() / total
 	devices := make([]int64, m.Size())
-	for p := 0; p < m.Size(); p++ {
+	filled := make([]int, total)
+	for pos := 0; pos < m.Size(); pos++ {
+		p := m.Device(pos)
 		flat := 0
 		for d, axes := range s.Dims {
 			idx := 0
 			for _, a := range axes {
-				idx = idx*a.Size + m.Coord(p, a.Name)
+				idx = idx*a.Size + m.AxisCoord(p, a)
 			}
 			flat = flat*counts[d] + idx
 		}
-		r := 0
-		for _, a := range m.Axes {
-			if !used[a.Name] {
-				r = r*a.Size + m.Coord(p, a.Name)
-			}
-		}
-		devices[flat*rep+r] = int64(p)
+		devices[flat*rep+filled[flat]] = int64(p)
+		filled[flat]++
 	}
 	var dims, devs []byte
 	for _, c := range counts {
@@ -441,7 +545,7 @@ func (e *Executable) ParameterShardings() ([][]byte, bool) {
 	}
 	out := make([][]byte, len(e.spmd.args))
 	for i, s := range e.spmd.args {
-		out[i] = opSharding(s, e.spmd.mesh)
+		out[i] = opSharding(s, e.spmd.meshOf(s))
 	}
 	return out, true
 }
@@ -451,9 +555,14 @@ func (e *Executable) OutputShardings() ([][]byte, bool) {
 	if e.spmd == nil {
 		return nil, false
 	}
+	if len(e.spmd.outs) == 0 {
+		// A program without results returns an empty tuple, whose one
+		// sharding frameworks expect in its place.
+		return [][]byte{{}}, true
+	}
 	out := make([][]byte, len(e.spmd.outs))
 	for i, s := range e.spmd.outs {
-		out[i] = opSharding(s, e.spmd.mesh)
+		out[i] = opSharding(s, e.spmd.meshOf(s))
 	}
 	return out, true
 }

@@ -26,6 +26,71 @@ func TestOpShardingEncoding(t *testing.T) {
 	require.NoError(t, err)
 	// Tile (b, a) holds partition a*3+b: devices [0 3 1 4 2 5] over tiles [3, 2].
 	require.Equal(t, "08031a0203022206000301040205", hex.EncodeToString(opSharding(s2, m)))
+
+	// The same shardings in GSPMD syntax report the same bytes, whatever
+	// mesh they were read over.
+	g, err := shardy.ParseHLOSharding("{devices=[2,1,3]<=[6] last_tile_dim_replicate}", 2)
+	require.NoError(t, err)
+	require.Equal(t, "08031a0302010322060001020304053001", hex.EncodeToString(opSharding(g, g.Mesh)))
+	g, err = shardy.ParseHLOSharding("{devices=[3,2]<=[2,3]T(1,0)}", 2)
+	require.NoError(t, err)
+	require.Equal(t, "08031a0203022206000301040205", hex.EncodeToString(opSharding(g, g.Mesh)))
+	g, err = shardy.ParseHLOSharding("{maximal device=1}", 2)
+	require.NoError(t, err)
+	require.Equal(t, "0801220101", hex.EncodeToString(opSharding(g, g.Mesh)), "type MAXIMAL, device 1")
+
+	// A mesh in reverse device order: tile 0 of {"a"} is on positions 0-2,
+	// partitions 5, 4, 3.
+	rev, err := shardy.ParseMesh(`#sdy.mesh<["a"=2, "b"=3], device_ids=[5, 4, 3, 2, 1, 0]>`)
+	require.NoError(t, err)
+	s3, _, err := shardy.ParseSharding(`#sdy.sharding<@mesh, [{"a"}, {}]>`, map[string]*shardy.Mesh{"mesh": rev}, 2)
+	require.NoError(t, err)
+	require.Equal(t, "08031a0302010322060504030201003001", hex.EncodeToString(opSharding(s3, rev)))
+}
+
+func TestPlanSPMDMeshes(t *testing.T) {
+	mesh := func(name, text string) *ir.Op {
+		return ir.NewOp("sdy.mesh", nil, nil, ir.Attrs{
+			"sym_name": ir.StringAttr{Value: name},
+			"mesh":     ir.OpaqueAttr{Dialect: "sdy", Text: text},
+		})
+	}
+	sdy := func(text string) ir.Attrs {
+		return ir.Attrs{"sdy.sharding": ir.OpaqueAttr{Dialect: "sdy", Text: text}}
+	}
+	f32x4 := ir.Tensor(ir.F32, 4)
+	plan := func(globals []*ir.Op, args []ir.Attrs) (*spmdPlan, error) {
+		f := &ir.Func{Name: "main", ArgAttrs: args}
+		in := make([]ir.Type, len(args))
+		for i := range in {
+			in[i] = f32x4
+		}
+		return planSPMD(&ir.Module{Funcs: []*ir.Func{f}, Globals: globals}, 2, in, nil)
+	}
+	// A scalar on the empty mesh beside a value on a two-device mesh.
+	p, err := plan([]*ir.Op{mesh("mesh", `#sdy.mesh<["x"=2]>`), mesh("empty_mesh", `#sdy.mesh<[]>`)},
+		[]ir.Attrs{sdy(`#sdy.sharding<@mesh, [{"x"}]>`), sdy(`#sdy.sharding<@empty_mesh, [{}]>`)})
+	require.NoError(t, err)
+	require.NotNil(t, p.args[0])
+	require.Nil(t, p.args[1], "the empty mesh replicates")
+	require.Equal(t, 2, p.mesh.Size())
+	// Two meshes over the same devices, in different orders, and GSPMD.
+	p, err = plan([]*ir.Op{mesh("a", `#sdy.mesh<["x"=2]>`), mesh("b", `#sdy.mesh<["y"=2], device_ids=[1, 0]>`)},
+		[]ir.Attrs{sdy(`#sdy.sharding<@a, [{"x"}]>`), sdy(`#sdy.sharding<@b, [{"y"}]>`),
+			{"mhlo.sharding": ir.StringAttr{Value: "{devices=[2]1,0}"}}, sdy(`#sdy.sharding<mesh<[], device_ids=[1]>, [{}]>`)})
+	require.NoError(t, err)
+	for i, want := range [][2]int64{{0, 2}, {2, 0}, {2, 0}, {0, 0}} {
+		for part := 0; part < 2; part++ {
+			_, off, err := p.args[i].ShardOf(p.meshOf(p.args[i]), []int64{4}, part)
+			require.NoError(t, err)
+			require.Equal(t, want[part], off[0], "argument %d, partition %d", i, part)
+		}
+	}
+	// A mesh of another size, or a device past the partitions, is an error.
+	_, err = plan([]*ir.Op{mesh("m", `#sdy.mesh<["x"=4]>`)}, []ir.Attrs{sdy(`#sdy.sharding<@m, [{"x"}]>`)})
+	require.ErrorContains(t, err, "has 4 devices but the program has 2 partitions")
+	_, err = plan(nil, []ir.Attrs{{"mhlo.sharding": ir.StringAttr{Value: "{maximal device=2}"}}})
+	require.ErrorContains(t, err, "device 2 of a program with 2 partitions")
 }
 
 // spmdDouble doubles an f32[4] split over two partitions.

@@ -1,6 +1,7 @@
 // Package shardy reads the Shardy (sdy) annotations gojax needs to run SPMD
 // programs: device meshes, per-dimension shardings and manual axes, and maps
-// a partition number to the block of a global array it holds.
+// a partition number to the block of a global array it holds. GSPMD
+// (mhlo.sharding) annotations are read into the same model (gspmd.go).
 package shardy
 
 import (
@@ -12,16 +13,23 @@ import (
 	"github.com/gojax/gojax/go/ir"
 )
 
-// Axis is one named mesh axis.
+// Axis is one named mesh axis, or in a sharding a sub-axis of it: Pre > 1
+// (Shardy's "a":(Pre)Size) takes the axis coordinate divided by Pre, modulo
+// Size.
 type Axis struct {
 	Name string
 	Size int
+	Pre  int
 }
 
-// Mesh is a named device mesh; partition p has row-major coordinates over
-// its axes (Shardy's default device order; explicit device_ids are refused).
+// Mesh is a device mesh. Mesh position i (row-major over Axes) holds device
+// (partition) DeviceIDs[i]; nil DeviceIDs is the identity order. A mesh with
+// no axes and one device id is a maximal mesh: values on it live on that
+// device alone. A mesh with no axes and no ids is the empty mesh: values on
+// it are replicated.
 type Mesh struct {
-	Axes []Axis
+	Axes      []Axis
+	DeviceIDs []int
 }
 
 // Size is the number of devices of the mesh.
@@ -33,17 +41,62 @@ func (m *Mesh) Size() int {
 	return n
 }
 
+// Empty reports whether m is the empty mesh (no axes, no devices named).
+func (m *Mesh) Empty() bool { return len(m.Axes) == 0 && len(m.DeviceIDs) == 0 }
+
+// Maximal returns the one device of a maximal mesh.
+func (m *Mesh) Maximal() (int, bool) {
+	if len(m.Axes) == 0 && len(m.DeviceIDs) == 1 {
+		return m.DeviceIDs[0], true
+	}
+	return 0, false
+}
+
+// Device is the partition at mesh position pos.
+func (m *Mesh) Device(pos int) int {
+	if m.DeviceIDs == nil {
+		return pos
+	}
+	return m.DeviceIDs[pos]
+}
+
+// position is partition p's mesh position.
+func (m *Mesh) position(p int) int {
+	if m.DeviceIDs == nil {
+		return p
+	}
+	for i, d := range m.DeviceIDs {
+		if d == p {
+			return i
+		}
+	}
+	return p
+}
+
 // Coord returns partition p's coordinate along the named axis (0 for an axis
 // the mesh does not have).
 func (m *Mesh) Coord(p int, name string) int {
+	return m.coordAt(m.position(p), name)
+}
+
+func (m *Mesh) coordAt(pos int, name string) int {
 	stride := 1
 	for i := len(m.Axes) - 1; i >= 0; i-- {
 		if m.Axes[i].Name == name {
-			return (p / stride) % m.Axes[i].Size
+			return (pos / stride) % m.Axes[i].Size
 		}
 		stride *= m.Axes[i].Size
 	}
 	return 0
+}
+
+// AxisCoord is partition p's coordinate along a (sub-)axis of a sharding.
+func (m *Mesh) AxisCoord(p int, a Axis) int {
+	c := m.Coord(p, a.Name)
+	if a.Pre > 1 {
+		c /= a.Pre
+	}
+	return c % a.Size
 }
 
 // Axis finds an axis by name.
@@ -56,43 +109,87 @@ func (m *Mesh) Axis(name string) (Axis, bool) {
 	return Axis{}, false
 }
 
-// Sharding says, per dimension, which mesh axes (major to minor) cut it.
+// Sharding says, per dimension, which mesh axes (major to minor) cut it, on
+// which mesh (nil when the caller keeps the mesh beside it).
 type Sharding struct {
 	Dims [][]Axis
 	// Open marks the dimensions written {…, ?}: sharding propagation may
 	// add axes to them (nil: all closed).
 	Open []bool
+	Mesh *Mesh
 }
 
 var (
 	meshAxisRE = regexp.MustCompile(`^"([^"]+)"\s*=\s*(\d+)$`)
-	meshRE     = regexp.MustCompile(`^#sdy\.mesh<\[(.*)\]>$`)
-	shardRE    = regexp.MustCompile(`^(?:#sdy\.sharding)?<\s*@([A-Za-z0-9_.$-]+)\s*,\s*\[(.*)\]\s*(,.*)?>$`)
+	meshRE     = regexp.MustCompile(`^(?:#sdy\.)?mesh<\s*\[(.*?)\]\s*(?:,\s*device_ids\s*=\s*\[([0-9,\s]*)\])?\s*>$`)
+	shardRE    = regexp.MustCompile(`^(?:#sdy\.sharding)?<\s*(@[A-Za-z0-9_.$-]+|(?:#sdy\.)?mesh<[^>]*>)\s*,\s*\[(.*)\]\s*(,.*)?>$`)
+	subAxisRE  = regexp.MustCompile(`^"([^"]+)"\s*(?::\s*\((\d+)\)\s*(\d+))?$`)
 	manualRE   = regexp.MustCompile(`^#sdy<manual_axes\{(.*)\}>$`)
 )
 
-// ParseMesh reads #sdy.mesh<["a"=2, "b"=4]>.
+// ParseMesh reads #sdy.mesh<["a"=2, "b"=4]>, optionally with an explicit
+// device order (device_ids=[...], a permutation of the mesh's devices), and
+// the maximal mesh #sdy.mesh<[], device_ids=[N]>.
 func ParseMesh(text string) (*Mesh, error) {
 	m := meshRE.FindStringSubmatch(strings.TrimSpace(text))
 	if m == nil {
-		return nil, fmt.Errorf("unsupported mesh %s (device_ids and other mesh forms are not supported yet)", text)
+		return nil, fmt.Errorf("unsupported mesh %s", text)
 	}
 	out := &Mesh{}
-	if strings.TrimSpace(m[1]) == "" {
-		return out, nil
+	if strings.TrimSpace(m[1]) != "" {
+		for _, part := range strings.Split(m[1], ",") {
+			a := meshAxisRE.FindStringSubmatch(strings.TrimSpace(part))
+			if a == nil {
+				return nil, fmt.Errorf("unsupported mesh axis %q in %s", part, text)
+			}
+			n, err := strconv.Atoi(a[2])
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("mesh axis %q has an invalid size in %s", part, text)
+			}
+			if _, dup := out.Axis(a[1]); dup {
+				return nil, fmt.Errorf("mesh axis %q appears twice in %s", a[1], text)
+			}
+			out.Axes = append(out.Axes, Axis{Name: a[1], Size: n})
+		}
 	}
-	for _, part := range strings.Split(m[1], ",") {
-		a := meshAxisRE.FindStringSubmatch(strings.TrimSpace(part))
-		if a == nil {
-			return nil, fmt.Errorf("unsupported mesh axis %q in %s", part, text)
+	if strings.TrimSpace(m[2]) != "" {
+		for _, part := range strings.Split(m[2], ",") {
+			id, err := strconv.Atoi(strings.TrimSpace(part))
+			if err != nil || id < 0 {
+				return nil, fmt.Errorf("mesh %s has an invalid device id %q", text, part)
+			}
+			out.DeviceIDs = append(out.DeviceIDs, id)
 		}
-		n, err := strconv.Atoi(a[2])
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("mesh axis %q has an invalid size in %s", part, text)
+		if err := out.checkDeviceIDs(); err != nil {
+			return nil, fmt.Errorf("mesh %s: %v", text, err)
 		}
-		out.Axes = append(out.Axes, Axis{a[1], n})
 	}
 	return out, nil
+}
+
+// checkDeviceIDs requires a maximal mesh's one id, or a permutation of
+// 0..Size-1.
+func (m *Mesh) checkDeviceIDs() error {
+	if m.DeviceIDs == nil {
+		return nil
+	}
+	if len(m.Axes) == 0 {
+		if len(m.DeviceIDs) != 1 {
+			return fmt.Errorf("a mesh without axes names %d devices (a maximal mesh names one)", len(m.DeviceIDs))
+		}
+		return nil
+	}
+	if len(m.DeviceIDs) != m.Size() {
+		return fmt.Errorf("%d device ids for %d devices", len(m.DeviceIDs), m.Size())
+	}
+	seen := make([]bool, len(m.DeviceIDs))
+	for _, d := range m.DeviceIDs {
+		if d >= len(seen) || seen[d] {
+			return fmt.Errorf("device ids %v are not a permutation of 0..%d", m.DeviceIDs, len(seen)-1)
+		}
+		seen[d] = true
+	}
+	return nil
 }
 
 // Meshes collects a module's sdy.mesh declarations by symbol name.
@@ -117,17 +214,26 @@ func Meshes(m *ir.Module) (map[string]*Mesh, error) {
 }
 
 // ParseSharding reads #sdy.sharding<@mesh, [{"a"}, {}]> (or the bare
-// <@mesh, [...]> of a per-value list) against the meshes.
+// <@mesh, [...]> of a per-value list, or either with an inline mesh<...> in
+// place of @mesh) against the meshes. Open dimensions ("?") and priorities
+// do not change where data lives, so they are read past.
 func ParseSharding(text string, meshes map[string]*Mesh, rank int) (*Sharding, *Mesh, error) {
 	m := shardRE.FindStringSubmatch(strings.TrimSpace(text))
 	if m == nil {
 		return nil, nil, fmt.Errorf("unsupported sharding %s", text)
 	}
-	ms, ok := meshes[m[1]]
-	if !ok {
-		return nil, nil, fmt.Errorf("sharding %s names unknown mesh @%s", text, m[1])
+	var ms *Mesh
+	if name, ok := strings.CutPrefix(m[1], "@"); ok {
+		if ms, ok = meshes[name]; !ok {
+			return nil, nil, fmt.Errorf("sharding %s names unknown mesh @%s", text, name)
+		}
+	} else {
+		var err error
+		if ms, err = ParseMesh(m[1]); err != nil {
+			return nil, nil, err
+		}
 	}
-	s := &Sharding{}
+	s := &Sharding{Mesh: ms}
 	body := strings.TrimSpace(m[2])
 	for body != "" {
 		if body[0] != '{' {
@@ -145,18 +251,36 @@ func ParseSharding(text string, meshes map[string]*Mesh, rank int) (*Sharding, *
 			if name == "" || name == "?" {
 				continue
 			}
-			if !strings.HasPrefix(name, `"`) || !strings.HasSuffix(name, `"`) || strings.Contains(name, ":") {
+			sub := subAxisRE.FindStringSubmatch(name)
+			if sub == nil {
 				return nil, nil, fmt.Errorf("unsupported dimension sharding {%s} in %s", body[1:end], text)
 			}
-			a, found := ms.Axis(strings.Trim(name, `"`))
+			a, found := ms.Axis(sub[1])
 			if !found {
 				return nil, nil, fmt.Errorf("sharding %s uses unknown mesh axis %s", text, name)
+			}
+			if sub[2] != "" {
+				pre, _ := strconv.Atoi(sub[2])
+				size, _ := strconv.Atoi(sub[3])
+				if pre < 1 || size < 1 || a.Size%(pre*size) != 0 {
+					return nil, nil, fmt.Errorf("sub-axis %s does not divide mesh axis %q of size %d in %s", name, a.Name, a.Size, text)
+				}
+				a = Axis{Name: a.Name, Size: size, Pre: pre}
 			}
 			axes = append(axes, a)
 		}
 		s.Dims = append(s.Dims, axes)
 		s.Open = append(s.Open, open)
-		body = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(body[end+1:]), ","))
+		rest := strings.TrimSpace(body[end+1:])
+		// A dimension's priority (p0, p1, ...) follows its closing brace.
+		if len(rest) > 1 && rest[0] == 'p' && rest[1] >= '0' && rest[1] <= '9' {
+			i := 1
+			for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+				i++
+			}
+			rest = rest[i:]
+		}
+		body = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rest), ","))
 	}
 	if len(s.Dims) != rank {
 		return nil, nil, fmt.Errorf("sharding %s has %d dimensions for a rank-%d value", text, len(s.Dims), rank)
@@ -230,7 +354,7 @@ func (s *Sharding) BlockOf(m *Mesh, global []int64, p int, only func(string) boo
 			if only != nil && !only(a.Name) {
 				continue
 			}
-			idx = idx*a.Size + m.Coord(p, a.Name)
+			idx = idx*a.Size + m.AxisCoord(p, a)
 			n *= a.Size
 		}
 		if global[d]%int64(n) != 0 {
@@ -311,7 +435,15 @@ func (m *Mesh) String() string {
 	for i, a := range m.Axes {
 		parts[i] = fmt.Sprintf("%q=%d", a.Name, a.Size)
 	}
-	return "#sdy.mesh<[" + strings.Join(parts, ", ") + "]>"
+	ids := ""
+	if m.DeviceIDs != nil {
+		s := make([]string, len(m.DeviceIDs))
+		for i, d := range m.DeviceIDs {
+			s[i] = strconv.Itoa(d)
+		}
+		ids = ", device_ids=[" + strings.Join(s, ", ") + "]"
+	}
+	return "#sdy.mesh<[" + strings.Join(parts, ", ") + "]" + ids + ">"
 }
 
 // Groups lists the device groups a collective over the named axes forms:
@@ -328,7 +460,7 @@ func (m *Mesh) Groups(axes []string) ([][]int64, error) {
 	}
 	byKey := map[string]int{}
 	var groups [][]int64
-	for p := 0; p < m.Size(); p++ {
+	for pos := 0; pos < m.Size(); pos++ {
 		var key strings.Builder
 		for _, a := range m.Axes {
 			listed := false
@@ -336,7 +468,7 @@ func (m *Mesh) Groups(axes []string) ([][]int64, error) {
 				listed = listed || n == a.Name
 			}
 			if !listed {
-				fmt.Fprintf(&key, "%d,", m.Coord(p, a.Name))
+				fmt.Fprintf(&key, "%d,", m.coordAt(pos, a.Name))
 			}
 		}
 		g, ok := byKey[key.String()]
@@ -345,12 +477,12 @@ func (m *Mesh) Groups(axes []string) ([][]int64, error) {
 			byKey[key.String()] = g
 			groups = append(groups, make([]int64, size))
 		}
-		pos := 0
+		at := 0
 		for _, n := range axes {
 			a, _ := m.Axis(n)
-			pos = pos*a.Size + m.Coord(p, n)
+			at = at*a.Size + m.coordAt(pos, n)
 		}
-		groups[g][pos] = int64(p)
+		groups[g][at] = int64(m.Device(pos))
 	}
 	return groups, nil
 }

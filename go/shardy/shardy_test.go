@@ -12,8 +12,12 @@ func TestParseMeshAndSharding(t *testing.T) {
 	require.Equal(t, 6, m.Size())
 	require.Equal(t, 1, m.Coord(4, "a"))
 	require.Equal(t, 1, m.Coord(4, "b"))
-	_, err = ParseMesh(`#sdy.mesh<["a"=2], device_ids=[1, 0]>`)
-	require.ErrorContains(t, err, "unsupported mesh")
+	_, err = ParseMesh(`#sdy.mesh<["a"=2], device_ids=[1, 1]>`)
+	require.ErrorContains(t, err, "not a permutation")
+	_, err = ParseMesh(`#sdy.mesh<["a"=2], device_ids=[1, 0, 2]>`)
+	require.ErrorContains(t, err, "3 device ids for 2 devices")
+	_, err = ParseMesh(`#sdy.mesh<[], device_ids=[1, 0]>`)
+	require.ErrorContains(t, err, "maximal mesh names one")
 
 	meshes := map[string]*Mesh{"mesh": m}
 	tests := []struct {
@@ -33,7 +37,12 @@ func TestParseMeshAndSharding(t *testing.T) {
 		{`#sdy.sharding<@mesh, [{"a"}]>`, 2, nil, 0, nil, nil, "rank-2"},
 		{`#sdy.sharding<@other, [{}]>`, 1, nil, 0, nil, nil, "unknown mesh"},
 		{`#sdy.sharding<@mesh, [{"c"}]>`, 1, nil, 0, nil, nil, "unknown mesh axis"},
-		{`#sdy.sharding<@mesh, [{"a":(1)2}]>`, 1, nil, 0, nil, nil, "unsupported dimension sharding"},
+		{`#sdy.sharding<@mesh, [{"a":(1)3}]>`, 1, nil, 0, nil, nil, "does not divide"},
+		{`#sdy.sharding<@mesh, [{"a"=2}]>`, 1, nil, 0, nil, nil, "unsupported dimension sharding"},
+		// Priorities and open dimensions do not move data.
+		{`#sdy.sharding<@mesh, [{"a"}p0, {"b", ?}p2]>`, 2, []int64{4, 6}, 4, []int64{2, 2}, []int64{2, 2}, ""},
+		// An inline mesh in place of a symbol.
+		{`#sdy.sharding<mesh<["a"=2, "b"=3]>, [{}, {"b"}]>`, 2, []int64{4, 6}, 4, []int64{4, 2}, []int64{0, 2}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
@@ -108,5 +117,63 @@ func TestParseShardingOpenDimensions(t *testing.T) {
 	s, _, err := ParseSharding(`#sdy.sharding<@mesh, [{"a", ?}, {?}, {}, {"b"}]>`, map[string]*Mesh{"mesh": m}, 4)
 	require.NoError(t, err)
 	require.Equal(t, []bool{true, true, false, false}, s.Open)
-	require.Equal(t, [][]Axis{{{"a", 2}}, nil, nil, {{"b", 3}}}, s.Dims)
+	require.Equal(t, [][]Axis{{{Name: "a", Size: 2}}, nil, nil, {{Name: "b", Size: 3}}}, s.Dims)
+}
+
+func TestMeshDeviceOrders(t *testing.T) {
+	// Position i of the mesh holds device DeviceIDs[i]: partition 0 sits at
+	// position 3, coordinates (1, 1).
+	m, err := ParseMesh(`#sdy.mesh<["a"=2, "b"=2], device_ids=[3, 2, 1, 0]>`)
+	require.NoError(t, err)
+	require.Equal(t, []int{3, 2, 1, 0}, m.DeviceIDs)
+	require.Equal(t, 1, m.Coord(0, "a"))
+	require.Equal(t, 1, m.Coord(0, "b"))
+	require.Equal(t, 0, m.Coord(2, "a"))
+	require.Equal(t, 1, m.Coord(2, "b"))
+	back, err := ParseMesh(m.String())
+	require.NoError(t, err)
+	require.Equal(t, m, back)
+	s, _, err := ParseSharding(`#sdy.sharding<@m, [{"a"}]>`, map[string]*Mesh{"m": m}, 1)
+	require.NoError(t, err)
+	require.Same(t, m, s.Mesh)
+	_, off, err := s.ShardOf(m, []int64{8}, 0)
+	require.NoError(t, err)
+	require.Equal(t, []int64{4}, off)
+	// Groups name devices, in mesh order along the axis.
+	g, err := m.Groups([]string{"a"})
+	require.NoError(t, err)
+	require.Equal(t, [][]int64{{3, 1}, {2, 0}}, g)
+
+	e, err := ParseMesh(`#sdy.mesh<[]>`)
+	require.NoError(t, err)
+	require.True(t, e.Empty())
+	_, maximal := e.Maximal()
+	require.False(t, maximal)
+	x, err := ParseMesh(`#sdy.mesh<[], device_ids=[5]>`)
+	require.NoError(t, err)
+	require.False(t, x.Empty())
+	d, maximal := x.Maximal()
+	require.True(t, maximal)
+	require.Equal(t, 5, d)
+	require.Equal(t, `#sdy.mesh<[], device_ids=[5]>`, x.String())
+}
+
+func TestSubAxes(t *testing.T) {
+	// On an axis of size 4, "a":(2)2 is its major half (coordinate a/2)
+	// and "a":(1)2 its minor half (a%2).
+	m, err := ParseMesh(`#sdy.mesh<["a"=4]>`)
+	require.NoError(t, err)
+	meshes := map[string]*Mesh{"m": m}
+	major, _, err := ParseSharding(`#sdy.sharding<@m, [{"a":(2)2}]>`, meshes, 1)
+	require.NoError(t, err)
+	minor, _, err := ParseSharding(`#sdy.sharding<@m, [{"a":(1)2}]>`, meshes, 1)
+	require.NoError(t, err)
+	for p, want := range [][2]int64{{0, 0}, {0, 2}, {2, 0}, {2, 2}} {
+		_, off, err := major.ShardOf(m, []int64{4}, p)
+		require.NoError(t, err)
+		require.Equal(t, want[0], off[0], "major, partition %d", p)
+		_, off, err = minor.ShardOf(m, []int64{4}, p)
+		require.NoError(t, err)
+		require.Equal(t, want[1], off[0], "minor, partition %d", p)
+	}
 }

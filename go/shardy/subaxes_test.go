@@ -7,7 +7,7 @@ import (
 )
 
 func TestSubGroups(t *testing.T) {
-	m := &Mesh{Axes: []Axis{{"x", 4}, {"y", 2}}} // device = 2x + y
+	m := &Mesh{Axes: []Axis{{Name: "x", Size: 4}, {Name: "y", Size: 2}}} // device = 2x + y
 	// The minor half of x: x = 2*hi + lo; groups pair lo = 0, 1.
 	g, err := m.SubGroups([]AxisRef{{"x", 2, 2}})
 	require.NoError(t, err)

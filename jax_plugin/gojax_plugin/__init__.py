@@ -4,7 +4,10 @@ JAX imports this module during backend discovery and calls initialize(),
 which registers the already-loaded gojax library through a "pjrt_c_api"
 capsule, so the process keeps exactly one copy of it (one Go runtime).
 The client's settings (GOJAX_NUM_DEVICES and the rest) come from the Go
-side's one reading of the environment (go/config), not from here.
+side's one reading of the environment (go/config), not from here. The one
+thing passed from JAX is its jax_num_cpu_devices (JAX_NUM_CPU_DEVICES), the
+standard request for host devices; the Go side weighs it against
+GOJAX_NUM_DEVICES (engine.NumDevicesFor).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ def initialize() -> None:
         raise
 
     capsule = gojax.pjrt_api_capsule()
-    xla_bridge.register_plugin(gojax.PLUGIN_NAME, priority=PRIORITY, c_api=capsule)
+    xla_bridge.register_plugin(gojax.PLUGIN_NAME, priority=PRIORITY, c_api=capsule, options=_client_options)
     # register_plugin only looks for a profiler extension in plugins it loads
     # from a path; gojax has one (go/capi), so jax.profiler traces record
     # gojax's executions and steps.
@@ -45,6 +48,15 @@ def initialize() -> None:
     from gojax import _ffi
 
     _ffi.install()
+
+
+def _client_options() -> dict[str, int]:
+    # Called when JAX creates the client, after the program (or
+    # jtu.request_cpu_devices) had its chance to set jax_num_cpu_devices.
+    from jax._src import xla_bridge
+
+    n = xla_bridge.num_cpu_devices.value
+    return {"jax_num_cpu_devices": int(n)} if n is not None and n > 0 else {}
 
 
 def _register_failing_backend(xla_bridge: object, err: ValueError) -> None:

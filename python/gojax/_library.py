@@ -365,8 +365,10 @@ class Config:
 
     @property
     def num_devices(self) -> int:
-        """Devices a new gojax client gets (GOJAX_NUM_DEVICES, else 1).
-        Read-only: JAX creates its client once."""
+        """Devices a new gojax client gets unless JAX asks for some
+        (GOJAX_NUM_DEVICES, else 1; JAX's jax_num_cpu_devices counts when
+        GOJAX_NUM_DEVICES is unset). Read-only: JAX creates its client once;
+        len(jax.devices("gojax")) is what it got."""
         return int(_pyapi.DefaultNumDevices())
 
     @property

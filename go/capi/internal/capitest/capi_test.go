@@ -249,6 +249,7 @@ func TestClientCreateOptions(t *testing.T) {
 		// A job needs the coordination service's key-value store.
 		{map[string]int64{"num_nodes": 2}, codeInvalidArgument, "key-value store"},
 		{map[string]int64{"num_nodes": 2, "node_id": 2}, codeInvalidArgument, "node_id=2"},
+		{map[string]int64{"jax_num_cpu_devices": 1025}, codeInvalidArgument, "jax_num_cpu_devices must be at most 1024"},
 	}
 	for _, tt := range tests {
 		_, e := api.CreateClient(tt.opts)
@@ -259,6 +260,13 @@ func TestClientCreateOptions(t *testing.T) {
 	}
 	c, e := api.CreateClient(map[string]int64{"unknown_option": 1})
 	require.Nil(t, e, "unknown options are ignored")
+	require.Nil(t, api.DestroyClient(c))
+	// An explicit num_devices wins over JAX's jax_num_cpu_devices.
+	c, e = api.CreateClient(map[string]int64{"num_devices": 2, "jax_num_cpu_devices": 5})
+	require.Nil(t, e)
+	devs, e := api.Devices(c)
+	require.Nil(t, e)
+	require.Len(t, devs, 2)
 	require.Nil(t, api.DestroyClient(c))
 }
 
