@@ -39,7 +39,7 @@ func gemmUpd[T scalar](par parallelFn, m, n, k int, neg bool, a []T, ars, acs in
 		return
 	}
 	if !isCplx[T]() {
-		gemmUpdF64(par, m, n, k, neg, asF64s(a), ars, acs, asF64s(b), brs, bcs, asF64s(c), ldc, lower)
+		gemmUpdReal(ukF64, f64scratch, par, m, n, k, neg, asF64s(a), ars, acs, asF64s(b), brs, bcs, asF64s(c), ldc, lower)
 		return
 	}
 	// Complex: B gathered row-major (conjugated as asked), then row axpys.
@@ -87,12 +87,12 @@ func gemmUpd[T scalar](par parallelFn, m, n, k int, neg bool, a []T, ars, acs in
 	par(m, max(1, m/8), work)
 }
 
-// gemmUpdF64 is gemmUpd for float64 on the packed micro-kernels. Every
+// gemmUpdReal is gemmUpd for real data on the packed micro-kernel uk (its
+// scratch from pool). Every
 // element of C gets its products summed in the kernel's order over each
 // kcBlock slice of K, the slices added in ascending order, whatever the
 // tiling: results do not depend on the worker count.
-func gemmUpdF64(par parallelFn, m, n, k int, neg bool, a []float64, ars, acs int, b []float64, brs, bcs int, c []float64, ldc int, lower bool) {
-	uk := ukF64
+func gemmUpdReal[T float32 | float64](uk microKernel[T], pool func(int) *buf[T], par parallelFn, m, n, k int, neg bool, a []T, ars, acs int, b []T, brs, bcs int, c []T, ldc int, lower bool) {
 	mr, nr := uk.mr, uk.nr
 	// Tiles of at most mcBlock rows and 256 columns, evened out, and at
 	// least four of them when the shape allows, so that two workers
@@ -125,7 +125,7 @@ func gemmUpdF64(par parallelFn, m, n, k int, neg bool, a []float64, ars, acs int
 	mc := roundUp(min(mcb, m), mr)
 	nc := roundUp(min(ncb, n), nr)
 	work := func(lo, hi int) {
-		buf := f64scratch(mc*kc + nc*kc + mr*nr)
+		buf := pool(mc*kc + nc*kc + mr*nr)
 		defer buf.release()
 		ap, bp, tmp := buf.s[:mc*kc], buf.s[mc*kc:mc*kc+nc*kc], buf.s[mc*kc+nc*kc:]
 		for t := lo; t < hi; t++ {
@@ -166,7 +166,7 @@ func gemmUpdF64(par parallelFn, m, n, k int, neg bool, a []float64, ars, acs int
 
 // macroUpd adds a packed m×k A block times a packed k×n B block to c; with
 // lower, only elements whose column is at most their row plus diag.
-func macroUpd(uk microKernel[float64], k int, ap, bp, c []float64, ldc, m, n int, lower bool, diag int, tmp []float64) {
+func macroUpd[T float32 | float64](uk microKernel[T], k int, ap, bp, c []T, ldc, m, n int, lower bool, diag int, tmp []T) {
 	mr, nr := uk.mr, uk.nr
 	for jr := 0; jr < n; jr += nr {
 		bpan := bp[(jr/nr)*nr*k:]

@@ -132,6 +132,9 @@ func lowerGetrf(ctx kernel.Context, cc *customCall) (kernel.Step, error) {
 		return nil, err
 	}
 	nb := numel(batch)
+	if cc.elem == ir.F32 {
+		return getrfStepF32(ctx.Parallel, nb, m, n), nil
+	}
 	return dispatch(cc,
 		func() kernel.Step { return getrfStep[float64](ctx.Parallel, cc.elem, nb, m, n) },
 		func() kernel.Step { return getrfStep[complex128](ctx.Parallel, cc.elem, nb, m, n) }), nil

@@ -158,6 +158,9 @@ func trsmStep(ctx kernel.Context, op *ir.Op, at, bt, ot *ir.TensorType, p triPar
 	if (p.left && k != m) || (!p.left && k != n) {
 		return nil, op.Errorf("a %s does not match b %s on the solved side", at, bt)
 	}
+	if at.Elem == ir.F32 {
+		return trsmRunF32(ctx.Parallel, p, batch, k, m, n), nil
+	}
 	cplx, ok := computeScalarFor(at.Elem)
 	if !ok {
 		return nil, op.Errorf("element type %s is not supported", at.Elem)

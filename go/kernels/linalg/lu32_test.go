@@ -1,0 +1,206 @@
+package linalg
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The float32 LU and triangular solves against float64 arithmetic on the
+// same f32 inputs: backward errors within LAPACK-style bounds (n·eps32·‖A‖),
+// partial pivoting's rule checked on the pivots the factorization chose.
+
+const eps32 = 0x1p-23
+
+func f32to64(v []float32) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x)
+	}
+	return out
+}
+
+func normF64(a []float64) float64 {
+	s := 0.0
+	for _, v := range a {
+		s += v * v
+	}
+	return math.Sqrt(s)
+}
+
+func checkGetrf32(t *testing.T, m, n int, singular bool) {
+	r := rand.New(rand.NewSource(int64(m*1000 + n)))
+	a := randF32(r, m*n)
+	if singular && n > 3 && m > 3 {
+		// A zero column stays exactly zero through the elimination.
+		for i := 0; i < m; i++ {
+			a[i*n+3] = 0
+		}
+	}
+	k := min(m, n)
+	x := append([]float32(nil), a...)
+	piv := make([]int32, k)
+	info := getrfRecF32(testPar(), m, n, x, n, piv)
+	if singular && n > 3 && m > 3 {
+		require.Equal(t, 4, info, "%dx%d singular", m, n)
+	} else {
+		require.Equal(t, 0, info, "%dx%d", m, n)
+	}
+	// Replaying the interchanges on A: each pivot must be the first
+	// row of largest magnitude in its column of the partially reduced
+	// matrix, which (P·A)'s L and U give back as L(i,j)·U(j,j) = A_j(i,j).
+	a64 := f32to64(a)
+	pa := append([]float64(nil), a64...)
+	for i, p := range piv {
+		p := int(p) - 1
+		require.True(t, p >= i && p < m, "pivot %d of row %d", p, i)
+		for j := 0; j < n; j++ {
+			pa[i*n+j], pa[p*n+j] = pa[p*n+j], pa[i*n+j]
+		}
+	}
+	l := make([]float64, m*k)
+	u := make([]float64, k*n)
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			v := float64(x[i*n+j])
+			switch {
+			case i > j && j < k:
+				l[i*k+j] = v
+				require.LessOrEqual(t, math.Abs(v), 1.0, "|L(%d,%d)| > 1 breaks partial pivoting", i, j)
+			case i <= j && i < k:
+				u[i*n+j] = v
+			}
+			if i == j && i < k {
+				l[i*k+i] = 1
+			}
+		}
+	}
+	lu := make([]float64, m*n)
+	for i := 0; i < m; i++ {
+		for p := 0; p < k; p++ {
+			if l[i*k+p] == 0 {
+				continue
+			}
+			for j := 0; j < n; j++ {
+				lu[i*n+j] += l[i*k+p] * u[p*n+j]
+			}
+		}
+	}
+	for i := range lu {
+		lu[i] -= pa[i]
+	}
+	res := normF64(lu) / (float64(max(m, n)) * eps32 * normF64(a64))
+	require.Less(t, res, 8.0, "%dx%d ‖PA−LU‖/(n·eps·‖A‖)", m, n)
+}
+
+func TestGetrfF32Residual(t *testing.T) {
+	for _, n := range blockedSizes {
+		checkGetrf32(t, n, n, false)
+		checkGetrf32(t, n, n, true)
+	}
+	for _, mn := range [][2]int{{257, 100}, {100, 257}, {65, 33}, {33, 65}, {300, 300}} {
+		checkGetrf32(t, mn[0], mn[1], false)
+		checkGetrf32(t, mn[0], mn[1], true)
+	}
+}
+
+// TestGetrfF32Ties: among entries of equal magnitude the first row is the
+// pivot (isamax), in the unblocked base and across the recursion's halves.
+func TestGetrfF32Ties(t *testing.T) {
+	for _, n := range []int{4, 40} {
+		a := make([]float32, n*n)
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				a[i*n+j] = float32((i*7+j*3)%5) - 2
+			}
+			a[i*n+i] += 0.5
+		}
+		// Column 0: magnitude 9 at rows 2 and 3 (-9 first), smaller elsewhere.
+		for i := 0; i < n; i++ {
+			a[i*n] = 1
+		}
+		a[2*n], a[3*n] = -9, 9
+		ref := f32to64(a)
+		x := append([]float32(nil), a...)
+		piv := make([]int32, n)
+		getrfRecF32(testPar(), n, n, x, n, piv)
+		require.Equal(t, int32(3), piv[0], "n=%d: first maximal row is row 2 (1-based 3)", n)
+		// The float64 getf2 follows the same rule.
+		refPiv := make([]int32, n)
+		getf2(n, n, ref, n, refPiv)
+		require.Equal(t, refPiv[:1], piv[:1])
+	}
+}
+
+func checkTrsm32(t *testing.T, p triParams, k, other int) {
+	r := rand.New(rand.NewSource(int64(k*7 + other)))
+	a := randF32(r, k*k)
+	for i := 0; i < k; i++ {
+		a[i*k+i] += float32(2 * k)
+	}
+	m, n := k, other
+	if !p.left {
+		m, n = other, k
+	}
+	b := randF32(r, m*n)
+	x := append([]float32(nil), b...)
+	trsmParF32(testPar(), p, a, k, k, x, n, m, n)
+	op := make([]float64, k*k)
+	for i := 0; i < k; i++ {
+		for j := 0; j < k; j++ {
+			ai, aj := i, j
+			if p.trans != 'N' {
+				ai, aj = j, i
+			}
+			if (p.lower && aj > ai) || (!p.lower && aj < ai) {
+				continue
+			}
+			v := float64(a[ai*k+aj])
+			if i == j && p.unit {
+				v = 1
+			}
+			op[i*k+j] = v
+		}
+	}
+	xs := f32to64(x)
+	got := make([]float64, m*n)
+	if p.left {
+		for i := 0; i < k; i++ {
+			for q := 0; q < k; q++ {
+				for j := 0; j < n; j++ {
+					got[i*n+j] += op[i*k+q] * xs[q*n+j]
+				}
+			}
+		}
+	} else {
+		for i := 0; i < m; i++ {
+			for q := 0; q < k; q++ {
+				for j := 0; j < k; j++ {
+					got[i*n+j] += xs[i*n+q] * op[q*k+j]
+				}
+			}
+		}
+	}
+	b64 := f32to64(b)
+	for i := range got {
+		got[i] -= b64[i]
+	}
+	res := normF64(got) / (float64(k) * eps32 * (normF64(op)*normF64(xs) + normF64(b64)))
+	require.Less(t, res, 4.0, "trsm %+v k=%d other=%d", p, k, other)
+}
+
+func TestTrsmF32Residual(t *testing.T) {
+	for _, k := range blockedSizes {
+		for _, left := range []bool{true, false} {
+			for _, lower := range []bool{true, false} {
+				for _, tr := range []byte{'N', 'T', 'C'} {
+					for _, unit := range []bool{false, true} {
+						checkTrsm32(t, triParams{left: left, lower: lower, trans: tr, unit: unit}, k, 70)
+					}
+				}
+			}
+		}
+	}
+}
