@@ -50,7 +50,9 @@ func newPointScatter(ib *indexBatch, kind string, et ir.ElemType, maxStart, opSt
 
 // run applies every update of upd at the indices of ix to out.
 func (p *pointScatter) run(out, upd, ix []byte) {
-	var offs [pointBlock]int64
+	// Sized to the updates: the block escapes (combine is a func value),
+	// and a full one per call dominated one-element scatters in loops.
+	offs := make([]int64, min(pointBlock, p.lb.count))
 	for lo := 0; lo < p.lb.count; lo += pointBlock {
 		o := offs[:min(pointBlock, p.lb.count-lo)]
 		p.offsets(o, ix, lo)
