@@ -72,6 +72,9 @@ func lowerCholesky(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if err != nil {
 		return nil, err
 	}
+	if at.Elem == ir.F32 {
+		return choleskyStepF32(ctx.Parallel, batch, n, lower), nil
+	}
 	if cplx {
 		return choleskyStep[complex128](ctx.Parallel, at.Elem, batch, n, lower), nil
 	}

@@ -48,6 +48,9 @@ func lowerPotrf(ctx kernel.Context, cc *customCall) (kernel.Step, error) {
 		return nil, cc.errorf("want square matrices and a result of the operand's type, have %s -> %s", cc.ins[0], cc.outs[0])
 	}
 	nb := numel(batch)
+	if cc.elem == ir.F32 {
+		return potrfStepF32(ctx.Parallel, nb, n, uplo == 'L'), nil
+	}
 	return dispatch(cc,
 		func() kernel.Step { return potrfStep[float64](ctx.Parallel, cc.elem, nb, n, uplo == 'L') },
 		func() kernel.Step { return potrfStep[complex128](ctx.Parallel, cc.elem, nb, n, uplo == 'L') }), nil

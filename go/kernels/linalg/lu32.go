@@ -1,13 +1,15 @@
 package linalg
 
 import (
+	"math"
+
 	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
-// Single-precision LU and triangular solves. f32 operands are factored and
-// solved in float32, as LAPACK's sgetrf/strsm do, with the same recursion
-// as getrfRec/trsmBlocked and the O(n³) part on the f32 packed GEMM:
+// Single-precision LU, Cholesky and triangular solves. f32 operands are factored and
+// solved in float32, as LAPACK's sgetrf/spotrf/strsm do, with the same
+// recursion as getrfRec/potrfBlocked/trsmBlocked and the O(n³) part on the f32 packed GEMM:
 // widening to float64 would double the GEMM's cost and add two conversion
 // passes without giving the caller more than f32 accuracy.
 
@@ -75,12 +77,98 @@ func getf2F32(m, n int, a []float32, lda int, ipiv []int32) int {
 	return info
 }
 
-// gemmUpdF32 is gemmUpd (real, no conjugation) on the f32 micro-kernel.
+// gemmUpdF32 is gemmUpd's C -= A·B (real, no conjugation) on the f32
+// micro-kernel.
 func gemmUpdF32(par parallelFn, m, n, k int, a []float32, ars, acs int, b []float32, brs, bcs int, c []float32, ldc int) {
 	if m <= 0 || n <= 0 || k <= 0 {
 		return
 	}
 	gemmUpdReal(ukF32, f32scratch, par, m, n, k, true, a, ars, acs, b, brs, bcs, c, ldc, false)
+}
+
+// potrfLowerF32 is potrfLower in float32 (spotf2: f32 dot products).
+func potrfLowerF32(a []float32, n, lda int) int {
+	for j := 0; j < n; j++ {
+		rowJ := a[j*lda : j*lda+j]
+		d := a[j*lda+j]
+		for _, v := range rowJ {
+			d -= v * v
+		}
+		if !(d > 0) {
+			a[j*lda+j] = d
+			return j + 1
+		}
+		d = float32(math.Sqrt(float64(d)))
+		a[j*lda+j] = d
+		inv := 1 / d
+		for i := j + 1; i < n; i++ {
+			rowI := a[i*lda : i*lda+j]
+			rowI = rowI[:len(rowJ)]
+			s := a[i*lda+j]
+			for k, v := range rowI {
+				s -= v * rowJ[k]
+			}
+			a[i*lda+j] = s * inv
+		}
+	}
+	return 0
+}
+
+// potrfBlockedF32 is potrfBlocked in float32.
+func potrfBlockedF32(par parallelFn, a []float32, n, lda int) int {
+	if n < blockMin {
+		return potrfLowerF32(a, n, lda)
+	}
+	for j0 := 0; j0 < n; j0 += blockNB {
+		jb := min(blockNB, n-j0)
+		if info := potrfLowerF32(a[j0*lda+j0:], jb, lda); info != 0 {
+			return j0 + info
+		}
+		r0 := j0 + jb
+		if r0 >= n {
+			break
+		}
+		trsmParF32(par, triParams{lower: true, trans: 'T'}, a[j0*lda+j0:], lda, jb, a[r0*lda+j0:], lda, n-r0, jb)
+		l21 := a[r0*lda+j0:]
+		gemmUpdReal(ukF32, f32scratch, par, n-r0, n-r0, jb, true, l21, lda, 1, l21, 1, lda, a[r0*lda+r0:], lda, true)
+	}
+	return 0
+}
+
+// potrfStepF32 is potrfStep for f32, in place in the output.
+func potrfStepF32(par parallelFn, batch, n int, lower bool) kernel.Step {
+	return func(ins, outs [][]byte) error {
+		all := byteview.As[float32](outs[0])[:batch*n*n]
+		copy(all, byteview.As[float32](ins[0]))
+		info := make([]int32, batch)
+		forBatch(par, batch, n*n*n/3+1, func(lo, hi int) {
+			var t []float32
+			if !lower {
+				t = kernel.Make[float32](n * n)
+			}
+			for b := lo; b < hi; b++ {
+				m := all[b*n*n : (b+1)*n*n]
+				if lower {
+					info[b] = int32(potrfBlockedF32(par, m, n, n))
+					continue
+				}
+				// A = Uᵀ·U from the upper triangle: factor L = Uᵀ.
+				for i := 0; i < n; i++ {
+					for j := 0; j <= i; j++ {
+						t[i*n+j] = m[j*n+i]
+					}
+				}
+				info[b] = int32(potrfBlockedF32(par, t, n, n))
+				for i := 0; i < n; i++ {
+					for j := 0; j <= i; j++ {
+						m[j*n+i] = t[i*n+j]
+					}
+				}
+			}
+		})
+		putI32s(outs[1], info)
+		return nil
+	}
 }
 
 // getrfRecF32 is getrfRec in float32.
@@ -295,6 +383,45 @@ func trsmRunF32(par parallelFn, p triParams, batch, k, m, n int) kernel.Step {
 		forBatch(par, batch, k*m*n+1, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				trsmParF32(par, p, a[i*k*k:(i+1)*k*k], k, k, b[i*m*n:(i+1)*m*n], n, m, n)
+			}
+		})
+		return nil
+	}
+}
+
+// choleskyStepF32 is choleskyStep for f32, in place in the output.
+func choleskyStepF32(par parallelFn, batch, n int, lower bool) kernel.Step {
+	return func(ins, outs [][]byte) error {
+		all := byteview.As[float32](outs[0])[:batch*n*n]
+		copy(all, byteview.As[float32](ins[0]))
+		forBatch(par, batch, n*n*n/3+1, func(lo, hi int) {
+			for b := lo; b < hi; b++ {
+				m := all[b*n*n : (b+1)*n*n]
+				if !lower {
+					// The upper triangle of A is the transpose of a lower one.
+					for i := 0; i < n; i++ {
+						for j := 0; j < i; j++ {
+							m[i*n+j] = m[j*n+i]
+						}
+					}
+				}
+				if potrfBlockedF32(par, m, n, n) != 0 {
+					nan := float32(math.NaN())
+					for i := range m {
+						m[i] = nan
+					}
+					continue
+				}
+				for i := 0; i < n; i++ {
+					for j := i + 1; j < n; j++ {
+						if lower {
+							m[i*n+j] = 0
+						} else {
+							m[i*n+j] = m[j*n+i]
+							m[j*n+i] = 0
+						}
+					}
+				}
 			}
 		})
 		return nil

@@ -204,3 +204,39 @@ func TestTrsmF32Residual(t *testing.T) {
 		}
 	}
 }
+
+func TestPotrfF32Residual(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	for _, n := range append(blockedSizes, 200) {
+		a := hpd(r, n, false)
+		x := make([]float32, n*n)
+		for i, v := range a {
+			x[i] = float32(real(v))
+		}
+		a64 := f32to64(x)
+		require.Equal(t, 0, potrfBlockedF32(testPar(), x, n, n), "n=%d", n)
+		d := append([]float64(nil), a64...)
+		for i := 0; i < n; i++ {
+			for j := 0; j <= i; j++ {
+				s := 0.0
+				for p := 0; p <= j; p++ {
+					s += float64(x[i*n+p]) * float64(x[j*n+p])
+				}
+				d[i*n+j] -= s
+				d[j*n+i] = d[i*n+j]
+			}
+		}
+		res := normF64(d) / (float64(n) * eps32 * normF64(a64))
+		require.Less(t, res, 4.0, "n=%d ‖A−LLᵀ‖/(n·eps·‖A‖)", n)
+		// Not positive definite at order q+1: info says so, blocked or not.
+		if n > 2 {
+			q := n / 2
+			y := make([]float32, n*n)
+			for i, v := range a {
+				y[i] = float32(real(v))
+			}
+			y[q*n+q] = -1
+			require.Equal(t, q+1, potrfBlockedF32(testPar(), y, n, n), "n=%d", n)
+		}
+	}
+}
