@@ -160,3 +160,52 @@ def test_schur(n, dt):
             assert t[i, i] == t[i + 1, i + 1] and np.sign(t[i, i + 1]) == -np.sign(t[i + 1, i])
     w, wc = np.sort_complex(_schur_eigs(t)), np.sort_complex(_schur_eigs(tc))
     np.testing.assert_allclose(w, wc, rtol=0, atol=1e3 * eps * anorm)
+
+
+def _f32_factor_outputs(a, b):
+    lu, piv, perm = jax.lax.linalg.lu(a)
+    tri = jnp.tril(a) + a.shape[-1] * jnp.eye(a.shape[-1], dtype=a.dtype)
+    return {"lu": lu, "piv": piv, "perm": perm, "solve": L.solve(a, b), "inv": L.inv(a),
+            "chol": L.cholesky(a @ a.T / a.shape[-1] + jnp.eye(a.shape[-1], dtype=a.dtype)),
+            "trsm": sla.solve_triangular(tri, b, lower=True), "trsm_t": sla.solve_triangular(tri, b, lower=True,
+                                                                                         trans=1)}
+
+
+@pytest.mark.parametrize("n", [64, 150, 257])
+def test_f32_factorizations_blocked(n):
+    """f32 LU, solve, inv, Cholesky and triangular solves at orders past the
+    recursion's base, computed in single precision: LAPACK-style backward
+    errors from a float64 reference, partial pivoting's rule, and XLA:CPU's
+    results within the forward error those bounds allow."""
+    rng = rng_for("linalg_f32_blocked", str(n))
+    a = rng.standard_normal((n, n)).astype(np.float32)  # not diagonally dominant: pivoting matters
+    b = rng.standard_normal((n, 3)).astype(np.float32)
+    got, want = run_both(_f32_factor_outputs, a, b)
+    eps = np.finfo(np.float32).eps
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    lu = got["lu"].astype(np.float64)
+    lo, up = np.tril(lu, -1) + np.eye(n), np.triu(lu)
+    # Each pivot is the largest magnitude of its column in the partially
+    # reduced matrix, whose entries below it are L(i, k)·U(k, k).
+    assert np.abs(lo).max() <= 1.0, "partial pivoting keeps |L| <= 1"
+    assert np.array_equal(np.sort(got["perm"]), np.arange(n))
+    pa = a64[got["perm"]]
+    assert np.linalg.norm(pa - lo @ up) / (n * eps * np.linalg.norm(a64)) < 8
+    x = got["solve"].astype(np.float64)
+    assert np.linalg.norm(a64 @ x - b64) / (n * eps * (np.linalg.norm(a64) * np.linalg.norm(x) + np.linalg.norm(b64))) < 8
+    cond = np.linalg.cond(a64)
+    for k in ("solve", "inv"):
+        rel = np.linalg.norm(got[k].astype(np.float64) - want[k]) / np.linalg.norm(want[k])
+        assert rel < 16 * n * eps * cond, (k, rel, cond)
+    inv = got["inv"].astype(np.float64)
+    assert np.linalg.norm(a64 @ inv - np.eye(n)) / (n * eps * cond) < 8
+    s = a64 @ a64.T / n + np.eye(n)
+    c = got["chol"].astype(np.float64)
+    assert np.array_equal(c, np.tril(c))
+    assert np.linalg.norm(c @ c.T - s) / (n * eps * np.linalg.norm(s)) < 4
+    np.testing.assert_allclose(got["chol"], want["chol"], rtol=0, atol=16 * n * eps * np.abs(want["chol"]).max())
+    tri = np.tril(a64) + n * np.eye(n)
+    for k, m in (("trsm", tri), ("trsm_t", tri.T)):
+        y = got[k].astype(np.float64)
+        assert np.linalg.norm(m @ y - b64) / (n * eps * (np.linalg.norm(m) * np.linalg.norm(y) + np.linalg.norm(b64))) < 4
+        np.testing.assert_allclose(got[k], want[k], rtol=0, atol=16 * n * eps * np.abs(want[k]).max())
