@@ -9,7 +9,8 @@ import (
 
 // Helpers for the batched dense factorizations: operands are converted to
 // float64 or complex128 (f32/bf16/f16/c64 data is widened and the results
-// rounded back), each matrix of the batch is processed independently.
+// rounded back; lu32.go keeps f32 LU, Cholesky and triangular solves in
+// float32), each matrix of the batch is processed independently.
 
 var (
 	poolGenF64  sync.Pool

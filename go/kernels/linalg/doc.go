@@ -46,6 +46,8 @@
 //     column strips of the eigenvector rows (rot_amd64.s: AVX-512/AVX2
 //     strip kernels and a four-row dot product; rot_other.go elsewhere).
 //     Below order 96 the unblocked algorithms run unchanged.
+//   - lu32.go: the LU, Cholesky and triangular solves of f32 operands in
+//     float32 (same recursions, f32 GEMM updates), as sgetrf/spotrf/strsm.
 //   - householder.go: unblocked LAPACK algorithms written once for real and
 //     complex data (scalar.go); schur.go: complex Schur form and
 //     eigenvectors; elem.go, batch.go, scratch.go: element conversion,
@@ -56,5 +58,6 @@
 // Numerics: float types narrower than f32 are widened to f32 and rounded
 // once at the end; f32 dots accumulate in f32 and f64 in f64; every output
 // element of a dot has a fixed reduction order whatever the thread count.
-// The factorizations compute in float64/complex128 and round back.
+// The factorizations compute in float64/complex128 and round back, except
+// f32 LU, Cholesky and triangular solves (lu32.go), which stay in float32.
 package linalg
