@@ -142,3 +142,30 @@ def test_invalid_compile_options_fail_like_xla(gojax_device, cpu_device, options
     # An invalid option fails every compile, not only the first.
     with pytest.raises(jax.errors.JaxRuntimeError, match=re.escape(message)):
         jax.jit(_sqrt_plus_one, compiler_options=options)(jax.device_put(np.float32(1), gojax_device))
+
+
+def _entry_shapes(text):
+    """The parameter and result shapes of an HLO module's ENTRY line."""
+    entry = next(line for line in text.splitlines() if line.startswith("ENTRY"))
+    return re.findall(r"\b(?:pred|[suf]\d+|bf16|c64|c128)\[[\d,]*\]", entry)
+
+
+def test_compiled_text_is_the_program_as_hlo(gojax_device, cpu_device):
+    # compile().as_text() and hlo_modules() show the program gojax compiled
+    # (before its own passes), converted to HLO by jaxlib; its entry
+    # signature is XLA:CPU's.
+    f = lambda a, b: jnp.sin(a) @ b + 1
+    a, b = np.ones((3, 4), np.float32), np.ones((4, 2), np.float32)
+    g, x = _compiled(f, gojax_device, a, b), _compiled(f, cpu_device, a, b)
+    text = g.as_text()
+    assert isinstance(text, str)
+    for op in ("sine", "dot", "add"):
+        assert re.search(rf"\b{op}\(", text), (op, text)
+    assert _entry_shapes(text) == _entry_shapes(x.as_text()) == ["f32[3,4]", "f32[4,2]", "f32[3,2]"]
+    modules = g.runtime_executable().hlo_modules()
+    assert len(modules) == 1 and "ENTRY" in modules[0].to_string()
+
+
+def test_compiled_text_shows_donation(gojax_device):
+    g = jax.jit(lambda a: a * 2, donate_argnums=0).lower(jax.device_put(np.ones(8, np.float32), gojax_device)).compile()
+    assert "input_output_alias" in g.as_text()

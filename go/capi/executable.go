@@ -763,12 +763,39 @@ func gojax_PJRT_Executable_OptimizedProgram(args *C.PJRT_Executable_OptimizedPro
 	if e := checkArgs(fn, unsafe.Pointer(args), C.PJRT_Executable_OptimizedProgram_Args_STRUCT_SIZE); e != nil {
 		return e
 	}
-	if _, e := getExec(fn, args.executable); e != nil {
+	x, e := getExec(fn, args.executable)
+	if e != nil {
 		return e
 	}
-	// The framework asks for an HloModuleProto here; gojax has no HLO.
-	return unimplemented(fn)
+	prog := args.program
+	if prog == nil {
+		return errf(engine.CodeInvalidArgument, fn, "program is NULL")
+	}
+	if prog.struct_size < C.PJRT_Program_STRUCT_SIZE {
+		return errf(engine.CodeInvalidArgument, fn, "program struct_size %d is smaller than %d", prog.struct_size, C.PJRT_Program_STRUCT_SIZE)
+	}
+	// gojax has no HLO of its own: its optimized plan holds fused ops no
+	// HLO tool reads. It answers with the StableHLO program it compiled,
+	// as received, in the "mlir" format, which the framework converts to
+	// HLO for compile().as_text() and hlo_modules(): what they show is the
+	// program before gojax's passes.
+	code := x.rt.Code()
+	prog.format, prog.format_size = mlirFormat.p, mlirFormat.n
+	if prog.code == nil {
+		prog.code_size = C.size_t(len(code))
+		return nil
+	}
+	if int(prog.code_size) < len(code) {
+		return errf(engine.CodeInvalidArgument, fn, "code buffer of %d bytes is smaller than the program's %d", prog.code_size, len(code))
+	}
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(prog.code)), len(code)), code)
+	prog.code_size = C.size_t(len(code))
+	return nil
 }
+
+// mlirFormat is PJRT's name of the MLIR program format; the string lives as
+// long as the library, as the format member of PJRT_Program must.
+var mlirFormat = newCstr("mlir")
 
 //export gojax_PJRT_Executable_Serialize
 func gojax_PJRT_Executable_Serialize(args *C.PJRT_Executable_Serialize_Args) (ret pjrtErr) {

@@ -13,9 +13,7 @@ import "unsafe"
 // else, or the call is reachable only through an object gojax never hands
 // out (a CopyToDeviceStream exists only
 // for host receive callbacks, which gojax programs do not have). Each still
-// checks its arguments like every other entry point. One more slot answers
-// UNIMPLEMENTED after checking its executable: Executable_OptimizedProgram
-// (executable.go).
+// checks its arguments like every other entry point.
 
 func notImplemented(fn string, args unsafe.Pointer, need C.size_t) pjrtErr {
 	if e := checkArgs(fn, args, need); e != nil {

@@ -258,6 +258,10 @@ func (e *Executable) Cost() (compiler.Cost, bool) {
 // CodeSize is the size of the program's input, used as "generated code" size.
 func (e *Executable) CodeSize() int64 { return int64(len(e.code)) }
 
+// Code is the program as compiled (the bytes the client was given); callers
+// must not modify it.
+func (e *Executable) Code() []byte { return e.code }
+
 // Fingerprint identifies the program.
 func (e *Executable) Fingerprint() string {
 	if f := e.prog.Fingerprint(); f != "" {

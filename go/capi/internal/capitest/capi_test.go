@@ -27,8 +27,6 @@ const (
 
 // unimplementedSlots are the slots gojax answers with UNIMPLEMENTED; the
 // report lists the same set.
-// PJRT_Executable_OptimizedProgram is UNIMPLEMENTED too, but checks its
-// executable handle first.
 var unimplementedSlots = []string{
 	"PJRT_CopyToDeviceStream_Destroy",
 	"PJRT_CopyToDeviceStream_AddChunk",
