@@ -48,6 +48,33 @@ func TestOpShardingEncoding(t *testing.T) {
 	require.Equal(t, "08031a0302010322060504030201003001", hex.EncodeToString(opSharding(s3, rev)))
 }
 
+// Unreduced shardings encode as XLA:CPU reports them (jaxlib's HloSharding
+// of these bytes equals that of XLA:CPU's output sharding for the same
+// program): unreduced mesh axes form a tile dimension before the replicated
+// ones, with the reduction op in the metadata.
+func TestOpShardingUnreduced(t *testing.T) {
+	m, err := shardy.ParseMesh(`#sdy.mesh<["a"=2, "b"=3]>`)
+	require.NoError(t, err)
+	meshes := map[string]*shardy.Mesh{"mesh": m}
+	const sum = "3a180a117364793a3a726564756374696f6e5f6f70120353554d" // metadata {op_type: "sdy::reduction_op", op_name: "SUM"}
+	for _, c := range []struct{ text, hex string }{
+		// {devices=[1,1,2,3]<=[6] last_tile_dims={unreduced, replicated}}
+		{`<@mesh, [{}, {}], unreduced={"a"}>`, "08031a04010102032206000102030405" + sum + "42020600"},
+		// {devices=[3,1,2]<=[2,3]T(1,0) last_tile_dims={unreduced}}
+		{`<@mesh, [{"b"}, {}], unreduced={"a"}>`, "08031a030301022206000301040205" + sum + "420106"},
+	} {
+		s, _, err := shardy.ParseSharding(c.text, meshes, 2)
+		require.NoError(t, err)
+		require.Equal(t, c.hex, hex.EncodeToString(opSharding(s, m)), c.text)
+	}
+	m3, err := shardy.ParseMesh(`#sdy.mesh<["x"=2, "y"=2, "z"=2]>`)
+	require.NoError(t, err)
+	// {devices=[1,2,4]<=[2,2,2]T(1,0,2) last_tile_dims={unreduced}}
+	s, _, err := shardy.ParseSharding(`<@mesh, [{}, {"y"}], unreduced={"z", "x"}>`, map[string]*shardy.Mesh{"mesh": m3}, 2)
+	require.NoError(t, err)
+	require.Equal(t, "08031a0301020422080001040502030607"+sum+"420106", hex.EncodeToString(opSharding(s, m3)))
+}
+
 func TestPlanSPMDMeshes(t *testing.T) {
 	mesh := func(name, text string) *ir.Op {
 		return ir.NewOp("sdy.mesh", nil, nil, ir.Attrs{
