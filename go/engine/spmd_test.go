@@ -73,6 +73,16 @@ func TestOpShardingUnreduced(t *testing.T) {
 	s, _, err := shardy.ParseSharding(`<@mesh, [{}, {"y"}], unreduced={"z", "x"}>`, map[string]*shardy.Mesh{"mesh": m3}, 2)
 	require.NoError(t, err)
 	require.Equal(t, "08031a0301020422080001040502030607"+sum+"420106", hex.EncodeToString(opSharding(s, m3)))
+
+	// XLA:CPU's own text of the first two reads back to the same bytes.
+	for text, want := range map[string]string{
+		"{devices=[1,1,2,3]<=[6] last_tile_dims={unreduced, replicated}}": "08031a04010102032206000102030405" + sum + "42020600",
+		"{devices=[3,1,2]<=[2,3]T(1,0) last_tile_dims={unreduced}}":       "08031a030301022206000301040205" + sum + "420106",
+	} {
+		g, err := shardy.ParseHLOSharding(text, 2)
+		require.NoError(t, err)
+		require.Equal(t, want, hex.EncodeToString(opSharding(g, g.Mesh)), text)
+	}
 }
 
 func TestPlanSPMDMeshes(t *testing.T) {
