@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"maps"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -231,4 +233,30 @@ func TestExecuteSPMDDonation(t *testing.T) {
 		require.Equal(t, []float32{2, 4}, readF32(t, outs[0][0]))
 		require.Equal(t, []float32{6, 8}, readF32(t, outs[1][0]))
 	}
+}
+
+// Unreduced arguments sum their shards: exactly for integers and floats, with
+// bf16 rounded to nearest even; types without an adder are refused.
+func TestAddIntoSumsPartials(t *testing.T) {
+	le := binary.LittleEndian
+	f := make([]byte, 8)
+	g := make([]byte, 8)
+	le.PutUint32(f, math.Float32bits(1.5))
+	le.PutUint32(f[4:], math.Float32bits(-2))
+	le.PutUint32(g, math.Float32bits(0.25))
+	le.PutUint32(g[4:], math.Float32bits(2))
+	require.NoError(t, addInto(f, g, ir.F32))
+	require.Equal(t, float32(1.75), math.Float32frombits(le.Uint32(f)))
+	require.Equal(t, float32(0), math.Float32frombits(le.Uint32(f[4:])))
+
+	i := []byte{0xff, 0xff, 0xff, 0xff, 5, 0, 0, 0}
+	require.NoError(t, addInto(i, []byte{2, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff}, ir.S32))
+	require.Equal(t, []byte{1, 0, 0, 0, 3, 0, 0, 0}, i, "-1+2, 5-2")
+
+	// bf16: 1 + 2^-8 is halfway between 1 and 1+2^-7; it rounds to even (1).
+	b := []byte{0x80, 0x3f, 0x80, 0x3f} // 1.0, 1.0
+	require.NoError(t, addInto(b, []byte{0x80, 0x3b, 0x80, 0x3f}, ir.BF16))
+	require.Equal(t, []byte{0x80, 0x3f, 0x00, 0x40}, b, "1+2^-8 -> 1, 1+1 -> 2")
+
+	require.ErrorContains(t, addInto(make([]byte, 2), make([]byte, 2), ir.F16), "not supported")
 }

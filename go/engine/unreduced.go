@@ -45,6 +45,18 @@ func addInto(dst, src []byte, et ir.ElemType) error {
 			v := math.Float64frombits(le.Uint64(dst[i:])) + math.Float64frombits(le.Uint64(src[i:]))
 			le.PutUint64(dst[i:], math.Float64bits(v))
 		}
+	case ir.BF16:
+		// bf16 is the top half of an f32: add in f32, round to nearest even.
+		for i := 0; i+2 <= len(dst); i += 2 {
+			v := math.Float32frombits(uint32(le.Uint16(dst[i:]))<<16) + math.Float32frombits(uint32(le.Uint16(src[i:]))<<16)
+			b := math.Float32bits(v)
+			if v != v { // NaN stays a quiet NaN
+				b |= 1 << 22
+			} else {
+				b += 0x7fff + (b>>16)&1
+			}
+			le.PutUint16(dst[i:], uint16(b>>16))
+		}
 	default:
 		return fmt.Errorf("summing %s partial values is not supported", et)
 	}
