@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gojax/gojax/go/devmem"
@@ -417,7 +418,8 @@ func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, seq uint64, run
 		}
 		temps = append(temps, g)
 		// Holders' blocks first: an argument unreduced along some axes is
-		// the sum of the blocks along them, which the others then add to.
+		// the sum (max, min) of the blocks along them, which the others
+		// then combine with.
 		type shard struct {
 			p    int
 			data []byte
@@ -449,7 +451,7 @@ func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, seq uint64, run
 				}
 				sum := make([]byte, len(sh.data))
 				shardy.CopyBlock(g, sum, tt.Shape, shape, off, int64(tt.Elem.ByteSize()), false)
-				if aerr := addInto(sum, sh.data, tt.Elem); aerr != nil {
+				if aerr := combineInto(sum, sh.data, tt.Elem, s.Reduction); aerr != nil {
 					return WithCode(CodeUnimplemented, fmt.Errorf("argument %d of %q is unreduced: %w", i, e.Name(), aerr))
 				}
 				shardy.CopyBlock(g, sum, tt.Shape, shape, off, int64(tt.Elem.ByteSize()), true)
@@ -488,7 +490,7 @@ func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, seq uint64, run
 					devmem.Free(buf)
 					return WithCode(CodeInvalidArgument, serr)
 				}
-				if s.Holder(plan.meshOf(s), p) {
+				if s.Holder(plan.meshOf(s), p) || s.Reduction != "sum" {
 					shardy.CopyBlock(res.Outputs[i], buf, tt.Shape, shape, off, int64(tt.Elem.ByteSize()), false)
 				} else {
 					// Unreduced: the holder's block is the whole sum.
@@ -579,8 +581,8 @@ func opSharding(s *shardy.Sharding, m *shardy.Mesh) []byte {
 		}
 		return out
 	}
-	meta := appendBytesField(nil, 1, []byte("sdy::reduction_op")) // op_type
-	meta = appendBytesField(meta, 2, []byte("SUM"))               // op_name
+	meta := appendBytesField(nil, 1, []byte("sdy::reduction_op"))          // op_type
+	meta = appendBytesField(meta, 2, []byte(strings.ToUpper(s.Reduction))) // op_name: SUM, MAX, MIN
 	out = appendBytesField(out, 7, meta)
 	last := binary.AppendUvarint(nil, 6) // UNREDUCED
 	if rep > 1 {

@@ -76,6 +76,11 @@ func TestOpShardingUnreduced(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "08031a0301020422080001040502030607"+sum+"420106", hex.EncodeToString(opSharding(s, m3)))
 
+	// unreduced=max: the same layout, reduction op MAX.
+	s, _, err = shardy.ParseSharding(`<@mesh, [{}, {}], unreduced=max{"a"}>`, meshes, 2)
+	require.NoError(t, err)
+	require.Equal(t, "08031a04010102032206000102030405"+"3a180a117364793a3a726564756374696f6e5f6f7012034d4158"+"42020600", hex.EncodeToString(opSharding(s, m)))
+
 	// XLA:CPU's own text of the first two reads back to the same bytes.
 	for text, want := range map[string]string{
 		"{devices=[1,1,2,3]<=[6] last_tile_dims={unreduced, replicated}}": "08031a04010102032206000102030405" + sum + "42020600",
@@ -259,4 +264,19 @@ func TestAddIntoSumsPartials(t *testing.T) {
 	require.Equal(t, []byte{0x80, 0x3f, 0x00, 0x40}, b, "1+2^-8 -> 1, 1+1 -> 2")
 
 	require.ErrorContains(t, addInto(make([]byte, 2), make([]byte, 2), ir.F16), "not supported")
+}
+
+// Max and min unreduced arguments take the larger (smaller) element, signed
+// or unsigned as the type says.
+func TestCombineIntoMaxMin(t *testing.T) {
+	a := []byte{0xff, 1} // s8: -1, 1
+	require.NoError(t, combineInto(a, []byte{0, 0}, ir.S8, "max"))
+	require.Equal(t, []byte{0, 1}, a)
+	u := []byte{0xff, 1} // u8: 255, 1
+	require.NoError(t, combineInto(u, []byte{0, 0}, ir.U8, "max"))
+	require.Equal(t, []byte{0xff, 1}, u)
+	f := binary.LittleEndian.AppendUint32(nil, math.Float32bits(2))
+	require.NoError(t, combineInto(f, binary.LittleEndian.AppendUint32(nil, math.Float32bits(-3)), ir.F32, "min"))
+	require.Equal(t, float32(-3), math.Float32frombits(binary.LittleEndian.Uint32(f)))
+	require.ErrorContains(t, combineInto(make([]byte, 2), make([]byte, 2), ir.F16, "max"), "not supported")
 }

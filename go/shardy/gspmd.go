@@ -114,6 +114,7 @@ func ParseHLOSharding(text string, rank int) (*Sharding, error) {
 		}
 		if slices.Contains(unreduced, i) && d > 1 {
 			s.Unreduced = append(s.Unreduced, a.Name)
+			s.Reduction = "sum" // the HLO text does not say; Shardy's default
 		}
 	}
 	if err := mesh.checkDeviceIDs(); err != nil {

@@ -124,6 +124,9 @@ type Sharding struct {
 	// will be unreduced; the data is laid out as if replicated.
 	Unreduced []string
 	Reduced   []string
+	// Reduction is how the partial values of an unreduced value combine:
+	// "sum" (Shardy's default), "max" or "min".
+	Reduction string
 }
 
 var (
@@ -294,10 +297,15 @@ func ParseSharding(text string, meshes map[string]*Mesh, rank int) (*Sharding, *
 		return nil, nil, fmt.Errorf("sharding %s has %d dimensions for a rank-%d value", text, len(s.Dims), rank)
 	}
 	for _, set := range axisSetRE.FindAllStringSubmatch(m[3], -1) {
-		// An unreduced value gojax sums (unreduced=max{...} and other
-		// reductions are not run).
-		if set[2] != "" && set[2] != "sum" {
-			return nil, nil, fmt.Errorf("sharding %s: %s values reduced with %s are not supported", text, set[1], set[2])
+		if set[1] == "unreduced" {
+			switch set[2] {
+			case "", "sum":
+				s.Reduction = "sum"
+			case "max", "min":
+				s.Reduction = set[2]
+			default:
+				return nil, nil, fmt.Errorf("sharding %s: unreduced values combined with %s are not supported", text, set[2])
+			}
 		}
 		for _, name := range strings.Split(set[3], ",") {
 			if name = strings.Trim(strings.TrimSpace(name), `"`); name == "" {
@@ -402,9 +410,10 @@ func (s *Sharding) UnreducedOn(name string) bool {
 	return s != nil && slices.Contains(s.Unreduced, name)
 }
 
-// Holder reports whether partition p holds the value's block itself rather
-// than a zero block: p sits at coordinate 0 of every unreduced axis. Splitting
-// an unreduced value this way keeps the sum over those axes equal to it.
+// Holder reports whether partition p sits at coordinate 0 of every unreduced
+// axis. Giving it the value's block and the others zeros (for a sum; copies
+// of the block for max and min) keeps the reduction over those axes equal to
+// the value.
 func (s *Sharding) Holder(m *Mesh, p int) bool {
 	if s == nil {
 		return true

@@ -406,6 +406,9 @@ func shardingList(op *ir.Op, key string, meshes map[string]*shardy.Mesh, vals []
 		if err != nil {
 			return nil, nil, op.Errorf("%s %d: %v", key, i, err)
 		}
+		if len(s.Unreduced) > 0 && s.Reduction != "sum" {
+			return nil, nil, op.Errorf("%s %d: unreduced values combined with %s are not supported in a manual computation", key, i, s.Reduction)
+		}
 		out[i] = s
 		unreduced[i] = s.Unreduced
 	}
