@@ -135,7 +135,10 @@ var (
 	shardRE    = regexp.MustCompile(`^(?:#sdy\.sharding)?<\s*(@[A-Za-z0-9_.$-]+|(?:#sdy\.)?mesh<[^>]*>)\s*,\s*\[(.*)\]\s*(,.*)?>$`)
 	subAxisRE  = regexp.MustCompile(`^"([^"]+)"\s*(?::\s*\((\d+)\)\s*(\d+))?$`)
 	manualRE   = regexp.MustCompile(`^#sdy<manual_axes\{(.*)\}>$`)
-	axisSetRE  = regexp.MustCompile(`\b(unreduced|reduced)\s*=\s*([a-z]*)\s*\{([^}]*)\}`)
+	// The text form writes the reduction before the axes (unreduced=max{"x"}),
+	// the bytecode reader after them (unreduced={"x"}, reduction=max).
+	reductionRE = regexp.MustCompile(`\breduction\s*=\s*([a-z]+)`)
+	axisSetRE   = regexp.MustCompile(`\b(unreduced|reduced)\s*=\s*([a-z]*)\s*\{([^}]*)\}`)
 )
 
 // ParseMesh reads #sdy.mesh<["a"=2, "b"=4]>, optionally with an explicit
@@ -298,6 +301,9 @@ func ParseSharding(text string, meshes map[string]*Mesh, rank int) (*Sharding, *
 	}
 	for _, set := range axisSetRE.FindAllStringSubmatch(m[3], -1) {
 		if set[1] == "unreduced" {
+			if r := reductionRE.FindStringSubmatch(m[3]); r != nil && set[2] == "" {
+				set[2] = r[1]
+			}
 			switch set[2] {
 			case "", "sum":
 				s.Reduction = "sum"
