@@ -138,3 +138,27 @@ np.testing.assert_allclose(res[0][0], (a @ b).sum(), rtol=1e-6)
 print("ok")
 """, env=env(2))
     assert "ok" in out
+
+
+def test_unreduced_max_min_results_and_arguments():
+    # XLA:CPU of this jaxlib aborts on max/min unreduced results, so numpy
+    # is the oracle: resharding to replicated gives the reduction.
+    out = check_python(PRELUDE + """
+from jax._src.named_sharding import UnreducedKind
+x = (np.arange(24, dtype=np.float32).reshape(4, 6) * 7) % 11 - 5
+mesh = mesh_on(GJ, (2, 2), ("x", "y"))
+with jax.set_mesh(mesh):
+    arr = jax.device_put(x, P("x", "y"))
+    for kind, lax_op, np_op in [(UnreducedKind.max, jax.lax.reduce_max, np.max),
+                                (UnreducedKind.min, jax.lax.reduce_min, np.min)]:
+        spec = P("y", unreduced={"x"}, unreduced_kind=kind)
+        f = jax.jit(lambda v: lax_op(v, axes=(0,), out_sharding=spec))
+        o = f(arr)
+        assert o.sharding == NamedSharding(mesh, spec), o.sharding
+        h = hlo_out(f, arr)[0]
+        assert "unreduced" in str(h), h
+        full = np.asarray(jax.jit(lambda v: jax.sharding.reshard(v, P()))(o))
+        assert np.array_equal(full, np_op(x, axis=0)), (kind, full)
+print("ok")
+""", env=env(4))
+    assert "ok" in out
