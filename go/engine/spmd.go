@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gojax/gojax/go/devmem"
@@ -416,23 +417,45 @@ func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, seq uint64, run
 			return aerr
 		}
 		temps = append(temps, g)
+		// Holders' blocks first: an argument unreduced along some axes is
+		// the sum (max, min) of the blocks along them, which the others
+		// then combine with.
+		type shard struct {
+			p    int
+			data []byte
+		}
+		var shards []shard
 		for d, list := range args {
-			shape, off, serr := s.ShardOf(plan.meshOf(s), tt.Shape, e.logical[d][1])
-			if serr != nil {
-				return WithCode(CodeInvalidArgument, serr)
-			}
 			data, berr := list[i].bytes()
 			if berr != nil {
 				return WithCode(CodeFailedPrecondition, berr)
 			}
-			shardy.CopyBlock(g, data, tt.Shape, shape, off, int64(tt.Elem.ByteSize()), true)
+			shards = append(shards, shard{e.logical[d][1], data})
 		}
-		for d, shards := range remote {
-			shape, off, serr := s.ShardOf(plan.mesh, tt.Shape, e.remoteLogical[d][1])
-			if serr != nil {
-				return WithCode(CodeInvalidArgument, serr)
+		for d, r := range remote {
+			shards = append(shards, shard{e.remoteLogical[d][1], r[i]})
+		}
+		m := plan.meshOf(s)
+		for _, pass := range []bool{true, false} {
+			for _, sh := range shards {
+				if s.Holder(m, sh.p) != pass {
+					continue
+				}
+				shape, off, serr := s.ShardOf(m, tt.Shape, sh.p)
+				if serr != nil {
+					return WithCode(CodeInvalidArgument, serr)
+				}
+				if pass {
+					shardy.CopyBlock(g, sh.data, tt.Shape, shape, off, int64(tt.Elem.ByteSize()), true)
+					continue
+				}
+				sum := make([]byte, len(sh.data))
+				shardy.CopyBlock(g, sum, tt.Shape, shape, off, int64(tt.Elem.ByteSize()), false)
+				if aerr := combineInto(sum, sh.data, tt.Elem, s.Reduction); aerr != nil {
+					return WithCode(CodeUnimplemented, fmt.Errorf("argument %d of %q is unreduced: %w", i, e.Name(), aerr))
+				}
+				shardy.CopyBlock(g, sum, tt.Shape, shape, off, int64(tt.Elem.ByteSize()), true)
 			}
-			shardy.CopyBlock(g, shards[i], tt.Shape, shape, off, int64(tt.Elem.ByteSize()), true)
 		}
 		global[i] = g
 	}
@@ -461,12 +484,18 @@ func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, seq uint64, run
 				return aerr
 			}
 			if isTensor && plan.outs[i] != nil {
-				shape, off, serr := plan.outs[i].ShardOf(plan.meshOf(plan.outs[i]), tt.Shape, e.logical[d][1])
+				s, p := plan.outs[i], e.logical[d][1]
+				shape, off, serr := s.ShardOf(plan.meshOf(s), tt.Shape, p)
 				if serr != nil {
 					devmem.Free(buf)
 					return WithCode(CodeInvalidArgument, serr)
 				}
-				shardy.CopyBlock(res.Outputs[i], buf, tt.Shape, shape, off, int64(tt.Elem.ByteSize()), false)
+				if s.Holder(plan.meshOf(s), p) || s.Reduction != "sum" {
+					shardy.CopyBlock(res.Outputs[i], buf, tt.Shape, shape, off, int64(tt.Elem.ByteSize()), false)
+				} else {
+					// Unreduced: the holder's block is the whole sum.
+					clear(buf)
+				}
 			} else {
 				copy(buf, res.Outputs[i])
 			}
@@ -478,9 +507,11 @@ func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, seq uint64, run
 
 // opSharding encodes a sharding as a serialized xla.OpSharding: REPLICATED
 // (the empty message), MAXIMAL on a maximal mesh's device, or OTHER with a
-// tile assignment over logical device ids (= partition numbers), replicated
-// over the mesh axes the sharding does not use, devices of one tile in mesh
-// order.
+// tile assignment over logical device ids (= partition numbers), devices of
+// one tile in mesh order. Mesh axes the sharding does not split along become
+// trailing tile dimensions, as XLA:CPU reports them: first the unreduced ones
+// (last_tile_dims UNREDUCED, with the reduction op in the metadata), then
+// the replicated ones.
 func opSharding(s *shardy.Sharding, m *shardy.Mesh) []byte {
 	if s == nil {
 		return []byte{}
@@ -498,12 +529,20 @@ func opSharding(s *shardy.Sharding, m *shardy.Mesh) []byte {
 		}
 		total *= counts[d]
 	}
-	if total == 1 {
+	var unreduced []shardy.Axis // in mesh order
+	unred := 1
+	for _, a := range m.Axes {
+		if s.UnreducedOn(a.Name) {
+			unreduced = append(unreduced, a)
+			unred *= a.Size
+		}
+	}
+	if total*unred == 1 {
 		return []byte{}
 	}
-	rep := m.Size() / total
+	rep := m.Size() / (total * unred)
 	devices := make([]int64, m.Size())
-	filled := make([]int, total)
+	filled := make([]int, total*unred)
 	for pos := 0; pos < m.Size(); pos++ {
 		p := m.Device(pos)
 		flat := 0
@@ -514,12 +553,18 @@ func opSharding(s *shardy.Sharding, m *shardy.Mesh) []byte {
 			}
 			flat = flat*counts[d] + idx
 		}
+		for _, a := range unreduced {
+			flat = flat*a.Size + m.Coord(p, a.Name)
+		}
 		devices[flat*rep+filled[flat]] = int64(p)
 		filled[flat]++
 	}
 	var dims, devs []byte
 	for _, c := range counts {
 		dims = binary.AppendUvarint(dims, uint64(c))
+	}
+	if unred > 1 {
+		dims = binary.AppendUvarint(dims, uint64(unred))
 	}
 	if rep > 1 {
 		dims = binary.AppendUvarint(dims, uint64(rep))
@@ -530,10 +575,20 @@ func opSharding(s *shardy.Sharding, m *shardy.Mesh) []byte {
 	out := appendVarintField(nil, 1, 3) // type: OTHER
 	out = appendBytesField(out, 3, dims)
 	out = appendBytesField(out, 4, devs)
-	if rep > 1 {
-		out = appendVarintField(out, 6, 1) // replicate_on_last_tile_dim
+	if unred == 1 {
+		if rep > 1 {
+			out = appendVarintField(out, 6, 1) // replicate_on_last_tile_dim
+		}
+		return out
 	}
-	return out
+	meta := appendBytesField(nil, 1, []byte("sdy::reduction_op"))          // op_type
+	meta = appendBytesField(meta, 2, []byte(strings.ToUpper(s.Reduction))) // op_name: SUM, MAX, MIN
+	out = appendBytesField(out, 7, meta)
+	last := binary.AppendUvarint(nil, 6) // UNREDUCED
+	if rep > 1 {
+		last = binary.AppendUvarint(last, 0) // REPLICATED
+	}
+	return appendBytesField(out, 8, last) // last_tile_dims
 }
 
 // ParameterShardings returns each parameter's serialized xla.OpSharding, or

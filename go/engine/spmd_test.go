@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"maps"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -46,6 +48,48 @@ func TestOpShardingEncoding(t *testing.T) {
 	s3, _, err := shardy.ParseSharding(`#sdy.sharding<@mesh, [{"a"}, {}]>`, map[string]*shardy.Mesh{"mesh": rev}, 2)
 	require.NoError(t, err)
 	require.Equal(t, "08031a0302010322060504030201003001", hex.EncodeToString(opSharding(s3, rev)))
+}
+
+// Unreduced shardings encode as XLA:CPU reports them (jaxlib's HloSharding
+// of these bytes equals that of XLA:CPU's output sharding for the same
+// program): unreduced mesh axes form a tile dimension before the replicated
+// ones, with the reduction op in the metadata.
+func TestOpShardingUnreduced(t *testing.T) {
+	m, err := shardy.ParseMesh(`#sdy.mesh<["a"=2, "b"=3]>`)
+	require.NoError(t, err)
+	meshes := map[string]*shardy.Mesh{"mesh": m}
+	const sum = "3a180a117364793a3a726564756374696f6e5f6f70120353554d" // metadata {op_type: "sdy::reduction_op", op_name: "SUM"}
+	for _, c := range []struct{ text, hex string }{
+		// {devices=[1,1,2,3]<=[6] last_tile_dims={unreduced, replicated}}
+		{`<@mesh, [{}, {}], unreduced={"a"}>`, "08031a04010102032206000102030405" + sum + "42020600"},
+		// {devices=[3,1,2]<=[2,3]T(1,0) last_tile_dims={unreduced}}
+		{`<@mesh, [{"b"}, {}], unreduced={"a"}>`, "08031a030301022206000301040205" + sum + "420106"},
+	} {
+		s, _, err := shardy.ParseSharding(c.text, meshes, 2)
+		require.NoError(t, err)
+		require.Equal(t, c.hex, hex.EncodeToString(opSharding(s, m)), c.text)
+	}
+	m3, err := shardy.ParseMesh(`#sdy.mesh<["x"=2, "y"=2, "z"=2]>`)
+	require.NoError(t, err)
+	// {devices=[1,2,4]<=[2,2,2]T(1,0,2) last_tile_dims={unreduced}}
+	s, _, err := shardy.ParseSharding(`<@mesh, [{}, {"y"}], unreduced={"z", "x"}>`, map[string]*shardy.Mesh{"mesh": m3}, 2)
+	require.NoError(t, err)
+	require.Equal(t, "08031a0301020422080001040502030607"+sum+"420106", hex.EncodeToString(opSharding(s, m3)))
+
+	// unreduced=max: the same layout, reduction op MAX.
+	s, _, err = shardy.ParseSharding(`<@mesh, [{}, {}], unreduced=max{"a"}>`, meshes, 2)
+	require.NoError(t, err)
+	require.Equal(t, "08031a04010102032206000102030405"+"3a180a117364793a3a726564756374696f6e5f6f7012034d4158"+"42020600", hex.EncodeToString(opSharding(s, m)))
+
+	// XLA:CPU's own text of the first two reads back to the same bytes.
+	for text, want := range map[string]string{
+		"{devices=[1,1,2,3]<=[6] last_tile_dims={unreduced, replicated}}": "08031a04010102032206000102030405" + sum + "42020600",
+		"{devices=[3,1,2]<=[2,3]T(1,0) last_tile_dims={unreduced}}":       "08031a030301022206000301040205" + sum + "420106",
+	} {
+		g, err := shardy.ParseHLOSharding(text, 2)
+		require.NoError(t, err)
+		require.Equal(t, want, hex.EncodeToString(opSharding(g, g.Mesh)), text)
+	}
 }
 
 func TestPlanSPMDMeshes(t *testing.T) {
@@ -194,4 +238,45 @@ func TestExecuteSPMDDonation(t *testing.T) {
 		require.Equal(t, []float32{2, 4}, readF32(t, outs[0][0]))
 		require.Equal(t, []float32{6, 8}, readF32(t, outs[1][0]))
 	}
+}
+
+// Unreduced arguments sum their shards: exactly for integers and floats, with
+// bf16 rounded to nearest even; types without an adder are refused.
+func TestAddIntoSumsPartials(t *testing.T) {
+	le := binary.LittleEndian
+	f := make([]byte, 8)
+	g := make([]byte, 8)
+	le.PutUint32(f, math.Float32bits(1.5))
+	le.PutUint32(f[4:], math.Float32bits(-2))
+	le.PutUint32(g, math.Float32bits(0.25))
+	le.PutUint32(g[4:], math.Float32bits(2))
+	require.NoError(t, addInto(f, g, ir.F32))
+	require.Equal(t, float32(1.75), math.Float32frombits(le.Uint32(f)))
+	require.Equal(t, float32(0), math.Float32frombits(le.Uint32(f[4:])))
+
+	i := []byte{0xff, 0xff, 0xff, 0xff, 5, 0, 0, 0}
+	require.NoError(t, addInto(i, []byte{2, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff}, ir.S32))
+	require.Equal(t, []byte{1, 0, 0, 0, 3, 0, 0, 0}, i, "-1+2, 5-2")
+
+	// bf16: 1 + 2^-8 is halfway between 1 and 1+2^-7; it rounds to even (1).
+	b := []byte{0x80, 0x3f, 0x80, 0x3f} // 1.0, 1.0
+	require.NoError(t, addInto(b, []byte{0x80, 0x3b, 0x80, 0x3f}, ir.BF16))
+	require.Equal(t, []byte{0x80, 0x3f, 0x00, 0x40}, b, "1+2^-8 -> 1, 1+1 -> 2")
+
+	require.ErrorContains(t, addInto(make([]byte, 2), make([]byte, 2), ir.F16), "not supported")
+}
+
+// Max and min unreduced arguments take the larger (smaller) element, signed
+// or unsigned as the type says.
+func TestCombineIntoMaxMin(t *testing.T) {
+	a := []byte{0xff, 1} // s8: -1, 1
+	require.NoError(t, combineInto(a, []byte{0, 0}, ir.S8, "max"))
+	require.Equal(t, []byte{0, 1}, a)
+	u := []byte{0xff, 1} // u8: 255, 1
+	require.NoError(t, combineInto(u, []byte{0, 0}, ir.U8, "max"))
+	require.Equal(t, []byte{0xff, 1}, u)
+	f := binary.LittleEndian.AppendUint32(nil, math.Float32bits(2))
+	require.NoError(t, combineInto(f, binary.LittleEndian.AppendUint32(nil, math.Float32bits(-3)), ir.F32, "min"))
+	require.Equal(t, float32(-3), math.Float32frombits(binary.LittleEndian.Uint32(f)))
+	require.ErrorContains(t, combineInto(make([]byte, 2), make([]byte, 2), ir.F16, "max"), "not supported")
 }

@@ -3,6 +3,7 @@ package shardy
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -76,8 +77,10 @@ func ParseHLOSharding(text string, rank int) (*Sharding, error) {
 		return nil, fmt.Errorf("unsupported HLO sharding %s", text)
 	}
 	// Tile dimensions past the value's rank replicate (last_tile_dim_replicate,
-	// or last_tile_dims listing replicated ones).
+	// or last_tile_dims listing replicated ones) or hold partial values
+	// (last_tile_dims listing unreduced ones).
 	extra := 0
+	var unreduced []int // trailing tile dimensions that are unreduced
 	for _, flag := range strings.Fields(strings.ReplaceAll(rest, ",", " ")) {
 		if flag == "last_tile_dim_replicate" {
 			extra = 1
@@ -87,6 +90,9 @@ func ParseHLOSharding(text string, rank int) (*Sharding, error) {
 		for _, kind := range strings.Split(lm[1], ",") {
 			switch strings.TrimSpace(kind) {
 			case "replicated":
+				extra++
+			case "unreduced":
+				unreduced = append(unreduced, rank+extra)
 				extra++
 			case "manual":
 				return nil, fmt.Errorf("HLO sharding %s: manual subgroups (shard_map lowered to GSPMD) are not supported; lower with Shardy", text)
@@ -105,6 +111,10 @@ func ParseHLOSharding(text string, rank int) (*Sharding, error) {
 		mesh.Axes = append(mesh.Axes, a)
 		if i < rank && d > 1 {
 			s.Dims[i] = []Axis{a}
+		}
+		if slices.Contains(unreduced, i) && d > 1 {
+			s.Unreduced = append(s.Unreduced, a.Name)
+			s.Reduction = "sum" // the HLO text does not say; Shardy's default
 		}
 	}
 	if err := mesh.checkDeviceIDs(); err != nil {

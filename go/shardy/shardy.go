@@ -7,6 +7,7 @@ package shardy
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -117,6 +118,15 @@ type Sharding struct {
 	// add axes to them (nil: all closed).
 	Open []bool
 	Mesh *Mesh
+	// Unreduced lists the mesh axes along which the value is unreduced: the
+	// devices along them hold partial values whose sum is the value.
+	// Reduced lists axes along which it is replicated and whose gradient
+	// will be unreduced; the data is laid out as if replicated.
+	Unreduced []string
+	Reduced   []string
+	// Reduction is how the partial values of an unreduced value combine:
+	// "sum" (Shardy's default), "max" or "min".
+	Reduction string
 }
 
 var (
@@ -125,6 +135,10 @@ var (
 	shardRE    = regexp.MustCompile(`^(?:#sdy\.sharding)?<\s*(@[A-Za-z0-9_.$-]+|(?:#sdy\.)?mesh<[^>]*>)\s*,\s*\[(.*)\]\s*(,.*)?>$`)
 	subAxisRE  = regexp.MustCompile(`^"([^"]+)"\s*(?::\s*\((\d+)\)\s*(\d+))?$`)
 	manualRE   = regexp.MustCompile(`^#sdy<manual_axes\{(.*)\}>$`)
+	// The text form writes the reduction before the axes (unreduced=max{"x"}),
+	// the bytecode reader after them (unreduced={"x"}, reduction=max).
+	reductionRE = regexp.MustCompile(`\breduction\s*=\s*([a-z]+)`)
+	axisSetRE   = regexp.MustCompile(`\b(unreduced|reduced)\s*=\s*([a-z]*)\s*\{([^}]*)\}`)
 )
 
 // ParseMesh reads #sdy.mesh<["a"=2, "b"=4]>, optionally with an explicit
@@ -285,6 +299,37 @@ func ParseSharding(text string, meshes map[string]*Mesh, rank int) (*Sharding, *
 	if len(s.Dims) != rank {
 		return nil, nil, fmt.Errorf("sharding %s has %d dimensions for a rank-%d value", text, len(s.Dims), rank)
 	}
+	for _, set := range axisSetRE.FindAllStringSubmatch(m[3], -1) {
+		if set[1] == "unreduced" {
+			if r := reductionRE.FindStringSubmatch(m[3]); r != nil && set[2] == "" {
+				set[2] = r[1]
+			}
+			switch set[2] {
+			case "", "sum":
+				s.Reduction = "sum"
+			case "max", "min":
+				s.Reduction = set[2]
+			default:
+				return nil, nil, fmt.Errorf("sharding %s: unreduced values combined with %s are not supported", text, set[2])
+			}
+		}
+		for _, name := range strings.Split(set[3], ",") {
+			if name = strings.Trim(strings.TrimSpace(name), `"`); name == "" {
+				continue
+			}
+			if _, found := ms.Axis(name); !found {
+				return nil, nil, fmt.Errorf("sharding %s marks unknown mesh axis %q %s", text, name, set[1])
+			}
+			if s.Uses(name) {
+				return nil, nil, fmt.Errorf("sharding %s both splits along and marks %s mesh axis %q", text, set[1], name)
+			}
+			if set[1] == "unreduced" {
+				s.Unreduced = append(s.Unreduced, name)
+			} else {
+				s.Reduced = append(s.Reduced, name)
+			}
+		}
+	}
 	return s, ms, nil
 }
 
@@ -364,6 +409,27 @@ func (s *Sharding) BlockOf(m *Mesh, global []int64, p int, only func(string) boo
 		offset[d] = int64(idx) * shape[d]
 	}
 	return shape, offset, nil
+}
+
+// UnreducedOn reports whether the value is unreduced along the named axis.
+func (s *Sharding) UnreducedOn(name string) bool {
+	return s != nil && slices.Contains(s.Unreduced, name)
+}
+
+// Holder reports whether partition p sits at coordinate 0 of every unreduced
+// axis. Giving it the value's block and the others zeros (for a sum; copies
+// of the block for max and min) keeps the reduction over those axes equal to
+// the value.
+func (s *Sharding) Holder(m *Mesh, p int) bool {
+	if s == nil {
+		return true
+	}
+	for _, name := range s.Unreduced {
+		if m.Coord(p, name) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Uses reports whether the sharding cuts any dimension along the named axis.

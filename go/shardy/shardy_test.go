@@ -177,3 +177,38 @@ func TestSubAxes(t *testing.T) {
 		require.Equal(t, want[1], off[0], "minor, partition %d", p)
 	}
 }
+
+func TestParseShardingUnreducedAndReduced(t *testing.T) {
+	m, err := ParseMesh(`#sdy.mesh<["a"=2, "b"=3]>`)
+	require.NoError(t, err)
+	meshes := map[string]*Mesh{"mesh": m}
+	s, _, err := ParseSharding(`#sdy.sharding<@mesh, [{"b"}, {}], unreduced={"a"}>`, meshes, 2)
+	require.NoError(t, err)
+	require.Equal(t, []string{"a"}, s.Unreduced)
+	require.Empty(t, s.Reduced)
+	// Partitions at coordinate 0 of "a" hold the value, the others zeros.
+	for p := 0; p < 6; p++ {
+		require.Equal(t, m.Coord(p, "a") == 0, s.Holder(m, p), p)
+	}
+	s, _, err = ParseSharding(`<@mesh, [{}], reduced={"b"}>`, meshes, 1)
+	require.NoError(t, err)
+	require.Equal(t, []string{"b"}, s.Reduced)
+	require.True(t, s.Holder(m, 5), "reduced values are laid out replicated")
+	s, _, err = ParseSharding(`<@mesh, [{}], unreduced=sum{"a", "b"}>`, meshes, 1)
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "b"}, s.Unreduced)
+
+	require.Equal(t, "sum", s.Reduction)
+	s, _, err = ParseSharding(`<@mesh, [{}], unreduced=max{"a"}>`, meshes, 1)
+	require.NoError(t, err)
+	require.Equal(t, "max", s.Reduction)
+	s, _, err = ParseSharding(`<@mesh, [{}], unreduced={"a"}, reduction=min>`, meshes, 1)
+	require.NoError(t, err)
+	require.Equal(t, "min", s.Reduction, "as the bytecode reader writes it")
+	_, _, err = ParseSharding(`<@mesh, [{}], unreduced=prod{"a"}>`, meshes, 1)
+	require.ErrorContains(t, err, "combined with prod")
+	_, _, err = ParseSharding(`<@mesh, [{"a"}], unreduced={"a"}>`, meshes, 1)
+	require.ErrorContains(t, err, "both splits")
+	_, _, err = ParseSharding(`<@mesh, [{}], unreduced={"c"}>`, meshes, 1)
+	require.ErrorContains(t, err, "unknown mesh axis")
+}

@@ -3,9 +3,7 @@ package collective
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/gojax/gojax/go/internal/fpmode"
@@ -382,24 +380,6 @@ func isToken(t ir.Type) bool {
 	return ok
 }
 
-var unreducedRE = regexp.MustCompile(`unreduced\s*=\s*\{([^}]*)\}`)
-
-// unreducedAxes lists the axes a sharding's text marks unreduced: the value
-// is the sum of the partitions' values along them.
-func unreducedAxes(text string) []string {
-	m := unreducedRE.FindStringSubmatch(text)
-	if m == nil {
-		return nil
-	}
-	var out []string
-	for _, n := range strings.Split(m[1], ",") {
-		if n = strings.Trim(strings.TrimSpace(n), `"`); n != "" {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
 func shardingList(op *ir.Op, key string, meshes map[string]*shardy.Mesh, vals []*ir.Value) ([]*shardy.Sharding, [][]string, error) {
 	out := make([]*shardy.Sharding, len(vals))
 	unreduced := make([][]string, len(vals))
@@ -426,8 +406,11 @@ func shardingList(op *ir.Op, key string, meshes map[string]*shardy.Mesh, vals []
 		if err != nil {
 			return nil, nil, op.Errorf("%s %d: %v", key, i, err)
 		}
+		if len(s.Unreduced) > 0 && s.Reduction != "sum" {
+			return nil, nil, op.Errorf("%s %d: unreduced values combined with %s are not supported in a manual computation", key, i, s.Reduction)
+		}
 		out[i] = s
-		unreduced[i] = unreducedAxes(p)
+		unreduced[i] = s.Unreduced
 	}
 	return out, unreduced, nil
 }
