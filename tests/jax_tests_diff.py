@@ -25,7 +25,7 @@ TRACE = "\n--- traceback\n"  # between a failure's message and its traceback
 # then on message and traceback together (the traceback quotes test and JAX
 # source, which may contain any pattern's words).
 CAUSES = [
-    ("unreduced result sharding", r"Unexpected XLA sharding override",
+    ("unreduced result sharding", r"(?s)Unexpected XLA sharding override.*unreduced=",
      "the result's user sharding has unreduced axes (`P(..., unreduced={...})`), which gojax does not "
      "represent yet: it reports the result replicated"),
     ("partially manual shard_map", r"is not manual: manual computations that leave axes to the partitioner",
@@ -37,7 +37,7 @@ CAUSES = [
      "arguments or results annotated with shardings on different meshes in one program"),
     ("mesh axis not read", r"unsupported mesh axis",
      "an axis spelling in a sharding that gojax's Shardy parser does not read"),
-    ("compiled text", r"(?s)argument of type 'NoneType' is not iterable.*(as_text\(|compiled_text)",
+    ("compiled text", r"(?s)'NoneType' (is not iterable|object has no attribute).*(as_text\(|compiled_text)",
      "reads `compile().as_text()` (XLA's optimized HLO), which gojax does not produce"),
     ("no-result program", r"HLO module output is an empty tuple",
      "a program without results: jaxlib rejects the output shardings gojax reports for it"),
@@ -48,10 +48,14 @@ CAUSES = [
      "a host callback (`jax.debug.print`) inside a `shard_map` body runs in a partition that does not "
      "find JAX's callable"),
     ("unsupported type", r"types of dialect \w+ are not supported",
-     "the program has a value type gojax's StableHLO reader does not accept"),
+     "the program casts to a type gojax's StableHLO reader does not accept (`unrealized_conversion_cast`, "
+     "seen from an `io_callback` without results inside `shard_map`)"),
+    ("output layouts", r"(?s)out_info.*isinstance\(l, Layout\)",
+     "reads the compiled program's output layouts (`compiled.out_info`), which are not `Layout` objects on "
+     "gojax"),
     ("result sharding differs", r"Named\[\d+ chars\]|NamedSharding\(.*\) != |P\(.*\) != P\(",
      "a result's sharding differs from XLA:CPU's (gojax leaves it replicated or shards it otherwise)"),
-    ("shard shape differs", r"Tuples differ: \(\d+(, \d+)*\) != \(",
+    ("shard shape differs", r"Tuples differ: \(\d+(, \d+)*,?\) != \(",
      "shard shapes differ from XLA:CPU's, following from a different result sharding"),
     ("gradient differs", r"VJP cotangent projection|JVP tangent",
      "a gradient differs from the numerical derivative `check_grads` takes (wrong values; not diagnosed yet)"),
