@@ -25,7 +25,8 @@ def test_groups_failures_of_tests_xla_passes(tmp_path):
                                     ("t4", "passed", ""), ("t5", "failed", "boom"), ("t6", "passed", "")])
     junit(g / "gojax-a_test.py.xml", [
         ("t1", "passed", ""),
-        ("t2", "failed", "AssertionError: Unexpected XLA sharding override: (XLA) GSPMDSharding({replicated}) != P(None, unreduced={&apos;x&apos;})"),
+        ("t2", "failed", "AssertionError: Unexpected XLA sharding override: (XLA) "
+                         "GSPMDSharding({replicated}) != P(None, unreduced={&apos;x&apos;})"),
         ("t3", "failed", "RuntimeError: weird 12 thing"),
         ("t5", "failed", "also boom"),  # fails on XLA too: not counted
         ("t6", "skipped", "")])  # t4 missing: the run stopped
