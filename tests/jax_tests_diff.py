@@ -133,6 +133,13 @@ def markdown(files: list[dict], xla_dir: str, gojax_dir: str) -> str:
     if ran:
         xp, gp = sum(f["xla_passed"] for f in ran), sum(f["gojax_passed"] for f in ran)
         out.append(f"| all run | {xp} | {gp} | {xp - gp} |")
+    causes = collections.Counter()
+    for f in files:
+        for (name, _), tests in f["groups"].items():
+            causes[name] += len(tests)
+    if causes:
+        out += ["", "| cause, all files | tests |", "|---|---|"]
+        out += [f"| {name} | {n} |" for name, n in sorted(causes.items(), key=lambda kv: (-kv[1], kv[0]))]
     for f in files:
         if not f["groups"]:
             continue
