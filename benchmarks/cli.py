@@ -1,4 +1,4 @@
-"""python -m benchmarks [--suite default|broad|distributed] [--quick] [--only NAME[,NAME]] [--json PATH] [--png PATH] [--export DIR]
+"""python -m benchmarks [--suite default|broad|distributed|spmd] [--quick] [--only NAME[,NAME]] [--json PATH] [--png PATH] [--export DIR]
 
 Runs each workload on gojax and XLA:CPU alternately in one process and prints
 medians, IQR, gojax/XLA time ratios against the targets, and rates against
@@ -24,9 +24,10 @@ BACKENDS = {"gojax": "gojax", "xla": "cpu"}  # our name -> jax backend name
 
 def _parse(argv):
     p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[1])
-    p.add_argument("--suite", choices=("default", "broad", "distributed"), default="default",
+    p.add_argument("--suite", choices=("default", "broad", "distributed", "spmd"), default="default",
                    help="default: the seven-group run; broad: one or more workloads per op family; "
-                   "distributed: all-reduce and a training step on jobs of 2 and 4 local processes")
+                   "distributed: all-reduce and a training step on jobs of 2 and 4 local processes; "
+                   "spmd: sharded training steps on 2/4/8 devices of one process and peak memory per device")
     p.add_argument("--quick", action="store_true", help="few reps: a smoke run, not a measurement")
     p.add_argument("--only", default="", help="comma-separated workload names or groups "
                    "(matmul, elementwise, reduction, conv, model, dispatch, compile)")
@@ -164,6 +165,10 @@ def main(argv=None) -> int:
 
         return distributed.run(a.quick, a.json or "build/benchmarks/distributed.json",
                                a.png or "build/benchmarks/distributed.png")
+    if a.suite == "spmd":
+        from benchmarks import spmd
+
+        return spmd.run(a.quick, a.json or "build/benchmarks/spmd.json")
     if a.suite == "broad":
         from benchmarks import broad
 

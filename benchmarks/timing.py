@@ -42,11 +42,14 @@ def _block(out):
 
 
 def time_alternating(fn, args: list, devices: dict, s: Settings) -> tuple[dict, dict]:
-    """Returns ({backend: stats}, {backend: output of the last call})."""
+    """Returns ({backend: stats}, {backend: output of the last call}).
+
+    A value of `devices` is a device, or a function placing the argument list
+    (for arguments with different shardings)."""
     import jax
 
     jf = jax.jit(fn)
-    placed = {k: [jax.device_put(a, d) for a in args] for k, d in devices.items()}
+    placed = {k: d(args) if callable(d) else [jax.device_put(a, d) for a in args] for k, d in devices.items()}
     batch, outs = {}, {}
     for k, a in placed.items():
         t = float("inf")

@@ -83,3 +83,22 @@ def test_table_marks_targets():
     text = report.text_table(rs)
     assert "NO" in text and "2 ms [100 us]" in text and "5.0e-01 !" in text and "ERROR: boom" in text
     assert report.markdown_table(rs).count("\n") == 3
+
+
+def test_quick_spmd_suite_runs(tmp_path):
+    js = tmp_path / "spmd.json"
+    p = subprocess.run([sys.executable, "-m", "benchmarks", "--suite", "spmd", "--quick", "--json", str(js)],
+                       cwd=REPO, capture_output=True, text=True, timeout=240)
+    assert p.returncode == 0, p.stdout + p.stderr
+    doc = json.loads(js.read_text())
+    got = {(r["name"], r["devices"]) for r in doc["timings"]}
+    assert got == {(n, d) for n in ("train_data_parallel", "train_tensor_parallel") for d in (2, 4, 8)}
+    assert all(r["rel_err"] < 1e-5 and r["ratio"] > 0 for r in doc["timings"])
+    mem = doc["memory"]
+    assert [m["devices"] for m in mem] == [1, 2, 4, 8]
+    for m in mem:
+        # The arguments are the two N-way sharded arrays; the program reads
+        # them and writes a result as large, so the peak covers all three.
+        assert m["gojax_args_bytes"] >= 2 * m["array_bytes"]
+        assert m["gojax_peak_bytes"] >= 3 * m["array_bytes"]
+        assert m["xla_declared_per_device"] == 3 * m["array_bytes"] // m["devices"]
