@@ -542,7 +542,6 @@ func lowerAllToAll(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		return nil, op.Errorf("split_count %d differs from the group size %d", count, n)
 	}
 	chunks := make([][]int64, len(ins))
-	temps := make([][]byte, len(ins))
 	for i, t := range ins {
 		if t.Shape[sd]%n != 0 {
 			return nil, op.Errorf("dimension %d of %s does not split into %d", sd, t, n)
@@ -555,7 +554,6 @@ func lowerAllToAll(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 			return nil, op.Errorf("result %s does not match all_to_all of %s", outs[i], t)
 		}
 		chunks[i] = ch
-		temps[i] = kernel.Make[byte](lowerutil.Numel(ch) * int64(t.Elem.ByteSize()))
 	}
 	return func(in, out [][]byte) error {
 		for i := range in {
@@ -565,9 +563,8 @@ func lowerAllToAll(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 			src[sd] = int64(c.pos) * ch[sd]
 			if err := c.exchange(in[i], func(parts [][]byte) {
 				for k, p := range parts {
-					shardy.CopyBlock(p, temps[i], t.Shape, ch, src, es, false)
 					dst[cd] = int64(k) * ch[cd]
-					shardy.CopyBlock(out[i], temps[i], outs[i].Shape, ch, dst, es, true)
+					copyBetween(out[i], p, outs[i].Shape, t.Shape, ch, dst, src, es)
 				}
 			}); err != nil {
 				return err
@@ -575,6 +572,55 @@ func lowerAllToAll(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		}
 		return nil
 	}, nil
+}
+
+// copyBetween copies the block of dimensions blk at offset so of a dense
+// array src (dimensions sdims) to offset do of a dense array dst (ddims),
+// es bytes an element, a run of contiguous bytes at a time.
+func copyBetween(dst, src []byte, ddims, sdims, blk, do, so []int64, es int64) {
+	rank := len(blk)
+	if lowerutil.Numel(blk) == 0 {
+		return
+	}
+	// The trailing dimensions the block spans whole in both arrays make one
+	// run with the first dimension before them.
+	inner := rank - 1
+	for inner > 0 && blk[inner] == ddims[inner] && blk[inner] == sdims[inner] {
+		inner--
+	}
+	run := es
+	for d := inner; d < rank; d++ {
+		run *= blk[d]
+	}
+	dstride, sstride := make([]int64, rank), make([]int64, rank)
+	da, sa := es, es
+	for d := rank - 1; d >= 0; d-- {
+		dstride[d], sstride[d] = da, sa
+		da, sa = da*ddims[d], sa*sdims[d]
+	}
+	idx := make([]int64, inner)
+	for {
+		var doff, soff int64
+		for d := 0; d < rank; d++ {
+			var x int64
+			if d < inner {
+				x = idx[d]
+			}
+			doff += (x + do[d]) * dstride[d]
+			soff += (x + so[d]) * sstride[d]
+		}
+		copy(dst[doff:doff+run], src[soff:soff+run])
+		d := inner - 1
+		for ; d >= 0; d-- {
+			if idx[d]++; idx[d] < blk[d] {
+				break
+			}
+			idx[d] = 0
+		}
+		if d < 0 {
+			return
+		}
+	}
 }
 
 func lowerCollectiveBroadcast(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {

@@ -10,7 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
+	"github.com/gojax/gojax/go/shardy"
 )
 
 // f32Body is a reduction region applying one binary f32 op to its two
@@ -219,5 +221,39 @@ func benchAllReduce(b *testing.B, n, size int) {
 		if err := <-errs; err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// copyBetween moves a block between two arrays as a cut into a dense block
+// and a join from it would (shardy.CopyBlock twice).
+func TestCopyBetween(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 200 {
+		rank := 1 + rng.IntN(4)
+		blk, sdims, ddims, so, do := make([]int64, rank), make([]int64, rank), make([]int64, rank), make([]int64, rank), make([]int64, rank)
+		for d := range rank {
+			blk[d] = int64(rng.IntN(4))
+			if rng.IntN(3) > 0 {
+				blk[d]++
+			}
+			sdims[d], ddims[d] = blk[d]+int64(rng.IntN(3)), blk[d]+int64(rng.IntN(3))
+			so[d], do[d] = rng.Int64N(sdims[d]-blk[d]+1), rng.Int64N(ddims[d]-blk[d]+1)
+		}
+		es := int64(1 + rng.IntN(4))
+		src := make([]byte, lowerutil.Numel(sdims)*es)
+		for i := range src {
+			src[i] = byte(rng.Uint32())
+		}
+		got := make([]byte, lowerutil.Numel(ddims)*es)
+		for i := range got {
+			got[i] = byte(rng.Uint32())
+		}
+		want := make([]byte, len(got))
+		copy(want, got)
+		tmp := make([]byte, lowerutil.Numel(blk)*es)
+		shardy.CopyBlock(src, tmp, sdims, blk, so, es, false)
+		shardy.CopyBlock(want, tmp, ddims, blk, do, es, true)
+		copyBetween(got, src, ddims, sdims, blk, do, so, es)
+		require.Equal(t, want, got, "block %v from %v at %v to %v at %v", blk, sdims, so, ddims, do)
 	}
 }
