@@ -244,6 +244,28 @@ print("ok")
     assert "ok" in out
 
 
+def test_shard_map_large_reductions_match_xla():
+    # From 256 KiB an all_reduce splits its elements over the group (each
+    # partition reduces a share, then copies its peers'); groups along one
+    # axis of a 2x2 mesh, odd lengths, and psum_scatter along a dimension
+    # that is not the first. Integer-valued data keeps float sums exact.
+    out = check_python(PRELUDE + """
+def build(devs):
+    mesh = Mesh(np.array(devs).reshape(2, 2), ("a", "b"))
+    def f(v):
+        return (jax.lax.psum(v, "a"), jax.lax.pmax(v, ("a", "b")), jax.lax.pmin(v, "b"),
+                jax.lax.psum_scatter(v, "b", scatter_dimension=1, tiled=True))
+    g = jax.shard_map(f, mesh=mesh, in_specs=P("a", "b"), out_specs=P("a", "b"), check_vma=False)
+    return jax.jit(g), lambda args: args
+for dt in [np.int32, np.float32, jnp.bfloat16, np.float16, np.int8]:
+    x = (np.arange(2 * 1001 * 2 * 170) * 7919 % 61 - 30).reshape(2 * 1001, 2 * 170).astype(dt)
+    got, want = both(build, x)
+    same(got, want)
+print("ok")
+""", env=ENV)
+    assert "ok" in out
+
+
 def test_shard_map_scalar_and_empty_operands_match_xla():
     out = check_python(PRELUDE + """
 def build(devs):

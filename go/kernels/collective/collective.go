@@ -17,6 +17,7 @@ import (
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
 	"github.com/gojax/gojax/go/kernels/kernel"
+	"github.com/gojax/gojax/go/kernels/reduce"
 	"github.com/gojax/gojax/go/shardy"
 )
 
@@ -173,11 +174,23 @@ func (c *comm) exchange(data []byte, read func(group [][]byte)) error {
 	})
 }
 
-// reducer folds group contributions elementwise with the op's region.
+// reducer folds group contributions elementwise with the op's region: with
+// a typed loop over whole blocks when the region is one recognized binary op
+// (reduce.Fold), else by calling the region once per element.
 type reducer struct {
-	fn kernel.Callable
-	es int
+	fn   kernel.Callable
+	fold func(dst, src []byte)
+	es   int
 }
+
+// foldBlock is the bytes reduced at a time: the block stays in cache while
+// every contribution is folded into it.
+const foldBlock = 32 << 10
+
+// splitMin is the size from which the partitions of a group reduce a slice
+// each and then copy their peers' slices (reduce-scatter then all-gather,
+// one more rendezvous) instead of each reducing the whole buffer.
+const splitMin = 256 << 10
 
 func newReducer(ctx kernel.Context, op *ir.Op, et ir.ElemType) (*reducer, error) {
 	if len(op.Regions) != 1 {
@@ -190,28 +203,63 @@ func newReducer(ctx kernel.Context, op *ir.Op, et ir.ElemType) (*reducer, error)
 	if err != nil {
 		return nil, err
 	}
-	return &reducer{fn: fn, es: et.ByteSize()}, nil
+	return &reducer{fn: fn, fold: reduce.Fold(op.Regions[0], et), es: et.ByteSize()}, nil
 }
 
 // reduce writes fold(parts) into out, in group order (the same order on
-// every partition, so all get bit-identical results).
+// every partition, so all get bit-identical results); out may be one of
+// parts.
 func (r *reducer) reduce(out []byte, parts [][]byte) error {
-	copy(out, parts[0])
+	return r.reduceRange(out, parts, 0, len(out))
+}
+
+// reduceRange reduces bytes [lo, hi) of parts into out (element-aligned).
+// Each block is folded in a scratch buffer and then copied, so out may alias
+// a contribution.
+func (r *reducer) reduceRange(out []byte, parts [][]byte, lo, hi int) error {
 	if len(parts) == 1 {
+		copy(out[lo:hi], parts[0][lo:hi])
 		return nil
 	}
-	acc := make([]byte, r.es)
-	ins, outs := make([][]byte, 2), make([][]byte, 1)
-	for e := 0; e < len(out); e += r.es {
+	block := foldBlock / r.es * r.es
+	acc := make([]byte, min(block, hi-lo))
+	for b := lo; b < hi; b += block {
+		e := min(b+block, hi)
+		a := acc[:e-b]
+		copy(a, parts[0][b:e])
 		for _, p := range parts[1:] {
-			ins[0], ins[1], outs[0] = out[e:e+r.es], p[e:e+r.es], acc
-			if err := r.fn.Call(ins, outs); err != nil {
+			if err := r.foldInto(a, p[b:e]); err != nil {
 				return err
 			}
-			copy(out[e:e+r.es], acc)
 		}
+		copy(out[b:e], a)
 	}
 	return nil
+}
+
+// foldInto computes dst = region(dst, src) elementwise.
+func (r *reducer) foldInto(dst, src []byte) error {
+	if r.fold != nil {
+		r.fold(dst, src)
+		return nil
+	}
+	var acc [16]byte // the widest element (c128)
+	ins, outs := make([][]byte, 2), [][]byte{acc[:r.es]}
+	for e := 0; e < len(dst); e += r.es {
+		ins[0], ins[1] = dst[e:e+r.es], src[e:e+r.es]
+		if err := r.fn.Call(ins, outs); err != nil {
+			return err
+		}
+		copy(dst[e:e+r.es], acc[:r.es])
+	}
+	return nil
+}
+
+// share returns the element-aligned byte range [lo, hi) of a buffer of size
+// bytes that member pos of n reduces when the work is split.
+func share(size, es, pos, n int) (lo, hi int) {
+	elems := size / es
+	return pos * elems / n * es, (pos + 1) * elems / n * es
 }
 
 func tensors(op *ir.Op) (ins, outs []*ir.TensorType, err error) {
@@ -273,9 +321,23 @@ func lowerReduce(ctx kernel.Context, op *ir.Op, rootOnly bool) (kernel.Step, err
 		}
 	}
 	zeros := rootOnly && c.pos != 0
+	// Large all_reduces split the work over the group (see splitMin); every
+	// partition of the manual computation must take the same path, so the
+	// choice depends only on the operand size, the same everywhere.
+	split := !rootOnly && c.part != nil
 	return func(in, out [][]byte) error {
 		for i := range in {
 			var rerr error
+			if split && len(in[i]) >= splitMin {
+				var r *reducer
+				if reducers != nil {
+					r = reducers[i]
+				}
+				if err := c.allReduceSplit(r, ins[i].Elem.ByteSize(), in[i], out[i]); err != nil {
+					return err
+				}
+				continue
+			}
 			if err := c.exchange(in[i], func(parts [][]byte) {
 				if zeros {
 					clear(out[i])
@@ -295,6 +357,41 @@ func lowerReduce(ctx kernel.Context, op *ir.Op, rootOnly bool) (kernel.Step, err
 		}
 		return nil
 	}, nil
+}
+
+// allReduceSplit reduces in over the group into out: each member reduces
+// its share of the elements (in group order, as reduce does, so the bits are
+// those of one partition reducing everything) into its own out, then copies
+// the other shares from its peers' outs. Shares are disjoint, so no member
+// writes what a peer reads in the same round, even when out aliases in.
+// r is nil for a group of one.
+func (c *comm) allReduceSplit(r *reducer, es int, in, out []byte) error {
+	n := len(c.group)
+	var rerr error
+	if err := c.exchange(in, func(parts [][]byte) {
+		if r == nil {
+			copy(out, parts[0])
+			return
+		}
+		lo, hi := share(len(in), es, c.pos, n)
+		rerr = r.reduceRange(out, parts, lo, hi)
+	}); err != nil {
+		return err
+	}
+	// A failed share still takes part in the second round so the peers do
+	// not wait forever; its error is returned after it.
+	err := c.exchange(out, func(outs [][]byte) {
+		for k, peer := range outs {
+			if k != c.pos && r != nil {
+				lo, hi := share(len(out), es, k, n)
+				copy(out[lo:hi], peer[lo:hi])
+			}
+		}
+	})
+	if rerr != nil {
+		return rerr
+	}
+	return err
 }
 
 // dimAttr reads an integer attribute naming a dimension of rank.
@@ -379,25 +476,43 @@ func lowerReduceScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 			return nil, err
 		}
 	}
-	full := kernel.Make[byte](in.ByteSize())
+	es := int64(in.Elem.ByteSize())
 	off := make([]int64, in.Rank())
 	off[dim] = int64(c.pos) * out.Shape[dim]
+	// This process's block of every contribution is one run of bytes when
+	// the dimensions before dim are all 1; else it is gathered into tmp.
+	contiguous := lowerutil.Numel(in.Shape[:dim]) == 1
+	var tmp []byte
+	if !contiguous && red != nil {
+		tmp = kernel.Make[byte](out.ByteSize())
+	}
+	blk := int(out.ByteSize())
 	return func(ins, outs [][]byte) error {
 		var rerr error
 		if err := c.exchange(ins[0], func(parts [][]byte) {
-			if red == nil {
-				copy(full, parts[0])
-			} else {
-				rerr = red.reduce(full, parts)
+			if contiguous {
+				mine := make([][]byte, len(parts))
+				for k, p := range parts {
+					mine[k] = p[c.pos*blk : (c.pos+1)*blk]
+				}
+				if red == nil {
+					copy(outs[0], mine[0])
+					return
+				}
+				rerr = red.reduce(outs[0], mine)
+				return
+			}
+			shardy.CopyBlock(parts[0], outs[0], in.Shape, out.Shape, off, es, false)
+			for _, p := range parts[1:] {
+				shardy.CopyBlock(p, tmp, in.Shape, out.Shape, off, es, false)
+				if rerr = red.foldInto(outs[0], tmp); rerr != nil {
+					return
+				}
 			}
 		}); err != nil {
 			return err
 		}
-		if rerr != nil {
-			return rerr
-		}
-		shardy.CopyBlock(full, outs[0], in.Shape, out.Shape, off, int64(in.Elem.ByteSize()), false)
-		return nil
+		return rerr
 	}, nil
 }
 
@@ -427,7 +542,6 @@ func lowerAllToAll(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		return nil, op.Errorf("split_count %d differs from the group size %d", count, n)
 	}
 	chunks := make([][]int64, len(ins))
-	temps := make([][]byte, len(ins))
 	for i, t := range ins {
 		if t.Shape[sd]%n != 0 {
 			return nil, op.Errorf("dimension %d of %s does not split into %d", sd, t, n)
@@ -440,7 +554,6 @@ func lowerAllToAll(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 			return nil, op.Errorf("result %s does not match all_to_all of %s", outs[i], t)
 		}
 		chunks[i] = ch
-		temps[i] = kernel.Make[byte](lowerutil.Numel(ch) * int64(t.Elem.ByteSize()))
 	}
 	return func(in, out [][]byte) error {
 		for i := range in {
@@ -450,9 +563,8 @@ func lowerAllToAll(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 			src[sd] = int64(c.pos) * ch[sd]
 			if err := c.exchange(in[i], func(parts [][]byte) {
 				for k, p := range parts {
-					shardy.CopyBlock(p, temps[i], t.Shape, ch, src, es, false)
 					dst[cd] = int64(k) * ch[cd]
-					shardy.CopyBlock(out[i], temps[i], outs[i].Shape, ch, dst, es, true)
+					copyBetween(out[i], p, outs[i].Shape, t.Shape, ch, dst, src, es)
 				}
 			}); err != nil {
 				return err
@@ -460,6 +572,55 @@ func lowerAllToAll(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		}
 		return nil
 	}, nil
+}
+
+// copyBetween copies the block of dimensions blk at offset so of a dense
+// array src (dimensions sdims) to offset do of a dense array dst (ddims),
+// es bytes an element, a run of contiguous bytes at a time.
+func copyBetween(dst, src []byte, ddims, sdims, blk, do, so []int64, es int64) {
+	rank := len(blk)
+	if lowerutil.Numel(blk) == 0 {
+		return
+	}
+	// The trailing dimensions the block spans whole in both arrays make one
+	// run with the first dimension before them.
+	inner := rank - 1
+	for inner > 0 && blk[inner] == ddims[inner] && blk[inner] == sdims[inner] {
+		inner--
+	}
+	run := es
+	for d := inner; d < rank; d++ {
+		run *= blk[d]
+	}
+	dstride, sstride := make([]int64, rank), make([]int64, rank)
+	da, sa := es, es
+	for d := rank - 1; d >= 0; d-- {
+		dstride[d], sstride[d] = da, sa
+		da, sa = da*ddims[d], sa*sdims[d]
+	}
+	idx := make([]int64, inner)
+	for {
+		var doff, soff int64
+		for d := 0; d < rank; d++ {
+			var x int64
+			if d < inner {
+				x = idx[d]
+			}
+			doff += (x + do[d]) * dstride[d]
+			soff += (x + so[d]) * sstride[d]
+		}
+		copy(dst[doff:doff+run], src[soff:soff+run])
+		d := inner - 1
+		for ; d >= 0; d-- {
+			if idx[d]++; idx[d] < blk[d] {
+				break
+			}
+			idx[d] = 0
+		}
+		if d < 0 {
+			return
+		}
+	}
 }
 
 func lowerCollectiveBroadcast(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
+	"github.com/gojax/gojax/go/kernels/reduce"
 	"github.com/gojax/gojax/go/shardy"
 )
 
@@ -166,6 +167,16 @@ func lowerManualComputation(ctx kernel.Context, op *ir.Op) (kernel.Step, error) 
 				}
 				if errs[p] = bodies[p].Call(localIn[p], localOut[p]); errs[p] != nil {
 					meet.Abort()
+					return
+				}
+				// Blocks that are copied whole go to the result from here,
+				// in parallel; sums of several wait for every partition.
+				for j, b := range outs {
+					for _, l := range sources[j][0] {
+						if l[0] == p && (len(l) == 1 || adders[j] == nil) {
+							b.join(gout[j], localOut[p][j], p)
+						}
+					}
 				}
 			}(p)
 		}
@@ -182,8 +193,11 @@ func lowerManualComputation(ctx kernel.Context, op *ir.Op) (kernel.Step, error) 
 		}
 		for j, b := range outs {
 			// Every partition sees the same whole result here; partition 0's
-			// sources assemble it.
-			if err := b.assemble(gout[j], sources[j][0], adders[j], func(q int) []byte { return localOut[q][j] }); err != nil {
+			// sources assemble it. The partitions copied the single blocks.
+			if adders[j] == nil {
+				continue
+			}
+			if err := b.assemble(gout[j], sources[j][0], adders[j], func(q int) []byte { return localOut[q][j] }, true); err != nil {
 				return err
 			}
 		}
@@ -213,7 +227,7 @@ func nestedManual(op *ir.Op, pc kernel.PartitionContext, part *kernel.Partition,
 			}
 			var aerr error
 			if err := part.Meet.Exchange(p, localOut[j], func(all [][]byte) {
-				aerr = b.assemble(gout[j], sources[j][p], adders[j], func(q int) []byte { return all[q] })
+				aerr = b.assemble(gout[j], sources[j][p], adders[j], func(q int) []byte { return all[q] }, false)
 			}); err != nil {
 				return err
 			}
@@ -284,7 +298,7 @@ func adder(ctx kernel.Context, op *ir.Op, et ir.ElemType) (*reducer, error) {
 	if err != nil {
 		return nil, op.Errorf("summing an unreduced result: %v", err)
 	}
-	return &reducer{fn: fn, es: et.ByteSize()}, nil
+	return &reducer{fn: fn, fold: reduce.Fold(blk.Region, et), es: et.ByteSize()}, nil
 }
 
 func localBuffers(bs []block) [][]byte {
@@ -319,12 +333,15 @@ func (b block) cut(global, local []byte, p int) {
 }
 
 // assemble joins the blocks of partitions lists (see sources) into global;
-// add sums the blocks of a list of several.
-func (b block) assemble(global []byte, lists [][]int, add *reducer, local func(q int) []byte) error {
+// add sums the blocks of a list of several. With sumsOnly the single blocks
+// are already there.
+func (b block) assemble(global []byte, lists [][]int, add *reducer, local func(q int) []byte, sumsOnly bool) error {
 	var sum []byte
 	for _, l := range lists {
 		if len(l) == 1 || add == nil {
-			b.join(global, local(l[0]), l[0])
+			if !sumsOnly {
+				b.join(global, local(l[0]), l[0])
+			}
 			continue
 		}
 		if sum == nil {

@@ -218,6 +218,7 @@ type typedKernels interface {
 	reduceStep(ctx kernel.Context, lay layout) kernel.Step
 	windowStep(ctx kernel.Context, g *windowGeom) kernel.Step
 	combineAt(out []byte, i int, src []byte, j int) error
+	fold(es int) func(dst, src []byte)
 }
 
 func (t *typed[A]) reduceStep(ctx kernel.Context, lay layout) kernel.Step {
