@@ -146,6 +146,7 @@ def run(quick: bool, json_path: str, png_path: str) -> int:
     ax.set_title("all-reduce over local processes (lower is better)")
     ax.legend()
     fig.tight_layout()
+    os.makedirs(os.path.dirname(png_path) or ".", exist_ok=True)
     fig.savefig(png_path, dpi=110)
     print(f"wrote {json_path} and {png_path}")
     return 0
