@@ -169,3 +169,4 @@ def test_compiled_text_is_the_program_as_hlo(gojax_device, cpu_device):
 def test_compiled_text_shows_donation(gojax_device):
     g = jax.jit(lambda a: a * 2, donate_argnums=0).lower(jax.device_put(np.ones(8, np.float32), gojax_device)).compile()
     assert "input_output_alias" in g.as_text()
+

@@ -779,6 +779,11 @@ func gojax_PJRT_Executable_OptimizedProgram(args *C.PJRT_Executable_OptimizedPro
 	// as received, in the "mlir" format, which the framework converts to
 	// HLO for compile().as_text() and hlo_modules(): what they show is the
 	// program before gojax's passes.
+	if op := x.rt.ShardyOp(); op != "" {
+		// jaxlib's MLIR-to-HLO conversion refuses Shardy ops; UNIMPLEMENTED
+		// makes compile().as_text() None instead of an error.
+		return errf(engine.CodeUnimplemented, fn, "the program holds %s, which has no HLO text", op)
+	}
 	code := x.rt.Code()
 	prog.format, prog.format_size = mlirFormat.p, mlirFormat.n
 	if prog.code == nil {

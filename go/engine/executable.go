@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -261,6 +262,33 @@ func (e *Executable) CodeSize() int64 { return int64(len(e.code)) }
 // Code is the program as compiled (the bytes the client was given); callers
 // must not modify it.
 func (e *Executable) Code() []byte { return e.code }
+
+// ShardyOp names an op of the Shardy dialect in the program's functions
+// (sdy.sharding_constraint, sdy.manual_computation, ...), or "". The HLO
+// converter frameworks run on the program text does not take them.
+func (e *Executable) ShardyOp() string {
+	m := e.prog.Module()
+	if m == nil {
+		return ""
+	}
+	found := ""
+	for _, f := range m.Funcs {
+		if f.Body == nil {
+			continue
+		}
+		f.Body.Walk(func(op *ir.Op) bool {
+			if strings.HasPrefix(op.Name, "sdy.") {
+				found = op.Name
+				return false
+			}
+			return true
+		})
+		if found != "" {
+			break
+		}
+	}
+	return found
+}
 
 // Fingerprint identifies the program.
 func (e *Executable) Fingerprint() string {
