@@ -26,8 +26,8 @@ TRACE = "\n--- traceback\n"  # between a failure's message and its traceback
 # source, which may contain any pattern's words).
 CAUSES = [
     ("unreduced result sharding", r"(?s)Unexpected XLA sharding override.*unreduced=",
-     "the result's user sharding has unreduced axes (`P(..., unreduced={...})`), which gojax does not "
-     "represent yet: it reports the result replicated"),
+     "the result's user sharding has unreduced axes (`P(..., unreduced={...})`) and gojax reports another "
+     "sharding for it"),
     ("partially manual shard_map", r"is not manual: manual computations that leave axes to the partitioner",
      "`shard_map` over part of the mesh (`axis_names=`) inside a program gojax rejects at compile"),
     ("mesh smaller than the program", r"has \d+ devices but the program has \d+ partitions",
@@ -38,7 +38,11 @@ CAUSES = [
     ("mesh axis not read", r"unsupported mesh axis",
      "an axis spelling in a sharding that gojax's Shardy parser does not read"),
     ("compiled text", r"(?s)'NoneType' (is not iterable|object has no attribute).*(as_text\(|compiled_text)",
-     "reads `compile().as_text()` (XLA's optimized HLO), which gojax does not produce"),
+     "reads `compile().as_text()`, which is None where the program holds Shardy ops (a shard_map, a sharding "
+     "constraint): jaxlib's HLO converter refuses them"),
+    ("partitioned compiled text", r"unexpectedly found in 'HloModule",
+     "reads `compile().as_text()` expecting XLA's partitioned HLO (per-device shapes); gojax's text is the "
+     "global program it compiled, before its passes"),
     ("no-result program", r"HLO module output is an empty tuple",
      "a program without results: jaxlib rejects the output shardings gojax reports for it"),
     ("partitioned host callback", r'unknown custom call target "xla_ffi_partitioned_python_cpu_callback"',
@@ -62,6 +66,9 @@ CAUSES = [
      "shard shapes differ from XLA:CPU's, following from a different result sharding"),
     ("gradient differs", r"VJP cotangent projection|JVP tangent",
      "a gradient differs from the numerical derivative `check_grads` takes (wrong values; not diagnosed yet)"),
+    ("unreduced shard values", r"(?s)(Arrays are not (almost )?equal|Mismatched elements).*unreduced",
+     "per-device shards of an unreduced value differ: XLA keeps each device's partial result, gojax runs the "
+     "global program and puts the whole value at coordinate 0 (the sums agree)"),
     ("different values", r"Not equal to tolerance|Arrays are not (almost )?equal|Mismatched elements",
      "values differ from XLA:CPU's"),
 ]
