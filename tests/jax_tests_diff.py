@@ -66,11 +66,10 @@ CAUSES = [
      "shard shapes differ from XLA:CPU's, following from a different result sharding"),
     ("gradient differs", r"VJP cotangent projection|JVP tangent",
      "a gradient differs from the numerical derivative `check_grads` takes (wrong values; not diagnosed yet)"),
-    ("unreduced shard values", r"(?s)(Arrays are not (almost )?equal|Mismatched elements).*unreduced",
-     "per-device shards of an unreduced value differ: XLA keeps each device's partial result, gojax runs the "
-     "global program and puts the whole value at coordinate 0 (the sums agree)"),
     ("different values", r"Not equal to tolerance|Arrays are not (almost )?equal|Mismatched elements",
-     "values differ from XLA:CPU's"),
+     "values differ from XLA:CPU's; in the tests named *unreduced* these are per-device shards of unreduced "
+     "values, where XLA keeps each device's partial result and gojax, running the global program, puts the "
+     "whole value at coordinate 0 (the sums agree)"),
 ]
 
 
