@@ -245,6 +245,10 @@ func (p *plan) putFrame(f *frame) {
 // tok (nil for none) stops it between steps. run numbers a top-level run for
 // step observers (region plans keep their caller's frame number).
 func (p *plan) exec(ins, outs [][]byte, tok *cancel.Token, run uint64) error {
+	// The epoch is read before the token: a cancel between the two then
+	// shows as an error here or as a moved epoch at the first step, never
+	// as neither (Cancel sets the error before it moves the epoch).
+	epoch := cancel.Epoch()
 	if err := tok.Err(); err != nil {
 		return err
 	}
@@ -256,7 +260,7 @@ func (p *plan) exec(ins, outs [][]byte, tok *cancel.Token, run uint64) error {
 	if !p.region {
 		f.run = run
 	}
-	f.tok, f.epoch = tok, cancel.Epoch()
+	f.tok, f.epoch = tok, epoch
 	for i, s := range p.paramSlots {
 		f.bufs[s] = ins[i]
 	}

@@ -21,9 +21,12 @@ type spinProg struct {
 
 func (p *spinProg) RunCancel(args [][]byte, donatable []bool, tok *cancel.Token) (*compiler.RunResult, error) {
 	if p.spin.Load() {
+		// The epoch is read before the test hears that the run started, so
+		// a cancel right after that moves it past seen.
+		seen := cancel.Epoch()
 		p.started <- struct{}{}
 		// Until cancelled, or until the test clears spin.
-		for seen := cancel.Epoch(); p.spin.Load(); {
+		for p.spin.Load() {
 			if e := cancel.Epoch(); e != seen {
 				seen = e
 				if err := tok.Check(); err != nil {
