@@ -346,7 +346,7 @@ func getrfRec[T scalar](par parallelFn, m, n int, a []T, lda int, ipiv []int32) 
 
 // swapRows applies the 1-based interchanges piv (row base+i with row
 // piv[i]-1) to the first w columns of a.
-func swapRows[T scalar](a []T, lda, w int, piv []int32, base int) {
+func swapRows[T any](a []T, lda, w int, piv []int32, base int) {
 	for i, pv := range piv {
 		r, p := base+i, int(pv)-1
 		if p == r {

@@ -183,7 +183,7 @@ func getrfRecF32(par parallelFn, m, n int, a []float32, lda int, ipiv []int32) i
 	}
 	n2 := n - n1
 	info := getrfRecF32(par, m, n1, a, lda, ipiv[:n1])
-	swapRows32(a[n1:], lda, n2, ipiv[:n1], 0)
+	swapRows(a[n1:], lda, n2, ipiv[:n1], 0)
 	trsmParF32(par, triParams{left: true, lower: true, unit: true, trans: 'N'}, a, lda, n1, a[n1:], lda, n1, n2)
 	gemmUpdF32(par, m-n1, n2, n1, a[n1*lda:], lda, 1, a[n1:], lda, 1, a[n1*lda+n1:], lda)
 	rest := ipiv[n1:kmin]
@@ -194,22 +194,8 @@ func getrfRecF32(par parallelFn, m, n int, a []float32, lda int, ipiv []int32) i
 	for i := range rest {
 		rest[i] += int32(n1)
 	}
-	swapRows32(a, lda, n1, rest, n1)
+	swapRows(a, lda, n1, rest, n1)
 	return info
-}
-
-// swapRows32 is swapRows for float32.
-func swapRows32(a []float32, lda, w int, piv []int32, base int) {
-	for i, pv := range piv {
-		r, p := base+i, int(pv)-1
-		if p == r {
-			continue
-		}
-		x, y := a[r*lda:r*lda+w], a[p*lda:p*lda+w]
-		for j := range x {
-			x[j], y[j] = y[j], x[j]
-		}
-	}
 }
 
 // trsmF32 is trsm for float32 ('C' reads as 'T' for real data).
