@@ -205,6 +205,40 @@ print("ok")
     assert sum(l.startswith("part") for l in got) == 4 and sum(l.startswith("pmap") for l in got) == 4, got
 
 
+def test_partitioned_debug_callbacks_run_once_per_shard():
+    # jax.debug.print(partitioned=True) is called once per partition with
+    # that partition's block (XLA's partitioner keeps its operand sharded):
+    # an argument's shards, a constraint's.
+    proc = run_python(PRELUDE + """
+from jax._src.debugging import debug_print
+import sys
+def run(devs):
+    print("BACKEND", devs[0].client.platform, flush=True)
+    mesh = Mesh(np.array(devs).reshape(1, 2, 2), ("x", "y", "z"))
+    a = jax.device_put(np.arange(24).reshape(2, 3, 4), NamedSharding(mesh, P("x", None, "z")))
+    def f(v):
+        debug_print("arg {}", v, partitioned=True)
+        w = jax.lax.with_sharding_constraint(v * 2, NamedSharding(mesh, P(None, None, ("y", "z"))))
+        debug_print("constraint {}", w, partitioned=True)
+        return w
+    out = jax.jit(f)(a)
+    jax.effects_barrier()
+    sys.stdout.flush()
+    return np.asarray(out).tolist()
+g, x = both(run)
+assert g == x
+print("ok")
+""", env=ENV)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    parts = proc.stdout.split("BACKEND")
+    assert len(parts) == 3, proc.stdout
+    got, want = parts[1].splitlines()[1:], parts[2].splitlines()[1:]
+    want = [l for l in want if l != "ok"]
+    assert sorted(got) == sorted(want), (got, want)
+    starts = [l.split(" ")[0] for l in got if not l.startswith(" ")]
+    assert starts.count("arg") == 4 and starts.count("constraint") == 4, got
+
+
 def test_inspect_array_sharding():
     # The callback runs at compile time with the sharding of an argument or
     # of a sharding constraint, as XLA's partitioner hands it over.

@@ -151,6 +151,9 @@ func (e *Executable) planPartitions() error {
 	if err := inspectShardings(e.prog.Module(), plan); err != nil {
 		return Errorf(CodeInvalidArgument, "SPMD program %q: %v", e.Name(), err)
 	}
+	if err := e.partitionCallbacks(e.prog.Module(), plan); err != nil {
+		return Errorf(CodeUnimplemented, "SPMD program %q: %v", e.Name(), err)
+	}
 	e.spmd = plan
 	return nil
 }

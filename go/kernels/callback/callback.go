@@ -2,16 +2,32 @@ package callback
 
 import (
 	"encoding/json"
+	"fmt"
 	"unsafe"
 
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
+	"github.com/gojax/gojax/go/shardy"
 )
 
 // Target is the custom-call target JAX emits for host callbacks on "cpu".
 const Target = "xla_ffi_python_cpu_callback"
 
-func init() { kernel.RegisterCustomCall(Target, lower) }
+// PartitionedTarget is the target of jax.debug.callback(partitioned=True)
+// (and jax.debug.print's): in a program over several devices the callback
+// runs once per partition on that partition's block of each operand, as
+// XLA's partitioner makes it; the runtime records the blocks
+// (kernel.HostCallbacks.SetPartitions). Elsewhere it is an ordinary callback.
+const PartitionedTarget = "xla_ffi_partitioned_python_cpu_callback"
+
+func init() {
+	kernel.RegisterCustomCall(Target, func(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+		return lower(ctx, op, false)
+	})
+	kernel.RegisterCustomCall(PartitionedTarget, func(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+		return lower(ctx, op, true)
+	})
+}
 
 // slot describes one operand or result to the Python side.
 type slot struct {
@@ -27,12 +43,12 @@ type spec struct {
 	Results []slot `json:"results"`
 }
 
-func lower(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+func lower(ctx kernel.Context, op *ir.Op, partitioned bool) (kernel.Step, error) {
 	hc, ok := ctx.(kernel.HostCallbackContext)
 	if !ok {
 		return nil, op.Errorf("%s: host callbacks cannot run in this context", Target)
 	}
-	index, err := callbackIndex(op)
+	index, err := Index(op)
 	if err != nil {
 		return nil, err
 	}
@@ -52,20 +68,85 @@ func lower(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		if !ok {
 			return op.Errorf("%s: host callback %d was not provided by JAX for this execution", Target, index)
 		}
-		s := spec{Where: where, Args: fill(ins, in), Results: fill(outs, out)}
-		data, err := json.Marshal(s)
-		if err != nil {
-			return op.Errorf("%s: %v", Target, err)
+		var parts [][]kernel.Block
+		if partitioned {
+			parts = table.Partitions(index)
 		}
-		if err := callPython(callable, data); err != nil {
-			return op.Errorf("host callback failed: %v", err)
+		if len(parts) == 0 {
+			return call(op, callable, spec{Where: where, Args: fill(ins, in), Results: fill(outs, out)})
+		}
+		if len(outs) > 0 {
+			return op.Errorf("%s: a partitioned callback with results is not supported in a program over several devices", PartitionedTarget)
+		}
+		for _, blocks := range parts {
+			args, bufs, err := cut(ins, in, blocks)
+			if err != nil {
+				return op.Errorf("%s: %v", PartitionedTarget, err)
+			}
+			if err := call(op, callable, spec{Where: where, Args: fill(args, bufs), Results: []slot{}}); err != nil {
+				return err
+			}
 		}
 		return nil
 	}, nil
 }
 
-// callbackIndex reads the callable's index from the backend config.
-func callbackIndex(op *ir.Op) (uint64, error) {
+func call(op *ir.Op, callable uintptr, s spec) error {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return op.Errorf("%s: %v", Target, err)
+	}
+	if err := callPython(callable, data); err != nil {
+		return op.Errorf("host callback failed: %v", err)
+	}
+	return nil
+}
+
+// cut copies one partition's block of each operand out of the global
+// operands (blocks[j].Shape nil: operand j whole).
+func cut(ins []slot, in [][]byte, blocks []kernel.Block) ([]slot, [][]byte, error) {
+	if len(blocks) != len(ins) {
+		return nil, nil, fmt.Errorf("%d operand blocks for %d operands", len(blocks), len(ins))
+	}
+	args := make([]slot, len(ins))
+	bufs := make([][]byte, len(ins))
+	for j, s := range ins {
+		b := blocks[j]
+		args[j], bufs[j] = s, in[j]
+		if s.Dtype == "" || b.Shape == nil {
+			continue
+		}
+		if len(b.Shape) != len(s.Shape) || len(b.Offset) != len(s.Shape) {
+			return nil, nil, fmt.Errorf("operand %d: block of rank %d for an operand of rank %d", j, len(b.Shape), len(s.Shape))
+		}
+		n := int64(1)
+		for k, d := range b.Shape {
+			if b.Offset[k] < 0 || d < 0 || b.Offset[k]+d > s.Shape[k] {
+				return nil, nil, fmt.Errorf("operand %d: block at %v of shape %v is outside %v", j, b.Offset, b.Shape, s.Shape)
+			}
+			n *= d
+		}
+		es := int64(s.Bytes)
+		if total := product(s.Shape); total > 0 {
+			es = int64(s.Bytes) / total
+		}
+		buf := make([]byte, n*es)
+		shardy.CopyBlock(in[j], buf, s.Shape, b.Shape, b.Offset, es, false)
+		args[j].Shape, args[j].Bytes, bufs[j] = append([]int64{}, b.Shape...), len(buf), buf
+	}
+	return args, bufs, nil
+}
+
+func product(dims []int64) int64 {
+	n := int64(1)
+	for _, d := range dims {
+		n *= d
+	}
+	return n
+}
+
+// Index reads a callback op's callable index from its backend config.
+func Index(op *ir.Op) (uint64, error) {
 	for _, key := range []string{"mhlo.backend_config", "backend_config"} {
 		if d, ok := op.Attrs[key].(ir.DictAttr); ok {
 			if v, ok := d.Entries["index"].(ir.IntAttr); ok && v.Value >= 0 {

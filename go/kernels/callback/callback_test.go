@@ -31,7 +31,7 @@ func callbackOp(index int64, in, out ir.Type) *ir.Op {
 func TestLowerRecordsUseAndNeedsTheCallable(t *testing.T) {
 	c := &ctx{}
 	f32 := ir.Tensor(ir.F32, 2)
-	step, err := lower(c, callbackOp(1, f32, f32))
+	step, err := lower(c, callbackOp(1, f32, f32), false)
 	require.NoError(t, err)
 	require.True(t, c.table.Used())
 	err = step([][]byte{make([]byte, 8)}, [][]byte{make([]byte, 8)})
@@ -44,7 +44,7 @@ func TestStepWithoutPythonFailsCleanly(t *testing.T) {
 	c := &ctx{}
 	c.table.Set([]uintptr{0x1000})
 	f32 := ir.Tensor(ir.F32, 2)
-	step, err := lower(c, callbackOp(0, f32, f32))
+	step, err := lower(c, callbackOp(0, f32, f32), false)
 	require.NoError(t, err)
 	err = step([][]byte{make([]byte, 8)}, [][]byte{make([]byte, 8)})
 	require.ErrorContains(t, err, "C API is not available")
@@ -52,15 +52,15 @@ func TestStepWithoutPythonFailsCleanly(t *testing.T) {
 
 func TestLowerErrors(t *testing.T) {
 	f32 := ir.Tensor(ir.F32, 2)
-	_, err := lower(plainCtx{}, callbackOp(0, f32, f32))
+	_, err := lower(plainCtx{}, callbackOp(0, f32, f32), false)
 	require.ErrorContains(t, err, "cannot run in this context")
 
 	op := callbackOp(0, f32, f32)
 	delete(op.Attrs, "mhlo.backend_config")
-	_, err = lower(&ctx{}, op)
+	_, err = lower(&ctx{}, op, false)
 	require.ErrorContains(t, err, "no callback index")
 
-	_, err = lower(&ctx{}, callbackOp(0, ir.Tensor(ir.S1, 2), f32))
+	_, err = lower(&ctx{}, callbackOp(0, ir.Tensor(ir.S1, 2), f32), false)
 	require.ErrorContains(t, err, "do not support")
 }
 
@@ -72,4 +72,37 @@ func TestEveryOtherElementTypeHasADtype(t *testing.T) {
 		_, ok := dtypeNames[e]
 		require.True(t, ok, "no dtype for %s", e)
 	}
+}
+
+// A partition's block of an operand is cut out in row-major order, with its
+// own shape; whole operands and tokens pass through.
+func TestCutTakesEachPartitionsBlock(t *testing.T) {
+	ins := []slot{
+		{Dtype: "int32", Shape: []int64{2, 3, 4}, Bytes: 96},
+		{Dtype: "float32", Shape: []int64{2}, Bytes: 8},
+		{Shape: []int64{}},
+	}
+	global := make([]byte, 96)
+	for i := range 24 {
+		global[4*i] = byte(i)
+	}
+	whole := []byte{1, 2, 3, 4, 5, 6, 7, 8}
+	blocks := []kernel.Block{{Offset: []int64{0, 0, 2}, Shape: []int64{2, 3, 2}}, {}, {}}
+	args, bufs, err := cut(ins, [][]byte{global, whole, nil}, blocks)
+	require.NoError(t, err)
+	require.Equal(t, []int64{2, 3, 2}, args[0].Shape)
+	require.Equal(t, 48, args[0].Bytes)
+	var got []byte
+	for i := range 12 {
+		got = append(got, bufs[0][4*i])
+	}
+	require.Equal(t, []byte{2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23}, got)
+	require.Equal(t, whole, bufs[1])
+	require.Equal(t, ins[1], args[1])
+	require.Equal(t, ins[2], args[2])
+
+	_, _, err = cut(ins, [][]byte{global, whole, nil}, []kernel.Block{{Offset: []int64{0, 0, 3}, Shape: []int64{2, 3, 2}}, {}, {}})
+	require.ErrorContains(t, err, "outside")
+	_, _, err = cut(ins, [][]byte{global, whole, nil}, blocks[:2])
+	require.ErrorContains(t, err, "2 operand blocks for 3 operands")
 }

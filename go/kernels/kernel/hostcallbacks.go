@@ -18,6 +18,7 @@ type HostCallbacks struct {
 	userData  bool // a kernel reads the execution's FFI user data
 	ptrs      []uintptr
 	data      []UserData
+	parts     map[uint64][][]Block // partitioned callbacks' operand blocks
 }
 
 // UserData is one piece of FFI user data the framework attached to an
@@ -91,4 +92,31 @@ func (h *HostCallbacks) At(i uint64) (uintptr, bool) {
 // can run host callbacks.
 type HostCallbackContext interface {
 	HostCallbacks() *HostCallbacks
+}
+
+// Block is one partition's piece of an operand: where it starts in the
+// global array and its shape.
+type Block struct {
+	Offset, Shape []int64
+}
+
+// SetPartitions records, for the partitioned callback with index i, the
+// block of each operand that each of this process's partitions holds
+// (parts[k][j] is partition k's block of operand j; a nil Shape is the whole
+// operand). The callback then runs once per partition, as XLA's partitioner
+// runs it; without an entry it runs once on the whole operands.
+func (h *HostCallbacks) SetPartitions(i uint64, parts [][]Block) {
+	h.mu.Lock()
+	if h.parts == nil {
+		h.parts = map[uint64][][]Block{}
+	}
+	h.parts[i] = parts
+	h.mu.Unlock()
+}
+
+// Partitions returns what SetPartitions recorded for callback i.
+func (h *HostCallbacks) Partitions(i uint64) [][]Block {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.parts[i]
 }
