@@ -239,6 +239,29 @@ print("ok")
     assert starts.count("arg") == 4 and starts.count("constraint") == 4, got
 
 
+def test_ordered_io_callback_inside_shard_map():
+    # An ordered effect threads a token through the manual computation; the
+    # serializer leaves Shardy's ops outside VHLO, so the token reaches them
+    # as a StableHLO-dialect type through casts.
+    check("""
+from jax.experimental import io_callback
+seen = []
+def run(devs):
+    mesh = Mesh(np.array(devs), ("i",), axis_types=(jax.sharding.AxisType.Auto,))
+    def body(x, y):
+        io_callback(lambda v: seen.append(np.asarray(v).sum()), (), x, ordered=True)
+        return x + y[..., None]
+    f = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=(P(None, "i"), P(None)), out_specs=P(None, "i")))
+    x = jax.device_put(np.arange(32, dtype=np.float32).reshape(2, 16), NamedSharding(mesh, P(None, "i")))
+    out = f(x, jnp.ones(2))
+    jax.effects_barrier()
+    return np.asarray(out).tolist(), sorted(seen[-4:])
+g, x = both(run)
+assert g == x, (g, x)
+assert len(seen) == 8, seen
+""")
+
+
 def test_inspect_array_sharding():
     # The callback runs at compile time with the sharding of an argument or
     # of a sharding constraint, as XLA's partitioner hands it over.

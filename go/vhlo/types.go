@@ -114,6 +114,18 @@ func (d *decoder) decodeTypeEntry(e mlirbc.Entry) (any, error) {
 		t, err = d.vhloType(r)
 	case "builtin":
 		t, err = d.builtinType(r)
+	case "stablehlo":
+		// Ops the serializer leaves outside VHLO (Shardy's) keep StableHLO
+		// types, reached through casts: its one bytecode type, code 0, is
+		// the token.
+		code, cerr := r.VarInt()
+		if cerr != nil {
+			return nil, cerr
+		}
+		if code != 0 {
+			return &vtype{kind: kindOther, desc: "!stablehlo.<type>", why: fmt.Sprintf("stablehlo type code %d is not supported", code)}, nil
+		}
+		t = &vtype{kind: kindToken, ir: &ir.TokenType{}, desc: "!stablehlo.token"}
 	default:
 		return &vtype{kind: kindOther, desc: "!" + e.Dialect + ".<type>", why: "types of dialect " + e.Dialect + " are not supported"}, nil
 	}
