@@ -95,6 +95,10 @@ CASES.update({  # ops that change shapes, index, loop or call
   "sort_sharded": (lambda m: lambda x: jnp.sort(x, axis=0), [r(16, 8)], [P("x", None)]),
   "gather_rows": (lambda m: lambda x, i: x[i], [r(16, 8), np.arange(8, dtype=np.int32)], [P(None, "y"), P()]),
   "take_cols": (lambda m: lambda x, i: jnp.take(x, i, axis=1), [r(16, 8), np.arange(4, dtype=np.int32)], [P("x", None), P()]),
+  # A window an index places (gather, dynamic_slice) passes no sharding
+  # along the dimensions it narrows, only along those it spans.
+  "gather_narrow_window": (lambda m: lambda x, i: (x[i, :4], x[i, :, :2], x[i]), [r(8, 8, 4), np.int32(1)], [P(None, "y", "x"), P()]),
+  "dynamic_slice_sharded_dim": (lambda m: lambda x, i: jax.lax.dynamic_slice_in_dim(x, i, 8, axis=0), [r(16, 8), np.int32(3)], [P("x", "y"), P()]),
   "scatter_set": (lambda m: lambda x: x.at[3].set(0.0), [r(16, 8)], [P(None, "y")]),
   "scatter_add_rows": (lambda m: lambda x, i: x.at[i].add(1.0), [r(16, 8), np.arange(4, dtype=np.int32)], [P(None, "y"), P()]),
   "one_hot": (lambda m: lambda i: jax.nn.one_hot(i, 8), [np.arange(16, dtype=np.int32)], [P("x")]),

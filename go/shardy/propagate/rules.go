@@ -507,7 +507,9 @@ func ruleOf(op *ir.Op) (*rule, kind) {
 	case "stablehlo.reduce_window":
 		return reduceWindowRule(op, in, out), general
 	case "stablehlo.dynamic_slice":
-		return sharedRule(in[:1], out, nil).withScalars(len(in) - 1), forwardFirst
+		// Dimensions the slice narrows share nothing (their start is a
+		// runtime index), as in gather.
+		return keepDimsRule([][]int64{in[0]}, out, func(_, dim int) bool { return in[0][dim] == out[0][dim] }).withScalars(len(in) - 1), forwardFirst
 	case "stablehlo.dynamic_update_slice":
 		if len(in) < 2 {
 			return nil, general
@@ -909,7 +911,7 @@ func reduceWindowRule(op *ir.Op, in, out [][]int64) *rule {
 }
 
 // gatherRule: result offset dimensions share the operand dimension they
-// slice (special when the slice is narrower), result batch dimensions the
+// slice when the window spans it, result batch dimensions the
 // index dimensions, batching dimensions all three; indexed operand
 // dimensions get factors of their own.
 func gatherRule(op *ir.Op, in, out [][]int64) *rule {
@@ -961,11 +963,13 @@ func gatherRule(op *ir.Op, in, out [][]int64) *rule {
 		if k >= len(offset) || res[offset[k]] != sizes[d] {
 			return nil
 		}
-		f := r.factor(res[offset[k]])
-		if sizes[d] != operand[d] {
-			r.special[f] = true
+		if sizes[d] == operand[d] {
+			f := r.factor(res[offset[k]])
+			od[d], rd[offset[k]] = []int{f}, []int{f}
 		}
-		od[d], rd[offset[k]] = []int{f}, []int{f}
+		// A narrower window (an index picks where it starts) shares
+		// nothing: the operand's and result's dimensions get factors of
+		// their own, as XLA's partitioner leaves them.
 		k++
 	}
 	fill := func(dims [][]int, shape []int64) {
