@@ -2,6 +2,7 @@ package propagate
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gojax/gojax/go/ir"
@@ -257,7 +258,7 @@ func (b *builder) op(op *ir.Op, ctx, depth int) error {
 	case "sdy.propagation_barrier":
 		return b.barrier(op, ctx)
 	case "sdy.manual_computation":
-		return b.manual(op, ctx)
+		return b.manual(op, ctx, depth)
 	case "stablehlo.custom_call":
 		if target, _ := op.Attrs.Str("call_target_name"); placementCalls[target] && len(op.Operands) == 1 && len(op.Results) == 1 {
 			b.link(ctx, op.Operands, op.Results, passThrough)
@@ -418,17 +419,24 @@ func (b *builder) barrier(op *ir.Op, ctx int) error {
 }
 
 // manual is sdy.manual_computation, a boundary: its results hold its
-// out_shardings and its operands meet its in_shardings; the body, written
-// per device, is not looked into.
-func (b *builder) manual(op *ir.Op, ctx int) error {
-	bind := func(attr string, vals []*ir.Value, results bool) {
+// out_shardings and its operands meet its in_shardings. The body is written
+// per device along the manual axes only: the free axes of a partial manual
+// computation stay global inside it, so shardings along them pass between
+// the boundary and the body as through a call, along the dimensions the
+// manual axes leave whole.
+func (b *builder) manual(op *ir.Op, ctx, depth int) error {
+	bind := func(attr string, vals []*ir.Value, results bool) []int {
+		ids := make([]int, len(vals))
+		for i := range ids {
+			ids[i] = -1
+		}
 		a, ok := op.Attrs[attr].(ir.OpaqueAttr)
 		if !ok {
-			return
+			return ids
 		}
 		parts, err := shardy.SplitPerValue(a.Text)
 		if err != nil || len(parts) != len(vals) {
-			return
+			return ids
 		}
 		for i, v := range vals {
 			id := b.node(ctx, v)
@@ -438,16 +446,76 @@ func (b *builder) manual(op *ir.Op, ctx int) error {
 			text := ir.OpaqueAttr{Dialect: a.Dialect, Text: parts[i]}
 			if results {
 				b.annotate(id, text)
+				ids[i] = id
 				continue
 			}
 			edgeNode := b.p.newNode(b.p.nodes[id].shape)
 			b.annotate(edgeNode, text)
 			b.p.identity([]int{edgeNode}, []int{id}, passThrough)
+			ids[i] = edgeNode
+		}
+		return ids
+	}
+	ins := bind("in_shardings", op.Operands, false)
+	outs := bind("out_shardings", op.Results, true)
+	if !b.freeAxes(op) || len(op.Regions) != 1 || len(op.Regions[0].Blocks) != 1 {
+		return nil
+	}
+	body := op.Regions[0].Blocks[0]
+	ret := body.Terminator()
+	if len(body.Args) != len(op.Operands) || ret == nil || len(ret.Operands) != len(op.Results) {
+		return nil
+	}
+	b.ctxs++
+	inner := b.ctxs
+	for i, arg := range body.Args {
+		if id := b.node(inner, arg); id >= 0 && ins[i] >= 0 {
+			b.p.sameSizeDims(ins[i], id)
 		}
 	}
-	bind("in_shardings", op.Operands, false)
-	bind("out_shardings", op.Results, true)
+	if err := b.block(body, inner, depth+1); err != nil {
+		return err
+	}
+	for i, v := range ret.Operands {
+		if id := b.node(inner, v); id >= 0 && outs[i] >= 0 {
+			b.p.sameSizeDims(id, outs[i])
+		}
+	}
 	return nil
+}
+
+// freeAxes reports whether the program's mesh has an axis of size over one
+// that the manual computation leaves to the partitioner.
+func (b *builder) freeAxes(op *ir.Op) bool {
+	a, ok := op.Attrs["manual_axes"].(ir.OpaqueAttr)
+	if !ok || b.p.mesh == nil {
+		return false
+	}
+	manual, err := shardy.ParseManualAxes(a.Text)
+	if err != nil {
+		return false
+	}
+	for _, ax := range b.p.mesh.Axes {
+		if ax.Size > 1 && !slices.Contains(manual, ax.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameSizeDims links a global value with its per-device view in a manual
+// computation's body: dimensions of equal size share a factor, those the
+// manual axes split get factors of their own.
+func (p *prop) sameSizeDims(in, out int) {
+	a, b := p.nodes[in].shape, p.nodes[out].shape
+	if len(a) != len(b) {
+		return
+	}
+	r := keepDimsRule([][]int64{a}, [][]int64{b}, func(int, int) bool { return true })
+	if r == nil {
+		return
+	}
+	p.edges = append(p.edges, &edge{ins: []int{in}, outs: []int{out}, rule: r, dir: passThrough.dir(r), sameEachRound: true})
 }
 
 // linkGroups makes the members of each sdy.sharding_group share a sharding.
