@@ -250,6 +250,31 @@ def test_unregistered_target_fails_to_compile(handlers, gojax_device):
         jax.jit(f)(jax.device_put(np.ones(3, np.float32), gojax_device))
 
 
+def test_builtin_target_called_wrongly_compiles_and_fails_when_run():
+    # jaxlib's own targets check a call's operands when it runs: the program
+    # compiles on both backends (JAX's ffi tests compile such calls only to
+    # read the compiled text) and running it is an error naming the op, which
+    # a call without results reports through its effect token. A fresh
+    # interpreter: the failed token stays in JAX's runtime tokens.
+    from gojax_testutil import check_python
+
+    out = check_python("""
+import jax
+def f():
+    jax.ffi.ffi_call("lapack_sgetrf_ffi", (), has_side_effect=True)()
+for dev in (jax.devices("gojax")[0], jax.devices("cpu")[0]):
+    assert "lapack_sgetrf_ffi" in jax.jit(f, device=dev).lower().compile().as_text()
+jax.jit(f, device=jax.devices("gojax")[0])()
+try:
+    jax.effects_barrier()
+except jax.errors.JaxRuntimeError as e:
+    print("ERROR", e)
+import os
+os._exit(0)
+""")
+    assert "ERROR" in out and "lapack_sgetrf_ffi" in out and "want one matrix operand" in out, out
+
+
 def _register_through_pjrt(name: bytes, handler: int, platform: bytes) -> None:
     """PJRT_FFI_Register_Handler as a framework without Python calls it."""
     import pjrt_ctypes as pc

@@ -25,11 +25,22 @@ func registerLapack(prefixes string, routine string, l lapackLower) {
 		kernel.RegisterCustomCall(target, func(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 			cc, err := newCustomCall(op, target, elem)
 			if err != nil {
-				return nil, err
+				return failWhenRun(err), nil
 			}
-			return l(ctx, cc)
+			step, err := l(ctx, cc)
+			if err != nil {
+				return failWhenRun(err), nil
+			}
+			return step, nil
 		})
 	}
+}
+
+// failWhenRun is the step of a call whose operands, results or attributes
+// do not fit its target: the program compiles and the call fails when it
+// runs, as XLA's FFI binding checks them per call.
+func failWhenRun(err error) kernel.Step {
+	return func(_, _ [][]byte) error { return err }
 }
 
 // customCall is a parsed LAPACK custom call.
