@@ -1,0 +1,113 @@
+package ir
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Quant is the quantization of a tensor whose element type is
+// !quant.uniform: each stored integer q stands for the real value
+// (q - zero_point) * scale (StableHLO spec, "Quantized element types").
+// The tensor's Elem is the storage type, so ops that only move elements
+// (reshape, transpose, slice, gather, …) run on the storage values as they
+// are; the compiler's quant pass rewrites every other op into storage and
+// float arithmetic before any kernel sees it.
+type Quant struct {
+	Expressed  ElemType  // the float type the values are expressed in
+	Scales     []float64 // one per tensor, or one per index along Axis
+	ZeroPoints []int64   // as many as Scales
+	Axis       int       // the quantized dimension; -1 for per-tensor quantization
+	Min, Max   int64     // storage range, within the storage type's
+}
+
+// PerAxis reports per-axis quantization (a scale per index of Axis).
+func (q *Quant) PerAxis() bool { return q.Axis >= 0 }
+
+// Equal compares every parameter; two nil Quants are equal.
+func (q *Quant) Equal(o *Quant) bool {
+	if q == nil || o == nil {
+		return q == o
+	}
+	return q.Expressed == o.Expressed && q.Axis == o.Axis && q.Min == o.Min && q.Max == o.Max &&
+		slices.Equal(q.Scales, o.Scales) && slices.Equal(q.ZeroPoints, o.ZeroPoints)
+}
+
+// StorageRange is the full range of a storage type: [-2^(b-1), 2^(b-1)-1]
+// signed, [0, 2^b-1] unsigned.
+func StorageRange(storage ElemType) (lo, hi int64) {
+	b := storage.Bits()
+	if storage.IsUnsigned() {
+		if b >= 64 {
+			return 0, math.MaxInt64
+		}
+		return 0, 1<<b - 1
+	}
+	if b >= 64 {
+		return math.MinInt64, math.MaxInt64
+	}
+	return -(1 << (b - 1)), 1<<(b-1) - 1
+}
+
+// ElemString is the MLIR spelling of the element type with storage type
+// storage: !quant.uniform<i8:f32, 0.5:-3> or, per axis,
+// !quant.uniform<i8<-127:127>:f32:1, {0.5,0.25:2}>.
+func (q *Quant) ElemString(storage ElemType) string {
+	var b strings.Builder
+	b.WriteString("!quant.uniform<")
+	if storage.IsUnsigned() {
+		b.WriteString("u" + strconv.Itoa(storage.Bits()))
+	} else {
+		b.WriteString("i" + strconv.Itoa(storage.Bits()))
+	}
+	if lo, hi := StorageRange(storage); q.Min != lo || q.Max != hi {
+		b.WriteString("<" + strconv.FormatInt(q.Min, 10) + ":" + strconv.FormatInt(q.Max, 10) + ">")
+	}
+	b.WriteString(":" + q.Expressed.String())
+	param := func(i int) {
+		b.WriteString(strconv.FormatFloat(q.Scales[i], 'g', -1, 64))
+		if q.ZeroPoints[i] != 0 {
+			b.WriteString(":" + strconv.FormatInt(q.ZeroPoints[i], 10))
+		}
+	}
+	if q.PerAxis() {
+		b.WriteString(":" + strconv.Itoa(q.Axis) + ", {")
+		for i := range q.Scales {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			param(i)
+		}
+		b.WriteString("}>")
+		return b.String()
+	}
+	b.WriteString(", ")
+	param(0)
+	b.WriteString(">")
+	return b.String()
+}
+
+// Quantized builds a tensor type of quantized elements stored as storage.
+func Quantized(storage ElemType, q *Quant, shape ...int64) *TensorType {
+	t := Tensor(storage, shape...)
+	t.Quant = q
+	return t
+}
+
+// StorageType is t without its quantization: the tensor of stored integers.
+func (t *TensorType) StorageType() *TensorType {
+	if t.Quant == nil {
+		return t
+	}
+	return &TensorType{Shape: t.Shape, Elem: t.Elem}
+}
+
+// ExpressedType is the float tensor a quantized t stands for (t itself when
+// it is not quantized).
+func (t *TensorType) ExpressedType() *TensorType {
+	if t.Quant == nil {
+		return t
+	}
+	return &TensorType{Shape: t.Shape, Elem: t.Quant.Expressed}
+}
