@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
 // lowerQuantized rewrites every op on !quant.uniform tensors into ops on
@@ -17,7 +18,7 @@ import (
 //     operand quantize(dequantize(x)) (a requantization);
 //   - ops that only move, select or pass elements keep
 //     working on the stored integers, whose quantization they share
-//     (ir.QuantStorageOp);
+//     (kernel.QuantStorage);
 //   - compare compares the dequantized operands;
 //   - every other op is dequantize_op_quantize: its quantized operands are
 //     dequantized, it runs in the expressed type, and its quantized results
@@ -30,6 +31,12 @@ import (
 // regions that are not storage ops (reduce, reduce_window, scatter, …) are
 // an error naming the op. Afterwards every type loses its quantization:
 // the module is plain StableHLO over the storage types.
+func init() {
+	rewrittenOps["stablehlo.uniform_quantize"] = "rewritten by the compiler (quant pass) into divide, add, clamp, round_nearest_even and convert; " +
+		"other ops on quantized tensors run on their storage integers (data movement) or between dequantize and quantize"
+	rewrittenOps["stablehlo.uniform_dequantize"] = "rewritten by the compiler (quant pass) into convert, subtract and multiply"
+}
+
 func lowerQuantized(st *passState) error {
 	found := false
 	for _, f := range st.module.Funcs {
@@ -77,7 +84,7 @@ func lowerQuantized(st *passState) error {
 // lowerQuantOp returns the ops that replace op (nil: op stays as it is)
 // and records the values that replace its results in repl.
 func lowerQuantOp(op *ir.Op, repl map[*ir.Value]*ir.Value) ([]*ir.Op, error) {
-	if ir.QuantStorageOp(op.Name) {
+	if storage, _, _ := kernel.QuantStorage(op.Name); storage {
 		return nil, nil
 	}
 	b := &quantBuilder{loc: op.Loc, block: op.Block}
@@ -156,12 +163,9 @@ func (b *quantBuilder) emit(op *ir.Op) *ir.Op {
 	return op
 }
 
-func (b *quantBuilder) unary(name string, x *ir.Value, t *ir.TensorType) *ir.Value {
-	return b.emit(ir.NewOp(name, []*ir.Value{x}, []ir.Type{t}, nil)).Result()
-}
-
-func (b *quantBuilder) binary(name string, x, y *ir.Value) *ir.Value {
-	return b.emit(ir.NewOp(name, []*ir.Value{x, y}, []ir.Type{x.Type}, nil)).Result()
+// newOp emits an op of one result of type t.
+func (b *quantBuilder) newOp(name string, t ir.Type, operands ...*ir.Value) *ir.Value {
+	return b.emit(ir.NewOp(name, operands, []ir.Type{t}, nil)).Result()
 }
 
 // param is a tensor of the given shape and element type holding vals:
@@ -181,7 +185,7 @@ func (b *quantBuilder) param(vals []float64, axis int, elem ir.ElemType, shape [
 	}
 	c := b.emit(ir.NewOp("stablehlo.constant", nil, []ir.Type{ct}, ir.Attrs{"value": &ir.ElementsAttr{Type: ct, Data: data}})).Result()
 	if elem != ir.F64 {
-		c = b.unary("stablehlo.convert", c, ir.Tensor(elem, cshape...))
+		c = b.newOp("stablehlo.convert", ir.Tensor(elem, cshape...), c)
 	}
 	return b.emit(ir.NewOp("stablehlo.broadcast_in_dim", []*ir.Value{c}, []ir.Type{ir.Tensor(elem, shape...)},
 		ir.Attrs{"broadcast_dimensions": ir.DenseI64Attr{Values: dims}})).Result()
@@ -206,14 +210,12 @@ func (b *quantBuilder) dequantize(x *ir.Value, t *ir.TensorType) *ir.Value {
 	if nonzero {
 		// The reader bounds zero points by the storage range, so they are
 		// exact in f64 and in the i64 this converts them to.
-		v = b.unary("stablehlo.convert", v, ir.Tensor(ir.S64, t.Shape...))
-		z := b.unary("stablehlo.convert", b.param(zps, q.Axis, ir.F64, t.Shape), ir.Tensor(ir.S64, t.Shape...))
-		v = b.binary("stablehlo.subtract", v, z)
-	} else {
-		v = b.unary("stablehlo.convert", v, t.StorageType())
+		v = b.newOp("stablehlo.convert", ir.Tensor(ir.S64, t.Shape...), v)
+		z := b.newOp("stablehlo.convert", ir.Tensor(ir.S64, t.Shape...), b.param(zps, q.Axis, ir.F64, t.Shape))
+		v = b.newOp("stablehlo.subtract", v.Type, v, z)
 	}
-	v = b.unary("stablehlo.convert", v, t.ExpressedType())
-	return b.binary("stablehlo.multiply", v, b.param(q.Scales, q.Axis, q.Expressed, t.Shape))
+	v = b.newOp("stablehlo.convert", t.ExpressedType(), v)
+	return b.newOp("stablehlo.multiply", v.Type, v, b.param(q.Scales, q.Axis, q.Expressed, t.Shape))
 }
 
 // quantize maps a float value (of the result's expressed type) to the
@@ -222,19 +224,19 @@ func (b *quantBuilder) quantize(x *ir.Value, out *ir.TensorType) *ir.Value {
 	q := out.Quant
 	xt := x.Tensor()
 	if xt.Elem != q.Expressed {
-		x = b.unary("stablehlo.convert", x, ir.Tensor(q.Expressed, xt.Shape...))
+		x = b.newOp("stablehlo.convert", ir.Tensor(q.Expressed, xt.Shape...), x)
 	}
-	v := b.binary("stablehlo.divide", x, b.param(q.Scales, q.Axis, q.Expressed, out.Shape))
+	v := b.newOp("stablehlo.divide", x.Type, x, b.param(q.Scales, q.Axis, q.Expressed, out.Shape))
 	if zps, nonzero := zeroPoints(q); nonzero {
-		v = b.binary("stablehlo.add", v, b.param(zps, q.Axis, q.Expressed, out.Shape))
+		v = b.newOp("stablehlo.add", v.Type, v, b.param(zps, q.Axis, q.Expressed, out.Shape))
 	}
 	lo := b.param([]float64{float64(q.Min)}, -1, q.Expressed, out.Shape)
 	hi := b.param([]float64{float64(q.Max)}, -1, q.Expressed, out.Shape)
 	v = b.emit(ir.NewOp("stablehlo.clamp", []*ir.Value{lo, v, hi}, []ir.Type{v.Type}, nil)).Result()
-	v = b.unary("stablehlo.round_nearest_even", v, v.Tensor())
+	v = b.newOp("stablehlo.round_nearest_even", v.Tensor(), v)
 	// Out-of-range floats saturate in convert, so a bound that rounds up
 	// in the expressed type (2^31 for i32 in f32) still lands on Max.
-	return b.unary("stablehlo.convert", v, out.StorageType())
+	return b.newOp("stablehlo.convert", out.StorageType(), v)
 }
 
 // stripQuant drops quantization from every type in f: values, block

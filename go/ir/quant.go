@@ -112,28 +112,6 @@ func (t *TensorType) ExpressedType() *TensorType {
 	return &TensorType{Shape: t.Shape, Elem: t.Quant.Expressed}
 }
 
-// quantStorageOps work on quantized tensors' stored integers unchanged:
-// they move, select or pass elements, and the spec has their quantized
-// operands and results share scales and zero points (up to where the
-// quantized dimension moves). Every other op on quantized tensors
-// dequantizes its operands and quantizes its results.
-var quantStorageOps = map[string]bool{
-	"stablehlo.constant": true, "stablehlo.broadcast_in_dim": true, "stablehlo.reshape": true,
-	"stablehlo.transpose": true, "stablehlo.slice": true, "stablehlo.dynamic_slice": true,
-	"stablehlo.dynamic_update_slice": true, "stablehlo.concatenate": true, "stablehlo.gather": true,
-	"stablehlo.pad": true, "stablehlo.reverse": true, "stablehlo.select": true, "stablehlo.sort": true,
-	"stablehlo.bitcast_convert": true, "stablehlo.tuple": true, "stablehlo.get_tuple_element": true,
-	"stablehlo.optimization_barrier": true, "stablehlo.while": true, "stablehlo.if": true,
-	"stablehlo.case": true, "stablehlo.return": true, "func.return": true, "func.call": true,
-	"stablehlo.custom_call": true, "stablehlo.all_gather": true, "stablehlo.all_to_all": true,
-	"stablehlo.collective_permute": true, "stablehlo.collective_broadcast": true,
-	"stablehlo.infeed": true, "stablehlo.outfeed": true, "stablehlo.send": true, "stablehlo.recv": true,
-}
-
-// QuantStorageOp reports an op that runs on quantized tensors' stored
-// integers as they are.
-func QuantStorageOp(name string) bool { return quantStorageOps[name] }
-
 // TypeQuantized reports a quantized tensor type, or a tuple holding one.
 func TypeQuantized(t Type) bool {
 	switch t := t.(type) {

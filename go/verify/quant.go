@@ -2,11 +2,18 @@ package verify
 
 import (
 	"github.com/gojax/gojax/go/ir"
+	// The kernels of storage ops register Traits.Storage, which decides how
+	// quantized operands are checked: they must be linked in whenever the
+	// verifier is.
+	_ "github.com/gojax/gojax/go/kernels/collective"
+	"github.com/gojax/gojax/go/kernels/kernel"
+	_ "github.com/gojax/gojax/go/kernels/reduce"
+	_ "github.com/gojax/gojax/go/kernels/shape"
 )
 
 // Quantized tensors (spec "Quantization"). uniform_quantize and
 // uniform_dequantize have their own rules. An op that runs on stored
-// integers (ir.QuantStorageOp) is checked by its own rule as it is, the
+// integers (kernel.QuantStorage) is checked by its own rule as it is, the
 // storage type standing for the element type, and its quantized tensors
 // must agree on storage and expressed type and range, and per tensor on
 // scale and zero point. Any other op on quantized tensors is
@@ -58,9 +65,9 @@ func checkDequantize(v *verifier, op *ir.Op) error {
 // quantOp checks an op (other than the two above) that has quantized
 // tensors.
 func (v *verifier) quantOp(op *ir.Op, fn checkFunc) error {
-	if ir.QuantStorageOp(op.Name) {
-		if op.Name != "stablehlo.custom_call" && op.Name != "stablehlo.bitcast_convert" {
-			if err := sameQuantization(op); err != nil {
+	if storage, shared, all := kernel.QuantStorage(op.Name); storage {
+		if all || len(shared) > 0 {
+			if err := sameQuantization(op, shared, all); err != nil {
 				return err
 			}
 		}
@@ -72,33 +79,40 @@ func (v *verifier) quantOp(op *ir.Op, fn checkFunc) error {
 	return fn(v, expressedShadow(op))
 }
 
-// sameQuantization: the quantized tensors of a storage op share storage
-// type, expressed type and storage range, and, quantized per tensor, scale
-// and zero point.
-func sameQuantization(op *ir.Op) error {
-	var first *ir.TensorType
-	check := func(vals []*ir.Value) error {
-		for _, x := range vals {
-			t := x.Tensor()
-			if t == nil || t.Quant == nil {
-				continue
-			}
-			if first == nil {
-				first = t
-				continue
-			}
-			a, b := first.Quant, t.Quant
-			if first.Elem != t.Elem || a.Expressed != b.Expressed || a.Min != b.Min || a.Max != b.Max ||
-				a.PerAxis() != b.PerAxis() || !a.PerAxis() && !a.Equal(b) {
-				return op.Errorf("quantized operands and results must share their quantization: %s and %s", first, t)
-			}
+// sameQuantization: the results and the operands they share their element
+// type with (all, or those in shared) are quantized alike: one storage
+// type, expressed type and storage range, and quantized per tensor one
+// scale and zero point (per axis, the scales follow the dimension's moves).
+func sameQuantization(op *ir.Op, shared []int, all bool) error {
+	data := append([]*ir.Value(nil), op.Results...)
+	if all {
+		data = append(data, op.Operands...)
+	}
+	for _, i := range shared {
+		if i < len(op.Operands) {
+			data = append(data, op.Operands[i])
 		}
-		return nil
 	}
-	if err := check(op.Operands); err != nil {
-		return err
+	var first *ir.TensorType
+	for _, x := range data {
+		t := x.Tensor()
+		if t == nil {
+			continue
+		}
+		if t.Quant == nil {
+			return op.Errorf("quantized operands and results must share their quantization: %s is not quantized", t)
+		}
+		if first == nil {
+			first = t
+			continue
+		}
+		a, b := first.Quant, t.Quant
+		if first.Elem != t.Elem || a.Expressed != b.Expressed || a.Min != b.Min || a.Max != b.Max ||
+			a.PerAxis() != b.PerAxis() || !a.PerAxis() && !a.Equal(b) {
+			return op.Errorf("quantized operands and results must share their quantization: %s and %s", first, t)
+		}
 	}
-	return check(op.Results)
+	return nil
 }
 
 // expressedShadow is op with each quantized operand and result replaced
