@@ -102,21 +102,57 @@ func TestQuantizeSaturatesWideStorage(t *testing.T) {
 	require.Equal(t, []int32{math.MaxInt32, math.MinInt32, 6}, toI32(run(t, compile(t, mb.m), f32s(3e9, -3e9, 6.5))[0])) // 6.5 rounds half to even
 }
 
-// A quantized op with a body that is not a storage op is refused by name.
-func TestQuantizedReduceIsAnError(t *testing.T) {
-	q := ir.Quantized(ir.S8, perTensor(0.5, 0), 2)
-	s := ir.Quantized(ir.S8, perTensor(0.5, 0))
+// reduce and reduce_window run on stored integers with a body that is a
+// quantized add (dequantize, add, quantize). Halves add exactly, so any
+// reduction order gives the hand-computed sums.
+func TestQuantizedReductions(t *testing.T) {
+	s := ir.Quantized(ir.S8, perTensor(0.5, -1))
+	q := ir.Quantized(ir.S8, perTensor(0.5, -1), 4)
+	w := ir.Quantized(ir.S8, perTensor(0.5, -1), 3)
+	body := func(b *blkB) *ir.Region {
+		return b.region([]ir.Type{s, s}, func(rb *blkB, args []*ir.Value) []*ir.Value {
+			return []*ir.Value{rb.v("stablehlo.add", s, nil, args[0], args[1])}
+		})
+	}
 	mb := newMod()
-	mb.fn("main", "public", []ir.Type{f32t(2)}, []ir.Type{s}, func(b *blkB, a []*ir.Value) []*ir.Value {
+	mb.fn("main", "public", []ir.Type{f32t(4)}, []ir.Type{f32t(), f32t(3)}, func(b *blkB, a []*ir.Value) []*ir.Value {
 		x := b.v("stablehlo.uniform_quantize", q, nil, a[0])
 		init := b.v("stablehlo.uniform_quantize", s, nil, b.f32c(nil, 0))
-		op := b.op("stablehlo.reduce", []*ir.Value{x, init}, []ir.Type{s}, ir.Attrs{"dimensions": ir.DenseI64Attr{Values: []int64{0}}})
+		red := b.op("stablehlo.reduce", []*ir.Value{x, init}, []ir.Type{s}, ir.Attrs{"dimensions": ir.DenseI64Attr{Values: []int64{0}}})
+		red.AddRegion(body(b))
+		win := b.op("stablehlo.reduce_window", []*ir.Value{x, init}, []ir.Type{w}, ir.Attrs{
+			"window_dimensions": ir.DenseI64Attr{Values: []int64{2}}, "window_strides": ir.DenseI64Attr{Values: []int64{1}}})
+		win.AddRegion(body(b))
+		return []*ir.Value{
+			b.v("stablehlo.uniform_dequantize", f32t(), nil, red.Result()),
+			b.v("stablehlo.uniform_dequantize", f32t(3), nil, win.Result()),
+		}
+	})
+	out := run(t, compile(t, mb.m), f32s(1, 2.5, -0.5, 3))
+	require.Equal(t, []float32{6}, toF32(out[0]))
+	require.Equal(t, []float32{3.5, 2, 2.5}, toF32(out[1]))
+}
+
+// select_and_scatter's two bodies are not supported on quantized tensors:
+// an error naming the op.
+func TestQuantizedSelectAndScatterIsAnError(t *testing.T) {
+	s := ir.Quantized(ir.S8, perTensor(0.5, 0))
+	q := ir.Quantized(ir.S8, perTensor(0.5, 0), 4)
+	mb := newMod()
+	mb.fn("main", "public", []ir.Type{f32t(4)}, []ir.Type{q}, func(b *blkB, a []*ir.Value) []*ir.Value {
+		x := b.v("stablehlo.uniform_quantize", q, nil, a[0])
+		src := b.v("stablehlo.uniform_quantize", ir.Quantized(ir.S8, perTensor(0.5, 0), 2), nil, b.f32c([]int64{2}, 1, 2))
+		init := b.v("stablehlo.uniform_quantize", s, nil, b.f32c(nil, 0))
+		op := b.op("stablehlo.select_and_scatter", []*ir.Value{x, src, init}, []ir.Type{q}, ir.Attrs{
+			"window_dimensions": ir.DenseI64Attr{Values: []int64{2}}, "window_strides": ir.DenseI64Attr{Values: []int64{2}}})
+		op.AddRegion(b.region([]ir.Type{s, s}, func(rb *blkB, args []*ir.Value) []*ir.Value {
+			return []*ir.Value{rb.v("stablehlo.compare", ir.Tensor(ir.Pred), ir.Attrs{"comparison_direction": ir.EnumAttr{Kind: "comparison_direction", Value: "GE"}}, args[0], args[1])}
+		}))
 		op.AddRegion(b.region([]ir.Type{s, s}, func(rb *blkB, args []*ir.Value) []*ir.Value {
 			return []*ir.Value{rb.v("stablehlo.add", s, nil, args[0], args[1])}
 		}))
 		return op.Results
 	})
 	_, err := CompileModule(mb.m, Options{})
-	require.ErrorContains(t, err, "stablehlo.reduce")
-	require.ErrorContains(t, err, "quantized")
+	require.ErrorContains(t, err, "stablehlo.select_and_scatter")
 }

@@ -22,11 +22,11 @@ import (
 )
 
 func init() {
-	kernel.RegisterOp("stablehlo.all_reduce", lowerAllReduce, kernel.Traits{Cost: allReduceCost})
+	kernel.RegisterOp("stablehlo.all_reduce", lowerAllReduce, kernel.Traits{Cost: allReduceCost, Storage: true})
 	kernel.Register("stablehlo.collective_reduce", lowerCollectiveReduce)
 	kernel.RegisterOp("stablehlo.cross-replica-sum", lowerAllReduce, kernel.Traits{Cost: allReduceCost})
 	kernel.RegisterOp("stablehlo.all_gather", lowerAllGather, kernel.Traits{Storage: true})
-	kernel.Register("stablehlo.reduce_scatter", lowerReduceScatter)
+	kernel.RegisterOp("stablehlo.reduce_scatter", lowerReduceScatter, kernel.Traits{Storage: true})
 	kernel.RegisterOp("stablehlo.all_to_all", lowerAllToAll, kernel.Traits{Storage: true})
 	kernel.RegisterOp("stablehlo.collective_broadcast", lowerCollectiveBroadcast, kernel.Traits{Storage: true})
 	kernel.RegisterOp("stablehlo.collective_permute", lowerCollectivePermute, kernel.Traits{Storage: true})
