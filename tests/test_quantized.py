@@ -122,17 +122,59 @@ func.func @main(%x: tensor<8x32xf32>, %w: tensor<32x4xf32>) -> tensor<8x4xf32> {
     assert (got == want).mean() > 0.9  # off by a step only at a rounding boundary
 
 
-def test_quantized_reduce_is_an_error_naming_the_op(gojax_device):
+def test_quantized_reduce(gojax_device):
+    # The reduce runs on stored integers; its body is a quantized add. The
+    # inputs are halves whose partial sums stay within the i8 range at scale
+    # 0.5, so every order of summation gives the exact sum.
     q = "!quant.uniform<i8:f32, 0.5>"
     text = f"""
-func.func @main(%x: tensor<4xf32>) -> tensor<f32> {{
-  %qx = stablehlo.uniform_quantize %x : (tensor<4xf32>) -> tensor<4x{q}>
+func.func @main(%x: tensor<16xf32>) -> tensor<f32> {{
+  %qx = stablehlo.uniform_quantize %x : (tensor<16xf32>) -> tensor<16x{q}>
   %z = stablehlo.constant dense<0.0> : tensor<f32>
   %qz = stablehlo.uniform_quantize %z : (tensor<f32>) -> tensor<{q}>
-  %r = stablehlo.reduce(%qx init: %qz) applies stablehlo.add across dimensions = [0] : (tensor<4x{q}>, tensor<{q}>) -> tensor<{q}>
+  %r = stablehlo.reduce(%qx init: %qz) applies stablehlo.add across dimensions = [0] : (tensor<16x{q}>, tensor<{q}>) -> tensor<{q}>
   %d = stablehlo.uniform_dequantize %r : (tensor<{q}>) -> tensor<f32>
   return %d : tensor<f32>
 }}
 """
-    with pytest.raises(Exception, match=r"stablehlo\.reduce.*quantized"):
-        _run_on_gojax(gojax_device, text, np.zeros(4, np.float32))
+    x = (np.random.default_rng(2).integers(-4, 5, 16) / 2).astype(np.float32)
+    (got,) = _run_on_gojax(gojax_device, text, x)
+    assert got == x.sum()
+
+
+def test_quantized_select_and_scatter_is_an_error_naming_the_op(gojax_device):
+    q = "!quant.uniform<i8:f32, 0.5>"
+    text = f"""
+func.func @main(%x: tensor<4xf32>, %s: tensor<2xf32>) -> tensor<4xf32> {{
+  %qx = stablehlo.uniform_quantize %x : (tensor<4xf32>) -> tensor<4x{q}>
+  %qs = stablehlo.uniform_quantize %s : (tensor<2xf32>) -> tensor<2x{q}>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %qz = stablehlo.uniform_quantize %z : (tensor<f32>) -> tensor<{q}>
+  %r = "stablehlo.select_and_scatter"(%qx, %qs, %qz) ({{
+    ^bb0(%a: tensor<{q}>, %b: tensor<{q}>):
+      %c = stablehlo.compare GE, %a, %b : (tensor<{q}>, tensor<{q}>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+  }}, {{
+    ^bb0(%a: tensor<{q}>, %b: tensor<{q}>):
+      %c = stablehlo.add %a, %b : tensor<{q}>
+      stablehlo.return %c : tensor<{q}>
+  }}) {{window_dimensions = array<i64: 2>, window_strides = array<i64: 2>}} : (tensor<4x{q}>, tensor<2x{q}>, tensor<{q}>) -> tensor<4x{q}>
+  %d = stablehlo.uniform_dequantize %r : (tensor<4x{q}>) -> tensor<4xf32>
+  return %d : tensor<4xf32>
+}}
+"""
+    with pytest.raises(Exception, match=r"stablehlo\.select_and_scatter.*quantized"):
+        _run_on_gojax(gojax_device, text, np.zeros(4, np.float32), np.ones(2, np.float32))
+
+
+def test_quantized_constant_holds_stored_integers(gojax_device):
+    q = "!quant.uniform<i8:f32, 0.25:2>"
+    text = f"""
+func.func @main() -> tensor<3xf32> {{
+  %c = stablehlo.constant() {{value = dense<[6, -2, 2]> : tensor<3xi8>}} : () -> tensor<3x{q}>
+  %r = stablehlo.uniform_dequantize %c : (tensor<3x{q}>) -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}}
+"""
+    (got,) = _run_on_gojax(gojax_device, text)
+    np.testing.assert_array_equal(got, np.float32([1, -1, 0]))  # (q - 2) * 0.25

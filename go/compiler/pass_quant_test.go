@@ -156,3 +156,15 @@ func TestQuantizedSelectAndScatterIsAnError(t *testing.T) {
 	_, err := CompileModule(mb.m, Options{})
 	require.ErrorContains(t, err, "stablehlo.select_and_scatter")
 }
+
+// A quantized constant holds stored integers.
+func TestQuantizedConstant(t *testing.T) {
+	q := ir.Quantized(ir.S8, perTensor(0.25, 2), 3)
+	mb := newMod()
+	mb.fn("main", "public", nil, []ir.Type{f32t(3)}, func(b *blkB, a []*ir.Value) []*ir.Value {
+		c := b.constant(q, []byte{6, 0xfe, 2}) // 6, -2, 2
+		return []*ir.Value{b.v("stablehlo.uniform_dequantize", f32t(3), nil, c)}
+	})
+	// (6-2)*0.25, (-2-2)*0.25, (2-2)*0.25
+	require.Equal(t, []float32{1, -1, 0}, toF32(run(t, compile(t, mb.m))[0]))
+}

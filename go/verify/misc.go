@@ -25,7 +25,8 @@ func checkConstant(v *verifier, op *ir.Op) error {
 	if !ok || val == nil || val.Type == nil {
 		return op.Errorf("missing required dense attribute value")
 	}
-	if !val.Type.Equal(outs[0]) {
+	// A quantized constant's value holds its stored integers.
+	if !val.Type.Equal(outs[0].StorageType()) && !val.Type.Equal(outs[0]) {
 		return op.Errorf("value has type %s; result is %s", val.Type, outs[0])
 	}
 	if int64(len(val.Data)) != outs[0].ByteSize() {

@@ -24,6 +24,8 @@ func TestQuantized(t *testing.T) {
 		{"add of two scales ok", oneOp("stablehlo.add", ts(a, b), ts(q(1, 0, 4)), nil), ""},
 		{"add shape", oneOp("stablehlo.add", ts(a, q(0.5, 0, 5)), ts(a), nil), "rhs type must equal lhs type"},
 		{"tanh ok", oneOp("stablehlo.tanh", ts(a), ts(b), nil), ""},
+		{"quantized constant ok", oneOp("stablehlo.constant", nil, ts(a), ir.Attrs{"value": &ir.ElementsAttr{Type: tensor(ir.S8, 4), Data: make([]byte, 4)}}), ""},
+		{"quantized constant of floats", oneOp("stablehlo.constant", nil, ts(a), ir.Attrs{"value": &ir.ElementsAttr{Type: f32x4, Data: make([]byte, 16)}}), "value has type"},
 		// Storage ops keep the quantization.
 		{"reshape ok", oneOp("stablehlo.reshape", ts(a), ts(q(0.5, 0, 2, 2)), nil), ""},
 		{"reshape rescales", oneOp("stablehlo.reshape", ts(a), ts(q(0.25, -3, 2, 2)), nil), "must share their quantization"},
