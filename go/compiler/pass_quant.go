@@ -170,7 +170,8 @@ func (b *quantBuilder) newOp(name string, t ir.Type, operands ...*ir.Value) *ir.
 
 // param is a tensor of the given shape and element type holding vals:
 // one value for the whole tensor, or one per index along axis. The values
-// are written as f64 and converted, so a scale is rounded once to the
+// are written as f64 and converted before they are broadcast (the fold
+// pass makes that one constant), so a scale is rounded once to the
 // expressed type, as the spec's constant(scales, expressed_type) is.
 func (b *quantBuilder) param(vals []float64, axis int, elem ir.ElemType, shape []int64) *ir.Value {
 	var cshape []int64
@@ -191,6 +192,21 @@ func (b *quantBuilder) param(vals []float64, axis int, elem ir.ElemType, shape [
 		ir.Attrs{"broadcast_dimensions": ir.DenseI64Attr{Values: dims}})).Result()
 }
 
+// mantissaBits is the precision of a float type, the implicit bit included.
+func mantissaBits(e ir.ElemType) int {
+	switch e {
+	case ir.F64:
+		return 53
+	case ir.F32:
+		return 24
+	case ir.F16:
+		return 11
+	case ir.BF16:
+		return 8
+	}
+	return 0
+}
+
 func zeroPoints(q *ir.Quant) ([]float64, bool) {
 	out := make([]float64, len(q.ZeroPoints))
 	nonzero := false
@@ -205,17 +221,26 @@ func zeroPoints(q *ir.Quant) ([]float64, bool) {
 // expressed type.
 func (b *quantBuilder) dequantize(x *ir.Value, t *ir.TensorType) *ir.Value {
 	q := t.Quant
-	v := x
+	et := t.ExpressedType()
 	zps, nonzero := zeroPoints(q)
-	if nonzero {
+	var v *ir.Value
+	switch {
+	case !nonzero:
+		v = b.newOp("stablehlo.convert", et, x)
+	case t.Elem.Bits()+1 <= mantissaBits(q.Expressed):
+		// Stored integers, zero points and their differences are exact in
+		// the expressed type: subtracting there is the same.
+		v = b.newOp("stablehlo.convert", et, x)
+		v = b.newOp("stablehlo.subtract", et, v, b.param(zps, q.Axis, q.Expressed, t.Shape))
+	default:
 		// The reader bounds zero points by the storage range, so they are
 		// exact in f64 and in the i64 this converts them to.
-		v = b.newOp("stablehlo.convert", ir.Tensor(ir.S64, t.Shape...), v)
-		z := b.newOp("stablehlo.convert", ir.Tensor(ir.S64, t.Shape...), b.param(zps, q.Axis, ir.F64, t.Shape))
-		v = b.newOp("stablehlo.subtract", v.Type, v, z)
+		wide := ir.Tensor(ir.S64, t.Shape...)
+		v = b.newOp("stablehlo.convert", wide, x)
+		v = b.newOp("stablehlo.subtract", wide, v, b.param(zps, q.Axis, ir.S64, t.Shape))
+		v = b.newOp("stablehlo.convert", et, v)
 	}
-	v = b.newOp("stablehlo.convert", t.ExpressedType(), v)
-	return b.newOp("stablehlo.multiply", v.Type, v, b.param(q.Scales, q.Axis, q.Expressed, t.Shape))
+	return b.newOp("stablehlo.multiply", et, v, b.param(q.Scales, q.Axis, q.Expressed, t.Shape))
 }
 
 // quantize maps a float value (of the result's expressed type) to the

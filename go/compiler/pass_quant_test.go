@@ -168,3 +168,16 @@ func TestQuantizedConstant(t *testing.T) {
 	// (6-2)*0.25, (-2-2)*0.25, (2-2)*0.25
 	require.Equal(t, []float32{1, -1, 0}, toF32(run(t, compile(t, mb.m))[0]))
 }
+
+// Where stored integers are not exact in the expressed type (i32 in f32),
+// the zero point is subtracted in integers, before the one rounding:
+// 2^24+5 - 5 = 2^24, where f32(2^24+5) - 5 would give 2^24-1.
+func TestDequantizeWideStorageSubtractsExactly(t *testing.T) {
+	q := ir.Quantized(ir.S32, &ir.Quant{Expressed: ir.F32, Scales: []float64{1}, ZeroPoints: []int64{5}, Axis: -1, Min: math.MinInt32, Max: math.MaxInt32}, 1)
+	mb := newMod()
+	mb.fn("main", "public", nil, []ir.Type{f32t(1)}, func(b *blkB, a []*ir.Value) []*ir.Value {
+		c := b.constant(q, i32s(1<<24+5))
+		return []*ir.Value{b.v("stablehlo.uniform_dequantize", f32t(1), nil, c)}
+	})
+	require.Equal(t, []float32{1 << 24}, toF32(run(t, compile(t, mb.m))[0]))
+}
