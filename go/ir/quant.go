@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -156,4 +157,44 @@ func OpQuantized(op *Op) bool {
 		}
 	}
 	return false
+}
+
+// CheckQuant checks the spec's constraints on a quantized element type
+// stored as storage: an integer storage type, a float expressed type, a
+// storage range within the storage type's, positive finite scales, zero
+// points in the range, as many zero points as scales, and one of each per
+// tensor unless quantized per axis. (Per axis, the tensor's shape must have
+// len(Scales) along Axis: CheckQuantShape.)
+func CheckQuant(storage ElemType, q *Quant) error {
+	if !storage.IsInteger() {
+		return fmt.Errorf("storage type %s is not an integer type", storage)
+	}
+	if !q.Expressed.IsFloat() {
+		return fmt.Errorf("expressed type %s is not a float type", q.Expressed)
+	}
+	lo, hi := StorageRange(storage)
+	if q.Min < lo || q.Max > hi || q.Min > q.Max {
+		return fmt.Errorf("storage range [%d, %d] outside %s", q.Min, q.Max, storage)
+	}
+	if len(q.Scales) == 0 || len(q.Scales) != len(q.ZeroPoints) || !q.PerAxis() && (q.Axis != -1 || len(q.Scales) != 1) {
+		return fmt.Errorf("%d scales and %d zero points", len(q.Scales), len(q.ZeroPoints))
+	}
+	for i, s := range q.Scales {
+		if !(s > 0) || math.IsInf(s, 0) {
+			return fmt.Errorf("scale %v is not positive and finite", s)
+		}
+		if zp := q.ZeroPoints[i]; zp < q.Min || zp > q.Max {
+			return fmt.Errorf("zero point %d outside the storage range [%d, %d]", zp, q.Min, q.Max)
+		}
+	}
+	return nil
+}
+
+// CheckQuantShape checks that per-axis quantization fits a tensor shape:
+// one scale per index of dimension Axis.
+func CheckQuantShape(q *Quant, shape []int64) error {
+	if q.PerAxis() && (q.Axis >= len(shape) || int64(len(q.Scales)) != shape[q.Axis]) {
+		return fmt.Errorf("per-axis quantization along dimension %d does not fit the shape %v (%d scales)", q.Axis, shape, len(q.Scales))
+	}
+	return nil
 }

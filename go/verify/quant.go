@@ -20,6 +20,11 @@ import (
 // dequantize_op_quantize: its rule is applied with every quantized tensor
 // replaced by its expressed type.
 
+// validQuant: the spec's constraints on a quantized tensor type.
+func validQuant(t *ir.TensorType) bool {
+	return ir.CheckQuant(t.Elem, t.Quant) == nil && ir.CheckQuantShape(t.Quant, t.Shape) == nil
+}
+
 func checkQuantize(v *verifier, op *ir.Op) error {
 	ins, outs, err := v.sig(op, 1, 1)
 	if err != nil {

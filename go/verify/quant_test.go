@@ -26,6 +26,9 @@ func TestQuantized(t *testing.T) {
 		{"tanh ok", oneOp("stablehlo.tanh", ts(a), ts(b), nil), ""},
 		{"quantized constant ok", oneOp("stablehlo.constant", nil, ts(a), ir.Attrs{"value": &ir.ElementsAttr{Type: tensor(ir.S8, 4), Data: make([]byte, 4)}}), ""},
 		{"quantized constant of floats", oneOp("stablehlo.constant", nil, ts(a), ir.Attrs{"value": &ir.ElementsAttr{Type: f32x4, Data: make([]byte, 16)}}), "value has type"},
+		{"per-axis scales do not fit", oneOp("stablehlo.uniform_quantize", ts(f32x4), ts(ir.Quantized(ir.S8, &ir.Quant{Expressed: ir.F32, Scales: []float64{1, 2}, ZeroPoints: []int64{0, 0}, Axis: 0, Min: -128, Max: 127}, 4)), nil), "invalid type"},
+		{"zero point out of range", oneOp("stablehlo.uniform_quantize", ts(f32x4), ts(ir.Quantized(ir.S8, &ir.Quant{Expressed: ir.F32, Scales: []float64{1}, ZeroPoints: []int64{200}, Axis: -1, Min: -128, Max: 127}, 4)), nil), "invalid type"},
+		{"scale zero", oneOp("stablehlo.uniform_quantize", ts(f32x4), ts(q(0, 0, 4)), nil), "invalid type"},
 		// Storage ops keep the quantization.
 		{"reshape ok", oneOp("stablehlo.reshape", ts(a), ts(q(0.5, 0, 2, 2)), nil), ""},
 		{"reshape rescales", oneOp("stablehlo.reshape", ts(a), ts(q(0.25, -3, 2, 2)), nil), "must share their quantization"},

@@ -296,6 +296,9 @@ func validType(t ir.Type) bool {
 		if t == nil || t.Elem == ir.Invalid || t.Elem.ByteSize() == 0 {
 			return false
 		}
+		if t.Quant != nil && !validQuant(t) {
+			return false
+		}
 		for _, d := range t.Shape {
 			if d < 0 {
 				return false

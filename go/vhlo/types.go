@@ -296,36 +296,22 @@ func quantElem(signed bool, st, et *vtype, q *ir.Quant) *vtype {
 	if st.kind != kindElem || !st.elem.IsInteger() && st.elem != ir.Pred {
 		return bad("storage type " + st.desc + " is not an integer type")
 	}
-	storage := st.elem
-	// The storage type is signless in MLIR; the flags give its signedness.
-	if bits := storage.Bits(); bits > 1 {
-		u := !signed
-		e, ok := builtinInts[[2]uint64{uint64(bits), map[bool]uint64{false: 1, true: 2}[u]}]
-		if !ok {
-			return bad("storage type " + st.desc + " is not supported")
-		}
-		storage = e
-	} else {
-		return bad("storage type " + st.desc + " is too narrow")
+	// The storage type is signless in MLIR; the flags give its signedness
+	// (builtinInts: 1 signed, 2 unsigned).
+	signedness := uint64(2)
+	if signed {
+		signedness = 1
 	}
-	if et.kind != kindElem || !et.elem.IsFloat() {
+	storage, ok := builtinInts[[2]uint64{uint64(st.elem.Bits()), signedness}]
+	if !ok || st.elem.Bits() < 2 {
+		return bad("storage type " + st.desc + " is not supported")
+	}
+	if et.kind != kindElem {
 		return bad("expressed type " + et.desc + " is not a float type")
 	}
 	q.Expressed = et.elem
-	lo, hi := ir.StorageRange(storage)
-	if q.Min < lo || q.Max > hi || q.Min > q.Max {
-		return bad(fmt.Sprintf("storage range [%d, %d] outside %s", q.Min, q.Max, storage))
-	}
-	if len(q.Scales) == 0 || len(q.Scales) != len(q.ZeroPoints) {
-		return bad(fmt.Sprintf("%d scales and %d zero points", len(q.Scales), len(q.ZeroPoints)))
-	}
-	for i, s := range q.Scales {
-		if !(s > 0) || math.IsInf(s, 0) {
-			return bad(fmt.Sprintf("scale %v is not positive and finite", s))
-		}
-		if zp := q.ZeroPoints[i]; zp < q.Min || zp > q.Max {
-			return bad(fmt.Sprintf("zero point %d outside the storage range [%d, %d]", zp, q.Min, q.Max))
-		}
+	if err := ir.CheckQuant(storage, q); err != nil {
+		return bad(err.Error())
 	}
 	return &vtype{kind: kindElem, elem: storage, quant: q, desc: q.ElemString(storage)}
 }
@@ -445,8 +431,8 @@ func tensorOf(shape []int64, et *vtype, encoding any) *vtype {
 	}
 	tt := ir.Tensor(elem, shape...)
 	if q := et.quant; q != nil {
-		if q.PerAxis() && (q.Axis >= len(shape) || int64(len(q.Scales)) != shape[q.Axis]) {
-			return &vtype{kind: kindOther, desc: desc, why: fmt.Sprintf("per-axis quantization along dimension %d does not fit the shape (%d scales)", q.Axis, len(q.Scales))}
+		if err := ir.CheckQuantShape(q, shape); err != nil {
+			return &vtype{kind: kindOther, desc: desc, why: err.Error()}
 		}
 		tt.Quant = q
 	}
