@@ -32,8 +32,6 @@ var notApplicable = map[string]string{
 	"stablehlo.async_start":        "XLA-internal async wrapper; not produced by JAX",
 	"stablehlo.async_done":         "as async_start",
 	"stablehlo.set_dimension_size": "bounded dynamic shapes are rejected by the reader",
-	"stablehlo.uniform_quantize":   "quantized element types are not in gojax IR yet",
-	"stablehlo.uniform_dequantize": "as uniform_quantize",
 }
 
 // TestOpsTable keeps docs/ops.md in sync with the kernel registry and the

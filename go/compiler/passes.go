@@ -29,6 +29,7 @@ var passes = []pass{
 	{"called", attachCalledComputations}, // custom_call called_computations → regions of the op
 	{"inline", inlineCalls},              // func.call → callee body; drop functions other than the entry
 	{"passthrough", removePassThrough},   // sdy.*, unrealized casts, optimization_barrier, tuples
+	{"quant", lowerQuantized},            // !quant.uniform ops → storage integer and float ops (pass_quant.go)
 	{"legacy", rewriteLegacyOps},         // einsum, unary_einsum, torch_index_select → reduce/dot_general/transpose, gather
 	{"mixedtypes", widenIntegerOperands}, // integer operands of a dot/convolution with a float result → converted first
 	{"fold", foldConstants},              // ops whose operands are all constants → constants

@@ -64,6 +64,13 @@ class TranslateTest(unittest.TestCase):
     line = "stablehlo.custom_call @check.expect_close(%2, %1) {has_side_effect = true} : (tensor<f32>, tensor<f32>) -> ()"
     self.assertEqual(self.translate_line(line), line)
 
+  def test_effectless_check_call_gets_the_side_effect_flag(self):
+    line = "    %4 = stablehlo.custom_call @check.eq(%cst_1, %3) : (tensor<11xf32>, tensor<11xf32>) -> tensor<i1>"
+    self.assertEqual(
+        self.translate_line(line),
+        "    %4 = stablehlo.custom_call @check.eq(%cst_1, %3) {has_side_effect = true} : "
+        "(tensor<11xf32>, tensor<11xf32>) -> tensor<i1>")
+
 
 class ProbeTest(unittest.TestCase):
 

@@ -26,7 +26,8 @@
 // operand. Values are identified by pointer; the IR keeps no use lists, so
 // finding the users of a value means walking the ops (Region.Walk). Every
 // value has a Type: a *TensorType (static shape, every dim >= 0, an
-// ElemType), a *TokenType that only orders side effects, or a *TupleType.
+// ElemType, and for !quant.uniform elements a Quant whose ElemType is the
+// storage type: quant.go), a *TokenType that only orders side effects, or a *TupleType.
 // Scope follows StableHLO: regions are not isolated from above, so an op in
 // a region may use any value defined earlier in an enclosing block.
 //

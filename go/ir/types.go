@@ -16,6 +16,9 @@ type Type interface {
 type TensorType struct {
 	Shape []int64
 	Elem  ElemType
+	// Quant is set when the elements are !quant.uniform; Elem is then the
+	// storage type (quant.go).
+	Quant *Quant
 }
 
 // TokenType orders side effects; it carries no data.
@@ -58,9 +61,9 @@ func (t *TensorType) Strides() []int64 {
 	return s
 }
 
-// Equal compares shape and element type.
+// Equal compares shape and element type (quantization included).
 func (t *TensorType) Equal(o *TensorType) bool {
-	if o == nil || t.Elem != o.Elem || len(t.Shape) != len(o.Shape) {
+	if o == nil || t.Elem != o.Elem || len(t.Shape) != len(o.Shape) || !t.Quant.Equal(o.Quant) {
 		return false
 	}
 	for i := range t.Shape {
@@ -77,7 +80,11 @@ func (t *TensorType) String() string {
 	for _, d := range t.Shape {
 		fmt.Fprintf(&b, "%dx", d)
 	}
-	b.WriteString(t.Elem.String())
+	if t.Quant != nil {
+		b.WriteString(t.Quant.ElemString(t.Elem))
+	} else {
+		b.WriteString(t.Elem.String())
+	}
 	b.WriteString(">")
 	return b.String()
 }

@@ -458,6 +458,14 @@ func types(xs []*ir.Value) []ir.Type {
 // The verifier only compares these, so one per element type is shared.
 func scalarOf(e ir.ElemType) ir.Type { return scalars[e] }
 
+// scalarLike is the 0-d tensor of t's elements, quantization included.
+func scalarLike(t *ir.TensorType) ir.Type {
+	if t.Quant != nil {
+		return &ir.TensorType{Elem: t.Elem, Quant: t.Quant}
+	}
+	return scalars[t.Elem]
+}
+
 var scalars = func() (s [256]*ir.TensorType) {
 	for i := range s {
 		s[i] = ir.Tensor(ir.ElemType(i))

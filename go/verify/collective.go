@@ -86,7 +86,7 @@ func checkAllReduce(v *verifier, op *ir.Op) error {
 		return err
 	}
 	// The computation reduces pairs of scalars of the first operand's type.
-	e := scalarOf(ins[0].Elem)
+	e := scalarLike(ins[0])
 	return v.regionSig(op, 0, []ir.Type{e, e}, []ir.Type{e})
 }
 
@@ -161,7 +161,7 @@ func checkReduceScatter(v *verifier, op *ir.Op) error {
 	if err := replicaGroups(op, true); err != nil {
 		return err
 	}
-	e := scalarOf(op.Operands[0].Tensor().Elem)
+	e := scalarLike(op.Operands[0].Tensor())
 	return v.regionSig(op, 0, []ir.Type{e, e}, []ir.Type{e})
 }
 

@@ -327,11 +327,11 @@ func checkScatter(v *verifier, op *ir.Op) error {
 	args := make([]ir.Type, 0, 2*n)
 	rets := make([]ir.Type, 0, n)
 	for _, t := range inputs {
-		args = append(args, scalarOf(t.Elem))
-		rets = append(rets, scalarOf(t.Elem))
+		args = append(args, scalarLike(t))
+		rets = append(rets, scalarLike(t))
 	}
 	for _, t := range inputs {
-		args = append(args, scalarOf(t.Elem))
+		args = append(args, scalarLike(t))
 	}
 	return v.regionSig(op, 0, args, rets)
 }

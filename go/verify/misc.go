@@ -4,7 +4,7 @@ import (
 	"github.com/gojax/gojax/go/ir"
 )
 
-// Constants, random numbers and quantization.
+// Constants, random numbers and quantization (quant.go).
 
 func init() {
 	register(map[string]checkFunc{
@@ -12,7 +12,7 @@ func init() {
 		"stablehlo.rng":                checkRng,
 		"stablehlo.rng_bit_generator":  checkRngBitGenerator,
 		"stablehlo.uniform_quantize":   checkQuantize,
-		"stablehlo.uniform_dequantize": checkQuantize,
+		"stablehlo.uniform_dequantize": checkDequantize,
 	})
 }
 
@@ -25,7 +25,8 @@ func checkConstant(v *verifier, op *ir.Op) error {
 	if !ok || val == nil || val.Type == nil {
 		return op.Errorf("missing required dense attribute value")
 	}
-	if !val.Type.Equal(outs[0]) {
+	// A quantized constant's value holds its stored integers.
+	if !val.Type.Equal(outs[0].StorageType()) && !val.Type.Equal(outs[0]) {
 		return op.Errorf("value has type %s; result is %s", val.Type, outs[0])
 	}
 	if int64(len(val.Data)) != outs[0].ByteSize() {
@@ -76,14 +77,4 @@ func checkRngBitGenerator(v *verifier, op *ir.Op) error {
 		return err
 	}
 	return elemIn(op, "output", outs[1], classInt|classFloat)
-}
-
-// checkQuantize: gojax IR has no quantized element types, so only the
-// structure is checked here; the reader rejects quantized types.
-func checkQuantize(v *verifier, op *ir.Op) error {
-	ins, outs, err := v.sig(op, 1, 1)
-	if err != nil {
-		return err
-	}
-	return sameShape(op, "result shape must equal operand shape", ins[0], outs[0])
 }

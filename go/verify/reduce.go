@@ -44,17 +44,17 @@ func splitInputsInits(v *verifier, op *ir.Op) ([]*ir.TensorType, []*ir.TensorTyp
 
 // bodyScalars checks a reduction body: 2N 0-d tensor arguments (accumulators
 // then elements) returning N 0-d tensors of the given element types.
-func (v *verifier) bodyScalars(op *ir.Op, idx int, inits []*ir.TensorType, elems []ir.ElemType) error {
+func (v *verifier) bodyScalars(op *ir.Op, idx int, inits []*ir.TensorType, elems []*ir.TensorType) error {
 	args := make([]ir.Type, 0, 2*len(inits))
 	for _, t := range inits {
-		args = append(args, scalarOf(t.Elem))
+		args = append(args, scalarLike(t))
 	}
 	for _, t := range inits {
-		args = append(args, scalarOf(t.Elem))
+		args = append(args, scalarLike(t))
 	}
 	rets := make([]ir.Type, len(elems))
 	for i, e := range elems {
-		rets[i] = scalarOf(e)
+		rets[i] = scalarLike(e)
 	}
 	return v.regionSig(op, idx, args, rets)
 }
@@ -91,7 +91,7 @@ func checkReduce(v *verifier, op *ir.Op) error {
 			want = append(want, inputs[0].Shape[d])
 		}
 	}
-	elems := make([]ir.ElemType, len(outs))
+	elems := make([]*ir.TensorType, len(outs))
 	for i, o := range outs {
 		if err := wantShape(op, resultLabel(i), o, want); err != nil {
 			return err
@@ -99,7 +99,7 @@ func checkReduce(v *verifier, op *ir.Op) error {
 		if err := wantElem(op, resultLabel(i), o, inits[i].Elem); err != nil {
 			return err
 		}
-		elems[i] = o.Elem
+		elems[i] = o
 	}
 	return v.bodyScalars(op, 0, inits, elems)
 }
@@ -213,7 +213,7 @@ func checkReduceWindow(v *verifier, op *ir.Op) error {
 		return err
 	}
 	want := w.resultShape(inputs[0].Shape)
-	elems := make([]ir.ElemType, len(outs))
+	elems := make([]*ir.TensorType, len(outs))
 	for i, o := range outs {
 		if err := wantShape(op, resultLabel(i), o, want); err != nil {
 			return err
@@ -221,7 +221,7 @@ func checkReduceWindow(v *verifier, op *ir.Op) error {
 		if err := wantElem(op, resultLabel(i), o, inits[i].Elem); err != nil {
 			return err
 		}
-		elems[i] = o.Elem
+		elems[i] = o
 	}
 	return v.bodyScalars(op, 0, inits, elems)
 }
@@ -255,11 +255,11 @@ func checkSelectAndScatter(v *verifier, op *ir.Op) error {
 	if err := sameType(op, "result type must equal operand type", operand, outs[0]); err != nil {
 		return err
 	}
-	e := scalarOf(operand.Elem)
+	e := scalarLike(operand)
 	if err := v.regionSig(op, 0, []ir.Type{e, e}, []ir.Type{scalarOf(ir.Pred)}); err != nil {
 		return err
 	}
-	s := scalarOf(source.Elem)
+	s := scalarLike(source)
 	return v.regionSig(op, 1, []ir.Type{s, s}, []ir.Type{s})
 }
 
@@ -289,7 +289,7 @@ func checkSort(v *verifier, op *ir.Op) error {
 		if err := sameType(op, "result type must equal input type", t, outs[i]); err != nil {
 			return err
 		}
-		args = append(args, scalarOf(t.Elem), scalarOf(t.Elem))
+		args = append(args, scalarLike(t), scalarLike(t))
 	}
 	dim, err := intAttr(op, "dimension", false, -1)
 	if err != nil {
@@ -328,7 +328,7 @@ func checkMap(v *verifier, op *ir.Op) error {
 		if err := sameShape(op, "inputs must share one shape", ins[0], t); err != nil {
 			return err
 		}
-		args[i] = scalarOf(t.Elem)
+		args[i] = scalarLike(t)
 	}
 	dims, _, err := i64s(op, "dimensions", true)
 	if err != nil {
@@ -345,7 +345,7 @@ func checkMap(v *verifier, op *ir.Op) error {
 	if err := sameShape(op, "result shape must equal input shape", ins[0], outs[0]); err != nil {
 		return err
 	}
-	return v.regionSig(op, 0, args, []ir.Type{scalarOf(outs[0].Elem)})
+	return v.regionSig(op, 0, args, []ir.Type{scalarLike(outs[0])})
 }
 
 // resultLabels spares the success path of the reductions a Sprintf per result.

@@ -274,7 +274,11 @@ func (v *verifier) op(op *ir.Op) error {
 	}
 	if known { // foreign ops are not type-checked
 		v.tensors.Rewind()
-		if err := fn(v, op); err != nil {
+		check := fn
+		if op.Name != "stablehlo.uniform_quantize" && op.Name != "stablehlo.uniform_dequantize" && ir.OpQuantized(op) {
+			check = func(v *verifier, op *ir.Op) error { return v.quantOp(op, fn) }
+		}
+		if err := check(v, op); err != nil {
 			return err
 		}
 	}
@@ -290,6 +294,9 @@ func validType(t ir.Type) bool {
 	switch t := t.(type) {
 	case *ir.TensorType:
 		if t == nil || t.Elem == ir.Invalid || t.Elem.ByteSize() == 0 {
+			return false
+		}
+		if t.Quant != nil && !validQuant(t) {
 			return false
 		}
 		for _, d := range t.Shape {

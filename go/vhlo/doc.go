@@ -41,6 +41,6 @@
 //     entry: treat them as immutable.
 //
 // Types gojax cannot represent (dynamic or bounded-dynamic shapes, unranked
-// tensors, quantized types, async futures, buffers) make Read fail with an
+// tensors, async futures, buffers) make Read fail with an
 // error naming the function or op and the type.
 package vhlo

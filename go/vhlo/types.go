@@ -24,7 +24,7 @@ const (
 )
 
 // vtype is a decoded VHLO or builtin type. Types gojax cannot represent
-// (dynamic shapes, quantized, unranked…) decode to kindOther with a reason,
+// (dynamic shapes, unranked…) decode to kindOther with a reason,
 // so they only fail when something actually uses them.
 type vtype struct {
 	kind  typeKind
@@ -36,6 +36,9 @@ type vtype struct {
 	why   string // kindOther: why gojax cannot use it
 	// isNone marks the none type (VHLO's "unset" marker inside TypeV1).
 	isNone bool
+	// quant is set on the element type !quant.uniform, whose elem is the
+	// storage type.
+	quant *ir.Quant
 }
 
 func (t *vtype) String() string { return t.desc }
@@ -192,15 +195,9 @@ func (d *decoder) vhloType(r *mlirbc.Reader) (*vtype, error) {
 		}
 		return tupleOf(elems), nil
 	case 24: // UniformQuantizedV1
-		if err := skipQuantized(d, r, false); err != nil {
-			return nil, err
-		}
-		return &vtype{kind: kindOther, desc: "!quant.uniform", why: "quantized types are not supported"}, nil
+		return d.quantized(r, false)
 	case 30: // UniformQuantizedPerAxisV1
-		if err := skipQuantized(d, r, true); err != nil {
-			return nil, err
-		}
-		return &vtype{kind: kindOther, desc: "!quant.uniform (per axis)", why: "quantized types are not supported"}, nil
+		return d.quantized(r, true)
 	case 25: // UnrankedTensorV1
 		et, err := d.readType(r)
 		if err != nil {
@@ -233,46 +230,102 @@ func (d *decoder) vhloType(r *mlirbc.Reader) (*vtype, error) {
 	return nil, r.Errorf("unknown vhlo type code %d", code)
 }
 
-func skipQuantized(d *decoder, r *mlirbc.Reader, perAxis bool) error {
-	if _, err := r.VarInt(); err != nil { // flags
-		return err
+// quantized decodes a !quant.uniform element type. VHLO writes: flags
+// (bit 0: signed storage), storage type, expressed type, then per tensor
+// scale (an f64 as its bits), zero point, storage min and max; per axis the
+// quantized dimension, storage min and max, the scales and the zero points.
+func (d *decoder) quantized(r *mlirbc.Reader, perAxis bool) (*vtype, error) {
+	flags, err := r.VarInt()
+	if err != nil {
+		return nil, err
 	}
-	if _, err := d.readType(r); err != nil {
-		return err
+	st, err := d.readType(r)
+	if err != nil {
+		return nil, err
 	}
-	if _, err := d.readType(r); err != nil {
-		return err
+	et, err := d.readType(r)
+	if err != nil {
+		return nil, err
+	}
+	q := &ir.Quant{Axis: -1}
+	scale := func() (float64, error) {
+		bits, _, err := r.APInt(64)
+		return math.Float64frombits(bits), err
 	}
 	if perAxis {
-		if _, err := r.VarInt(); err != nil { // quantized dimension
-			return err
+		axis, err := r.VarInt()
+		if err != nil {
+			return nil, err
 		}
-		for i := 0; i < 2; i++ { // storage min, max
-			if _, err := r.SignedVarInt(); err != nil {
-				return err
-			}
+		q.Axis = int(min(axis, math.MaxInt32))
+		if q.Min, err = r.SignedVarInt(); err != nil {
+			return nil, err
+		}
+		if q.Max, err = r.SignedVarInt(); err != nil {
+			return nil, err
 		}
 		n, err := r.Count(1)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		for i := 0; i < n; i++ {
-			if _, _, err := r.APInt(64); err != nil {
-				return err
+		q.Scales = make([]float64, n)
+		for i := range q.Scales {
+			if q.Scales[i], err = scale(); err != nil {
+				return nil, err
 			}
 		}
-		_, err = r.SignedVarInts()
-		return err
-	}
-	if _, _, err := r.APInt(64); err != nil { // scale
-		return err
-	}
-	for i := 0; i < 3; i++ { // zero point, storage min, max
-		if _, err := r.SignedVarInt(); err != nil {
-			return err
+		if q.ZeroPoints, err = r.SignedVarInts(); err != nil {
+			return nil, err
+		}
+	} else {
+		s, err := scale()
+		if err != nil {
+			return nil, err
+		}
+		q.Scales = []float64{s}
+		zp, err := r.SignedVarInt()
+		if err != nil {
+			return nil, err
+		}
+		q.ZeroPoints = []int64{zp}
+		if q.Min, err = r.SignedVarInt(); err != nil {
+			return nil, err
+		}
+		if q.Max, err = r.SignedVarInt(); err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return quantElem(flags&1 != 0, st, et, q), nil
+}
+
+// quantElem checks the parameters the spec requires of a quantized element
+// type (constraints C1-C9 of "QuantizedTensorElementType") and makes it an
+// element type whose elem is the storage type. A type that breaks them
+// decodes to kindOther, failing only where a value has it.
+func quantElem(signed bool, st, et *vtype, q *ir.Quant) *vtype {
+	desc := "!quant.uniform<" + st.desc + ":" + et.desc + ">"
+	bad := func(why string) *vtype { return &vtype{kind: kindOther, desc: desc, why: why} }
+	if st.kind != kindElem || !st.elem.IsInteger() && st.elem != ir.Pred {
+		return bad("storage type " + st.desc + " is not an integer type")
+	}
+	// The storage type is signless in MLIR; the flags give its signedness
+	// (builtinInts: 1 signed, 2 unsigned).
+	signedness := uint64(2)
+	if signed {
+		signedness = 1
+	}
+	storage, ok := builtinInts[[2]uint64{uint64(st.elem.Bits()), signedness}]
+	if !ok || st.elem.Bits() < 2 {
+		return bad("storage type " + st.desc + " is not supported")
+	}
+	if et.kind != kindElem {
+		return bad("expressed type " + et.desc + " is not a float type")
+	}
+	q.Expressed = et.elem
+	if err := ir.CheckQuant(storage, q); err != nil {
+		return bad(err.Error())
+	}
+	return &vtype{kind: kindElem, elem: storage, quant: q, desc: q.ElemString(storage)}
 }
 
 func complexOf(et *vtype) *vtype {
@@ -389,6 +442,12 @@ func tensorOf(shape []int64, et *vtype, encoding any) *vtype {
 		n *= d
 	}
 	tt := ir.Tensor(elem, shape...)
+	if q := et.quant; q != nil {
+		if err := ir.CheckQuantShape(q, shape); err != nil {
+			return &vtype{kind: kindOther, desc: desc, why: err.Error()}
+		}
+		tt.Quant = q
+	}
 	return &vtype{kind: kindTensor, elem: elem, shape: tt.Shape, ir: tt, desc: tt.String()}
 }
 

@@ -12,7 +12,8 @@ import (
 // are packed and unpacked by logical bit width.
 
 func init() {
-	kernel.RegisterOp("stablehlo.bitcast_convert", lowerBitcast, kernel.Traits{Elementwise: false, Arity: 1, InPlace: true, TypeRule: bitcastRule})
+	kernel.RegisterOp("stablehlo.bitcast_convert", lowerBitcast, kernel.Traits{Elementwise: false, Arity: 1, InPlace: true, TypeRule: bitcastRule,
+		Storage: true, StorageShared: []int{}})
 }
 
 // bitcastRule: equal widths keep the shape; a wider operand gains a

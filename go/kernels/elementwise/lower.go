@@ -73,6 +73,10 @@ type resolver func(op *ir.Op) (resolved, error)
 func register(o opClass, arity int, r resolver, rule kernel.TypeRule) {
 	t := kernel.Traits{Elementwise: true, Arity: arity, InPlace: true, Class: o.class, TypeRule: rule,
 		Loop: fusedLoop(o.name, arity, r), Transcendental: o.transcendental}
+	if o.name == "select" {
+		// Picks on_true or on_false elements: on quantized ones as stored.
+		t.Storage, t.StorageShared = true, []int{1, 2}
+	}
 	kernel.RegisterOp("stablehlo."+o.name, lowerWith(r), t)
 }
 

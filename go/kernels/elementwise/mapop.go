@@ -11,7 +11,7 @@ import (
 // region call per element (the compiler may fuse simple maps itself).
 
 func init() {
-	kernel.RegisterOp("stablehlo.map", lowerMap, kernel.Traits{Cost: func(op *ir.Op) kernel.Work {
+	kernel.RegisterOp("stablehlo.map", lowerMap, kernel.Traits{Storage: true, Cost: func(op *ir.Op) kernel.Work {
 		// The body runs once per result element.
 		if len(op.Regions) != 1 || len(op.Results) != 1 {
 			return kernel.Work{}

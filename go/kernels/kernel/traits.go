@@ -55,6 +55,17 @@ type Traits struct {
 	// convolution, reduce, …) or that read part of an operand (slice,
 	// gather) set it.
 	Cost func(op *ir.Op) Work
+	// Storage: the op moves, selects or passes elements without computing
+	// on their values (reshape, gather, select, …), or computes only in its
+	// body (reduce, scatter, map, …), so on quantized tensors it runs on the
+	// stored integers as they are, and its body's ops are quantized ops in
+	// their own right; every other op on them is dequantize, op, quantize
+	// (StableHLO spec, "Quantization"; QuantStorage).
+	Storage bool
+	// StorageShared lists, for a Storage op, the operands whose element
+	// type, quantization included, its results have; nil is every operand,
+	// an empty list none (bitcast_convert).
+	StorageShared []int
 }
 
 // Opcode names a registered op without its string: 0 is no op.

@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	kernel.RegisterOp("stablehlo.reduce", lowerReduce, kernel.Traits{Cost: reduceCost})
+	kernel.RegisterOp("stablehlo.reduce", lowerReduce, kernel.Traits{Cost: reduceCost, Storage: true})
 }
 
 // reduceCost: the body runs once per input element beyond the first of

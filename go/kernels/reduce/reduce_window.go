@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	kernel.RegisterOp("stablehlo.reduce_window", lowerReduceWindow, kernel.Traits{Cost: reduceWindowCost})
+	kernel.RegisterOp("stablehlo.reduce_window", lowerReduceWindow, kernel.Traits{Cost: reduceWindowCost, Storage: true})
 }
 
 // reduceWindowCost: the body runs window size - 1 times per result

@@ -24,7 +24,7 @@ import (
 const PartialSortOp = "gojax.partial_sort"
 
 func init() {
-	kernel.RegisterOp("stablehlo.sort", lowerSort, kernel.Traits{Cost: sortCost})
+	kernel.RegisterOp("stablehlo.sort", lowerSort, kernel.Traits{Cost: sortCost, Storage: true, StorageShared: []int{}})
 	kernel.RegisterOp(PartialSortOp, lowerSort, kernel.Traits{Cost: sortCost})
 }
 

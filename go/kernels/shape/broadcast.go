@@ -7,10 +7,10 @@ import (
 )
 
 func init() {
-	kernel.Register("stablehlo.broadcast_in_dim", lowerBroadcastInDim)
+	kernel.RegisterOp("stablehlo.broadcast_in_dim", lowerBroadcastInDim, kernel.Traits{Storage: true})
 	kernel.Register("stablehlo.broadcast", lowerBroadcast)
-	kernel.Register("stablehlo.reshape", lowerReshape)
-	kernel.Register("stablehlo.transpose", lowerTranspose)
+	kernel.RegisterOp("stablehlo.reshape", lowerReshape, kernel.Traits{Storage: true})
+	kernel.RegisterOp("stablehlo.transpose", lowerTranspose, kernel.Traits{Storage: true})
 }
 
 // planStep wraps a single plan from ins[0] to outs[0].

@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	kernel.RegisterOp("stablehlo.gather", lowerGather, kernel.Traits{Cost: readsResultOfOperand0})
+	kernel.RegisterOp("stablehlo.gather", lowerGather, kernel.Traits{Cost: readsResultOfOperand0, Storage: true, StorageShared: []int{0}})
 	kernel.RegisterOp("stablehlo.dynamic_gather", lowerDynamicGather, kernel.Traits{Cost: readsResultOfOperand0})
 }
 

@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	kernel.RegisterOp("stablehlo.scatter", lowerScatter, kernel.Traits{Cost: scatterCost})
+	kernel.RegisterOp("stablehlo.scatter", lowerScatter, kernel.Traits{Cost: scatterCost, Storage: true, StorageShared: []int{0, 2}})
 }
 
 // applyRows runs fn over every innermost row of the plan (ignoring tiling).

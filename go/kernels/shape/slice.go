@@ -7,13 +7,14 @@ import (
 )
 
 func init() {
-	kernel.RegisterOp("stablehlo.slice", lowerSlice, kernel.Traits{Cost: readsResultOfOperand0})
-	kernel.RegisterOp("stablehlo.dynamic_slice", lowerDynamicSlice, kernel.Traits{Cost: readsResultOfOperand0})
+	kernel.RegisterOp("stablehlo.slice", lowerSlice, kernel.Traits{Cost: readsResultOfOperand0, Storage: true})
+	kernel.RegisterOp("stablehlo.dynamic_slice", lowerDynamicSlice,
+		kernel.Traits{Cost: readsResultOfOperand0, Storage: true, StorageShared: []int{0}})
 	kernel.RegisterOp("stablehlo.dynamic_update_slice", lowerDynamicUpdateSlice,
-		kernel.Traits{InPlace: true, Overwrites: updatesOperand, Cost: updateSliceCost})
-	kernel.Register("stablehlo.reverse", lowerReverse)
-	kernel.Register("stablehlo.concatenate", lowerConcatenate)
-	kernel.Register("stablehlo.pad", lowerPad)
+		kernel.Traits{InPlace: true, Overwrites: updatesOperand, Cost: updateSliceCost, Storage: true, StorageShared: []int{0, 1}})
+	kernel.RegisterOp("stablehlo.reverse", lowerReverse, kernel.Traits{Storage: true})
+	kernel.RegisterOp("stablehlo.concatenate", lowerConcatenate, kernel.Traits{Storage: true})
+	kernel.RegisterOp("stablehlo.pad", lowerPad, kernel.Traits{Storage: true})
 }
 
 // readsResultOfOperand0 is the cost of an op that copies part of operand 0
