@@ -556,3 +556,37 @@ func geqp3[T scalar](m, n int, a []T, lda int, jpvt []int32, tau, work []T, vn1,
 		}
 	}
 }
+
+// gebd2 reduces the m×n matrix a (m >= n) to upper bidiagonal form
+// B = Qᴴ·A·P, real diagonal d (n) and superdiagonal e (n−1): Q = H(0)…H(n−1)
+// with H(i) = I − tauq[i]·v·vᴴ, v = (1; a[i+1:m, i]) left below the
+// diagonal as geqr2 leaves its reflectors, P = G(0)…G(n−2) with
+// G(i) = I − taup[i]·u·uᴴ, u = (1; a[i, i+2:n]) left in row i (u itself,
+// not its conjugate).
+func gebd2[T scalar](m, n int, a []T, lda int, d, e []float64, tauq, taup, work []T) {
+	one := fromRe[T](1)
+	for i := 0; i < n; i++ {
+		tauq[i] = larfg(m-i, &a[i*lda+i], a[min(i+1, m-1)*lda+i:], lda)
+		d[i] = re(a[i*lda+i])
+		if i == n-1 {
+			a[i*lda+i] = fromRe[T](d[i])
+			break
+		}
+		a[i*lda+i] = one
+		larfLeft(m-i, n-i-1, a[i*lda+i:], lda, conj(tauq[i]), a[i*lda+i+1:], lda, work)
+		a[i*lda+i] = fromRe[T](d[i])
+		// Row reflector: Hᴴ of the conjugated row is a reflector of the row
+		// from the right.
+		row := a[i*lda+i+1 : i*lda+n]
+		for j := range row {
+			row[j] = conj(row[j])
+		}
+		taup[i] = larfg(len(row), &row[0], row[min(1, len(row)-1):], 1)
+		e[i] = re(row[0])
+		row[0] = one
+		if i+1 < m {
+			larfRight(m-i-1, n-i-1, row, 1, taup[i], a[(i+1)*lda+i+1:], lda)
+		}
+		row[0] = fromRe[T](e[i])
+	}
+}
