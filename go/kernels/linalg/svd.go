@@ -1,7 +1,6 @@
 package linalg
 
 import (
-	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/gonum"
 
 	"github.com/gojax/gojax/go/ir"
@@ -10,10 +9,9 @@ import (
 
 // gesdd: A = U·diag(s)·Vᴴ with s descending (the singular values and vectors
 // gesdd defines; only the algorithm differs). A (or Aᴴ when wide) is reduced
-// to a real bidiagonal B = Qᴴ·A·P, real matrices by gonum's blocked Dgebrd,
-// complex ones by gebd2; values alone then come from dqds (gonum's Dlasq1,
-// inside Dgesvd for real data), vectors from the bidiagonal QR of bdsvd.go
-// rotating the rows of Qᵀ and Pᴴ. Singular vectors are unique up to phase,
+// to a real bidiagonal B = Qᴴ·A·P by the blocked gebrd; values alone then
+// come from dqds (gonum's Dlasq1), vectors from the bidiagonal QR of
+// bdsvd.go rotating the rows of Qᵀ and Pᴴ (formed by the blocked orgqr). Singular vectors are unique up to phase,
 // as with LAPACK. Modes: 'A' (full U, Vᴴ), 'S' (reduced), 'N' (values only;
 // the vector results are zeroed).
 
@@ -61,10 +59,7 @@ func lowerGesdd(ctx kernel.Context, cc *customCall) (kernel.Step, error) {
 	if cc.elem.IsComplex() {
 		return svdStep[complex128](p, ctx.Parallel), nil
 	}
-	if p.vectors {
-		return svdStep[float64](p, ctx.Parallel), nil
-	}
-	return p.realValuesStep(ctx.Parallel), nil
+	return svdStep[float64](p, ctx.Parallel), nil
 }
 
 type svdPlan struct {
@@ -75,73 +70,13 @@ type svdPlan struct {
 	vectors, full bool
 }
 
-// realValuesStep computes real singular values alone with gonum's Dgesvd
-// (blocked Dgebrd, then dqds).
-func (p svdPlan) realValuesStep(par parallelFn) kernel.Step {
-	var impl gonum.Implementation
-	m, n, k := p.m, p.n, min(p.m, p.n)
-	job := lapack.SVDNone
-	ldu, ldvt := max(p.ucols, 1), max(n, 1)
-	// The optimal workspace, which lets gonum use its blocked
-	// bidiagonalization (the minimum, max(5k, 3k+max(m, n)), runs the
-	// unblocked one); the query needs arrays of the real sizes.
-	lwork := max(1, 5*k, 3*k+max(m, n))
-	if m > 0 && n > 0 {
-		q := []float64{0}
-		impl.Dgesvd(job, job, m, n, kernel.Make[float64](m*n), max(n, 1), kernel.Make[float64](k),
-			kernel.Make[float64](m*p.ucols), ldu, kernel.Make[float64](p.vrows*n), ldvt, q, -1)
-		lwork = max(lwork, int(q[0]))
-	}
-	return func(ins, outs [][]byte) error {
-		a := f64scratch(p.batch * m * n)
-		s := f64scratch(p.batch * k)
-		u := f64scratch(p.batch * m * p.ucols)
-		vt := f64scratch(p.batch * p.vrows * n)
-		defer releaseAll(a, s, u, vt)
-		toF64(a.s, ins[0], p.et)
-		clear(u.s)
-		clear(vt.s)
-		fromF64(outs[0], a.s, p.et) // LAPACK destroys A; JAX ignores this result
-		info := make([]int32, p.batch)
-		var fe firstErr
-		if m > 0 && n > 0 {
-			forBatch(par, p.batch, 10*m*n*k+1, func(lo, hi int) {
-				work := f64scratch(lwork)
-				defer work.release()
-				for b := lo; b < hi; b++ {
-					fe.catch(p.name, func() {
-						ok := impl.Dgesvd(job, job, m, n, a.s[b*m*n:(b+1)*m*n], max(n, 1), s.s[b*k:(b+1)*k],
-							u.s[b*m*p.ucols:(b+1)*m*p.ucols], ldu, vt.s[b*p.vrows*n:(b+1)*p.vrows*n], ldvt, work.s, lwork)
-						if !ok {
-							info[b] = 1
-						}
-					})
-				}
-			})
-		}
-		if fe.err != nil {
-			return fe.err
-		}
-		fromF64(outs[1], s.s, realOf(p.et))
-		fromF64(outs[2], u.s, p.et)
-		fromF64(outs[3], vt.s, p.et)
-		putI32s(outs[4], info)
-		return nil
-	}
-}
-
 // svdStep computes the SVD of each matrix of the batch in T (float64 or
 // complex128, the operand widened to it).
 func svdStep[T scalar](p svdPlan, par parallelFn) kernel.Step {
 	m, n, k := p.m, p.n, min(p.m, p.n)
-	big, small := max(m, n), k
-	qcols := small
+	qcols := k
 	if (m >= n && p.ucols == m) || (m < n && p.vrows == n) {
-		qcols = big
-	}
-	lwork := 0
-	if !isCplx[T]() && m > 0 && n > 0 {
-		lwork = realBidiagWork(big, small, qcols)
+		qcols = max(m, n)
 	}
 	inner := par
 	if p.batch > 1 {
@@ -168,9 +103,9 @@ func svdStep[T scalar](p svdPlan, par parallelFn) kernel.Step {
 						sb := s.s[b*k : (b+1)*k]
 						var ok bool
 						if p.vectors {
-							ok = svdVectors(inner, m, n, qcols, lwork, ab, sb, u.s[b*m*p.ucols:(b+1)*m*p.ucols], p.ucols, vt.s[b*p.vrows*n:(b+1)*p.vrows*n], p.vrows)
+							ok = svdVectors(inner, m, n, qcols, ab, sb, u.s[b*m*p.ucols:(b+1)*m*p.ucols], p.ucols, vt.s[b*p.vrows*n:(b+1)*p.vrows*n], p.vrows)
 						} else {
-							ok = svdValuesCplx(m, n, ab, sb)
+							ok = svdValues(inner, m, n, ab, sb)
 						}
 						if !ok {
 							info[b] = 1
@@ -205,9 +140,9 @@ func tallCopy[T scalar](m, n int, a []T, tmp *buf[T]) []T {
 	return w
 }
 
-// svdValuesCplx computes the singular values of one complex matrix:
-// gebd2, then dqds on the real bidiagonal.
-func svdValuesCplx[T scalar](m, n int, a []T, s []float64) bool {
+// svdValues computes the singular values of one matrix: the bidiagonal
+// reduction, then dqds on it.
+func svdValues[T scalar](par parallelFn, m, n int, a []T, s []float64) bool {
 	big, small := max(m, n), min(m, n)
 	tmp := scratchT[T](m*n + 3*big)
 	defer tmp.release()
@@ -216,62 +151,32 @@ func svdValuesCplx[T scalar](m, n int, a []T, s []float64) bool {
 	de := f64scratch(6 * small)
 	defer de.release()
 	e := de.s[small:]
-	gebd2(big, small, w, small, s, e, tau[:small], tau[big:big+small], tau[2*big:])
+	gebrd(par, big, small, w, small, s, e, tau[:small], tau[big:big+small], tau[2*big:])
 	var impl gonum.Implementation
 	return impl.Dlasq1(small, s, e, de.s[2*small:]) == 0
 }
 
-// realBidiagWork is the workspace Dgebrd and Dorgbr want for an M×N matrix
-// (M >= N) whose Q is formed with qcols columns.
-func realBidiagWork(M, N, qcols int) int {
-	var impl gonum.Implementation
-	q := []float64{0}
-	lw := max(1, M+N)
-	tau := kernel.Make[float64](N)
-	impl.Dgebrd(M, N, kernel.Make[float64](M*N), N, tau, tau, tau, tau, q, -1)
-	lw = max(lw, int(q[0]))
-	impl.Dorgbr(lapack.GenerateQ, M, qcols, N, kernel.Make[float64](M*qcols), qcols, tau, q, -1)
-	lw = max(lw, int(q[0]))
-	impl.Dorgbr(lapack.GeneratePT, N, N, M, kernel.Make[float64](N*N), N, tau, q, -1)
-	return max(lw, int(q[0]))
-}
-
 // bidiagQP reduces the M×N matrix w (M >= N, destroyed) to the real upper
 // bidiagonal B = Qᴴ·W·P (d, e) and forms the first qcols columns of Q
-// (M×qcols) and Pᴴ (N×N).
-func bidiagQP[T scalar](M, N, qcols, lwork int, w []T, d, e []float64, q []T, ph []T) {
-	if !isCplx[T]() {
-		var impl gonum.Implementation
-		wf, qf, pf := asF64s(w), asF64s(q), asF64s(ph)
-		ws := f64scratch(lwork + 2*N)
-		defer ws.release()
-		tq, tp, work := ws.s[:N], ws.s[N:2*N], ws.s[2*N:]
-		impl.Dgebrd(M, N, wf, N, d, e, tq, tp, work, lwork)
-		for i := 0; i < M; i++ {
-			copy(qf[i*qcols:i*qcols+N], wf[i*N:(i+1)*N])
-		}
-		copy(pf, wf[:N*N])
-		impl.Dorgbr(lapack.GenerateQ, M, qcols, N, qf, qcols, tq, work, lwork)
-		impl.Dorgbr(lapack.GeneratePT, N, N, M, pf, N, tp, work, lwork)
-		return
-	}
+// (M×qcols) and Pᴴ (N×N), both from their reflectors by the blocked orgqr.
+func bidiagQP[T scalar](par parallelFn, M, N, qcols int, w []T, d, e []float64, q []T, ph []T) {
 	ws := scratchT[T](2*N + max(M, qcols) + (N-1)*(N-1))
 	defer ws.release()
 	tq, tp, work, pt := ws.s[:N], ws.s[N:2*N], ws.s[2*N:2*N+max(M, qcols)], ws.s[2*N+max(M, qcols):]
-	gebd2(M, N, w, N, d, e, tq, tp, work)
+	gebrd(par, M, N, w, N, d, e, tq, tp, work)
 	for i := 0; i < M; i++ {
 		copy(q[i*qcols:i*qcols+N], w[i*N:(i+1)*N])
 	}
-	org2r(M, qcols, N, q, qcols, tq, work)
-	// P = diag(1, P̃), P̃ = G̃(0)…G̃(N−2) from the row reflectors laid out
-	// as org2r's columns.
+	orgqrBlocked(par, M, qcols, N, q, qcols, tq, work)
+	// P = diag(1, P̃), P̃ = G̃(0)…G̃(N−2) from the row reflectors (row i
+	// holds uᴴ) laid out as orgqr's columns.
 	n1 := N - 1
 	for j := 0; j < n1; j++ {
 		for r := j + 1; r < n1; r++ {
-			pt[r*n1+j] = w[j*N+1+r]
+			pt[r*n1+j] = conj(w[j*N+1+r])
 		}
 	}
-	org2r(n1, n1, n1, pt, n1, tp, work)
+	orgqrBlocked(par, n1, n1, n1, pt, n1, tp, work)
 	clear(ph[:N*N])
 	ph[0] = fromRe[T](1)
 	for i := 0; i < n1; i++ {
@@ -284,7 +189,7 @@ func bidiagQP[T scalar](M, N, qcols, lwork int, w []T, d, e []float64, q []T, ph
 // svdVectors computes one matrix's SVD with vectors: a (m×n, destroyed),
 // s (min(m, n)), u (m×ucols), vt (vrows×n); qcols is how many columns of Q
 // the tall problem needs.
-func svdVectors[T scalar](par parallelFn, m, n, qcols, lwork int, a []T, s []float64, u []T, ucols int, vt []T, vrows int) bool {
+func svdVectors[T scalar](par parallelFn, m, n, qcols int, a []T, s []float64, u []T, ucols int, vt []T, vrows int) bool {
 	M, N := max(m, n), min(m, n)
 	tmp := scratchT[T](m*n + 2*M*qcols + N*N)
 	defer tmp.release()
@@ -292,7 +197,7 @@ func svdVectors[T scalar](par parallelFn, m, n, qcols, lwork int, a []T, s []flo
 	q, ut, ph := tmp.s[m*n:m*n+M*qcols], tmp.s[m*n+M*qcols:m*n+2*M*qcols], tmp.s[m*n+2*M*qcols:]
 	ee := f64scratch(N)
 	defer ee.release()
-	bidiagQP(M, N, qcols, lwork, w, s, ee.s, q, ph)
+	bidiagQP(par, M, N, qcols, w, s, ee.s, q, ph)
 	for i := 0; i < M; i++ {
 		for j := 0; j < qcols; j++ {
 			ut[j*M+i] = q[i*qcols+j]

@@ -113,7 +113,7 @@ func TestSvdKnownValues(t *testing.T) {
 		}},
 		{"zero", func(k int) []float64 { return make([]float64, k) }},
 	}
-	shapes := [][2]int{{1, 1}, {7, 1}, {1, 5}, {40, 40}, {70, 33}, {33, 70}, {150, 150}}
+	shapes := [][2]int{{1, 1}, {7, 1}, {1, 5}, {40, 40}, {70, 33}, {33, 70}, {150, 150}, {230, 120}, {120, 230}}
 	for _, cplx := range []bool{false, true} {
 		et, name, p := ir.F64, "f64", "d"
 		if cplx {
