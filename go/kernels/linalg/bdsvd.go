@@ -171,9 +171,6 @@ func bdsvdRot(par parallelFn, n int, d, e []float64, ut []float64, ldu, wu int, 
 		e[hi-1] = f
 	}
 	flush()
-	if bdsvdDebug != nil {
-		bdsvdDebug(n, it)
-	}
 	for i := 0; i < n; i++ {
 		d[i] /= scale
 		if d[i] < 0 {
@@ -207,5 +204,3 @@ func swapRowsF64(a []float64, ld, w, i, j int) {
 		x[k], y[k] = y[k], x[k]
 	}
 }
-
-var bdsvdDebug func(n, it int)
