@@ -68,11 +68,28 @@ func bdsvdRot(par parallelFn, n int, d, e []float64, ut []float64, ldu, wu int, 
 	}
 	const eps = dlamchE
 	thresh := eps * big * scale
-	rotsU := make([]planeRot, 0, rotBatch)
-	rotsV := make([]planeRot, 0, rotBatch)
+	// About two sweeps per singular value: small matrices (batches of
+	// them) need far fewer than rotBatch slots.
+	nb := min(rotBatch, max(64, n*n))
+	rotsU := make([]planeRot, 0, nb)
+	rotsV := make([]planeRot, 0, nb)
 	flush := func() {
-		applyRots(par, rotsU, ut, ldu, wu)
-		applyRots(par, rotsV, vt, ldv, wv)
+		if wu+wv <= 512 {
+			// Narrow rows: one worker per matrix rather than column
+			// chunks of one matrix at a time.
+			par(2, 1, func(lo, hi int) {
+				for t := lo; t < hi; t++ {
+					if t == 0 {
+						applyRots(serial, rotsU, ut, ldu, wu)
+					} else {
+						applyRots(serial, rotsV, vt, ldv, wv)
+					}
+				}
+			})
+		} else {
+			applyRots(par, rotsU, ut, ldu, wu)
+			applyRots(par, rotsV, vt, ldv, wv)
+		}
 		rotsU, rotsV = rotsU[:0], rotsV[:0]
 	}
 	push := func(i int, cl, sl, cr, sr float64) {
