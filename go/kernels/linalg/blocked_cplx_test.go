@@ -15,10 +15,10 @@ func TestGemmUpdComplexPlanes(t *testing.T) {
 	r := rand.New(rand.NewSource(7))
 	par := func(n, grain int, fn func(lo, hi int)) { fn(0, n) }
 	for _, dims := range [][3]int{{3, 5, 4}, {17, 23, 31}, {40, 33, 70}, {130, 97, 65}} {
-		m, n, k := dims[0], dims[1], dims[2]
 		for mode := 0; mode < 32; mode++ {
+			m, n, k := dims[0], dims[1], dims[2]
 			neg, ca, cb, lower, trans := mode&1 != 0, mode&2 != 0, mode&4 != 0, mode&8 != 0, mode&16 != 0
-			if lower && m != n {
+			if lower {
 				n = m
 			}
 			lda := k + 3
