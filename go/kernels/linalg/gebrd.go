@@ -92,11 +92,28 @@ func gebrd[T scalar](par parallelFn, m, n int, a []T, lda int, d, e []float64, t
 		nb := brdNB
 		xy := scratchT[T]((m + n) * nb)
 		defer xy.release()
+		var at []T
+		if !isCplx[T]() {
+			// The panel's trailing matrix, transposed: its products with
+			// Aᵀ become row dot products on the vectorized kernel.
+			tb := scratchT[T](m * n)
+			defer tb.release()
+			at = tb.s
+		}
 		for ; n-j0 > blockMin; j0 += nb {
 			mm, nn := m-j0, n-j0
 			p := a[j0*lda+j0:]
 			x, y := xy.s[:mm*nb], xy.s[mm*nb:(mm+nn)*nb]
-			labrd(mm, nn, nb, p, lda, d[j0:], e[j0:], tauq[j0:], taup[j0:], x, y)
+			var pt []T
+			if at != nil {
+				pt = at[:mm*nn]
+				for r := 0; r < mm; r++ {
+					for c, v := range p[r*lda : r*lda+nn] {
+						pt[c*mm+r] = v
+					}
+				}
+			}
+			labrd(mm, nn, nb, p, lda, pt, d[j0:], e[j0:], tauq[j0:], taup[j0:], x, y)
 			// A(nb:, nb:) −= V·Yᴴ + X·Uᴴ, V's unit diagonal and U's unit
 			// first entries still written in A.
 			gemmUpd(par, mm-nb, nn-nb, nb, true, p[nb*lda:], lda, 1, false, y[nb*nb:], 1, nb, true, p[nb*lda+nb:], lda, false)
@@ -116,8 +133,10 @@ func gebrd[T scalar](par parallelFn, m, n int, a []T, lda int, d, e []float64, t
 // A ← A − V·Yᴴ − X·Uᴴ (V's columns are the left reflectors, U's the right
 // ones; row i of a keeps uᴴ). It leaves 1 on the diagonal and first
 // superdiagonal of the panel (the reflectors' unit entries), the caller
-// writing d and e back after the update.
-func labrd[T scalar](m, n, nb int, a []T, lda int, d, e []float64, tauq, taup, x, y []T) {
+// writing d and e back after the update. at, when not nil, is Aᵀ as it was
+// on entry (n×m, leading dimension m): the products with the part of A
+// that the panel leaves as it was read it instead.
+func labrd[T scalar](m, n, nb int, a []T, lda int, at []T, d, e []float64, tauq, taup, x, y []T) {
 	one, mone := fromRe[T](1), fromRe[T](-1)
 	ld := nb
 	clear(x[:m*nb])
@@ -133,7 +152,13 @@ func labrd[T scalar](m, n, nb int, a []T, lda int, d, e []float64, tauq, taup, x
 		// Y(i+1:n, i) = tauq·(A(i:m, i+1:n)ᴴ·v − Y(i+1:n, 0:i)·(A(i:m, 0:i)ᴴ·v)
 		//               − A(0:i, i+1:n)ᴴ·(X(i:m, 0:i)ᴴ·v)); Y(0:i, i) is scratch.
 		yc := y[(i+1)*ld+i:]
-		gemvAcc(m-i, n-i-1, one, a[i*lda+i+1:], lda, true, false, col, lda, yc, ld)
+		if at != nil {
+			// A(i:m, i+1:n) is still as on entry (only rows and
+			// columns before i, and column i, have changed).
+			gemvAcc(n-i-1, m-i, one, at[(i+1)*m+i:], m, false, false, col, lda, yc, ld)
+		} else {
+			gemvAcc(m-i, n-i-1, one, a[i*lda+i+1:], lda, true, false, col, lda, yc, ld)
+		}
 		gemvAcc(m-i, i, one, a[i*lda:], lda, true, false, col, lda, y[i:], ld)
 		gemvAcc(n-i-1, i, mone, y[(i+1)*ld:], ld, false, false, y[i:], ld, yc, ld)
 		for r := 0; r < i; r++ {
