@@ -36,6 +36,25 @@ func gemvAcc[T scalar](m, n int, alpha T, a []T, lda int, adj, cx bool, x []T, i
 			}
 			return
 		}
+		if m >= 4 {
+			// Complex rows as real rows of (re, im) pairs: Re(a·x) is
+			// their dot with (xr, −xi) pairs, Im(a·x) with (xi, xr).
+			ws := f64scratch(4*n + 2*m)
+			defer ws.release()
+			x1, x2, y1, y2 := ws.s[:2*n], ws.s[2*n:4*n], ws.s[4*n:4*n+m], ws.s[4*n+m:4*n+2*m]
+			for c, v := range xv {
+				xr, xi := re(v), im(v)
+				x1[2*c], x1[2*c+1] = xr, -xi
+				x2[2*c], x2[2*c+1] = xi, xr
+			}
+			af := reIm(a)
+			gemvRows(af, 2*lda, x1, y1)
+			gemvRows(af, 2*lda, x2, y2)
+			for r := range y1 {
+				y[r*incy] += alpha * fromC[T](y1[r], y2[r])
+			}
+			return
+		}
 		for r := 0; r < m; r++ {
 			row := a[r*lda : r*lda+n]
 			var s0, s1 T
@@ -92,25 +111,19 @@ func gebrd[T scalar](par parallelFn, m, n int, a []T, lda int, d, e []float64, t
 		nb := brdNB
 		xy := scratchT[T]((m + n) * nb)
 		defer xy.release()
-		var at []T
-		if !isCplx[T]() {
-			// The panel's trailing matrix, transposed: its products with
-			// Aᵀ become row dot products on the vectorized kernel.
-			tb := scratchT[T](m * n)
-			defer tb.release()
-			at = tb.s
-		}
+		// The panel's trailing matrix, conjugate transposed: its products
+		// with Aᴴ become row dot products on the vectorized kernel.
+		tb := scratchT[T](m * n)
+		defer tb.release()
+		at := tb.s
 		for ; n-j0 > blockMin; j0 += nb {
 			mm, nn := m-j0, n-j0
 			p := a[j0*lda+j0:]
 			x, y := xy.s[:mm*nb], xy.s[mm*nb:(mm+nn)*nb]
-			var pt []T
-			if at != nil {
-				pt = at[:mm*nn]
-				for r := 0; r < mm; r++ {
-					for c, v := range p[r*lda : r*lda+nn] {
-						pt[c*mm+r] = v
-					}
+			pt := at[:mm*nn]
+			for r := 0; r < mm; r++ {
+				for c, v := range p[r*lda : r*lda+nn] {
+					pt[c*mm+r] = conj(v)
 				}
 			}
 			labrd(mm, nn, nb, p, lda, pt, d[j0:], e[j0:], tauq[j0:], taup[j0:], x, y)
@@ -133,7 +146,7 @@ func gebrd[T scalar](par parallelFn, m, n int, a []T, lda int, d, e []float64, t
 // A ← A − V·Yᴴ − X·Uᴴ (V's columns are the left reflectors, U's the right
 // ones; row i of a keeps uᴴ). It leaves 1 on the diagonal and first
 // superdiagonal of the panel (the reflectors' unit entries), the caller
-// writing d and e back after the update. at, when not nil, is Aᵀ as it was
+// writing d and e back after the update. at, when not nil, is Aᴴ as it was
 // on entry (n×m, leading dimension m): the products with the part of A
 // that the panel leaves as it was read it instead.
 func labrd[T scalar](m, n, nb int, a []T, lda int, at []T, d, e []float64, tauq, taup, x, y []T) {
