@@ -206,6 +206,11 @@ def _svd_resid(o, a):
     return _nrm((u * s) @ vt - a[0]) / _nrm(a[0])
 
 
+def _svd_batched_resid(o, a):
+    u, s, vt = o
+    return _nrm((u * s[..., None, :]) @ vt - a[0]) / _nrm(a[0])
+
+
 def _eig_resid(o, a):
     w, v = o
     return _nrm(a[0] @ v - v * w) / _nrm(a[0])
@@ -523,11 +528,13 @@ def _linalg_group():
     plan = {  # op -> [(dtype, n)]
         "cholesky": [("f32", 64), ("f32", 256), ("f32", 1024), ("f64", 256), ("f64", 1024), ("c64", 256)],
         "solve": [("f32", 64), ("f32", 256), ("f32", 1024), ("f64", 256), ("f64", 1024), ("c64", 256)],
-        "lu": [("f32", 256), ("f32", 1024), ("f64", 256)],
+        "lu": [("f32", 256), ("f32", 1024), ("f64", 256), ("c64", 256)],
         "qr": [("f32", 64), ("f32", 256), ("f32", 1024), ("f64", 256), ("c64", 256)],
         "eigh": [("f32", 64), ("f32", 256), ("f64", 256), ("c64", 64)],
         "eig": [("f32", 64), ("f64", 64)],
-        "svd": [("f32", 64), ("f32", 256), ("f64", 256), ("c64", 64)],
+        "svd": [("f32", 64), ("f32", 256), ("f64", 256), ("c64", 64), ("c64", 256)],
+        "svdvals": [("f32", 256)],  # compute_uv=False
+        "svd_batched": [("f32", 16)],  # 64 matrices of n×n
         "inv": [("f32", 256), ("f32", 1024), ("f64", 256)],
         "det": [("f32", 64), ("f64", 64)],
         "slogdet": [("f32", 1024), ("f64", 256)],
@@ -554,6 +561,12 @@ def _linalg_group():
             elif op == "svd":
                 add(op, dt, n, lambda n=n, dt=dt: (lambda a: L.svd(a, full_matrices=False), [_mat(n, dt)]),
                     check_svd(tol))
+            elif op == "svdvals":
+                add(op, dt, n, lambda n=n, dt=dt: (lambda a: L.svd(a, compute_uv=False), [_mat(n, dt)]), close(tol))
+            elif op == "svd_batched":
+                add(op, dt, n, lambda n=n, dt=dt: (lambda a: L.svd(a, full_matrices=False),
+                                                    [np.stack([_mat(n, dt, seed=i) for i in range(64)])]),
+                    _residual_check(_svd_batched_resid, tol, "max |U S Vt - A| / |A|"))
             elif op == "inv":
                 add(op, dt, n, lambda n=n, dt=dt: (L.inv, [_mat(n, dt)]), close(tol))
             elif op == "det":

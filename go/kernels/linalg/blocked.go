@@ -29,6 +29,14 @@ func asF64s[T scalar](s []T) []float64 {
 	return unsafe.Slice((*float64)(unsafe.Pointer(&s[0])), len(s))
 }
 
+// reIm views complex128 data as its interleaved (re, im) float64s.
+func reIm[T scalar](s []T) []float64 {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*float64)(unsafe.Pointer(&s[0])), 2*len(s))
+}
+
 // gemmUpd computes C += s·op(A)·op(B) with s = -1 when neg, else 1, for
 // the m×n matrix C (c[i*ldc+j]), A(i, p) = a[i*ars+p*acs] (conjugated when
 // ca) and B(p, j) = b[p*brs+j*bcs] (conjugated when cb). When lower, only
@@ -42,7 +50,12 @@ func gemmUpd[T scalar](par parallelFn, m, n, k int, neg bool, a []T, ars, acs in
 		gemmUpdReal(ukF64, f64scratch, par, m, n, k, neg, asF64s(a), ars, acs, asF64s(b), brs, bcs, asF64s(c), ldc, lower)
 		return
 	}
-	// Complex: B gathered row-major (conjugated as asked), then row axpys.
+	if m*n*k >= cplxGemmMin {
+		gemmUpdCplx(par, m, n, k, neg, reIm(a), ars, acs, ca, reIm(b), brs, bcs, cb, reIm(c), ldc, lower)
+		return
+	}
+	// Small complex products: B gathered row-major (conjugated as asked),
+	// then row axpys.
 	bt := scratchT[T](k * n)
 	defer bt.release()
 	for p := 0; p < k; p++ {
@@ -87,12 +100,123 @@ func gemmUpd[T scalar](par parallelFn, m, n, k int, neg bool, a []T, ars, acs in
 	par(m, max(1, m/8), work)
 }
 
+// cplxGemmMin is the m·n·k from which a complex gemmUpd runs as four real
+// products on the packed kernel rather than as row axpys.
+const cplxGemmMin = 1 << 12
+
+// gemmUpdCplx is gemmUpd for complex128 data given as interleaved float64
+// (re, im) views: C's real and imaginary planes are split out, each gets two
+// real products on the f64 packed kernel (A's and B's parts read in place
+// with doubled strides, conjugation folded into the signs), and are merged
+// back. Four real products are the complex product's 8 flops per term, on
+// the vectorized kernel instead of scalar complex arithmetic.
+func gemmUpdCplx(par parallelFn, m, n, k int, neg bool, a []float64, ars, acs int, ca bool, b []float64, brs, bcs int, cb bool, c []float64, ldc int, lower bool) {
+	if !lower {
+		gemmUpdCplxWide(par, m, n, k, neg, a, ars, acs, ca, b, brs, bcs, cb, c, ldc)
+		return
+	}
+	pl := f64scratch(2 * m * n)
+	defer pl.release()
+	cr, ci := pl.s[:m*n], pl.s[m*n:]
+	for i := 0; i < m; i++ {
+		row := c[2*i*ldc : 2*i*ldc+2*n]
+		rr, ri := cr[i*n:(i+1)*n], ci[i*n:(i+1)*n]
+		for j := range rr {
+			rr[j], ri[j] = row[2*j], row[2*j+1]
+		}
+	}
+	ar, ai := a, a[1:]
+	br, bi := b, b[1:]
+	a2r, a2c, b2r, b2c := 2*ars, 2*acs, 2*brs, 2*bcs
+	// C += s·op(A)·op(B), op conjugating: with σa = -1 when ca (likewise
+	// σb), Re C += s·(Ar·Br − σa·σb·Ai·Bi), Im C += s·(σb·Ar·Bi + σa·Ai·Br).
+	gemmUpdReal(ukF64, f64scratch, par, m, n, k, neg, ar, a2r, a2c, br, b2r, b2c, cr, n, lower)
+	gemmUpdReal(ukF64, f64scratch, par, m, n, k, neg == (ca != cb), ai, a2r, a2c, bi, b2r, b2c, cr, n, lower)
+	gemmUpdReal(ukF64, f64scratch, par, m, n, k, neg != cb, ar, a2r, a2c, bi, b2r, b2c, ci, n, lower)
+	gemmUpdReal(ukF64, f64scratch, par, m, n, k, neg != ca, ai, a2r, a2c, br, b2r, b2c, ci, n, lower)
+	for i := 0; i < m; i++ {
+		jn := n
+		if lower {
+			jn = min(n, i+1)
+		}
+		row := c[2*i*ldc : 2*i*ldc+2*jn]
+		rr, ri := cr[i*n:i*n+jn], ci[i*n:i*n+jn]
+		for j := range rr {
+			row[2*j], row[2*j+1] = rr[j], ri[j]
+		}
+	}
+}
+
+// gemmUpdCplxWide is gemmUpdCplx as one real product of twice the width
+// and depth: with A and C read as m×2k and m×2n real matrices in place
+// ((re, im) pairs side by side) and B expanded to the 2k×2n real matrix
+// whose 2×2 block (p, j) is [Br Bi; −Bi Br] (conjugations folded into its
+// signs), C's pairs come out as (Re, Im) of the complex product. No plane
+// of C is split out and A is packed once.
+func gemmUpdCplxWide(par parallelFn, m, n, k int, neg bool, a []float64, ars, acs int, ca bool, b []float64, brs, bcs int, cb bool, c []float64, ldc int) {
+	n2, k2 := 2*n, 2*k
+	bw := f64scratch(k2 * n2)
+	defer bw.release()
+	// Re C = Ar·Br − a·Ai·b·Bi, Im C = Ar·b·Bi + a·Ai·Br with a = −1 when
+	// ca, b = −1 when cb: rows 2p and 2p+1 of B' multiply Ar and Ai.
+	sa, sb := 1.0, 1.0
+	if ca {
+		sa = -1
+	}
+	if cb {
+		sb = -1
+	}
+	for p := 0; p < k; p++ {
+		r0, r1 := bw.s[2*p*n2:(2*p+1)*n2], bw.s[(2*p+1)*n2:(2*p+2)*n2]
+		for j := 0; j < n; j++ {
+			o := 2 * (p*brs + j*bcs)
+			br, bi := b[o], sb*b[o+1]
+			r0[2*j], r0[2*j+1] = br, bi
+			r1[2*j], r1[2*j+1] = -sa*bi, sa*br
+		}
+	}
+	offs := make([]int, m+2*k2+n2)
+	rows, ksA, ksB, cols := offs[:m], offs[m:m+k2], offs[m+k2:m+2*k2], offs[m+2*k2:]
+	for i := range rows {
+		rows[i] = 2 * i * ars
+	}
+	for p := 0; p < k; p++ {
+		ksA[2*p], ksA[2*p+1] = 2*p*acs, 2*p*acs+1
+	}
+	for q := range ksB {
+		ksB[q] = q * n2
+	}
+	for j := range cols {
+		cols[j] = j
+	}
+	gemmUpdOffs(ukF64, f64scratch, par, neg, a, rows, ksA, acs == 1, bw.s, ksB, cols, true, c, 2*ldc, false)
+}
+
 // gemmUpdReal is gemmUpd for real data on the packed micro-kernel uk (its
 // scratch from pool). Every
 // element of C gets its products summed in the kernel's order over each
 // kcBlock slice of K, the slices added in ascending order, whatever the
 // tiling: results do not depend on the worker count.
 func gemmUpdReal[T float32 | float64](uk microKernel[T], pool func(int) *buf[T], par parallelFn, m, n, k int, neg bool, a []T, ars, acs int, b []T, brs, bcs int, c []T, ldc int, lower bool) {
+	offs := make([]int, m+2*k+n)
+	rows, ksA, ksB, cols := offs[:m], offs[m:m+k], offs[m+k:m+2*k], offs[m+2*k:]
+	for i := range rows {
+		rows[i] = i * ars
+	}
+	for p := 0; p < k; p++ {
+		ksA[p] = p * acs
+		ksB[p] = p * brs
+	}
+	for j := range cols {
+		cols[j] = j * bcs
+	}
+	gemmUpdOffs(uk, pool, par, neg, a, rows, ksA, acs == 1, b, ksB, cols, bcs == 1, c, ldc, lower)
+}
+
+// gemmUpdOffs is gemmUpdReal with A(i, p) = a[rows[i]+ksA[p]] and
+// B(p, j) = b[ksB[p]+cols[j]] (unitA: ksA is 0, 1, 2, …; unitB: cols is).
+func gemmUpdOffs[T float32 | float64](uk microKernel[T], pool func(int) *buf[T], par parallelFn, neg bool, a []T, rows, ksA []int, unitA bool, b []T, ksB, cols []int, unitB bool, c []T, ldc int, lower bool) {
+	m, n, k := len(rows), len(cols), len(ksA)
 	mr, nr := uk.mr, uk.nr
 	// Tiles of at most mcBlock rows and 256 columns, evened out, and at
 	// least four of them when the shape allows, so that two workers
@@ -109,18 +233,6 @@ func gemmUpdReal[T float32 | float64](uk microKernel[T], pool func(int) *buf[T],
 	mcb := roundUp(ceilDiv(m, tilesM), mr)
 	ncb := roundUp(ceilDiv(n, tilesN), nr)
 	tilesM, tilesN = ceilDiv(m, mcb), ceilDiv(n, ncb)
-	offs := make([]int, m+2*k+n)
-	rows, ksA, ksB, cols := offs[:m], offs[m:m+k], offs[m+k:m+2*k], offs[m+2*k:]
-	for i := range rows {
-		rows[i] = i * ars
-	}
-	for p := 0; p < k; p++ {
-		ksA[p] = p * acs
-		ksB[p] = p * brs
-	}
-	for j := range cols {
-		cols[j] = j * bcs
-	}
 	kc := min(kcb, k)
 	mc := roundUp(min(mcb, m), mr)
 	nc := roundUp(min(ncb, n), nr)
@@ -140,8 +252,8 @@ func gemmUpdReal[T float32 | float64](uk microKernel[T], pool func(int) *buf[T],
 			}
 			for p0 := 0; p0 < k; p0 += kcb {
 				kk := min(kcb, k-p0)
-				packB(bp, b, ksB[p0:p0+kk], cols[j0:j0+nn], nr, bcs == 1)
-				packA(ap, a, rows[i0:i0+mm], ksA[p0:p0+kk], mr, acs == 1)
+				packB(bp, b, ksB[p0:p0+kk], cols[j0:j0+nn], nr, unitB)
+				packA(ap, a, rows[i0:i0+mm], ksA[p0:p0+kk], mr, unitA)
 				if neg {
 					// Negate the smaller packed operand.
 					x := ap[:roundUp(mm, mr)*kk]

@@ -38,13 +38,16 @@
 //     (tridiagonal_solve with perturb_singular=True).
 //   - blocked.go: blocked Cholesky, recursive LU and recursive triangular
 //     solves whose O(n³) updates go through gemmUpd (C ±= op(A)·op(B) on
-//     the packed GEMM's micro-kernels for float64, loops for complex);
+//     the packed GEMM's f64 micro-kernels, complex products as real ones
+//     of twice the size, small complex ones as loops);
 //     qr.go: blocked geqrf (recursive panels) and orgqr/ungqr with compact
 //     WY block reflectors; sytrd.go: blocked tridiagonal reduction of real
 //     symmetric matrices and the explicit Qᵀ; tridiag.go: implicit QL
 //     on the tridiagonal whose rotations are batched and applied to
 //     column strips of the eigenvector rows (rot_amd64.s: AVX-512/AVX2
-//     strip kernels and a four-row dot product; rot_other.go elsewhere).
+//     strip kernels and a four-row dot product; rot_other.go elsewhere);
+//     gebrd.go: blocked bidiagonal reduction; bdsvd.go: bidiagonal QR
+//     whose rotations go through the same strip kernels (the SVD).
 //     Below order 96 the unblocked algorithms run unchanged.
 //   - lu32.go: the LU, Cholesky and triangular solves of f32 operands in
 //     float32 (same recursions, f32 GEMM updates), as sgetrf/spotrf/strsm.

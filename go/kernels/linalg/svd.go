@@ -1,22 +1,19 @@
 package linalg
 
 import (
-	"math"
-	"math/cmplx"
-	"sort"
-
-	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/gonum"
 
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
-// gesdd: A = U·diag(s)·Vᴴ with s descending. Real matrices use gonum's
-// Dgesvd (the singular values and vectors gesdd defines; only the algorithm
-// differs); complex ones a one-sided Jacobi SVD. Singular vectors are unique
-// up to phase, as with LAPACK. Modes: 'A' (full U, Vᴴ), 'S' (reduced), 'N'
-// (values only; the vector results are zeroed).
+// gesdd: A = U·diag(s)·Vᴴ with s descending (the singular values and vectors
+// gesdd defines; only the algorithm differs). A (or Aᴴ when wide) is reduced
+// to a real bidiagonal B = Qᴴ·A·P by the blocked gebrd; values alone then
+// come from dqds (gonum's Dlasq1), vectors from the bidiagonal QR of
+// bdsvd.go rotating the rows of Qᵀ and Pᴴ (formed by the blocked orgqr). Singular vectors are unique up to phase,
+// as with LAPACK. Modes: 'A' (full U, Vᴴ), 'S' (reduced), 'N' (values only;
+// the vector results are zeroed).
 
 func init() {
 	registerLapack("sdcz", "gesdd", lowerGesdd)
@@ -60,9 +57,9 @@ func lowerGesdd(ctx kernel.Context, cc *customCall) (kernel.Step, error) {
 	}
 	p := svdPlan{name: cc.target, et: cc.elem, batch: numel(batch), m: m, n: n, ucols: ucols, vrows: vrows, vectors: mode != 'N', full: mode == 'A'}
 	if cc.elem.IsComplex() {
-		return p.complexStep(ctx.Parallel), nil
+		return svdStep[complex128](p, ctx.Parallel), nil
 	}
-	return p.realStep(ctx.Parallel), nil
+	return svdStep[float64](p, ctx.Parallel), nil
 }
 
 type svdPlan struct {
@@ -73,47 +70,43 @@ type svdPlan struct {
 	vectors, full bool
 }
 
-func (p svdPlan) realStep(par parallelFn) kernel.Step {
-	var impl gonum.Implementation
+// svdStep computes the SVD of each matrix of the batch in T (float64 or
+// complex128, the operand widened to it).
+func svdStep[T scalar](p svdPlan, par parallelFn) kernel.Step {
 	m, n, k := p.m, p.n, min(p.m, p.n)
-	job := lapack.SVDNone
-	if p.vectors {
-		job = lapack.SVDStore
-		if p.full {
-			job = lapack.SVDAll
-		}
+	qcols := k
+	if (m >= n && p.ucols == m) || (m < n && p.vrows == n) {
+		qcols = max(m, n)
 	}
-	ldu, ldvt := max(p.ucols, 1), max(n, 1)
-	// The optimal workspace, which lets gonum use its blocked
-	// bidiagonalization (the minimum, max(5k, 3k+max(m, n)), runs the
-	// unblocked one); the query needs arrays of the real sizes.
-	lwork := max(1, 5*k, 3*k+max(m, n))
-	if m > 0 && n > 0 {
-		q := []float64{0}
-		impl.Dgesvd(job, job, m, n, kernel.Make[float64](m*n), max(n, 1), kernel.Make[float64](k),
-			kernel.Make[float64](m*p.ucols), ldu, kernel.Make[float64](p.vrows*n), ldvt, q, -1)
-		lwork = max(lwork, int(q[0]))
+	inner := par
+	if p.batch > 1 {
+		inner = serial
 	}
 	return func(ins, outs [][]byte) error {
-		a := f64scratch(p.batch * m * n)
+		a := scratchT[T](p.batch * m * n)
 		s := f64scratch(p.batch * k)
-		u := f64scratch(p.batch * m * p.ucols)
-		vt := f64scratch(p.batch * p.vrows * n)
-		defer releaseAll(a, s, u, vt)
-		toF64(a.s, ins[0], p.et)
+		u := scratchT[T](p.batch * m * p.ucols)
+		vt := scratchT[T](p.batch * p.vrows * n)
+		defer releaseAll(a, u, vt)
+		defer s.release()
+		loadT(a.s, ins[0], p.et)
+		storeT(outs[0], a.s, p.et) // LAPACK destroys A; JAX ignores this result
 		clear(u.s)
 		clear(vt.s)
-		fromF64(outs[0], a.s, p.et) // LAPACK destroys A; JAX ignores this result
 		info := make([]int32, p.batch)
 		var fe firstErr
 		if m > 0 && n > 0 {
-			forBatch(par, p.batch, 10*m*n*k+1, func(lo, hi int) {
-				work := f64scratch(lwork)
-				defer work.release()
+			forBatch(par, p.batch, 12*m*n*k+1, func(lo, hi int) {
 				for b := lo; b < hi; b++ {
 					fe.catch(p.name, func() {
-						ok := impl.Dgesvd(job, job, m, n, a.s[b*m*n:(b+1)*m*n], max(n, 1), s.s[b*k:(b+1)*k],
-							u.s[b*m*p.ucols:(b+1)*m*p.ucols], ldu, vt.s[b*p.vrows*n:(b+1)*p.vrows*n], ldvt, work.s, lwork)
+						ab := a.s[b*m*n : (b+1)*m*n]
+						sb := s.s[b*k : (b+1)*k]
+						var ok bool
+						if p.vectors {
+							ok = svdVectors(inner, m, n, qcols, ab, sb, u.s[b*m*p.ucols:(b+1)*m*p.ucols], p.ucols, vt.s[b*p.vrows*n:(b+1)*p.vrows*n], p.vrows)
+						} else {
+							ok = svdValues(inner, m, n, ab, sb)
+						}
 						if !ok {
 							info[b] = 1
 						}
@@ -125,221 +118,126 @@ func (p svdPlan) realStep(par parallelFn) kernel.Step {
 			return fe.err
 		}
 		fromF64(outs[1], s.s, realOf(p.et))
-		fromF64(outs[2], u.s, p.et)
-		fromF64(outs[3], vt.s, p.et)
+		storeT(outs[2], u.s, p.et)
+		storeT(outs[3], vt.s, p.et)
 		putI32s(outs[4], info)
 		return nil
 	}
 }
 
-func (p svdPlan) complexStep(par parallelFn) kernel.Step {
-	m, n, k := p.m, p.n, min(p.m, p.n)
-	return func(ins, outs [][]byte) error {
-		a := c128scratch(p.batch * m * n)
-		s := f64scratch(p.batch * k)
-		u := c128scratch(p.batch * m * p.ucols)
-		vt := c128scratch(p.batch * p.vrows * n)
-		defer a.release()
-		defer s.release()
-		defer u.release()
-		defer vt.release()
-		toC128(a.s, ins[0], p.et)
-		fromC128(outs[0], a.s, p.et)
-		clear(u.s)
-		clear(vt.s)
-		info := make([]int32, p.batch)
-		forBatch(par, p.batch, 30*m*n*k+1, func(lo, hi int) {
-			for b := lo; b < hi; b++ {
-				ok := jacobiSVD(m, n, a.s[b*m*n:(b+1)*m*n], s.s[b*k:(b+1)*k],
-					u.s[b*m*p.ucols:(b+1)*m*p.ucols], p.ucols, vt.s[b*p.vrows*n:(b+1)*p.vrows*n], p.vrows, p.vectors)
-				if !ok {
-					info[b] = 1
-				}
-			}
-		})
-		fromF64(outs[1], s.s, realOf(p.et))
-		fromC128(outs[2], u.s, p.et)
-		fromC128(outs[3], vt.s, p.et)
-		putI32s(outs[4], info)
-		return nil
+// tallCopy returns A (m×n) itself when m >= n, else a copy of Aᴴ (n×m),
+// so that the matrix reduced is never wide.
+func tallCopy[T scalar](m, n int, a []T, tmp *buf[T]) []T {
+	if m >= n {
+		return a
 	}
-}
-
-// jacobiSVD computes the SVD of the m×n matrix a (row-major) by one-sided
-// Jacobi rotations: s (min(m,n), descending), u (m×ucols) and vt
-// (vrows×n), with ucols/vrows either min(m,n) or m/n (then completed to
-// unitary matrices). It returns false if the sweeps did not converge.
-func jacobiSVD(m, n int, a []complex128, s []float64, u []complex128, ucols int, vt []complex128, vrows int, vectors bool) bool {
-	if m == 0 || n == 0 {
-		return true
-	}
-	// Work on W = A (m >= n) or W = Aᴴ (m < n), r×c with r >= c, so that
-	// W·V = U·Σ with orthogonal columns.
-	tr := m < n
-	r, c := m, n
-	if tr {
-		r, c = n, m
-	}
-	w := kernel.Make[complex128](r * c) // column-major: column j at w[j*r:(j+1)*r]
+	w := tmp.s[:m*n]
 	for i := 0; i < m; i++ {
 		for j := 0; j < n; j++ {
-			if tr {
-				w[i*r+j] = cmplx.Conj(a[i*n+j])
-			} else {
-				w[j*r+i] = a[i*n+j]
-			}
+			w[j*m+i] = conj(a[i*n+j])
 		}
 	}
-	v := kernel.Make[complex128](c * c) // column-major
-	for j := 0; j < c; j++ {
-		v[j*c+j] = 1
-	}
-	const eps = 0x1p-52
-	converged := false
-	for sweep := 0; sweep < 80 && !converged; sweep++ {
-		converged = true
-		for p := 0; p < c-1; p++ {
-			for q := p + 1; q < c; q++ {
-				wp, wq := w[p*r:(p+1)*r], w[q*r:(q+1)*r]
-				var alpha, beta float64
-				var gamma complex128
-				for i := range wp {
-					alpha += real(wp[i])*real(wp[i]) + imag(wp[i])*imag(wp[i])
-					beta += real(wq[i])*real(wq[i]) + imag(wq[i])*imag(wq[i])
-					gamma += cmplx.Conj(wp[i]) * wq[i]
-				}
-				g := cmplx.Abs(gamma)
-				if g == 0 || g <= eps*math.Sqrt(alpha*beta) {
-					continue
-				}
-				converged = false
-				// Rotate (wp, e^{-iφ}·wq) with a real Jacobi rotation, φ = arg γ.
-				ph := gamma / complex(g, 0)
-				zeta := (beta - alpha) / (2 * g)
-				t := math.Copysign(1, zeta) / (math.Abs(zeta) + math.Sqrt(1+zeta*zeta))
-				cs := 1 / math.Sqrt(1+t*t)
-				sn := cs * t
-				rot := func(x, y []complex128) {
-					for i := range x {
-						xp, yq := x[i], y[i]*cmplx.Conj(ph)
-						x[i] = complex(cs, 0)*xp - complex(sn, 0)*yq
-						y[i] = complex(sn, 0)*xp + complex(cs, 0)*yq
-					}
-				}
-				rot(wp, wq)
-				rot(v[p*c:(p+1)*c], v[q*c:(q+1)*c])
-			}
-		}
-	}
-	// Singular values and descending order.
-	norms := kernel.Make[float64](c)
-	for j := 0; j < c; j++ {
-		norms[j] = nrm2(r, w[j*r:(j+1)*r], 1)
-	}
-	order := kernel.Make[int](c)
-	for j := range order {
-		order[j] = j
-	}
-	sort.SliceStable(order, func(x, y int) bool { return norms[order[x]] > norms[order[y]] })
-	for j, o := range order {
-		s[j] = norms[o]
-	}
-	if !vectors {
-		return converged
-	}
-	// Left vectors of W: normalized columns, completed to the wanted count.
-	wl := kernel.Make[complex128](r * r) // column-major, up to r columns
-	for j, o := range order {
-		if norms[o] > 0 {
-			col := w[o*r : (o+1)*r]
-			inv := complex(1/norms[o], 0)
-			for i := range col {
-				wl[j*r+i] = col[i] * inv
-			}
-		}
-	}
-	// Columns for zero singular values and the full-matrix completion.
-	leftCols := c
-	if (!tr && ucols == m) || (tr && vrows == n) {
-		leftCols = r
-	}
-	completeOrthonormal(wl, r, c, leftCols, norms, order)
-	rv := kernel.Make[complex128](c * c) // right vectors of W in singular order
-	for j, o := range order {
-		copy(rv[j*c:(j+1)*c], v[o*c:(o+1)*c])
-	}
-	// Assemble U (m×ucols) and Vᴴ (vrows×n) of A.
-	if !tr {
-		// A = WL·Σ·RVᴴ: U = WL, Vᴴ = RVᴴ (c = n, vrows = n or k = n).
-		for i := 0; i < m; i++ {
-			for j := 0; j < ucols; j++ {
-				u[i*ucols+j] = wl[j*r+i]
-			}
-		}
-		for i := 0; i < vrows; i++ {
-			for j := 0; j < n; j++ {
-				vt[i*n+j] = cmplx.Conj(rv[i*c+j])
-			}
-		}
-	} else {
-		// Aᴴ = WL·Σ·RVᴴ ⇒ A = RV·Σ·WLᴴ: U = RV (m×m), Vᴴ = WLᴴ.
-		for i := 0; i < m; i++ {
-			for j := 0; j < ucols; j++ {
-				u[i*ucols+j] = rv[j*c+i]
-			}
-		}
-		for i := 0; i < vrows; i++ {
-			for j := 0; j < n; j++ {
-				vt[i*n+j] = cmplx.Conj(wl[i*r+j])
-			}
-		}
-	}
-	return converged
+	return w
 }
 
-// completeOrthonormal fills the columns of q (column-major, r rows) that
-// belong to zero singular values among the first c, and columns c..cols-1,
-// with unit vectors orthogonal to all others (Gram–Schmidt, twice, over the
-// standard basis).
-func completeOrthonormal(q []complex128, r, c, cols int, norms []float64, order []int) {
-	filled := kernel.Make[bool](cols)
-	for j := 0; j < c; j++ {
-		filled[j] = norms[order[j]] > 0
+// svdValues computes the singular values of one matrix: the bidiagonal
+// reduction, then dqds on it.
+func svdValues[T scalar](par parallelFn, m, n int, a []T, s []float64) bool {
+	big, small := max(m, n), min(m, n)
+	tmp := scratchT[T](m*n + 3*big)
+	defer tmp.release()
+	w := tallCopy(m, n, a, tmp)
+	tau := tmp.s[m*n:]
+	de := f64scratch(6 * small)
+	defer de.release()
+	e := de.s[small:]
+	gebrd(par, big, small, w, small, s, e, tau[:small], tau[big:big+small], tau[2*big:])
+	var impl gonum.Implementation
+	return impl.Dlasq1(small, s, e, de.s[2*small:]) == 0
+}
+
+// bidiagQP reduces the M×N matrix w (M >= N, destroyed) to the real upper
+// bidiagonal B = Qᴴ·W·P (d, e) and forms the first qcols columns of Q
+// (M×qcols) and Pᴴ (N×N), both from their reflectors by the blocked orgqr.
+func bidiagQP[T scalar](par parallelFn, M, N, qcols int, w []T, d, e []float64, q []T, ph []T) {
+	ws := scratchT[T](2*N + max(M, qcols) + (N-1)*(N-1))
+	defer ws.release()
+	tq, tp, work, pt := ws.s[:N], ws.s[N:2*N], ws.s[2*N:2*N+max(M, qcols)], ws.s[2*N+max(M, qcols):]
+	gebrd(par, M, N, w, N, d, e, tq, tp, work)
+	for i := 0; i < M; i++ {
+		copy(q[i*qcols:i*qcols+N], w[i*N:(i+1)*N])
 	}
-	e := 0
-	tmp := kernel.Make[complex128](r)
-	for j := 0; j < cols; j++ {
-		if filled[j] {
-			continue
-		}
-		for ; e < r; e++ {
-			clear(tmp)
-			tmp[e] = 1
-			for pass := 0; pass < 2; pass++ {
-				for k := 0; k < cols; k++ {
-					if !filled[k] {
-						continue
-					}
-					qk := q[k*r : (k+1)*r]
-					var d complex128
-					for i := range qk {
-						d += cmplx.Conj(qk[i]) * tmp[i]
-					}
-					for i := range qk {
-						tmp[i] -= d * qk[i]
-					}
-				}
-			}
-			nn := nrm2(r, tmp, 1)
-			if nn > 0.5 {
-				inv := complex(1/nn, 0)
-				for i := range tmp {
-					q[j*r+i] = tmp[i] * inv
-				}
-				filled[j] = true
-				e++
-				break
-			}
+	orgqrBlocked(par, M, qcols, N, q, qcols, tq, work)
+	// P = diag(1, P̃), P̃ = G̃(0)…G̃(N−2) from the row reflectors (row i
+	// holds uᴴ) laid out as orgqr's columns.
+	n1 := N - 1
+	for j := 0; j < n1; j++ {
+		for r := j + 1; r < n1; r++ {
+			pt[r*n1+j] = conj(w[j*N+1+r])
 		}
 	}
+	orgqrBlocked(par, n1, n1, n1, pt, n1, tp, work)
+	clear(ph[:N*N])
+	ph[0] = fromRe[T](1)
+	for i := 0; i < n1; i++ {
+		for j := 0; j < n1; j++ {
+			ph[(1+i)*N+1+j] = conj(pt[j*n1+i])
+		}
+	}
+}
+
+// svdVectors computes one matrix's SVD with vectors: a (m×n, destroyed),
+// s (min(m, n)), u (m×ucols), vt (vrows×n); qcols is how many columns of Q
+// the tall problem needs.
+func svdVectors[T scalar](par parallelFn, m, n, qcols int, a []T, s []float64, u []T, ucols int, vt []T, vrows int) bool {
+	M, N := max(m, n), min(m, n)
+	tmp := scratchT[T](m*n + 2*M*qcols + N*N)
+	defer tmp.release()
+	w := tallCopy(m, n, a, tmp)
+	q, ut, ph := tmp.s[m*n:m*n+M*qcols], tmp.s[m*n+M*qcols:m*n+2*M*qcols], tmp.s[m*n+2*M*qcols:]
+	ee := f64scratch(N)
+	defer ee.release()
+	bidiagQP(par, M, N, qcols, w, s, ee.s, q, ph)
+	for i := 0; i < M; i++ {
+		for j := 0; j < qcols; j++ {
+			ut[j*M+i] = q[i*qcols+j]
+		}
+	}
+	f := 1
+	if isCplx[T]() {
+		f = 2
+	}
+	// Rotations are real: a complex row rotates as its (re, im) float64s.
+	ok := bdsvdRot(par, N, s, ee.s, reImN(ut), f*M, f*M, reImN(ph), f*N, f*N)
+	if m >= n {
+		// A = Uᵀᵀ·Σ·Pᴴ rotated: U(i, j) = ut[j][i], Vᴴ = ph.
+		for i := 0; i < m; i++ {
+			for j := 0; j < ucols; j++ {
+				u[i*ucols+j] = ut[j*M+i]
+			}
+		}
+		copy(vt[:vrows*n], ph[:N*N])
+		return ok
+	}
+	// Aᴴ = U'·Σ·V'ᴴ: U = V', Vᴴ = U'ᴴ.
+	for i := 0; i < m; i++ {
+		for j := 0; j < ucols; j++ {
+			u[i*ucols+j] = conj(ph[j*N+i])
+		}
+	}
+	for i := 0; i < vrows; i++ {
+		for j := 0; j < n; j++ {
+			vt[i*n+j] = conj(ut[i*M+j])
+		}
+	}
+	return ok
+}
+
+// reImN views T data as float64s: itself for float64, (re, im) pairs for
+// complex128.
+func reImN[T scalar](s []T) []float64 {
+	if isCplx[T]() {
+		return reIm(s)
+	}
+	return asF64s(s)
 }

@@ -1,0 +1,214 @@
+package linalg
+
+// Blocked bidiagonal reduction (gebrd): panels of brdNB columns and rows are
+// reduced as gebd2 would (labrd), accumulating X and Y so that the rest of
+// the matrix is updated by two matrix products, A ← A − V·Yᴴ − X·Uᴴ, on the
+// packed GEMM. The matrix-vector products inside a panel remain; they are
+// half the flops, as in LAPACK.
+
+const brdNB = 32
+
+// gemvAcc adds alpha·op(A)·x to y, A m×n row-major (leading dimension lda):
+// op(A)·x with x of length n when !adj, Aᴴ·x with x of length m (y of
+// length n) when adj; x is read conjugated when cx.
+func gemvAcc[T scalar](m, n int, alpha T, a []T, lda int, adj, cx bool, x []T, incx int, y []T, incy int) {
+	if m <= 0 || n <= 0 {
+		return
+	}
+	if !adj {
+		xs := scratchT[T](n)
+		defer xs.release()
+		xv := xs.s[:n]
+		for c := range xv {
+			v := x[c*incx]
+			if cx {
+				v = conj(v)
+			}
+			xv[c] = v
+		}
+		if !isCplx[T]() {
+			// Real rows: the vectorized four-row dot products.
+			ys := f64scratch(m)
+			defer ys.release()
+			gemvRows(asF64s(a), lda, asF64s(xv), ys.s[:m])
+			for r, v := range ys.s[:m] {
+				y[r*incy] += alpha * fromRe[T](v)
+			}
+			return
+		}
+		if m >= 4 {
+			// Complex rows as real rows of (re, im) pairs: Re(a·x) is
+			// their dot with (xr, −xi) pairs, Im(a·x) with (xi, xr).
+			ws := f64scratch(4*n + 2*m)
+			defer ws.release()
+			x1, x2, y1, y2 := ws.s[:2*n], ws.s[2*n:4*n], ws.s[4*n:4*n+m], ws.s[4*n+m:4*n+2*m]
+			for c, v := range xv {
+				xr, xi := re(v), im(v)
+				x1[2*c], x1[2*c+1] = xr, -xi
+				x2[2*c], x2[2*c+1] = xi, xr
+			}
+			af := reIm(a)
+			gemvRows(af, 2*lda, x1, y1)
+			gemvRows(af, 2*lda, x2, y2)
+			for r := range y1 {
+				y[r*incy] += alpha * fromC[T](y1[r], y2[r])
+			}
+			return
+		}
+		for r := 0; r < m; r++ {
+			row := a[r*lda : r*lda+n]
+			var s0, s1 T
+			c := 0
+			for ; c+2 <= n; c += 2 {
+				s0 += row[c] * xv[c]
+				s1 += row[c+1] * xv[c+1]
+			}
+			if c < n {
+				s0 += row[c] * xv[c]
+			}
+			y[r*incy] += alpha * (s0 + s1)
+		}
+		return
+	}
+	acc := scratchT[T](n)
+	defer acc.release()
+	av := acc.s[:n]
+	clear(av)
+	xf := func(r int) T {
+		if cx {
+			return conj(x[r*incx])
+		}
+		return x[r*incx]
+	}
+	r := 0
+	// Four rows per pass: a quarter of the loads and stores of av.
+	for ; r+4 <= m; r += 4 {
+		f0, f1, f2, f3 := xf(r), xf(r+1), xf(r+2), xf(r+3)
+		r0 := a[r*lda : r*lda+n]
+		r1 := a[(r+1)*lda : (r+1)*lda+n]
+		r2 := a[(r+2)*lda : (r+2)*lda+n]
+		r3 := a[(r+3)*lda : (r+3)*lda+n]
+		for c := range av {
+			av[c] += conj(r0[c])*f0 + conj(r1[c])*f1 + conj(r2[c])*f2 + conj(r3[c])*f3
+		}
+	}
+	for ; r < m; r++ {
+		f := xf(r)
+		row := a[r*lda : r*lda+n]
+		for c, v := range row {
+			av[c] += conj(v) * f
+		}
+	}
+	for c, v := range av {
+		y[c*incy] += alpha * v
+	}
+}
+
+// gebrd is gebd2 (same contract, m >= n) blocked.
+func gebrd[T scalar](par parallelFn, m, n int, a []T, lda int, d, e []float64, tauq, taup, work []T) {
+	j0 := 0
+	if n > blockMin {
+		nb := brdNB
+		xy := scratchT[T]((m + n) * nb)
+		defer xy.release()
+		// The panel's trailing matrix, conjugate transposed: its products
+		// with Aᴴ become row dot products on the vectorized kernel.
+		tb := scratchT[T](m * n)
+		defer tb.release()
+		at := tb.s
+		for ; n-j0 > blockMin; j0 += nb {
+			mm, nn := m-j0, n-j0
+			p := a[j0*lda+j0:]
+			x, y := xy.s[:mm*nb], xy.s[mm*nb:(mm+nn)*nb]
+			pt := at[:mm*nn]
+			for r := 0; r < mm; r++ {
+				for c, v := range p[r*lda : r*lda+nn] {
+					pt[c*mm+r] = conj(v)
+				}
+			}
+			labrd(mm, nn, nb, p, lda, pt, d[j0:], e[j0:], tauq[j0:], taup[j0:], x, y)
+			// A(nb:, nb:) −= V·Yᴴ + X·Uᴴ, V's unit diagonal and U's unit
+			// first entries still written in A.
+			gemmUpd(par, mm-nb, nn-nb, nb, true, p[nb*lda:], lda, 1, false, y[nb*nb:], 1, nb, true, p[nb*lda+nb:], lda, false)
+			gemmUpd(par, mm-nb, nn-nb, nb, true, x[nb*nb:], nb, 1, false, p[nb:], lda, 1, false, p[nb*lda+nb:], lda, false)
+			for j := 0; j < nb; j++ {
+				p[j*lda+j] = fromRe[T](d[j0+j])
+				p[j*lda+j+1] = fromRe[T](e[j0+j])
+			}
+		}
+	}
+	gebd2(m-j0, n-j0, a[j0*lda+j0:], lda, d[j0:], e[j0:], tauq[j0:], taup[j0:], work)
+}
+
+// labrd reduces the first nb rows and columns of the m×n matrix a
+// (m >= n > nb) as gebd2 would and returns X (m×nb) and Y (n×nb, both
+// row-major with leading dimension nb) for the update of the rest,
+// A ← A − V·Yᴴ − X·Uᴴ (V's columns are the left reflectors, U's the right
+// ones; row i of a keeps uᴴ). It leaves 1 on the diagonal and first
+// superdiagonal of the panel (the reflectors' unit entries), the caller
+// writing d and e back after the update. at, when not nil, is Aᴴ as it was
+// on entry (n×m, leading dimension m): the products with the part of A
+// that the panel leaves as it was read it instead.
+func labrd[T scalar](m, n, nb int, a []T, lda int, at []T, d, e []float64, tauq, taup, x, y []T) {
+	one, mone := fromRe[T](1), fromRe[T](-1)
+	ld := nb
+	clear(x[:m*nb])
+	clear(y[:n*nb])
+	for i := 0; i < nb; i++ {
+		col := a[i*lda+i:] // A(i:m, i), stride lda
+		// A(i:m, i) −= A(i:m, 0:i)·Y(i, 0:i)ᴴ + X(i:m, 0:i)·A(0:i, i).
+		gemvAcc(m-i, i, mone, a[i*lda:], lda, false, true, y[i*ld:], 1, col, lda)
+		gemvAcc(m-i, i, mone, x[i*ld:], ld, false, false, a[i:], lda, col, lda)
+		tauq[i] = larfg(m-i, &a[i*lda+i], a[min(i+1, m-1)*lda+i:], lda)
+		d[i] = re(a[i*lda+i])
+		a[i*lda+i] = one
+		// Y(i+1:n, i) = tauq·(A(i:m, i+1:n)ᴴ·v − Y(i+1:n, 0:i)·(A(i:m, 0:i)ᴴ·v)
+		//               − A(0:i, i+1:n)ᴴ·(X(i:m, 0:i)ᴴ·v)); Y(0:i, i) is scratch.
+		yc := y[(i+1)*ld+i:]
+		if at != nil {
+			// A(i:m, i+1:n) is still as on entry (only rows and
+			// columns before i, and column i, have changed).
+			gemvAcc(n-i-1, m-i, one, at[(i+1)*m+i:], m, false, false, col, lda, yc, ld)
+		} else {
+			gemvAcc(m-i, n-i-1, one, a[i*lda+i+1:], lda, true, false, col, lda, yc, ld)
+		}
+		gemvAcc(m-i, i, one, a[i*lda:], lda, true, false, col, lda, y[i:], ld)
+		gemvAcc(n-i-1, i, mone, y[(i+1)*ld:], ld, false, false, y[i:], ld, yc, ld)
+		for r := 0; r < i; r++ {
+			y[r*ld+i] = 0
+		}
+		gemvAcc(m-i, i, one, x[i*ld:], ld, true, false, col, lda, y[i:], ld)
+		gemvAcc(i, n-i-1, mone, a[i+1:], lda, true, false, y[i:], ld, yc, ld)
+		for r := 0; r < n-i-1; r++ {
+			yc[r*ld] *= tauq[i]
+		}
+		// Row i, conjugated: A(i, i+1:n) −= Y(i+1:n, 0:i+1)·conj(A(i, 0:i+1))
+		// + A(0:i, i+1:n)ᴴ·conj(X(i, 0:i)).
+		row := a[i*lda+i+1 : i*lda+n]
+		for j := range row {
+			row[j] = conj(row[j])
+		}
+		gemvAcc(n-i-1, i+1, mone, y[(i+1)*ld:], ld, false, true, a[i*lda:], 1, row, 1)
+		gemvAcc(i, n-i-1, mone, a[i+1:], lda, true, true, x[i*ld:], 1, row, 1)
+		taup[i] = larfg(len(row), &row[0], row[min(1, len(row)-1):], 1)
+		e[i] = re(row[0])
+		row[0] = one
+		// X(i+1:m, i) = taup·(A(i+1:m, i+1:n)·u − A(i+1:m, 0:i+1)·(Y(i+1:n, 0:i+1)ᴴ·u)
+		//               − X(i+1:m, 0:i)·(A(0:i, i+1:n)·u)); X(0:i+1, i) is scratch.
+		xc := x[(i+1)*ld+i:]
+		gemvAcc(m-i-1, n-i-1, one, a[(i+1)*lda+i+1:], lda, false, false, row, 1, xc, ld)
+		gemvAcc(n-i-1, i+1, one, y[(i+1)*ld:], ld, true, false, row, 1, x[i:], ld)
+		gemvAcc(m-i-1, i+1, mone, a[(i+1)*lda:], lda, false, false, x[i:], ld, xc, ld)
+		for r := 0; r <= i; r++ {
+			x[r*ld+i] = 0
+		}
+		gemvAcc(i, n-i-1, one, a[i+1:], lda, false, false, row, 1, x[i:], ld)
+		gemvAcc(m-i-1, i, mone, x[(i+1)*ld:], ld, false, false, x[i:], ld, xc, ld)
+		for r := 0; r < m-i-1; r++ {
+			xc[r*ld] *= taup[i]
+		}
+		for j := range row {
+			row[j] = conj(row[j])
+		}
+	}
+}
