@@ -51,3 +51,25 @@ func TestTakeTableMatchesLoop(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTakeTable: 100k lookups in a 16-entry table (the poisson
+// sampler's lgamma gathers), the vector set against the Go loop.
+func BenchmarkTakeTable(b *testing.B) {
+	defer useTake16(cpufeat.Widest())
+	const n = 100000
+	src, dst, ix := make([]uint32, 16), make([]uint32, n), make([]int32, n)
+	for i := range ix {
+		ix[i] = int32(i*7) % 16
+	}
+	r := pointRun{n: n, ds: 1, is: 1}
+	for _, isa := range cpufeat.Sets() {
+		b.Run("isa="+isa, func(b *testing.B) {
+			useTake16(isa)
+			for range b.N {
+				if !takeTable32(dst, src, ix, r, 15, 1) {
+					takeTyped(dst, src, ix, r, 15, 1)
+				}
+			}
+		})
+	}
+}
