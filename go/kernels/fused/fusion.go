@@ -293,7 +293,7 @@ func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 			continue
 		}
 		res := m.Results[0]
-		if _, isResult := resultOf[res]; m.Name == "stablehlo.reshape" && !isResult {
+		if _, isResult := resultOf[res]; Relabels(m) && !isResult {
 			// Same bytes in the same order: read the operand's source. A
 			// dying buffer passes to the result (freed when it dies).
 			v := m.Operands[0]
@@ -369,7 +369,7 @@ func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 // resolve takes the member's loop from the registry.
 func (nd *fnode) resolve() error {
 	op := nd.op
-	if op.Name == "stablehlo.reshape" {
+	if Relabels(op) {
 		nd.f1 = copyLoop
 		return nil
 	}
