@@ -99,6 +99,9 @@ func intArith32(op intOp, form int, d, a, b []uint32) {
 	if t := isimd32; t != nil && len(d) >= ilanes32 {
 		n = len(d) &^ (ilanes32 - 1)
 		t[op][form](&d[0], &a[0], &b[0], n)
+		if n == len(d) {
+			return
+		}
 	}
 	if form == formVV {
 		b = b[n:]
