@@ -154,6 +154,7 @@ func (b *builder) emitKernel(op *ir.Op) (instr, error) {
 		}
 	}
 	b.kernels++
+	k.copyOnly = relabelCopy(op)
 	if s := newScalarInstr(k); s != nil {
 		return s, nil
 	}
@@ -175,6 +176,38 @@ func serialFusion(ctx *compileCtx, op *ir.Op) (*fused.Serial, error) {
 		return nil, opError(op, err)
 	}
 	return ser, nil
+}
+
+// smallCopyMax bounds the relabelings run as a plain copy: larger ones
+// keep their kernel step, which splits a copy over the workers.
+const smallCopyMax = 64 << 10
+
+// relabelCopy reports a small op whose result is its operand's bytes
+// unchanged: a relabeling inside fusions (fused.Relabels: a reshape, a
+// same-width bitcast) or a broadcast_in_dim that only inserts unit
+// dimensions (equal element counts, dimensions in order). A loop body's
+// "stack" of a carried row (scan's ys) is one.
+func relabelCopy(op *ir.Op) bool {
+	if len(op.Operands) != 1 || len(op.Results) != 1 {
+		return false
+	}
+	in, out := op.Operands[0].StaticTensor(), op.Results[0].StaticTensor()
+	if in == nil || out == nil || out.ByteSize() > smallCopyMax || in.ByteSize() != out.ByteSize() {
+		return false
+	}
+	if op.Name != "stablehlo.broadcast_in_dim" {
+		return fused.Relabels(op)
+	}
+	dims, ok := op.Attrs.I64s("broadcast_dimensions")
+	if in.Elem != out.Elem || in.NumElements() != out.NumElements() || len(dims) != in.Rank() || (!ok && in.Rank() > 0) {
+		return false
+	}
+	for i, d := range dims {
+		if d < 0 || int(d) >= out.Rank() || (i > 0 && d <= dims[i-1]) || out.Shape[d] != in.Shape[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // operandAliases: a custom call whose output aliases an operand expects the

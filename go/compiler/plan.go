@@ -312,9 +312,17 @@ type kernelInstr struct {
 	// run with the frame's scratch serial[serIdx] unless observers watch.
 	ser    *fused.Serial
 	serIdx int
+	// copyOnly: a small relabeling (see relabelCopy) run as a copy of its
+	// operand's bytes instead of its kernel step, unless observers watch.
+	copyOnly bool
 }
 
 func (k *kernelInstr) run(f *frame) error {
+	if k.copyOnly && (!k.observed || observers.Load() == nil) {
+		o, i := k.outs[0], k.ins[0]
+		copy(f.bufs[o.slot][:o.size], f.bufs[i.slot][:i.size])
+		return nil
+	}
 	for _, c := range k.pre {
 		c.do(f)
 	}
