@@ -65,6 +65,7 @@ type builder struct {
 	outGroups []*group
 	final     []pendingCopy
 	kernels   int
+	serials   int // serial fusions emitted (frame.serial entries)
 }
 
 // pendingCopy is a copy recorded before slots exist.
@@ -186,6 +187,7 @@ func (b *builder) build() (*plan, error) {
 		p.final = append(p.final, copyPair{b.ref(c.src), ref{c.dst.root().slot, c.size}})
 	}
 	p.scratchLen = b.scratch
+	p.numSerial = b.serials
 	b.donationInfo(p)
 	return p, nil
 }

@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/fused"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -73,12 +74,23 @@ func (b *builder) emitWhile(p *plan, op *ir.Op) (instr, error) {
 	if w.body, err = b.emit(p, body); err != nil {
 		return nil, err
 	}
+	w.tiny = true
+	for _, in := range w.body {
+		switch in := in.(type) {
+		case *scalarInstr:
+		case *kernelInstr:
+			w.tiny = w.tiny && in.ser != nil
+		default:
+			w.tiny = false
+		}
+	}
 	for _, c := range b.stage[op] {
 		w.stage = append(w.stage, copyPair{b.ref(c.src), ref{c.dst.root().slot, c.size}})
 	}
 	for _, s := range b.swapsOf[op] {
 		w.swaps = append(w.swaps, [2]int{s[0].root().slot, s[1].root().slot})
 	}
+	w.counted = countLoop(p, w)
 	return w, nil
 }
 
@@ -114,11 +126,21 @@ func (b *builder) emitCase(p *plan, op *ir.Op) (instr, error) {
 }
 
 func (b *builder) emitKernel(op *ir.Op) (instr, error) {
-	step, err := lowerKernel(b.ctx, op)
+	ser, err := serialFusion(b.ctx, op)
 	if err != nil {
 		return nil, err
 	}
-	k := &kernelInstr{op: op, step: step, scratch: b.scratch, observed: !b.regionMode}
+	var step kernel.Step
+	if ser != nil {
+		step = ser.Step()
+	} else if step, err = lowerKernel(b.ctx, op); err != nil {
+		return nil, err
+	}
+	k := &kernelInstr{op: op, step: step, scratch: b.scratch, observed: !b.regionMode, ser: ser}
+	if ser != nil {
+		k.serIdx = b.serials
+		b.serials++
+	}
 	for _, v := range op.Operands {
 		k.ins = append(k.ins, b.ref(v))
 	}
@@ -132,10 +154,60 @@ func (b *builder) emitKernel(op *ir.Op) (instr, error) {
 		}
 	}
 	b.kernels++
+	k.copyOnly = relabelCopy(op)
 	if s := newScalarInstr(k); s != nil {
 		return s, nil
 	}
 	return k, nil
+}
+
+// serialFusion is the serial form of a fusion of at most one block (a
+// small loop body's step: it runs on the calling thread anyway, and the
+// frame's scratch replaces the fusion's pool), nil for other ops.
+func serialFusion(ctx *compileCtx, op *ir.Op) (*fused.Serial, error) {
+	if op.Name != fusionOp {
+		return nil, nil
+	}
+	ser, err := kernel.Guard(func() (*fused.Serial, error) {
+		s, _, err := fused.NewSerial(ctx, op)
+		return s, err
+	})
+	if err != nil {
+		return nil, opError(op, err)
+	}
+	return ser, nil
+}
+
+// smallCopyMax bounds the relabelings run as a plain copy: larger ones
+// keep their kernel step, which splits a copy over the workers.
+const smallCopyMax = 64 << 10
+
+// relabelCopy reports a small op whose result is its operand's bytes
+// unchanged: a relabeling inside fusions (fused.Relabels: a reshape, a
+// same-width bitcast) or a broadcast_in_dim that only inserts unit
+// dimensions (equal element counts, dimensions in order). A loop body's
+// "stack" of a carried row (scan's ys) is one.
+func relabelCopy(op *ir.Op) bool {
+	if len(op.Operands) != 1 || len(op.Results) != 1 {
+		return false
+	}
+	in, out := op.Operands[0].StaticTensor(), op.Results[0].StaticTensor()
+	if in == nil || out == nil || out.ByteSize() > smallCopyMax || in.ByteSize() != out.ByteSize() {
+		return false
+	}
+	if op.Name != "stablehlo.broadcast_in_dim" {
+		return fused.Relabels(op)
+	}
+	dims, ok := op.Attrs.I64s("broadcast_dimensions")
+	if in.Elem != out.Elem || in.NumElements() != out.NumElements() || len(dims) != in.Rank() || (!ok && in.Rank() > 0) {
+		return false
+	}
+	for i, d := range dims {
+		if d < 0 || int(d) >= out.Rank() || (i > 0 && d <= dims[i-1]) || out.Shape[d] != in.Shape[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // operandAliases: a custom call whose output aliases an operand expects the

@@ -356,8 +356,9 @@ func valueTypes(vs []*ir.Value) []ir.Type {
 // fusible reports whether op can be a fusion member: an op whose
 // registered traits offer a loop for its types and attributes (the loop
 // constructor rejects what the op's own kernel would reject, so such ops
-// stay unfused and fail the same way), a reshape that keeps its element
-// type, or a broadcast_in_dim the fused kernel can gather.
+// stay unfused and fail the same way), a reshape or bitcast that keeps
+// each element's bytes at its index, or a broadcast_in_dim the fused kernel
+// can gather.
 func fusible(op *ir.Op) bool {
 	if len(op.Results) != 1 || len(op.Regions) > 0 {
 		return false
@@ -375,10 +376,10 @@ func fusible(op *ir.Op) bool {
 	switch op.Name {
 	case "stablehlo.broadcast_in_dim":
 		return fused.Broadcastable(op)
-	case "stablehlo.reshape":
-		// Row-major reshapes keep every element's linear index: inside a
-		// fusion (which works on linear indices) they move no data.
-		return len(ins) == 1 && ins[0].Elem == out.Elem && ins[0].NumElements() == out.NumElements()
+	case "stablehlo.reshape", "stablehlo.bitcast_convert":
+		// Inside a fusion (which works on linear indices) they move no
+		// data when they keep each element's bytes at its index.
+		return fused.Relabels(op)
 	}
 	tr := kernel.TraitsOf(op.Name)
 	if !tr.Elementwise || tr.Loop == nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/gojax/gojax/go/devmem"
 	"github.com/gojax/gojax/go/internal/cancel"
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/fused"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -26,6 +27,7 @@ type plan struct {
 	body       []instr
 	final      []copyPair // results that are not written in place: copied into the outputs
 	scratchLen int        // [][]byte headers for kernel ins/outs per frame
+	numSerial  int        // serial fusions, each with scratch in every frame
 	arenaBytes int        // one frame's arena: every internal slot, 64-byte aligned
 	// largestOp defines the largest temporary: what an arena too big for
 	// the host is reported against.
@@ -73,8 +75,11 @@ func roundUp(n int) int { return (n + alignment - 1) &^ (alignment - 1) }
 type frame struct {
 	bufs    [][]byte
 	scratch [][]byte
-	run     uint64 // execution number, for step observers
-	arena   []byte // taken from devmem for this run (arenas over heldArenaMax)
+	// serial[i] is serial fusion i's scratch, made at its first call in
+	// this frame (frames are pooled, so once per frame).
+	serial []*fused.SerialScratch
+	run    uint64 // execution number, for step observers
+	arena  []byte // taken from devmem for this run (arenas over heldArenaMax)
 	// tok cancels the run at a step boundary (nil: it cannot be); epoch is
 	// cancel.Epoch when the run last looked at it.
 	tok   *cancel.Token
@@ -185,7 +190,7 @@ func (p *plan) getFrame() (*frame, error) {
 		return f, nil
 	}
 	if f == nil {
-		f = &frame{bufs: make([][]byte, p.numSlots), scratch: make([][]byte, p.scratchLen)}
+		f = &frame{bufs: make([][]byte, p.numSlots), scratch: make([][]byte, p.scratchLen), serial: make([]*fused.SerialScratch, p.numSerial)}
 		for _, c := range p.consts {
 			f.bufs[c.slot] = c.data
 		}
@@ -303,9 +308,21 @@ type kernelInstr struct {
 	// observed: not inside a kernel region, so a StepObserver sees it.
 	observed bool
 	info     stepInfoOnce
+	// ser is the serial form of a one-block fusion (nil for other steps),
+	// run with the frame's scratch serial[serIdx] unless observers watch.
+	ser    *fused.Serial
+	serIdx int
+	// copyOnly: a small relabeling (see relabelCopy) run as a copy of its
+	// operand's bytes instead of its kernel step, unless observers watch.
+	copyOnly bool
 }
 
 func (k *kernelInstr) run(f *frame) error {
+	if k.copyOnly && (!k.observed || observers.Load() == nil) {
+		o, i := k.outs[0], k.ins[0]
+		copy(f.bufs[o.slot][:o.size], f.bufs[i.slot][:i.size])
+		return nil
+	}
 	for _, c := range k.pre {
 		c.do(f)
 	}
@@ -317,6 +334,15 @@ func (k *kernelInstr) run(f *frame) error {
 	}
 	for i, r := range k.outs {
 		outs[i] = f.bufs[r.slot][:r.size]
+	}
+	if k.ser != nil && (!k.observed || observers.Load() == nil) {
+		sc := f.serial[k.serIdx]
+		if sc == nil {
+			sc = k.ser.NewScratch()
+			f.serial[k.serIdx] = sc
+		}
+		k.ser.Run(ins, outs, sc)
+		return nil
 	}
 	if k.observed {
 		if obs := observers.Load(); obs != nil {
@@ -366,11 +392,20 @@ type whileInstr struct {
 	// scalarCond: the condition is one inline scalar step (a counted
 	// loop's compare), run without the instruction list.
 	scalarCond *scalarInstr
+	// tiny: every body step is a one-element step or a serial fusion
+	// (bounded, short work), so the body runs without a cancel check
+	// before each step: the check at each iteration's start suffices.
+	tiny bool
+	// counted: the loop's counter and bound (see loopcount.go), or nil.
+	counted *countedLoop
 }
 
 func (w *whileInstr) run(f *frame) error {
 	for _, c := range w.init {
 		c.do(f)
+	}
+	if w.counted != nil && observers.Load() == nil {
+		return w.runCounted(f)
 	}
 	for {
 		// Besides the checks between the body's steps: a loop whose body is
@@ -388,7 +423,7 @@ func (w *whileInstr) run(f *frame) error {
 		if f.bufs[w.pred.slot][0] == 0 {
 			return nil
 		}
-		if err := runInstrs(f, w.body); err != nil {
+		if err := w.runBody(f, w.body); err != nil {
 			return err
 		}
 		for _, c := range w.stage {
@@ -398,6 +433,20 @@ func (w *whileInstr) run(f *frame) error {
 			f.bufs[s[0]], f.bufs[s[1]] = f.bufs[s[1]], f.bufs[s[0]]
 		}
 	}
+}
+
+// runBody runs steps of the loop's body: a tiny body's without a cancel
+// check before each.
+func (w *whileInstr) runBody(f *frame, body []instr) error {
+	if !w.tiny {
+		return runInstrs(f, body)
+	}
+	for _, in := range body {
+		if err := in.run(f); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // caseInstr runs one branch chosen by an index (stablehlo.case: out of range

@@ -259,3 +259,25 @@ def test_x64_loops():
 
 def test_switch_negative_index_clamps():
     check(lambda i, x: switch_branches(i, x), I32(-3), _x(), cls="transc")
+
+
+def test_counted_small_loops():
+    """Counted loops (s32 counter < constant, counter + constant) whose
+    bodies are small fusions: gojax keeps the counter in a Go integer and
+    runs the body's fusion serially; the counts, the values read from the
+    counter before and after its add, and the carried arrays are XLA's."""
+    x = _x((16,), seed="counted")
+
+    def f(x):
+        def body(s):
+            i, before, after, c = s
+            j = i + 3
+            return j, before + i, after * 2 + j, jnp.tanh(c * 1.5 + 0.25 + i.astype(c.dtype) * 1e-3)
+
+        w = lax.while_loop(lambda s: s[0] < 100, body, (jnp.int32(-7), jnp.int32(0), jnp.int32(1), x))
+        fori = lax.fori_loop(0, 1000, lambda i, c: jnp.tanh(c * x + 0.5), x)
+        scan = lax.scan(lambda c, _: (jnp.tanh(c * x - 0.5), None), x, None, length=999)[0]
+        empty = lax.fori_loop(5, 5, lambda i, c: c + 1.0, x)
+        return w, fori, scan, empty
+
+    check(f, x, cls="transc")

@@ -88,3 +88,12 @@ def test_random_impls(impl):
         k = R.key(seed, impl=impl)
         return R.key_data(R.split(k)), R.bits(k, (8,), jnp.uint32), R.normal(R.fold_in(k, 1), (3,))
     check(f, np.uint32(3), cls="transc")
+
+
+def test_random_poisson_large():
+    # Past the vector blocks: the rejection sampler's lgamma table gathers
+    # (16-entry takes), its f32<->s32 bitcasts fused with their neighbours and
+    # its arithmetic shifts run the vector paths; the counts are XLA's.
+    def f(k):
+        return (R.poisson(k, 3.0, (1000,), jnp.int32), R.poisson(k, jnp.linspace(0.1, 80.0, 777), (777,), jnp.int32))
+    check(f, _key(11), cls="exact")

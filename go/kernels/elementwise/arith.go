@@ -66,6 +66,9 @@ func arithF32(op arithOp, form int, d, a, b []float32) {
 	if t := simd32; t != nil && len(d) >= lanes32 {
 		n = len(d) &^ (lanes32 - 1)
 		t[op][form](&d[0], &a[0], &b[0], n)
+		if n == len(d) {
+			return // no tail (a small loop's whole vector)
+		}
 	}
 	if form == formVV {
 		b = b[n:]
@@ -84,6 +87,9 @@ func arithF64(op arithOp, form int, d, a, b []float64) {
 	if t := simd64; t != nil && len(d) >= lanes64 {
 		n = len(d) &^ (lanes64 - 1)
 		t[op][form](&d[0], &a[0], &b[0], n)
+		if n == len(d) {
+			return // no tail (a small loop's whole vector)
+		}
 	}
 	if form == formVV {
 		b = b[n:]
@@ -174,17 +180,27 @@ func arithScalar[T float](op arithOp, d, a []T, s T, first bool) {
 
 // arithKern returns the f32/f64 kernel of a vectorized binary op, or nil.
 func arithKern(name string, t ir.ElemType) kern {
+	f := arithLoop(name, t)
+	if f == nil {
+		return nil
+	}
+	return func(d, a, b, _ []byte) { f(d, a, b) }
+}
+
+// arithLoop is arithKern's loop as a fused member calls it (one call less
+// per block: what a small loop body pays per iteration), or nil.
+func arithLoop(name string, t ir.ElemType) func(d, a, b []byte) {
 	op, ok := arithByName[name]
 	if !ok {
 		return nil
 	}
 	switch t {
 	case ir.F32:
-		return func(d, a, b, _ []byte) {
+		return func(d, a, b []byte) {
 			arithF32(op, formVV, byteview.As[float32](d), byteview.As[float32](a), byteview.As[float32](b))
 		}
 	case ir.F64:
-		return func(d, a, b, _ []byte) {
+		return func(d, a, b []byte) {
 			arithF64(op, formVV, byteview.As[float64](d), byteview.As[float64](a), byteview.As[float64](b))
 		}
 	}

@@ -2,11 +2,12 @@
 
 // gen_intarith writes intarith_amd64.s: the AVX2 and AVX-512 loops of
 // 32-bit integer add, subtract, multiply (low half), and, or, xor,
-// shift_left and shift_right_logical, each with both operands arrays (VV),
+// shift_left, shift_right_logical and shift_right_arithmetic, each with both operands arrays (VV),
 // the second a broadcast scalar (VS) or the first a broadcast scalar (SV).
 // The ops are the same on signed and unsigned lanes (two's complement
 // wraparound); the variable shifts give 0 for counts of 32 or more read as
-// unsigned, as the Go loops do. Run with `go generate` (see intarith.go).
+// unsigned, as the Go loops do, and the arithmetic shift fills such lanes
+// with the sign bit, as the Go loop's count clamped to 31 does. Run with `go generate` (see intarith.go).
 package main
 
 import (
@@ -24,7 +25,7 @@ type isa struct {
 
 var (
 	isas  = []isa{{"Y", 32}, {"Z", 64}}
-	ops   = []string{"add", "sub", "mul", "and", "or", "xor", "shl", "shr"}
+	ops   = []string{"add", "sub", "mul", "and", "or", "xor", "shl", "shr", "sra"}
 	forms = []string{"VV", "VS", "SV"}
 )
 
@@ -44,6 +45,8 @@ func inst(o string, is isa) string {
 		return "VPSLLVD"
 	case "shr":
 		return "VPSRLVD"
+	case "sra":
+		return "VPSRAVD"
 	}
 	if is.name == "Z" {
 		return map[string]string{"and": "VPANDD", "or": "VPORD", "xor": "VPXORD"}[o]

@@ -77,6 +77,15 @@ func ishrVS32Y(d, a, b *uint32, n int)
 func ishrSV32Y(d, a, b *uint32, n int)
 
 //go:noescape
+func israVV32Y(d, a, b *uint32, n int)
+
+//go:noescape
+func israVS32Y(d, a, b *uint32, n int)
+
+//go:noescape
+func israSV32Y(d, a, b *uint32, n int)
+
+//go:noescape
 func iaddVV32Z(d, a, b *uint32, n int)
 
 //go:noescape
@@ -148,6 +157,15 @@ func ishrVS32Z(d, a, b *uint32, n int)
 //go:noescape
 func ishrSV32Z(d, a, b *uint32, n int)
 
+//go:noescape
+func israVV32Z(d, a, b *uint32, n int)
+
+//go:noescape
+func israVS32Z(d, a, b *uint32, n int)
+
+//go:noescape
+func israSV32Z(d, a, b *uint32, n int)
+
 var intArith32Y = intTable32{
 	{iaddVV32Y, iaddVS32Y, iaddSV32Y},
 	{isubVV32Y, isubVS32Y, isubSV32Y},
@@ -157,6 +175,7 @@ var intArith32Y = intTable32{
 	{ixorVV32Y, ixorVS32Y, ixorSV32Y},
 	{ishlVV32Y, ishlVS32Y, ishlSV32Y},
 	{ishrVV32Y, ishrVS32Y, ishrSV32Y},
+	{israVV32Y, israVS32Y, israSV32Y},
 }
 
 var intArith32Z = intTable32{
@@ -168,4 +187,5 @@ var intArith32Z = intTable32{
 	{ixorVV32Z, ixorVS32Z, ixorSV32Z},
 	{ishlVV32Z, ishlVS32Z, ishlSV32Z},
 	{ishrVV32Z, ishrVS32Z, ishrSV32Z},
+	{israVV32Z, israVS32Z, israSV32Z},
 }

@@ -30,6 +30,8 @@ func refInt32(name string, x, y uint32) uint32 {
 			return 0
 		}
 		return x << y
+	case "shift_right_arithmetic":
+		return uint32(int32(x) >> min(y, 31))
 	}
 	if y >= 32 {
 		return 0

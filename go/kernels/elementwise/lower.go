@@ -113,6 +113,11 @@ func fusedLoop(name string, arity int, r resolver) func(op *ir.Op) (kernel.Loop,
 			}
 		case 2:
 			l.F2 = func(d, a, b []byte) { k(d, a, b, nil) }
+			if f := arithLoop(name, x.out.Elem); f != nil && x.ins[0].Elem == x.out.Elem && x.ins[1].Elem == x.out.Elem {
+				// The loop k wraps (binaryKern picks arithKern for
+				// same-type f32/f64 arithmetic), called directly.
+				l.F2 = f
+			}
 			if x.ins[0].Elem == x.out.Elem {
 				t := x.out.Elem
 				l.Scalar = func(j int) (func(d, v, s []byte), bool) { return binaryScalarLoop(name, t, j == 0) }

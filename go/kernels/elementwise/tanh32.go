@@ -120,6 +120,9 @@ func tanh32Chain(d, a []float32, aff *[2]float32, w []float32, epi int) {
 			tanh32x8(d[:n], a[:n], aff, wp, epi)
 		}
 	}
+	if n == len(a) {
+		return // no tail: skip the Go loop's stack buffer
+	}
 	if epi > 0 {
 		w = w[n:]
 	}

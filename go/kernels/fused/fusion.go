@@ -109,6 +109,7 @@ type fusion struct {
 	nodes    []fnode
 	nbufs    int
 	bufBytes int
+	maxES    int // largest element size of a value in scratch
 	grain    int // blocks per parallel chunk at least
 	// hot is one scratch taken and returned without the pool: a fusion
 	// run serially (a small loop body, thousands of times a run) then
@@ -140,6 +141,14 @@ func (r *frun) chunk(lo, hi int) {
 
 // lowerFusion compiles a gojax.fusion op.
 func lowerFusion(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+	f, err := newFusion(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	return f.step, nil
+}
+
+func newFusion(ctx kernel.Context, op *ir.Op) (*fusion, error) {
 	if len(op.Regions) != 1 || len(op.Regions[0].Blocks) != 1 || len(op.Results) == 0 {
 		return nil, op.Errorf("malformed fusion")
 	}
@@ -173,20 +182,13 @@ func lowerFusion(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		work += nd.cost()
 	}
 	f.grain = max(1, 32768/max(1, work)/fuseBlockLen)
-	f.scratch.New = func() any {
-		s := &fscratch{bufs: make([][]byte, f.nbufs), consts: make([][]byte, len(f.gathers))}
-		arena := make([]byte, f.nbufs*f.bufBytes)
-		for i := range s.bufs {
-			s.bufs[i] = arena[i*f.bufBytes : (i+1)*f.bufBytes : (i+1)*f.bufBytes]
-		}
-		return s
-	}
+	f.scratch.New = func() any { return f.newScratch(f.bufBytes) }
 	f.runs.New = func() any {
 		r := &frun{f: f}
 		r.fn = r.chunk
 		return r
 	}
-	return f.step, nil
+	return f, nil
 }
 
 // compile resolves every member's loop and gives intermediates scratch
@@ -220,6 +222,7 @@ func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 			maxES = max(maxES, t.Elem.ByteSize())
 		}
 	}
+	f.maxES = maxES
 	f.bufBytes = roundUp(fuseBlockLen * maxES)
 	var free []int
 	alloc := func() int {
@@ -290,7 +293,7 @@ func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 			continue
 		}
 		res := m.Results[0]
-		if _, isResult := resultOf[res]; m.Name == "stablehlo.reshape" && !isResult {
+		if _, isResult := resultOf[res]; Relabels(m) && !isResult {
 			// Same bytes in the same order: read the operand's source. A
 			// dying buffer passes to the result (freed when it dies).
 			v := m.Operands[0]
@@ -366,7 +369,7 @@ func (f *fusion) compile(body *ir.Block, out *ir.TensorType) error {
 // resolve takes the member's loop from the registry.
 func (nd *fnode) resolve() error {
 	op := nd.op
-	if op.Name == "stablehlo.reshape" {
+	if Relabels(op) {
 		nd.f1 = copyLoop
 		return nil
 	}
@@ -437,6 +440,11 @@ func (f *fusion) blocks(ins, outs [][]byte, lo, hi int) {
 		s = f.scratch.Get().(*fscratch)
 	}
 	defer f.putScratch(s)
+	f.compute(s, ins, outs, lo, hi)
+}
+
+// compute runs elements [lo, hi) block by block in scratch s.
+func (f *fusion) compute(s *fscratch, ins, outs [][]byte, lo, hi int) {
 	fillLen := min(fuseBlockLen, hi-lo)
 	for i := range f.fills {
 		if ld := &f.fills[i]; !ld.onlyScalar {
@@ -466,29 +474,39 @@ func (f *fusion) blocks(ins, outs [][]byte, lo, hi int) {
 				d = s.bufs[nd.out][:m*nd.es]
 			}
 			if nd.fchain != nil {
-				nd.fchain(d, s.arg(ins, outs, nd.args[0], b, e), s.arg(ins, outs, nd.args[1], b, e), affArg(ins, nd.affS, affOne), affArg(ins, nd.affO, affNegZero))
+				nd.fchain(d, s.arg(ins, outs, &nd.args[0], b, e), s.arg(ins, outs, &nd.args[1], b, e), affArg(ins, nd.affS, affOne), affArg(ins, nd.affO, affNegZero))
 				continue
 			}
 			if nd.faff != nil {
-				nd.faff(d, s.arg(ins, outs, nd.args[0], b, e), affArg(ins, nd.affS, affOne), affArg(ins, nd.affO, affNegZero))
+				nd.faff(d, s.arg(ins, outs, &nd.args[0], b, e), affArg(ins, nd.affS, affOne), affArg(ins, nd.affO, affNegZero))
 				continue
 			}
 			if nd.f2s != nil {
 				if sc := nd.scalarOf(s, ins); sc != nil {
-					nd.f2s(d, s.arg(ins, outs, nd.args[1-nd.sArg], b, e), sc)
+					nd.f2s(d, s.arg(ins, outs, &nd.args[1-nd.sArg], b, e), sc)
 					continue
 				}
 			}
 			switch {
 			case nd.f1 != nil:
-				nd.f1(d, s.arg(ins, outs, nd.args[0], b, e))
+				nd.f1(d, s.arg(ins, outs, &nd.args[0], b, e))
 			case nd.f2 != nil:
-				nd.f2(d, s.arg(ins, outs, nd.args[0], b, e), s.arg(ins, outs, nd.args[1], b, e))
+				nd.f2(d, s.arg(ins, outs, &nd.args[0], b, e), s.arg(ins, outs, &nd.args[1], b, e))
 			default:
-				nd.f3(d, s.arg(ins, outs, nd.args[0], b, e), s.arg(ins, outs, nd.args[1], b, e), s.arg(ins, outs, nd.args[2], b, e))
+				nd.f3(d, s.arg(ins, outs, &nd.args[0], b, e), s.arg(ins, outs, &nd.args[1], b, e), s.arg(ins, outs, &nd.args[2], b, e))
 			}
 		}
 	}
+}
+
+// newScratch makes one worker's scratch with buffers of bufBytes each.
+func (f *fusion) newScratch(bufBytes int) *fscratch {
+	s := &fscratch{bufs: make([][]byte, f.nbufs), consts: make([][]byte, len(f.gathers))}
+	arena := make([]byte, f.nbufs*bufBytes)
+	for i := range s.bufs {
+		s.bufs[i] = arena[i*bufBytes : (i+1)*bufBytes : (i+1)*bufBytes]
+	}
+	return s
 }
 
 func (f *fusion) putScratch(s *fscratch) {
@@ -528,7 +546,7 @@ func gatherConst(src []byte, ld *fload, start, m int) []byte {
 func copyLoop(d, a []byte) { copy(d, a[:len(d)]) }
 
 // arg is an operand's part for result elements [b, e).
-func (s *fscratch) arg(ins, outs [][]byte, a fsrc, b, e int) []byte {
+func (s *fscratch) arg(ins, outs [][]byte, a *fsrc, b, e int) []byte {
 	switch a.kind {
 	case srcInput:
 		return ins[a.idx][b*a.es : e*a.es]

@@ -166,3 +166,27 @@ func RowBroadcast(op *ir.Op, g RowGeom) RowBcast {
 	}
 	return BcastOther
 }
+
+// Relabels reports ops that keep every element's bytes at its linear
+// index: a row-major reshape keeping the element type, and a
+// bitcast_convert between whole-byte types of one width (f32 <-> s32:
+// JAX's float bit tricks) with the shape kept. Inside a fusion they move
+// no data. Packed types (s4, f4E2M1FN, ...) and pred are excluded: their
+// storage byte is not their bit pattern.
+func Relabels(op *ir.Op) bool {
+	if len(op.Operands) != 1 || len(op.Results) != 1 {
+		return false
+	}
+	in, out := op.Operands[0].StaticTensor(), op.Results[0].StaticTensor()
+	if in == nil || out == nil || in.NumElements() != out.NumElements() {
+		return false
+	}
+	switch op.Name {
+	case "stablehlo.reshape":
+		return in.Elem == out.Elem
+	case "stablehlo.bitcast_convert":
+		whole := func(t ir.ElemType) bool { return t != ir.Pred && t.Bits() == 8*t.ByteSize() }
+		return in.Elem.ByteSize() == out.Elem.ByteSize() && whole(in.Elem) && whole(out.Elem) && slices.Equal(in.Shape, out.Shape)
+	}
+	return false
+}

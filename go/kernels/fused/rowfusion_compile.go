@@ -213,8 +213,8 @@ func (p *rowProg) member(m *ir.Op) error {
 		ld.dims, ld.strides = collapse(bm)
 		p.emit(rinstr{kind: rkLoad, ld: ld, dst: p.dest(res, isRow)})
 		return nil
-	case "stablehlo.reshape":
-		if s, ok := p.src[m.Operands[0]]; ok && !s.bcast {
+	case "stablehlo.reshape", "stablehlo.bitcast_convert":
+		if s, ok := p.src[m.Operands[0]]; ok && !s.bcast && Relabels(m) {
 			p.alias(res, m.Operands[0], s, rkCopy)
 			return nil
 		}

@@ -149,7 +149,10 @@ func (g *fastGather) take(dst, src, ix []byte, r pointRun) bool {
 	m, st := g.maxStart[0], g.stStride[0]
 	switch {
 	case g.idxElem == ir.S32 && g.es == 4:
-		takeTyped(byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[int32](ix), r, m, st)
+		d, s, x := byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[int32](ix)
+		if !takeTable32(d, s, x, r, m, st) {
+			takeTyped(d, s, x, r, m, st)
+		}
 	case g.idxElem == ir.S32 && g.es == 8:
 		takeTyped(byteview.As[uint64](dst), byteview.As[uint64](src), byteview.As[int32](ix), r, m, st)
 	case g.idxElem == ir.S64 && g.es == 4:
