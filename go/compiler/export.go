@@ -8,6 +8,7 @@ import (
 
 	"github.com/gojax/gojax/go/internal/cpufeat"
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
 // This file writes the optimized program (the IR after every pass, with the
@@ -615,17 +616,15 @@ func typeList(ts []ir.Type) string {
 	return strings.Join(parts, ", ")
 }
 
-// opSpecs lists the ops printed as themselves: each attribute gojax keeps
-// and its StableHLO name. An op with an attribute outside its list is
-// printed as a custom call.
+// opSpecs lists the ops other than elementwise ones printed as
+// themselves: each attribute gojax keeps and its StableHLO name. An op with
+// an attribute outside its list is printed as a custom call. Elementwise
+// ops (kernel.Traits) are printed as themselves when every attribute has a
+// spelling; elementwiseAttrNames renames the one gojax spells otherwise.
 var opSpecs = func() map[string]map[string]string {
 	m := map[string]map[string]string{}
-	for _, n := range strings.Fields(`abs add and atan2 bitcast_convert cbrt ceil clamp complex convert
-		cosine count_leading_zeros divide dynamic_update_slice exponential exponential_minus_one floor
-		imag is_finite log log_plus_one logistic maximum minimum multiply negate not or popcnt power
-		real remainder reshape round_nearest_afz round_nearest_even rsqrt select shift_left
-		shift_right_arithmetic shift_right_logical sign sine sqrt subtract tan tanh xor tuple
-		optimization_barrier after_all create_token while case if`) {
+	for _, n := range strings.Fields(`reshape dynamic_update_slice tuple optimization_barrier after_all
+		create_token while case if`) {
 		m["stablehlo."+n] = map[string]string{}
 	}
 	same := func(op string, attrs ...string) {
@@ -648,16 +647,16 @@ var opSpecs = func() map[string]map[string]string {
 	same("map", "dimensions")
 	same("get_tuple_element", "index")
 	same("constant", "value")
-	same("reduce_precision", "exponent_bits", "mantissa_bits")
 	same("rng_bit_generator", "rng_algorithm")
 	same("cholesky", "lower")
 	same("triangular_solve", "left_side", "lower", "unit_diagonal", "transpose_a")
 	same("fft", "fft_type", "fft_length")
-	m["stablehlo.compare"] = map[string]string{
-		"comparison_direction": "comparison_direction", "compare_type": "compare_type", "comparison_type": "compare_type",
-	}
 	return m
 }()
+
+// elementwiseAttrNames are the StableHLO names of the elementwise ops'
+// attributes that gojax names otherwise.
+var elementwiseAttrNames = map[string]string{"comparison_type": "compare_type"}
 
 // controlFlow: ops whose regions may read values of enclosing blocks in
 // StableHLO (the others' regions are functions of their arguments only).
@@ -674,7 +673,8 @@ func faithful(op *ir.Op) ([]string, bool) {
 		return dotAttrs(op)
 	}
 	spec, ok := opSpecs[op.Name]
-	if !ok {
+	elementwise := kernel.TraitsOf(op.Name).Elementwise
+	if !ok && !elementwise {
 		return nil, false
 	}
 	if op.Name == "stablehlo.constant" {
@@ -685,6 +685,12 @@ func faithful(op *ir.Op) ([]string, bool) {
 	var out []string
 	for _, k := range op.Attrs.Names() {
 		name, ok := spec[k]
+		if elementwise {
+			name, ok = k, true
+			if n, renamed := elementwiseAttrNames[k]; renamed {
+				name = n
+			}
+		}
 		if !ok {
 			return nil, false
 		}
