@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 
 import numpy as np
@@ -303,3 +304,27 @@ assert text is not None and "\\nENTRY " in text, text
 print("ok")
 """, env={"GOJAX_NUM_DEVICES": "", "JAX_NUM_CPU_DEVICES": "-1", "XLA_FLAGS": ""})
     assert out.strip().endswith("ok"), out
+
+
+def test_compiled_text_of_the_differential_suite(tmp_path):
+    # Every program a part of the differential suite compiles for gojax has
+    # text: jaxlib converts gojax's optimized program (compiled_text_sweep
+    # asks each executable for its HLO modules). Whether those tests pass
+    # is their own business; the sweep's failures are this test's.
+    import json
+    import subprocess
+    import sys
+
+    from gojax_testutil import TESTS_DIR
+
+    out = tmp_path / "sweep.json"
+    files = ["differential/test_control_flow.py", "differential/test_random.py", "differential/test_exotic.py"]
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "compiled_text_sweep", "-p", "no:cacheprovider",
+                           *files], cwd=TESTS_DIR, env=dict(os.environ, GOJAX_TEXT_SWEEP_OUT=str(out)),
+                          capture_output=True, text=True, timeout=1200)
+    assert out.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
+    sweep = json.loads(out.read_text())
+    assert sweep["failures"] == []
+    # Each is gojax's optimized program, not the fallback (the program as
+    # received).
+    assert sweep["checked"] >= 100 and sweep["optimized"] == sweep["checked"], sweep

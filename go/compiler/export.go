@@ -296,6 +296,13 @@ func (x *exporter) newFunc(prefix string, blk *ir.Block, res []ir.Type) (string,
 	}
 }
 
+// convertedTargets are custom call targets jaxlib's HLO converter reads
+// attributes of (which the text keeps as backend_config only): the text
+// names them gojax.custom_call.<target>.
+var convertedTargets = map[string]bool{
+	"ApproxTopK": true, "Sharding": true, "SPMDFullToShardShape": true, "SPMDShardToFullShape": true,
+}
+
 func isConstant(v *ir.Value) bool {
 	return v.Def != nil && v.Def.Name == "stablehlo.constant" && len(v.Def.Regions) == 0
 }
@@ -419,6 +426,9 @@ func (x *exporter) op(op *ir.Op, depth int, funcBody bool) {
 		if op.Name == "stablehlo.custom_call" {
 			if s, ok := op.Attrs.Str("call_target_name"); ok {
 				target = s
+				if convertedTargets[s] {
+					target = "gojax.custom_call." + s
+				}
 				delete(rest, "call_target_name")
 			}
 		}
