@@ -110,3 +110,67 @@ func TestExportFusion(t *testing.T) {
 	}
 	require.Contains(t, hlo, `gojax.vector_set=`)
 }
+
+// TestExportSlotsLoopsAndCaptures: an unfused chain shows a step written
+// over its operand's slot; a loop whose body reads a value of the entry
+// block converts; capturedValues finds what a region reads from outside
+// (what the function made of it takes after the region's arguments).
+func TestExportSlotsLoopsAndCaptures(t *testing.T) {
+	f32 := ir.Tensor(ir.F32, 32)
+	i32 := ir.Tensor(ir.S32)
+	mb := newMod()
+	mb.fn("main", "public", []ir.Type{f32}, []ir.Type{f32, f32}, func(b *blkB, a []*ir.Value) []*ir.Value {
+		e := b.v("stablehlo.exponential", f32, nil, a[0])
+		n := b.v("stablehlo.negate", f32, nil, e)
+		r := b.v("stablehlo.add", f32, nil, n, a[0])
+		outer := b.v("stablehlo.sine", f32, nil, a[0])
+		lim := b.i32c(3)
+		loop := b.while([]*ir.Value{b.i32c(0), r},
+			func(rb *blkB, c []*ir.Value) *ir.Value {
+				return rb.v("stablehlo.compare", ir.Tensor(ir.Pred), ir.Attrs{
+					"comparison_direction": ir.EnumAttr{Kind: "comparison_direction", Value: "LT"}}, c[0], lim)
+			},
+			func(rb *blkB, c []*ir.Value) []*ir.Value {
+				return []*ir.Value{rb.v("stablehlo.add", i32, nil, c[0], rb.i32c(1)), rb.v("stablehlo.multiply", f32, nil, c[1], outer)}
+			})
+		return []*ir.Value{loop[1], outer}
+	})
+	e, err := CompileModule(mb.m, Options{NoFuse: true})
+	require.NoError(t, err)
+	text, err := e.OptimizedStableHLO()
+	require.NoError(t, err)
+	require.Regexp(t, `"stablehlo.negate"\(%0\) \{mhlo.frontend_attributes = \{gojax.step = "1", gojax.reads = "(s\d+)\[128\]", gojax.writes = "(s\d+)\[128\]", gojax.in_place = "0:0"`, text)
+	require.Contains(t, text, `"stablehlo.while"`)
+	hlo := convertWithJaxlib(t, map[string]string{"loop": text})["loop"]
+	require.Regexp(t, `negate\(.*gojax.in_place="0:0"`, hlo)
+	require.Contains(t, hlo, "while(")
+
+	blk := ir.NewBlock(ir.Tensor(ir.F32))
+	outer := &ir.Value{Type: ir.Tensor(ir.F32)}
+	ret := ir.NewOp("stablehlo.return", []*ir.Value{outer}, nil, nil)
+	blk.Append(ir.NewOp("stablehlo.add", []*ir.Value{blk.Args[0], outer}, []ir.Type{ir.Tensor(ir.F32)}, nil))
+	blk.Append(ret)
+	require.Equal(t, []*ir.Value{outer}, capturedValues(blk))
+}
+
+func TestExportSpelling(t *testing.T) {
+	require.Equal(t, `"a\"b\\c\0A\C3\A9"`, quote("a\"b\\c\né"))
+	require.Equal(t, "main", symbol("main"))
+	require.Equal(t, "gojax.fusion.0", symbol("gojax.fusion.0"))
+	require.Equal(t, `"jit(f)"`, symbol("jit(f)"))
+	for _, a := range []ir.Attr{ir.OpaqueAttr{Dialect: "sdy", Text: "#sdy.sharding<@m, [{}]>"}, ir.DictAttr{},
+		ir.EnumAttr{Kind: "custom_call_api_version", Value: "API_VERSION_ORIGINAL"}, ir.IntAttr{Value: 1, Type: ir.Pred}} {
+		_, ok := exportAttr(a)
+		require.False(t, ok, "%#v", a)
+	}
+	s, ok := exportAttr(ir.ArrayAttr{Elems: []ir.Attr{ir.EnumAttr{Kind: "precision", Value: "HIGH"}}})
+	require.True(t, ok)
+	require.Equal(t, "[#stablehlo<precision HIGH>]", s)
+	// Large non-splat constants are not spelled (their data would be the
+	// text's bulk); splats and small ones are.
+	big := &ir.ElementsAttr{Type: ir.Tensor(ir.F32, 17), Data: f32s(make([]float32, 16)...)}
+	big.Data = append(big.Data, f32s(1)...)
+	require.False(t, printableConstant(big))
+	require.True(t, printableConstant(&ir.ElementsAttr{Type: ir.Tensor(ir.F32, 17), Data: f32s(make([]float32, 17)...)}))
+	require.False(t, printableConstant(&ir.ElementsAttr{Type: ir.Tensor(ir.S4, 2), Data: []byte{1, 2}}))
+}
