@@ -435,12 +435,18 @@ func (x *exporter) op(op *ir.Op, depth int, funcBody bool) {
 		if op.Name == "stablehlo.constant" {
 			delete(rest, "value")
 		}
+		// jaxlib converts a custom call with at most one called
+		// computation: an op with several regions shows its first.
 		var calls []string
-		for _, r := range op.Regions {
+		if len(op.Regions) > 0 {
+			r := op.Regions[0]
 			if len(r.Blocks) != 1 {
 				panic(fmt.Sprintf("%s has a region of %d blocks", op.Name, len(r.Blocks)))
 			}
 			calls = append(calls, "@"+symbol(called(target+".region", r.Blocks[0], terminatorTypes(r.Blocks[0]))))
+			if len(op.Regions) > 1 {
+				rest["gojax.regions"] = ir.IntAttr{Value: int64(len(op.Regions)), Type: ir.S64}
+			}
 		}
 		head = fmt.Sprintf("%q(%s)", "stablehlo.custom_call", strings.Join(operands, ", "))
 		attrs = append(attrs, "call_target_name = "+quote(target))
@@ -661,6 +667,8 @@ var opSpecs = func() map[string]map[string]string {
 	same("cholesky", "lower")
 	same("triangular_solve", "left_side", "lower", "unit_diagonal", "transpose_a")
 	same("fft", "fft_type", "fft_length")
+	same("reduce_window", "window_dimensions", "window_strides", "base_dilations", "window_dilations", "padding")
+	same("select_and_scatter", "window_dimensions", "window_strides", "padding")
 	return m
 }()
 
@@ -705,12 +713,29 @@ func faithful(op *ir.Op) ([]string, bool) {
 			return nil, false
 		}
 		s, ok := exportAttr(op.Attrs[k])
+		if k == "padding" {
+			s, ok = paddingAttr(op.Attrs[k])
+		}
 		if !ok {
 			return nil, false
 		}
 		out = append(out, name+" = "+s)
 	}
 	return out, true
+}
+
+// paddingAttr spells a window op's padding, which gojax keeps flattened
+// ([lo0, hi0, lo1, hi1, …]), as StableHLO's N×2 tensor.
+func paddingAttr(a ir.Attr) (string, bool) {
+	d, ok := a.(ir.DenseI64Attr)
+	if !ok || len(d.Values) == 0 || len(d.Values)%2 != 0 {
+		return "", false
+	}
+	rows := make([]string, len(d.Values)/2)
+	for i := range rows {
+		rows[i] = fmt.Sprintf("[%d, %d]", d.Values[2*i], d.Values[2*i+1])
+	}
+	return fmt.Sprintf("dense<[%s]> : tensor<%dx2xi64>", strings.Join(rows, ", "), len(rows)), true
 }
 
 func dotAttrs(op *ir.Op) ([]string, bool) {
