@@ -239,6 +239,9 @@ def _programs():
         "einsum": (lambda a: jnp.einsum("ij,jk,kl->il", a, a, a), m),
         "conv": (lambda a, b: lax.conv(a, b, (1, 1), "SAME"), img, w),
         "reduce_window": (lambda a: lax.reduce_window(a, -jnp.inf, lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID"), img),
+        # Its gradient is a select_and_scatter (two regions); padded windows.
+        "reduce_window_grad": (jax.grad(lambda a: lax.reduce_window(
+            a, -jnp.inf, lax.max, (1, 1, 3, 2), (1, 1, 2, 1), ((0, 0), (0, 0), (2, 1), (1, 1))).sum()), img),
         "gather": (lambda a, j: a[j], v, i),
         "scatter": (lambda a, j: a.at[j].add(1.0), v, i),
         "dynamic_slice": (lambda a, j: lax.dynamic_slice(a, (j[1],), (4,)), v, i),
