@@ -6,6 +6,7 @@ package capi
 import "C"
 
 import (
+	"fmt"
 	"slices"
 	"sync"
 	"unsafe"
@@ -44,6 +45,12 @@ type executable struct {
 	cost      *C.PJRT_NamedValue
 	costN     int
 	costNames []cstr
+
+	// The optimized program text, made at the first request so that the
+	// size query and the copy see the same bytes.
+	progOnce sync.Once
+	progCode []byte
+	progErr  string // why there is none (progCode nil)
 }
 
 // shardingList is a C array of serialized OpShardings with their sizes.
@@ -774,17 +781,11 @@ func gojax_PJRT_Executable_OptimizedProgram(args *C.PJRT_Executable_OptimizedPro
 	if prog.struct_size < C.PJRT_Program_STRUCT_SIZE {
 		return errf(engine.CodeInvalidArgument, fn, "program struct_size %d is smaller than %d", prog.struct_size, C.PJRT_Program_STRUCT_SIZE)
 	}
-	// gojax has no HLO of its own: its optimized plan holds fused ops no
-	// HLO tool reads. It answers with the StableHLO program it compiled,
-	// as received, in the "mlir" format, which the framework converts to
-	// HLO for compile().as_text() and hlo_modules(): what they show is the
-	// program before gojax's passes.
-	if op := x.rt.ShardyOp(); op != "" {
-		// jaxlib's MLIR-to-HLO conversion refuses Shardy ops; UNIMPLEMENTED
-		// makes compile().as_text() None instead of an error.
-		return errf(engine.CodeUnimplemented, fn, "the program holds %s, which has no HLO text", op)
+	code := x.optimizedProgram()
+	if code == nil {
+		// UNIMPLEMENTED makes compile().as_text() None instead of an error.
+		return errf(engine.CodeUnimplemented, fn, "%s", x.progErr)
 	}
-	code := x.rt.Code()
 	prog.format, prog.format_size = mlirFormat.p, mlirFormat.n
 	if prog.code == nil {
 		prog.code_size = C.size_t(len(code))
@@ -796,6 +797,28 @@ func gojax_PJRT_Executable_OptimizedProgram(args *C.PJRT_Executable_OptimizedPro
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(prog.code)), len(code)), code)
 	prog.code_size = C.size_t(len(code))
 	return nil
+}
+
+// optimizedProgram is what PJRT_Executable_OptimizedProgram answers, in
+// the "mlir" format that jaxlib converts to HLO for compile().as_text()
+// and hlo_modules(): gojax's optimized program as StableHLO text
+// (compiler/export.go), or, where that cannot be written, the StableHLO
+// program as received unless it holds Shardy ops, which jaxlib's converter
+// refuses (nil then, and progErr says why).
+func (x *executable) optimizedProgram() []byte {
+	x.progOnce.Do(func() {
+		text, err := x.rt.OptimizedStableHLO()
+		if err == nil {
+			x.progCode = []byte(text)
+			return
+		}
+		if op := x.rt.ShardyOp(); op != "" {
+			x.progErr = fmt.Sprintf("%v; the program as received holds %s, which has no HLO text", err, op)
+			return
+		}
+		x.progCode = x.rt.Code()
+	})
+	return x.progCode
 }
 
 // mlirFormat is PJRT's name of the MLIR program format; the string lives as

@@ -71,8 +71,11 @@ type Executable struct {
 	replicas    int
 	partitions  int
 	plan        *plan
-	inBytes     []int // argument sizes
-	outBytes    []int // output sizes
+	// optimized is the module after the passes, which the plan's steps
+	// point into; OptimizedStableHLO prints it.
+	optimized *ir.Module
+	inBytes   []int // argument sizes
+	outBytes  []int // output sizes
 	// aliasArg[k] is the argument whose buffer output k may reuse when that
 	// argument is donated, or -1.
 	aliasArg []int
@@ -149,6 +152,7 @@ func CompileModule(m *ir.Module, opts Options) (*Executable, error) {
 		return nil, err
 	}
 	e.plan = p
+	e.optimized = work
 	e.callbacks = st.ctx.callbacks
 	for _, t := range entry.Type.Inputs {
 		n, err := byteSize(t)

@@ -266,6 +266,18 @@ func (e *Executable) CodeSize() int64 { return int64(len(e.code)) }
 // must not modify it.
 func (e *Executable) Code() []byte { return e.code }
 
+// OptimizedStableHLO is the program after gojax's passes, with its plan's
+// facts, as StableHLO text that jaxlib converts to HLO
+// (compiler.Executable.OptimizedStableHLO); an error for a program not
+// made by go/compiler or one the writer cannot spell.
+func (e *Executable) OptimizedStableHLO() (string, error) {
+	p, ok := e.prog.(interface{ OptimizedStableHLO() (string, error) })
+	if !ok {
+		return "", fmt.Errorf("engine: %s has no optimized program text", e.prog.Name())
+	}
+	return p.OptimizedStableHLO()
+}
+
 // ShardyOp names an op of the Shardy dialect in the program's functions
 // (sdy.sharding_constraint, sdy.manual_computation, ...), or "". The HLO
 // converter frameworks run on the program text does not take them.

@@ -556,8 +556,13 @@ func formatFloat(v float64, e ElemType) string {
 		bits = 32
 	}
 	s := strconv.FormatFloat(v, 'g', -1, bits)
-	if !strings.ContainsAny(s, ".e") {
-		s += ".0"
+	if !strings.Contains(s, ".") {
+		// MLIR's float literal needs the '.' even with an exponent (1.0e-06).
+		if i := strings.IndexByte(s, 'e'); i >= 0 {
+			s = s[:i] + ".0" + s[i:]
+		} else {
+			s += ".0"
+		}
 	}
 	return s
 }

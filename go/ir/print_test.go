@@ -120,7 +120,9 @@ func TestFormatAttr(t *testing.T) {
 		a    Attr
 		want string
 	}{
-		{FloatAttr{Value: 1e-5, Type: F32}, "1e-05 : f32"},
+		{FloatAttr{Value: 1e-5, Type: F32}, "1.0e-05 : f32"},
+		{FloatAttr{Value: 2.5e20, Type: F64}, "2.5e+20 : f64"},
+		{FloatAttr{Value: 1e20, Type: F64}, "1.0e+20 : f64"},
 		{FloatAttr{Value: 3, Type: F64}, "3.0 : f64"},
 		{DenseI64Attr{Values: []int64{1, 2}}, "array<i64: 1, 2>"},
 		{DenseI64Attr{}, "array<i64>"},
