@@ -116,7 +116,6 @@ func runSASPool[E float32 | float64](ctx kernel.Context, s *sasPool, in, src []E
 	work := func(lo, hi int) {
 		oidx := make([]int64, k)
 		widx := make([]int64, k)
-		bv := make([]E, C)
 		bi := make([]int32, C)
 		rem := int64(lo)
 		for d := k - 1; d >= 0; d-- {
@@ -155,14 +154,13 @@ func runSASPool[E float32 | float64](ctx kernel.Context, s *sasPool, in, src []E
 						}
 						off := int(base + c)
 						if first {
-							copy(bv, in[off:off+C])
 							for j := range bi {
 								bi[j] = int32(off + j)
 							}
 							first = false
 							continue
 						}
-						selectRow(s.rel, bv, bi, in[off:off+C], int32(off))
+						selectRow(s.rel, in, bi, int32(off))
 					}
 				}
 				d := last - 1
@@ -210,35 +208,45 @@ func runSASPool[E float32 | float64](ctx kernel.Context, s *sasPool, in, src []E
 }
 
 // selectRow folds one window position into a channel vector's current
-// selection: candidate v[j] (operand offset off+j) replaces bv[j] unless
-// bv[j] R v[j]. One loop per relation keeps the comparison inline.
-func selectRow[E float32 | float64](rel selRel, bv []E, bi []int32, v []E, off int32) {
-	v = v[:len(bv)]
-	bi = bi[:len(bv)]
+// selection: candidate in[off+j] replaces the selected in[bi[j]] unless
+// in[bi[j]] R in[off+j]. The current values are read back through bi so that
+// only an index moves, which compiles to a conditional move: pooling
+// windows' comparisons are unpredictable, and a branch per element
+// mispredicts. One loop per relation keeps the comparison inline.
+func selectRow[E float32 | float64](rel selRel, in []E, bi []int32, off int32) {
+	v := in[off : int(off)+len(bi)]
 	switch rel {
 	case relGE:
 		for j, x := range v {
-			if !(bv[j] >= x) {
-				bv[j], bi[j] = x, off+int32(j)
+			c := bi[j]
+			if !(in[c] >= x) {
+				c = off + int32(j)
 			}
+			bi[j] = c
 		}
 	case relGT:
 		for j, x := range v {
-			if !(bv[j] > x) {
-				bv[j], bi[j] = x, off+int32(j)
+			c := bi[j]
+			if !(in[c] > x) {
+				c = off + int32(j)
 			}
+			bi[j] = c
 		}
 	case relLE:
 		for j, x := range v {
-			if !(bv[j] <= x) {
-				bv[j], bi[j] = x, off+int32(j)
+			c := bi[j]
+			if !(in[c] <= x) {
+				c = off + int32(j)
 			}
+			bi[j] = c
 		}
 	case relLT:
 		for j, x := range v {
-			if !(bv[j] < x) {
-				bv[j], bi[j] = x, off+int32(j)
+			c := bi[j]
+			if !(in[c] < x) {
+				c = off + int32(j)
 			}
+			bi[j] = c
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/internal/lowerutil"
+	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
 // swappedComparator is ^bb(a, b): compare(b, a).
@@ -122,5 +123,29 @@ func TestSelectAndScatterPoolNotTaken(t *testing.T) {
 		g, err := newWindowGeom(op, c.shape, c.src, "")
 		require.NoError(t, err)
 		require.Nil(t, newSASPool(op, g, c.et, c.et), "%v", c.shape)
+	}
+}
+
+// BenchmarkSelectAndScatterPool: the gradient of a 2x2/2 max pool over a
+// 128x28x28x32 f32 activation.
+func BenchmarkSelectAndScatterPool(b *testing.B) {
+	shape, src := []int64{128, 28, 28, 32}, []int64{128, 14, 14, 32}
+	op := sasOp(ir.F32, shape, src, []int64{1, 2, 2, 1}, []int64{1, 2, 2, 1}, make([]int64, 8),
+		simpleComparator(ir.F32, "GE", "FLOAT", 1), binRegion("stablehlo.add", ir.F32))
+	rng := rand.New(rand.NewSource(1))
+	in, source := make([]float32, lowerutil.Numel(shape)), make([]float32, lowerutil.Numel(src))
+	for i := range in {
+		in[i] = rng.Float32()
+	}
+	for i := range source {
+		source[i] = rng.Float32()
+	}
+	l, _ := kernel.Lookup(op.Name)
+	st, err := l(nil, op)
+	require.NoError(b, err)
+	ins, outs := [][]byte{f32s(in...), f32s(source...), f32s(0)}, [][]byte{make([]byte, 4*len(in))}
+	b.ResetTimer()
+	for range b.N {
+		require.NoError(b, st(ins, outs))
 	}
 }
