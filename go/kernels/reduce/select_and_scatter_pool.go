@@ -60,6 +60,10 @@ type sasPool struct {
 	p       *poolForm
 	rel     selRel
 	overlap bool // some operand element lies in two windows: scatter serially
+	// tiles: the windows cover the operand exactly once (stride = window,
+	// no padding, no remainder), so each window fills its own elements
+	// with init while they are in cache instead of a separate pass.
+	tiles bool
 	nIn     int
 }
 
@@ -76,11 +80,14 @@ func newSASPool(op *ir.Op, g *windowGeom, et, outEt ir.ElemType) *sasPool {
 	if p == nil {
 		return nil
 	}
-	s := &sasPool{g: g, p: p, rel: rel, nIn: 1}
+	s := &sasPool{g: g, p: p, rel: rel, nIn: 1, tiles: true}
 	for d := range g.rank {
 		s.nIn *= int(g.inShape[d])
 		if d < p.k && g.win[d] > g.strides[d] {
 			s.overlap = true
+		}
+		if d < p.k && (g.win[d] != g.strides[d] || g.lo[d] != 0 || g.outShape[d]*g.win[d] != g.inShape[d]) {
+			s.tiles = false
 		}
 	}
 	if s.nIn > math.MaxInt32 {
@@ -103,8 +110,10 @@ func (s *sasPool) step(ctx kernel.Context, et ir.ElemType) kernel.Step {
 func runSASPool[E float32 | float64](ctx kernel.Context, s *sasPool, in, src []E, init E, out []E) {
 	g, p := s.g, s.p
 	k, C := p.k, p.c
-	for i := range out[:s.nIn] {
-		out[i] = init
+	if !s.tiles {
+		for i := range out[:s.nIn] {
+			out[i] = init
+		}
 	}
 	if p.rows == 0 {
 		return
@@ -153,6 +162,12 @@ func runSASPool[E float32 | float64](ctx kernel.Context, s *sasPool, in, src []E
 							continue // padding is never selected
 						}
 						off := int(base + c)
+						if s.tiles {
+							fill := out[off : off+C]
+							for j := range fill {
+								fill[j] = init
+							}
+						}
 						if first {
 							for j := range bi {
 								bi[j] = int32(off + j)
