@@ -33,27 +33,10 @@ type keepFn func(in []byte, cur, cand int) (bool, error)
 // nativeSelect recognizes select regions of one compare of (arg0, arg1) and
 // returns the equivalent native comparison.
 func nativeSelect(r *ir.Region, et ir.ElemType) keepFn {
-	if len(r.Blocks) != 1 {
+	dir, ct, swap, ok := selectCompare(r)
+	if !ok {
 		return nil
 	}
-	b := r.Blocks[0]
-	if len(b.Args) != 2 || len(b.Ops) != 2 {
-		return nil
-	}
-	c, ret := b.Ops[0], b.Ops[1]
-	if c.Name != "stablehlo.compare" || ret.Name != "stablehlo.return" || len(ret.Operands) != 1 || ret.Operands[0] != c.Results[0] {
-		return nil
-	}
-	swap := false
-	switch {
-	case c.Operands[0] == b.Args[0] && c.Operands[1] == b.Args[1]:
-	case c.Operands[0] == b.Args[1] && c.Operands[1] == b.Args[0]:
-		swap = true
-	default:
-		return nil
-	}
-	dir, _ := c.Attrs.Enum("comparison_direction")
-	ct, _ := c.Attrs.Enum("compare_type")
 	var cmpF func(x, y float64) bool
 	var cmpU func(x, y uint64) bool
 	switch dir {
@@ -98,6 +81,33 @@ func nativeSelect(r *ir.Region, et ir.ElemType) keepFn {
 	return nil
 }
 
+// selectCompare recognizes select regions of one compare of (arg0, arg1)
+// and returns its direction, compare type, and whether the compare reads
+// the arguments swapped.
+func selectCompare(r *ir.Region) (dir, ct string, swap, ok bool) {
+	if len(r.Blocks) != 1 {
+		return "", "", false, false
+	}
+	b := r.Blocks[0]
+	if len(b.Args) != 2 || len(b.Ops) != 2 {
+		return "", "", false, false
+	}
+	c, ret := b.Ops[0], b.Ops[1]
+	if c.Name != "stablehlo.compare" || ret.Name != "stablehlo.return" || len(ret.Operands) != 1 || ret.Operands[0] != c.Results[0] {
+		return "", "", false, false
+	}
+	switch {
+	case c.Operands[0] == b.Args[0] && c.Operands[1] == b.Args[1]:
+	case c.Operands[0] == b.Args[1] && c.Operands[1] == b.Args[0]:
+		swap = true
+	default:
+		return "", "", false, false
+	}
+	dir, _ = c.Attrs.Enum("comparison_direction")
+	ct, _ = c.Attrs.Enum("compare_type")
+	return dir, ct, swap, true
+}
+
 // combineFn sets out[i] = scatter(out[i], src[j]).
 type combineFn func(out []byte, i int, src []byte, j int) error
 
@@ -127,6 +137,9 @@ func lowerSelectAndScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	g, err := newWindowGeom(op, in.Shape, src.Shape, "")
 	if err != nil {
 		return nil, err
+	}
+	if sp := newSASPool(op, g, in.Elem, out.Elem); sp != nil {
+		return sp.step(ctx, in.Elem), nil
 	}
 	ies, es := in.Elem.ByteSize(), out.Elem.ByteSize()
 	keep := nativeSelect(op.Regions[0], in.Elem)
