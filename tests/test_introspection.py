@@ -181,15 +181,16 @@ def test_compiled_text_is_the_optimized_program(gojax_device, cpu_device):
 def test_compiled_text_shows_one_fusion_with_its_ops_and_slots(gojax_device):
     x = np.ones((64, 32), np.float32)
     text = _compiled(lambda a, b: jnp.tanh(a * 2 + 1) * b - jnp.maximum(a, b), gojax_device, x, x).as_text()
-    calls = [line for line in text.splitlines() if 'composite.name="gojax.fusion"' in line]
+    calls = [line for line in text.splitlines() if 'gojax.fusion="gojax.fusion"' in line]
     assert len(calls) == 1, text
     call = calls[0]
     # The step reads the two scalar constants (4 bytes each) and both
     # arguments (8192 bytes each), and writes its result.
-    assert re.search(r'gojax.reads = "s\d+\[4\],s\d+\[4\],s\d+\[8192\],s\d+\[8192\]"', call), call
-    assert re.search(r'gojax.writes = "s\d+\[8192\]"', call), call
-    assert re.search(r'gojax.ops = "[a-z_,]*tanh[a-z_,]*"', call), call
-    body = _computation(text, re.search(r"to_apply=%?([\w.\-]+)", call).group(1))
+    assert " fusion(" in call and "kind=kLoop" in call, call
+    assert re.search(r'gojax.reads="s\d+\[4\],s\d+\[4\],s\d+\[8192\],s\d+\[8192\]"', call), call
+    assert re.search(r'gojax.writes="s\d+\[8192\]"', call), call
+    assert re.search(r'gojax.ops="[a-z_,]*tanh[a-z_,]*"', call), call
+    body = _computation(text, re.search(r"calls=%?([\w.\-]+)", call).group(1))
     for op in ("multiply", "add", "tanh", "maximum", "subtract"):
         assert re.search(rf"= f32\[64,32\]\S* {op}\(", body), (op, body)
     # No elementwise op of the chain is left outside the fusion.

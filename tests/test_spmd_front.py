@@ -321,6 +321,6 @@ g = jax.jit(lambda a: jax.lax.with_sharding_constraint(a * 2, NamedSharding(mesh
 assert "sdy.sharding_constraint" in g.lower(x).as_text()
 # gojax's passes fuse across the constraint (an identity on the global
 # program): one fusion is left.
-assert g.lower(x).compile().as_text().count('composite.name="gojax.fusion"') == 1
+assert g.lower(x).compile().as_text().count('gojax.fusion="gojax.fusion"') == 1
 np.testing.assert_array_equal(np.asarray(g(x)), np.arange(8) * 2 + 1)
 """)

@@ -17,17 +17,17 @@ import (
 // and hlo_modules() show what gojax runs. docs/runtime.md documents the
 // form; its names are stable:
 //
-//   - Each fused step (gojax.fusion, gojax.rowfusion) is a
-//     stablehlo.composite of that name whose decomposition is a private
-//     function (@gojax.fusion.N) holding the fused ops.
+//   - Each fused step (gojax.fusion, gojax.rowfusion) is an mhlo.fusion
+//     (kind kLoop, kInput for row fusions) whose region holds the fused
+//     ops: HLO fusion instructions, as XLA's optimized programs show them.
 //   - An op is printed as itself when its attributes have a StableHLO
 //     spelling here (opSpecs); any other op (gojax's own ops such as
 //     gojax.partial_sort, custom calls, Shardy ops, ops with attributes
 //     gojax keeps flattened) is a stablehlo.custom_call whose target is the
 //     op's name, whose backend_config is its attributes as text and whose
 //     called_computations hold its regions as private functions.
-//   - Plan facts ride on each step as mhlo.frontend_attributes (a
-//     composite's as composite_attributes), which survive the conversion:
+//   - Plan facts ride on each step as mhlo.frontend_attributes, which
+//     survive the conversion:
 //     gojax.step, gojax.reads, gojax.writes, gojax.in_place, gojax.inline;
 //     the module carries the plan's totals.
 //   - Shardy annotations are dropped; mhlo.sharding attributes are kept.
@@ -380,6 +380,7 @@ func (x *exporter) op(op *ir.Op, depth int, funcBody bool) {
 	var head string // the op's name, operands and regions, printed after its results are named
 	var attrs []string
 	var regions []*ir.Region
+	var fusionRegion func() // prints a fusion's region in place of regions
 	switch {
 	case op.Name == "func.return" || op.Name == "stablehlo.return":
 		name := op.Name
@@ -397,10 +398,29 @@ func (x *exporter) op(op *ir.Op, depth int, funcBody bool) {
 		attrs = append(attrs, "callee = @"+symbol(callee.Name))
 		attrs = append(attrs, x.frontend(op)...)
 	case (op.Name == fusionOp || op.Name == rowFusionOp) && fusionBody(op) != nil:
-		fn := called(op.Name, fusionBody(op), resultTypes(op))
-		head = fmt.Sprintf("%q(%s)", "stablehlo.composite", strings.Join(operands, ", "))
-		attrs = append(attrs, "name = "+quote(op.Name), "decomposition = @"+symbol(fn))
-		facts := x.factList(op)
+		// An mhlo.fusion holding the fused ops, which jaxlib turns into an
+		// HLO fusion instruction as XLA's own fusions print. Its region
+		// may not read values from outside: captured values other than
+		// constants become extra operands.
+		blk := fusionBody(op)
+		var consts []*ir.Op
+		var inner []*ir.Value
+		for _, v := range capturedValues(blk) {
+			if isConstant(v) {
+				consts = append(consts, v.Def)
+				continue
+			}
+			inner = append(inner, v)
+			operandVals = append(operandVals[:len(operandVals):len(operandVals)], v)
+			operands = append(operands, name(v))
+		}
+		head = fmt.Sprintf("%q(%s)", "mhlo.fusion", strings.Join(operands, ", "))
+		kind := "kLoop"
+		if op.Name == rowFusionOp {
+			kind = "kInput" // a reduction with its neighbours, as XLA names it
+		}
+		attrs = append(attrs, "fusion_kind = #mhlo<fusion_kind "+kind+">")
+		facts := append([][2]string{{"gojax.fusion", op.Name}}, x.factList(op)...)
 		var ops []string
 		op.Regions[0].Walk(func(o *ir.Op) bool {
 			if o.Name != "stablehlo.return" {
@@ -409,7 +429,8 @@ func (x *exporter) op(op *ir.Op, depth int, funcBody bool) {
 			return true
 		})
 		facts = append(facts, [2]string{"gojax.ops", strings.Join(ops, ",")})
-		attrs = append(attrs, "composite_attributes = "+strDict(facts))
+		attrs = append(attrs, "mhlo.frontend_attributes = "+strDict(facts))
+		fusionRegion = func() { x.fusionRegion(blk, inner, consts, depth) }
 	default:
 		if a, ok := faithful(op); ok && (!regionsCapture(op) || controlFlow(op)) {
 			head = fmt.Sprintf("%q(%s)", op.Name, strings.Join(operands, ", "))
@@ -480,6 +501,9 @@ func (x *exporter) op(op *ir.Op, depth int, funcBody bool) {
 		x.printf("%s:%d = ", base, len(op.Results))
 	}
 	x.b.WriteString(head)
+	if fusionRegion != nil {
+		fusionRegion()
+	}
 	if len(regions) > 0 {
 		x.b.WriteString(" (")
 		for i, r := range regions {
@@ -503,6 +527,40 @@ func (x *exporter) op(op *ir.Op, depth int, funcBody bool) {
 		x.b.WriteString(" " + l)
 	}
 	x.b.WriteString("\n")
+}
+
+// fusionRegion prints a fusion's block as the region of an mhlo.fusion:
+// its arguments, then the captured values it takes as extra operands; the
+// captured constants are repeated inside. The outer names of those values
+// are restored afterwards.
+func (x *exporter) fusionRegion(blk *ir.Block, inner []*ir.Value, consts []*ir.Op, depth int) {
+	saved := map[*ir.Value]string{}
+	keep := func(v *ir.Value) {
+		if n, ok := x.names[v]; ok {
+			saved[v] = n
+		}
+	}
+	ind := strings.Repeat("  ", depth)
+	args := make([]string, 0, len(blk.Args)+len(inner))
+	for _, a := range blk.Args {
+		args = append(args, x.argName(a)+": "+a.Type.String())
+	}
+	for _, v := range inner {
+		keep(v)
+		args = append(args, x.argName(v)+": "+v.Type.String())
+	}
+	x.printf(" ({\n%s^bb0(%s):\n", ind, strings.Join(args, ", "))
+	for _, c := range consts {
+		keep(c.Results[0])
+		x.op(c, depth+1, false)
+	}
+	for _, o := range blk.Ops {
+		x.op(o, depth+1, false)
+	}
+	x.printf("%s})", ind)
+	for v, n := range saved {
+		x.names[v] = n
+	}
 }
 
 func (x *exporter) region(r *ir.Region, depth int) {

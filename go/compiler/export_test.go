@@ -84,8 +84,8 @@ func TestExportJaxExportCorpus(t *testing.T) {
 	convertWithJaxlib(t, texts)
 }
 
-// TestExportFusion: a fused chain is one composite whose decomposition
-// holds its ops, with the step's slots; jaxlib keeps them in the HLO.
+// TestExportFusion: a fused chain is one fusion holding its ops, with the
+// step's slots; jaxlib makes it an HLO fusion and keeps the facts.
 func TestExportFusion(t *testing.T) {
 	f32 := ir.Tensor(ir.F32, 64)
 	mb := newMod()
@@ -98,13 +98,14 @@ func TestExportFusion(t *testing.T) {
 	require.NoError(t, err)
 	text, err := e.OptimizedStableHLO()
 	require.NoError(t, err)
-	require.Equal(t, 1, strings.Count(text, `"stablehlo.composite"`), text)
-	require.Regexp(t, `name = "gojax.fusion"`, text)
+	require.Equal(t, 1, strings.Count(text, `"mhlo.fusion"`), text)
+	require.Regexp(t, `gojax.fusion = "gojax.fusion"`, text)
 	require.Regexp(t, `gojax.ops = "add,multiply,tanh"`, text)
 	require.Regexp(t, `gojax.reads = "s\d+\[256\],s\d+\[256\]"`, text)
 	require.Regexp(t, `gojax.writes = "s\d+\[256\]"`, text)
 	hlo := convertWithJaxlib(t, map[string]string{"fusion": text})["fusion"]
-	require.Regexp(t, regexp.MustCompile(`call\(.*is_composite=true.*composite.name="gojax.fusion"`), hlo)
+	require.Regexp(t, regexp.MustCompile(`fusion\(.*kind=kLoop.*gojax.fusion="gojax.fusion"`), hlo)
+	require.NotContains(t, hlo, "call(")
 	for _, op := range []string{"add", "multiply", "tanh"} {
 		require.Regexp(t, `= f32\[64\]\{0\} `+op+`\(`, hlo)
 	}
