@@ -144,6 +144,7 @@ class Stats:
     executions: int  # program runs started, one per device
     failed_executions: int  # runs that ended in an error
     execute_seconds: float  # time runs spent running
+    partitioned_executions: int  # SPMD runs that ran per device on their shards
 
 
 def stats() -> Stats:
@@ -164,6 +165,7 @@ def stats() -> Stats:
         executions=int(s.Executions),
         failed_executions=int(s.FailedExecutions),
         execute_seconds=float(s.ExecuteSeconds),
+        partitioned_executions=int(s.PartitionedExecutions),
     )
 
 
