@@ -152,6 +152,9 @@ func (e *Executable) runPartitioned(args [][]*Buffer, outs [][]*Buffer, running 
 		}
 		return WithCode(CodeInternal, first)
 	}
+	// Counted before the outputs turn ready, so a caller who waited on
+	// them sees the run counted.
+	counters.partitionedRuns.Add(1)
 	for d, res := range results {
 		for i, o := range outs[d] {
 			buf := res.Outputs[i]
@@ -163,6 +166,5 @@ func (e *Executable) runPartitioned(args [][]*Buffer, outs [][]*Buffer, running 
 			}
 		}
 	}
-	counters.partitionedRuns.Add(1)
 	return nil
 }

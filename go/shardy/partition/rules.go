@@ -280,7 +280,7 @@ func (b *builder) fallback(op *ir.Op) {
 	c := ir.NewOp(op.Name, ins, types, op.Attrs)
 	c.Loc = op.Loc
 	for _, r := range op.Regions {
-		c.AddRegion(cloneRegion(r, map[*ir.Value]*ir.Value{}))
+		c.AddRegion(b.region(r))
 	}
 	b.emit(c)
 	for i, r := range op.Results {
@@ -297,11 +297,28 @@ func (b *builder) finish(op *ir.Op, ins []*ir.Value, to *shardy.Sharding) *ir.Va
 	c := ir.NewOp(op.Name, ins, []ir.Type{b.localType(r.Type.(*ir.TensorType), to)}, op.Attrs)
 	c.Loc = op.Loc
 	for _, reg := range op.Regions {
-		c.AddRegion(cloneRegion(reg, map[*ir.Value]*ir.Value{}))
+		c.AddRegion(b.region(reg))
 	}
 	b.emit(c)
 	b.local[r] = local{c.Results[0], to}
 	return c.Results[0]
+}
+
+// region copies r for the partition's program; values of the entry block
+// it uses (constants a comparator captures) are read whole.
+func (b *builder) region(r *ir.Region) *ir.Region {
+	vm := map[*ir.Value]*ir.Value{}
+	r.Walk(func(op *ir.Op) bool {
+		for _, v := range op.Operands {
+			if _, outer := b.local[v]; outer {
+				if _, done := vm[v]; !done {
+					vm[v] = b.reshard(v, nil)
+				}
+			}
+		}
+		return true
+	})
+	return cloneRegion(r, vm)
 }
 
 // elementwise: operands of the result's shape take its sharding; scalar
@@ -508,7 +525,7 @@ func (b *builder) reduce(op *ir.Op) bool {
 	ins := []*ir.Value{b.reshard(op.Operands[0], b.sharding(req)), b.reshard(op.Operands[1], nil)}
 	r := b.finish(op, ins, to)
 	if len(summed) > 0 {
-		b.allReduce(op.Results[0], r, to, summed, cloneRegion(op.Regions[0], map[*ir.Value]*ir.Value{}))
+		b.allReduce(op.Results[0], r, to, summed, b.region(op.Regions[0]))
 	}
 	return true
 }
