@@ -43,7 +43,7 @@ def run(f, args, specs, shape=(N,), names=("x",), partitioned=True):
     outs = []
     for devs in (GJ, XL):
         m = mesh(devs, shape, names)
-        put = [jax.device_put(a, NamedSharding(m, s)) for a, s in zip(args, specs)]
+        put = [jax.tree.map(lambda x, s_: jax.device_put(x, NamedSharding(m, s_)), a, s) for a, s in zip(args, specs)]
         before = gojax.stats().partitioned_executions
         r = jax.jit(f)(*put)
         jax.block_until_ready(r)
