@@ -158,6 +158,8 @@ def _step_memory() -> list[dict]:
     (arguments, temporaries and results of all devices) divided by N;
     XLA:CPU: what the compiled program declares per device (arguments,
     results and temporaries), its devices keeping no memory_stats()."""
+    import gc
+
     import jax
     import gojax
     from jax.sharding import Mesh
@@ -174,6 +176,7 @@ def _step_memory() -> list[dict]:
                 jax.block_until_ready(f(*put))  # compiled and warm; its results are dropped
                 row[f"{k}_declared_per_device"] = _declared(f.lower(*put).compile())
                 if k == "gojax":
+                    gc.collect()  # earlier rows' arrays are gone before the peak restarts
                     before = gojax.stats().partitioned_executions
                     gojax.reset_peak_memory()
                     jax.block_until_ready(f(*put))
