@@ -50,6 +50,8 @@ type Program struct {
 	Parts []*ir.Module
 	// Stats counts how the ops were partitioned (for introspection).
 	Local, Fallback, Collectives int
+	// FallbackOps counts the fallback ops by name.
+	FallbackOps map[string]int
 }
 
 // Build partitions in.Module for every partition of in.Mesh.
@@ -99,7 +101,7 @@ func Build(in Input) (*Program, error) {
 			delete(vals, v)
 		}
 	}
-	prog := &Program{}
+	prog := &Program{FallbackOps: map[string]int{}}
 	for p := 0; p < mesh.Size(); p++ {
 		b := &builder{mesh: mesh, part: p, vals: vals, prog: prog, first: p == 0}
 		m, err := b.function(gm, g, in.Args, in.Outs)

@@ -190,13 +190,30 @@ func TestFallbackAndBroadcast(t *testing.T) {
 	p := newProg(m, []*ir.TensorType{f32(4, 8), f32(8)}, []*shardy.Sharding{sh(m, 2, map[int][]string{0: {"x"}, 1: {"y"}}), sh(m, 1, map[int][]string{0: {"y"}})})
 	b := p.op("stablehlo.broadcast_in_dim", []*ir.Value{p.blk.Args[1]}, f32(4, 8), ir.Attrs{"broadcast_dimensions": ir.DenseI64Attr{Values: []int64{1}}})
 	a := p.op("stablehlo.add", []*ir.Value{p.blk.Args[0], b}, f32(4, 8), nil)
-	// reshape has no rule: it runs on the whole value.
-	r := p.op("stablehlo.reshape", []*ir.Value{a}, f32(2, 16), nil)
+	// reverse has no rule: it runs on the whole value.
+	rv := p.op("stablehlo.reverse", []*ir.Value{a}, f32(4, 8), ir.Attrs{"dimensions": ir.DenseI64Attr{Values: []int64{0}}})
+	r := p.op("stablehlo.reshape", []*ir.Value{rv}, f32(2, 16), nil)
 	mx := p.op("stablehlo.maximum", []*ir.Value{r, r}, f32(2, 16), nil)
 	rows := p.sum(a, []int64{1}, f32(4))
 	mod := p.ret([]*shardy.Sharding{sh(m, 2, map[int][]string{1: {"x", "y"}}), sh(m, 1, map[int][]string{0: {"y"}})}, mx, rows)
 	pr := check(t, p, mod)
-	require.Positive(t, pr.Fallback)
+	require.Equal(t, map[string]int{"stablehlo.reverse": 1}, pr.FallbackOps)
+}
+
+func TestReshape(t *testing.T) {
+	m := &shardy.Mesh{Axes: []shardy.Axis{{Name: "x", Size: 2}, {Name: "y", Size: 2}}}
+	p := newProg(m, []*ir.TensorType{f32(8, 6, 4)}, []*shardy.Sharding{sh(m, 3, map[int][]string{0: {"x"}, 2: {"y"}})})
+	// Merge the sharded leading dims, split them again, and a reshape
+	// whose result is sharded on a minor dim of a group (the fallback).
+	merged := p.op("stablehlo.reshape", []*ir.Value{p.blk.Args[0]}, f32(48, 4), nil)
+	split := p.op("stablehlo.reshape", []*ir.Value{merged}, f32(4, 2, 6, 4), nil)
+	minor := p.op("stablehlo.reshape", []*ir.Value{merged}, f32(8, 24), nil)
+	mod := p.ret([]*shardy.Sharding{
+		sh(m, 2, map[int][]string{0: {"x"}, 1: {"y"}}),
+		sh(m, 4, map[int][]string{0: {"x"}, 3: {"y"}}),
+		sh(m, 2, map[int][]string{1: {"x"}}),
+	}, merged, split, minor)
+	check(t, p, mod)
 }
 
 func TestRefusesEffects(t *testing.T) {

@@ -240,6 +240,10 @@ func (b *builder) op(op *ir.Op) {
 		if b.broadcast(op) {
 			return
 		}
+	case op.Name == "stablehlo.reshape":
+		if b.reshape(op) {
+			return
+		}
 	case op.Name == "stablehlo.transpose":
 		if b.transpose(op) {
 			return
@@ -266,6 +270,9 @@ func (b *builder) op(op *ir.Op) {
 func (b *builder) fallback(op *ir.Op) {
 	if len(op.Operands) > 0 {
 		b.count(0, 1, 0)
+		if b.first {
+			b.prog.FallbackOps[op.Name]++
+		}
 	} else {
 		b.count(1, 0, 0)
 	}
@@ -375,6 +382,62 @@ func (b *builder) broadcast(op *ir.Op) bool {
 		}
 	}
 	b.finish(op, []*ir.Value{b.reshard(op.Operands[0], b.sharding(dims))}, to)
+	return true
+}
+
+// reshape: dimensions are matched in groups of equal extent (a split, a
+// merge, or one dimension kept); in a group only the majormost result
+// dimension may be sharded, and it maps to the majormost operand
+// dimension when the shard count divides both: the blocks are then the
+// same contiguous ranges of the group's elements.
+func (b *builder) reshape(op *ir.Op) bool {
+	in := op.Operands[0].Type.(*ir.TensorType).Shape
+	out := op.Results[0].Type.(*ir.TensorType).Shape
+	to := b.target(op.Results[0])
+	req := make([][]shardy.Axis, len(in))
+	i, j := 0, 0
+	for i < len(in) && j < len(out) {
+		i0, j0 := i, j
+		pi, po := in[i], out[j]
+		for pi != po {
+			if pi == 0 || po == 0 {
+				return false
+			}
+			if pi < po {
+				if i++; i >= len(in) {
+					return false
+				}
+				pi *= in[i]
+			} else {
+				if j++; j >= len(out) {
+					return false
+				}
+				po *= out[j]
+			}
+		}
+		for d := j0 + 1; d <= j; d++ {
+			if len(dimsOf(to, d)) > 0 {
+				return false
+			}
+		}
+		if axes := dimsOf(to, j0); len(axes) > 0 {
+			n := int64(1)
+			for _, a := range axes {
+				n *= int64(a.Size)
+			}
+			if in[i0]%n != 0 || out[j0]%n != 0 {
+				return false
+			}
+			req[i0] = axes
+		}
+		i, j = i+1, j+1
+	}
+	for ; j < len(out); j++ {
+		if len(dimsOf(to, j)) > 0 {
+			return false
+		}
+	}
+	b.finish(op, []*ir.Value{b.reshard(op.Operands[0], b.sharding(req))}, to)
 	return true
 }
 
