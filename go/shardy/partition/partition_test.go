@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand"
+	"strings"
 	"sync"
 	"testing"
 
@@ -68,7 +69,27 @@ func (p *prog) ret(outs []*shardy.Sharding, vals ...*ir.Value) *ir.Module {
 	}
 	p.outs = outs
 	p.f.Body = ir.NewRegion(p.blk)
+	// Propagation reads the argument shardings from their annotations.
+	for _, s := range p.args {
+		p.f.ArgAttrs = append(p.f.ArgAttrs, ir.Attrs{"sdy.sharding": ir.OpaqueAttr{Dialect: "sdy", Text: sdyText(s, len(p.f.ArgAttrs), p)}})
+	}
 	return &ir.Module{Funcs: []*ir.Func{p.f}}
+}
+
+// sdyText writes argument i's sharding as a Shardy attribute over @mesh.
+func sdyText(s *shardy.Sharding, i int, p *prog) string {
+	rank := p.f.Type.Inputs[i].(*ir.TensorType).Rank()
+	var dims []string
+	for d := 0; d < rank; d++ {
+		var axes []string
+		if s != nil {
+			for _, a := range s.Dims[d] {
+				axes = append(axes, `"`+a.Name+`"`)
+			}
+		}
+		dims = append(dims, "{"+strings.Join(axes, ", ")+"}")
+	}
+	return "#sdy.sharding<@mesh, [" + strings.Join(dims, ", ") + "]>"
 }
 
 func mesh1(n int) *shardy.Mesh { return &shardy.Mesh{Axes: []shardy.Axis{{Name: "x", Size: n}}} }
@@ -105,7 +126,7 @@ func floats(b []byte) []float64 {
 // shards of the global run; it returns the partitioned program.
 func check(t *testing.T, p *prog, m *ir.Module) *Program {
 	t.Helper()
-	pr, err := Build(Input{Module: m, Mesh: p.mesh, Args: p.args, Outs: p.outs})
+	pr, err := Build(Input{Module: m, Meshes: map[string]*shardy.Mesh{"mesh": p.mesh}, Mesh: p.mesh, Args: p.args, Outs: p.outs})
 	require.NoError(t, err)
 	global, err := compiler.CompileModule(m, compiler.Options{})
 	require.NoError(t, err)
@@ -228,4 +249,18 @@ func TestRefusesEffects(t *testing.T) {
 	mod = p.ret([]*shardy.Sharding{nil}, p.blk.Args[0])
 	_, err = Build(Input{Module: mod, Mesh: m, Args: p.args, Outs: p.outs})
 	require.ErrorIs(t, err, ErrUnsupported)
+}
+
+func TestReshardByAllToAll(t *testing.T) {
+	m := mesh1(4)
+	p := newProg(m, []*ir.TensorType{f32(8, 12)}, []*shardy.Sharding{sh(m, 2, map[int][]string{0: {"x"}})})
+	e := p.op("stablehlo.exponential", []*ir.Value{p.blk.Args[0]}, f32(8, 12), nil)
+	mod := p.ret([]*shardy.Sharding{sh(m, 2, map[int][]string{1: {"x"}})}, e)
+	pr := check(t, p, mod)
+	var ops []string
+	for _, op := range pr.Parts[0].Main().Entry().Ops {
+		ops = append(ops, op.Name)
+	}
+	require.Contains(t, ops, "stablehlo.all_to_all")
+	require.NotContains(t, ops, "stablehlo.all_gather")
 }

@@ -187,6 +187,9 @@ func (b *builder) reshard(v *ir.Value, to *shardy.Sharding) *ir.Value {
 	}
 	x := cur.v
 	lt := x.Type.(*ir.TensorType)
+	if y := b.allToAll(x, lt, cur.s, to); y != nil {
+		return y
+	}
 	shape := append([]int64(nil), lt.Shape...)
 	changed := make([]bool, n)
 	for d := 0; d < n; d++ {
@@ -224,6 +227,45 @@ func (b *builder) reshard(v *ir.Value, to *shardy.Sharding) *ir.Value {
 		}
 	}
 	return x
+}
+
+// allToAll moves axes from one dimension to another (from cuts d1 by
+// them and d2 not, to the reverse, all else alike) with one all_to_all:
+// each partition splits its block along d2 among the axes' group and
+// joins what it receives along d1. Nil when the reshard is not such a move.
+func (b *builder) allToAll(x *ir.Value, lt *ir.TensorType, from, to *shardy.Sharding) *ir.Value {
+	d1, d2 := -1, -1
+	for d := range lt.Shape {
+		f, t := dimsOf(from, d), dimsOf(to, d)
+		switch {
+		case sameAxes(f, t):
+		case len(t) == 0 && d1 < 0:
+			d1 = d
+		case len(f) == 0 && d2 < 0:
+			d2 = d
+		default:
+			return nil
+		}
+	}
+	if d1 < 0 || d2 < 0 || !sameAxes(dimsOf(from, d1), dimsOf(to, d2)) {
+		return nil
+	}
+	axes := dimsOf(from, d1)
+	k := int64(1)
+	for _, a := range axes {
+		k *= int64(a.Size)
+	}
+	if lt.Shape[d2]%k != 0 {
+		return nil
+	}
+	shape := append([]int64(nil), lt.Shape...)
+	shape[d1] *= k
+	shape[d2] /= k
+	attrs := b.collectiveAttrs(names(axes))
+	attrs["split_dimension"] = ir.IntAttr{Value: int64(d2), Type: ir.S64}
+	attrs["concat_dimension"] = ir.IntAttr{Value: int64(d1), Type: ir.S64}
+	attrs["split_count"] = ir.IntAttr{Value: k, Type: ir.S64}
+	return b.emit(ir.NewOp("stablehlo.all_to_all", []*ir.Value{x}, []ir.Type{ir.Tensor(lt.Elem, shape...)}, attrs)).Result()
 }
 
 // op partitions one op of the global program.
