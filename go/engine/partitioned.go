@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gojax/gojax/go/compiler"
+	"github.com/gojax/gojax/go/config"
 	"github.com/gojax/gojax/go/kernels/kernel"
 	"github.com/gojax/gojax/go/shardy"
 	"github.com/gojax/gojax/go/shardy/partition"
@@ -33,7 +34,7 @@ type partitioned struct {
 func (e *Executable) preparePartitioned(plan *spmdPlan) {
 	n := e.Assignment.Partitions
 	m := e.prog.Module()
-	if m == nil || len(e.remote) > 0 || len(e.addressable) != n || plan.mesh == nil || plan.mesh.Size() != n {
+	if !config.Env().SPMDPartition || m == nil || len(e.remote) > 0 || len(e.addressable) != n || plan.mesh == nil || plan.mesh.Size() != n {
 		return
 	}
 	if _, maximal := plan.mesh.Maximal(); maximal {
