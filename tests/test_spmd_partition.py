@@ -67,8 +67,8 @@ def run(f, args, specs, shape=(N,), names=("x",), partitioned=True):
 """
 
 
-def check(body: str, n: int) -> None:
-    out = check_python(PRELUDE + body + "\nprint('ok')\n", env=env(n))
+def check(body: str, n: int, extra: dict[str, str] | None = None) -> None:
+    out = check_python(PRELUDE + body + "\nprint('ok')\n", env=dict(env(n), **(extra or {})))
     assert out.strip().endswith("ok"), out
 
 
@@ -180,6 +180,16 @@ def step(p, x, y):
 run(step, [p, x, y], [{"w1": P(), "w2": P()}, P("x"), P("x")])
 run(step, [p, x, y], [{"w1": P(None, "x"), "w2": P("x", None)}, P(), P()])
 """, 8)
+
+
+def test_partitioning_off():
+    # GOJAX_SPMD_PARTITION=0: the same programs run on global arrays.
+    check("""
+assert not gojax.config.spmd_partition
+a, w = rand(16, 32), rand(32, 24)
+run(lambda u, v: u @ v, [a, w], [P(None, "x"), P("x", None)], partitioned=False)
+run(lambda u: u.sum(0), [a], [P("x")], partitioned=False)
+""", 4, {"GOJAX_SPMD_PARTITION": "0"})
 
 
 def test_memory_shrinks_with_devices():
