@@ -25,8 +25,6 @@ type partitioned struct {
 	progs []*compiler.Executable // per addressable device
 	meet  *kernel.Rendezvous
 	mu    sync.Mutex // one run at a time: two runs' collectives must not meet
-	// Local, Fallback, Collectives: how the partitioner treated the ops.
-	stats partition.Program
 }
 
 // preparePartitioned compiles plan's program per partition when the
@@ -57,7 +55,6 @@ func (e *Executable) preparePartitioned(plan *spmdPlan) {
 	}
 	meet := kernel.NewRendezvous(n)
 	pp := &partitioned{progs: make([]*compiler.Executable, len(e.addressable)), meet: meet}
-	pp.stats = partition.Program{Local: prog.Local, Fallback: prog.Fallback, Collectives: prog.Collectives}
 	for d := range e.addressable {
 		p := e.logical[d][1]
 		exe, err := compiler.CompileModule(prog.Parts[p], compiler.Options{Partition: &kernel.Partition{Self: p, Count: n, Meet: meet}})

@@ -57,7 +57,7 @@ type Program struct {
 // Build partitions in.Module for every partition of in.Mesh.
 func Build(in Input) (*Program, error) {
 	mesh := in.Mesh
-	if mesh == nil || len(mesh.Axes) == 0 || len(mesh.DeviceIDs) > 0 && len(mesh.Axes) == 0 {
+	if mesh == nil || len(mesh.Axes) == 0 {
 		return nil, unsupported("no mesh with axes")
 	}
 	for _, a := range mesh.Axes {
