@@ -125,7 +125,11 @@ a, b = rand(16, 8), rand(8)
 run(lambda u: u.T * 3, [a], [P("x")])
 run(lambda u, v: u + v[None, :], [a, b], [P("x"), P()])
 run(lambda u, v: u * v[None, :], [a, b], [P(None, "x"), P("x")])
-run(lambda u: u.reshape(8, 16) + 1, [a], [P("x")])  # reshape: no rule yet, the fallback
+run(lambda u: u.reshape(8, 16) + 1, [a], [P("x")])  # merge of the sharded leading dim
+run(lambda u: u.reshape(4, 4, 8) * 2, [a], [P("x")])  # split
+run(lambda u: u.reshape(128) * 2, [a], [P(None, "x")])  # sharded minor dim of a merge: the fallback
+run(lambda u: jnp.concatenate([u[:, 4:], u[:, :4]], axis=1) * 2, [a], [P("x")])
+run(lambda u: u[4:12] + 1, [a], [P("x")])
 """, n)
 
 

@@ -264,3 +264,20 @@ func TestReshardByAllToAll(t *testing.T) {
 	require.Contains(t, ops, "stablehlo.all_to_all")
 	require.NotContains(t, ops, "stablehlo.all_gather")
 }
+
+func TestSliceAndConcatenate(t *testing.T) {
+	m := &shardy.Mesh{Axes: []shardy.Axis{{Name: "x", Size: 2}, {Name: "y", Size: 2}}}
+	p := newProg(m, []*ir.TensorType{f32(8, 12)}, []*shardy.Sharding{sh(m, 2, map[int][]string{0: {"x"}, 1: {"y"}})})
+	sl := func(lo, hi int64) *ir.Value {
+		return p.op("stablehlo.slice", []*ir.Value{p.blk.Args[0]}, f32(8, hi-lo), ir.Attrs{
+			"start_indices": ir.DenseI64Attr{Values: []int64{0, lo}}, "limit_indices": ir.DenseI64Attr{Values: []int64{8, hi}},
+			"strides": ir.DenseI64Attr{Values: []int64{1, 1}},
+		})
+	}
+	a, c := sl(0, 4), sl(4, 12)
+	cat := p.op("stablehlo.concatenate", []*ir.Value{c, a}, f32(8, 12), ir.Attrs{"dimension": ir.IntAttr{Value: 1, Type: ir.S64}})
+	e := p.op("stablehlo.exponential", []*ir.Value{cat}, f32(8, 12), nil)
+	mod := p.ret([]*shardy.Sharding{sh(m, 2, map[int][]string{0: {"x"}}), sh(m, 2, map[int][]string{0: {"x", "y"}})}, a, e)
+	pr := check(t, p, mod)
+	require.Empty(t, pr.FallbackOps)
+}

@@ -286,6 +286,14 @@ func (b *builder) op(op *ir.Op) {
 		if b.reshape(op) {
 			return
 		}
+	case op.Name == "stablehlo.slice":
+		if b.slice(op) {
+			return
+		}
+	case op.Name == "stablehlo.concatenate":
+		if b.concatenate(op) {
+			return
+		}
 	case op.Name == "stablehlo.transpose":
 		if b.transpose(op) {
 			return
@@ -341,9 +349,14 @@ func (b *builder) fallback(op *ir.Op) {
 
 // finish emits op's local form with operands ins and result sharding to.
 func (b *builder) finish(op *ir.Op, ins []*ir.Value, to *shardy.Sharding) *ir.Value {
+	return b.finishWith(op, ins, to, op.Attrs)
+}
+
+// finishWith is finish with the local op's attributes.
+func (b *builder) finishWith(op *ir.Op, ins []*ir.Value, to *shardy.Sharding, attrs ir.Attrs) *ir.Value {
 	b.count(1, 0, 0)
 	r := op.Results[0]
-	c := ir.NewOp(op.Name, ins, []ir.Type{b.localType(r.Type.(*ir.TensorType), to)}, op.Attrs)
+	c := ir.NewOp(op.Name, ins, []ir.Type{b.localType(r.Type.(*ir.TensorType), to)}, attrs)
 	c.Loc = op.Loc
 	for _, reg := range op.Regions {
 		c.AddRegion(b.region(reg))
@@ -480,6 +493,74 @@ func (b *builder) reshape(op *ir.Op) bool {
 		}
 	}
 	b.finish(op, []*ir.Value{b.reshard(op.Operands[0], b.sharding(req))}, to)
+	return true
+}
+
+// slice: a dimension taken whole (start 0, full limit, stride 1) keeps the
+// result's axes; a dimension it cuts is computed whole (the operand
+// gathered along it) and the result is then cut to its sharding.
+func (b *builder) slice(op *ir.Op) bool {
+	start, ok1 := op.Attrs.I64s("start_indices")
+	limit, ok2 := op.Attrs.I64s("limit_indices")
+	strides, ok3 := op.Attrs.I64s("strides")
+	in := op.Operands[0].Type.(*ir.TensorType).Shape
+	if !ok1 || !ok2 || len(start) != len(in) || len(limit) != len(in) {
+		return false
+	}
+	to := b.target(op.Results[0])
+	req := make([][]shardy.Axis, len(in))
+	for d := range in {
+		if start[d] == 0 && limit[d] == in[d] && (!ok3 || d >= len(strides) || strides[d] == 1) {
+			req[d] = dimsOf(to, d)
+		}
+	}
+	computed := b.sharding(req)
+	x := b.reshard(op.Operands[0], computed)
+	// Whole dimensions end at the local block's extent.
+	local := x.Type.(*ir.TensorType).Shape
+	lim := append([]int64(nil), limit...)
+	for d := range lim {
+		if len(req[d]) > 0 {
+			lim[d] = local[d]
+		}
+	}
+	attrs := ir.Attrs{}
+	for k, v := range op.Attrs {
+		attrs[k] = v
+	}
+	attrs["limit_indices"] = ir.DenseI64Attr{Values: lim}
+	b.finishWith(op, []*ir.Value{x}, computed, attrs)
+	b.settle(op.Results[0], to)
+	return true
+}
+
+// settle reshards op result r, computed in another layout, to its own.
+func (b *builder) settle(r *ir.Value, to *shardy.Sharding) {
+	b.local[r] = local{b.reshard(r, to), to}
+}
+
+// concatenate: the operands take the result's axes on every dimension
+// but the joined one, which is computed whole and then cut.
+func (b *builder) concatenate(op *ir.Op) bool {
+	dim, ok := op.Attrs.Int("dimension")
+	if !ok {
+		return false
+	}
+	to := b.target(op.Results[0])
+	rank := op.Results[0].Type.(*ir.TensorType).Rank()
+	dims := make([][]shardy.Axis, rank)
+	for d := range dims {
+		if d != int(dim) {
+			dims[d] = dimsOf(to, d)
+		}
+	}
+	computed := b.sharding(dims)
+	ins := make([]*ir.Value, len(op.Operands))
+	for i, v := range op.Operands {
+		ins[i] = b.reshard(v, computed)
+	}
+	b.finish(op, ins, computed)
+	b.settle(op.Results[0], to)
 	return true
 }
 
