@@ -1,8 +1,8 @@
 """SPMD benchmark (python -m benchmarks --suite spmd): sharded training steps
 on 2, 4 and 8 devices of one process, gojax against XLA:CPU with as many host
 devices in the same process, timed alternately (benchmarks/timing.py); and the
-memory a program whose arguments and results are sharded N ways needs, for
-N = 1, 2, 4, 8.
+memory a program whose arguments and results are sharded N ways needs, and
+the memory per device of the training steps, for N = 1, 2, 4, 8.
 
 Memory: gojax's counters (gojax.stats(), device.memory_stats()) are those of
 the one memory pool all its devices share, so the peak is measured for the
@@ -152,11 +152,53 @@ def _memory() -> list[dict]:
     return rows
 
 
+def _step_memory() -> list[dict]:
+    """Peak bytes per device of one training step (the models of _steps) on
+    1, 2, 4 and 8 devices. gojax: the process-wide peak while the step runs
+    (arguments, temporaries and results of all devices) divided by N;
+    XLA:CPU: what the compiled program declares per device (arguments,
+    results and temporaries), its devices keeping no memory_stats()."""
+    import gc
+
+    import jax
+    import gojax
+    from jax.sharding import Mesh
+
+    rows = []
+    for name, build in _steps():
+        for n in MEM_COUNTS:
+            row = {"name": name, "devices": n}
+            for k in ("gojax", "xla"):
+                mesh = Mesh(jax.devices(k if k == "gojax" else "cpu")[:n], ("x",))
+                step, args, shardings = build(mesh)
+                put = [jax.device_put(a, s_) for a, s_ in zip(args, shardings)]
+                f = jax.jit(step)
+                jax.block_until_ready(f(*put))  # compiled and warm; its results are dropped
+                row[f"{k}_declared_per_device"] = _declared(f.lower(*put).compile())
+                if k == "gojax":
+                    gc.collect()  # earlier rows' arrays are gone before the peak restarts
+                    before = gojax.stats().partitioned_executions
+                    gojax.reset_peak_memory()
+                    jax.block_until_ready(f(*put))
+                    st = gojax.stats()
+                    row["gojax_peak_per_device"] = st.peak_bytes // n
+                    row["gojax_partitioned"] = st.partitioned_executions > before
+                del put
+            rows.append(row)
+            mib = lambda b: "n/a" if b is None else f"{b / 2**20:7.2f}"  # noqa: E731
+            print(f"  {name:24s} {n} devices: gojax peak {mib(row['gojax_peak_per_device'])} MiB per device"
+                  f"{' (partitioned)' if row['gojax_partitioned'] else ''}; declared per device: "
+                  f"gojax {mib(row['gojax_declared_per_device'])} MiB, xla {mib(row['xla_declared_per_device'])} MiB",
+                  flush=True)
+    return rows
+
+
 def child(quick: bool, out: str) -> None:
     import jax
 
     print(f"gojax vs XLA:CPU, fixed global problems on 2/4/8 devices; ratio = gojax time / XLA time", flush=True)
-    doc = {"jax_version": jax.__version__, "timings": _timings(quick), "memory": _memory()}
+    doc = {"jax_version": jax.__version__, "timings": _timings(quick), "memory": _memory(),
+           "step_memory": _step_memory()}
     with open(out, "w") as f:
         json.dump(doc, f, indent=1)
 
@@ -177,6 +219,10 @@ def run(quick: bool, json_path: str) -> int:
     print(f"\n{'workload':24s} {'devices':>7} {'gojax ms':>9} {'xla ms':>9} {'ratio':>6}")
     for r in doc["timings"]:
         print(f"{r['name']:24s} {r['devices']:>7} {r['gojax_s'] * 1e3:>9.3f} {r['xla_s'] * 1e3:>9.3f} {r['ratio']:>6.2f}")
+    print(f"\n{'step memory per device (MiB)':30s} {'devices':>7} {'gojax peak':>10} {'xla declared':>12}")
+    for r in doc["step_memory"]:
+        g, x = r["gojax_peak_per_device"], r["xla_declared_per_device"]
+        print(f"{r['name']:30s} {r['devices']:>7} {g / 2**20:>10.2f} {'n/a' if x is None else f'{x / 2**20:12.2f}':>12}")
     print(f"wrote {json_path}")
     return 0
 

@@ -102,3 +102,10 @@ def test_quick_spmd_suite_runs(tmp_path):
         assert m["gojax_args_bytes"] >= 2 * m["array_bytes"]
         assert m["gojax_peak_bytes"] >= 3 * m["array_bytes"]
         assert m["xla_declared_per_device"] == 3 * m["array_bytes"] // m["devices"]
+    # The training steps run partitioned on several devices; the
+    # tensor-parallel step's memory per device shrinks with N.
+    steps = {(r["name"], r["devices"]): r for r in doc["step_memory"]}
+    assert set(steps) == {(n, d) for n in ("train_data_parallel", "train_tensor_parallel") for d in (1, 2, 4, 8)}
+    assert all(r["gojax_partitioned"] for (_, d), r in steps.items() if d > 1)
+    tp = [steps["train_tensor_parallel", d]["gojax_peak_per_device"] for d in (1, 8)]
+    assert tp[1] < 0.5 * tp[0], tp

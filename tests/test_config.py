@@ -39,6 +39,8 @@ GOOD = [
     ("GOJAX_VECTOR", "NONE", "vector", "none"),
     ("GOJAX_VECTOR", "", "vector", "auto"),
     ("GOJAX_COLLECTIVE_TIMEOUT", "45", "collective_timeout", 45),
+    ("GOJAX_SPMD_PARTITION", "off", "spmd_partition", False),
+    ("GOJAX_SPMD_PARTITION", "", "spmd_partition", True),
     ("GOJAX_DATAPLANE_HOST", " 10.1.2.3", "dataplane_host", "10.1.2.3"),
     ("GOJAX_DATAPLANE_HOST", "AUTO", "dataplane_host", "auto"),
     ("GOJAX_DATAPLANE_PORT", "7000", "dataplane_port", 7000),

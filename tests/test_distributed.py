@@ -80,9 +80,12 @@ def check_ok(out):
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
-    """One process with 4 devices: gojax, and XLA:CPU as the outside oracle."""
+    """One process with 4 devices: gojax, and XLA:CPU as the outside oracle.
+    gojax runs programs over several processes on global arrays (not
+    partitioned), so its one-process reference does too: the two must then
+    agree bit for bit."""
     d = tmp_path_factory.mktemp("ref")
-    procs = [start("all", 0, 0, d, {"GOJAX_NUM_DEVICES": "4", "WORKER_PLATFORM": "gojax"}),
+    procs = [start("all", 0, 0, d, {"GOJAX_NUM_DEVICES": "4", "WORKER_PLATFORM": "gojax", "GOJAX_SPMD_PARTITION": "0"}),
              start("all", 0, 0, d, {"WORKER_PLATFORM": "cpu", "WORKER_CPU_DEVICES": "4", "JAX_PLATFORMS": "cpu"})]
     check_ok(finish(procs))
     return dict(np.load(d / "result-0-gojax.npz")), dict(np.load(d / "result-0-cpu.npz"))

@@ -61,6 +61,10 @@ type Settings struct {
 	// CollectiveTimeout bounds, in seconds, every wait of a multi-process
 	// job on another process (GOJAX_COLLECTIVE_TIMEOUT).
 	CollectiveTimeout int64
+	// SPMDPartition runs sharded programs the partitioner accepts as one
+	// program per device on its shards; false runs every sharded program
+	// on global arrays (GOJAX_SPMD_PARTITION).
+	SPMDPartition bool
 	// DataplaneHost is the host or IP address other processes of a
 	// multi-process job reach this one at; "auto" picks this machine's
 	// first non-loopback IPv4 address (GOJAX_DATAPLANE_HOST).
@@ -82,6 +86,7 @@ func Defaults() Settings {
 		Vector:            "auto",
 		CollectiveTimeout: 300,
 		DataplaneHost:     "auto",
+		SPMDPartition:     true,
 	}
 }
 
@@ -203,6 +208,7 @@ var Vars = []*Var{
 		},
 		reset: func(st *Settings) { st.CollectiveTimeout = Defaults().CollectiveTimeout },
 	},
+	boolVar("GOJAX_SPMD_PARTITION", "spmd_partition", func(st *Settings) *bool { return &st.SPMDPartition }),
 	{
 		Env: "GOJAX_DATAPLANE_HOST", Field: "dataplane_host", Kind: KindHost, Default: "auto",
 		Accepted: hostAccepted,

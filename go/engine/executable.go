@@ -36,11 +36,12 @@ type Executable struct {
 	jobKey        uint64 // names the program on the data plane
 	inTypes       []ir.Type
 	outTypes      []ir.Type
-	donors        []bool    // parameters the program may alias to an output
-	inKinds       []int     // each parameter's memory kind (index into MemoryKinds)
-	outKinds      []int     // each result's memory kind
-	noDonation    []bool    // all false, one per parameter (read-only)
-	spmd          *spmdPlan // set for programs with several partitions
+	donors        []bool       // parameters the program may alias to an output
+	inKinds       []int        // each parameter's memory kind (index into MemoryKinds)
+	outKinds      []int        // each result's memory kind
+	noDonation    []bool       // all false, one per parameter (read-only)
+	spmd          *spmdPlan    // set for programs with several partitions
+	parts         *partitioned // set when spmd's program runs per device (partitioned.go)
 	deleted       atomic.Bool
 	// inline marks programs small enough to run on the calling thread
 	// (see inlinePolicy).
@@ -155,6 +156,7 @@ func (e *Executable) planPartitions() error {
 		return Errorf(CodeUnimplemented, "SPMD program %q: %v", e.Name(), err)
 	}
 	e.spmd = plan
+	e.preparePartitioned(plan)
 	return nil
 }
 

@@ -317,7 +317,12 @@ func (e *Executable) executeSPMD(args [][]*Buffer, nonDon nonDonatable, userData
 	seq := e.client.nextRun(e.jobKey, len(e.remote) > 0)
 	finish := func() {
 		var running time.Duration
-		err := e.runSPMD(args, outs, seq, &running)
+		var err error
+		if e.parts != nil {
+			err = e.runPartitioned(args, outs, &running)
+		} else {
+			err = e.runSPMD(args, outs, seq, &running)
+		}
 		for _, b := range held {
 			b.unhold()
 		}

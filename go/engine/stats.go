@@ -18,6 +18,7 @@ var counters struct {
 	executions       atomic.Int64
 	failedExecutions atomic.Int64
 	executeNanos     atomic.Int64
+	partitionedRuns  atomic.Int64
 }
 
 // Stats is a snapshot of the runtime's counters.
@@ -42,19 +43,24 @@ type Stats struct {
 	FailedExecutions int64
 	// ExecuteTime is the time runs spent holding a run slot (running).
 	ExecuteTime time.Duration
+	// PartitionedExecutions counts runs of SPMD programs that ran as
+	// per-device programs on their shards (go/shardy/partition), not on
+	// global arrays.
+	PartitionedExecutions int64
 }
 
 // ReadStats returns the current counters.
 func ReadStats() Stats {
 	return Stats{
-		LiveBuffers:      counters.liveBuffers.Load(),
-		BuffersCreated:   counters.buffersCreated.Load(),
-		Compiles:         counters.compiles.Load(),
-		FailedCompiles:   counters.failedCompiles.Load(),
-		CompileTime:      time.Duration(counters.compileNanos.Load()),
-		Executions:       counters.executions.Load(),
-		FailedExecutions: counters.failedExecutions.Load(),
-		ExecuteTime:      time.Duration(counters.executeNanos.Load()),
+		LiveBuffers:           counters.liveBuffers.Load(),
+		BuffersCreated:        counters.buffersCreated.Load(),
+		Compiles:              counters.compiles.Load(),
+		FailedCompiles:        counters.failedCompiles.Load(),
+		CompileTime:           time.Duration(counters.compileNanos.Load()),
+		Executions:            counters.executions.Load(),
+		PartitionedExecutions: counters.partitionedRuns.Load(),
+		FailedExecutions:      counters.failedExecutions.Load(),
+		ExecuteTime:           time.Duration(counters.executeNanos.Load()),
 	}
 }
 

@@ -91,6 +91,11 @@ func Vector() string { return config.Env().Vector }
 // created).
 func CollectiveTimeout() int64 { return config.Env().CollectiveTimeout }
 
+// SPMDPartition says whether sharded programs run partitioned, one program
+// per device on its shards (GOJAX_SPMD_PARTITION, read when the library
+// loads).
+func SPMDPartition() bool { return config.Env().SPMDPartition }
+
 // DataplaneHost is where the job's other processes reach this one
 // (GOJAX_DATAPLANE_HOST; "auto" picks an address).
 func DataplaneHost() string { return config.Env().DataplaneHost }

@@ -35,6 +35,9 @@ type Stats struct {
 	FailedExecutions int64
 	// ExecuteSeconds is the time runs spent running.
 	ExecuteSeconds float64
+	// PartitionedExecutions counts SPMD runs that ran per device on their
+	// shards (see docs/runtime.md, SPMD).
+	PartitionedExecutions int64
 }
 
 // ReadStats returns the current counters.
@@ -42,20 +45,21 @@ func ReadStats() *Stats {
 	m := devmem.ReadStats()
 	r := engine.ReadStats()
 	return &Stats{
-		BytesInUse:       m.BytesInUse,
-		PeakBytes:        m.PeakBytes,
-		NumAllocs:        m.NumAllocs,
-		LiveAllocations:  m.LiveAllocs,
-		CachedBytes:      m.CachedBytes,
-		CacheHits:        m.CacheHits,
-		LiveBuffers:      r.LiveBuffers,
-		BuffersCreated:   r.BuffersCreated,
-		Compiles:         r.Compiles,
-		FailedCompiles:   r.FailedCompiles,
-		CompileSeconds:   r.CompileTime.Seconds(),
-		Executions:       r.Executions,
-		FailedExecutions: r.FailedExecutions,
-		ExecuteSeconds:   r.ExecuteTime.Seconds(),
+		BytesInUse:            m.BytesInUse,
+		PeakBytes:             m.PeakBytes,
+		NumAllocs:             m.NumAllocs,
+		LiveAllocations:       m.LiveAllocs,
+		CachedBytes:           m.CachedBytes,
+		CacheHits:             m.CacheHits,
+		LiveBuffers:           r.LiveBuffers,
+		BuffersCreated:        r.BuffersCreated,
+		Compiles:              r.Compiles,
+		FailedCompiles:        r.FailedCompiles,
+		CompileSeconds:        r.CompileTime.Seconds(),
+		Executions:            r.Executions,
+		FailedExecutions:      r.FailedExecutions,
+		ExecuteSeconds:        r.ExecuteTime.Seconds(),
+		PartitionedExecutions: r.PartitionedExecutions,
 	}
 }
 

@@ -144,6 +144,7 @@ class Stats:
     executions: int  # program runs started, one per device
     failed_executions: int  # runs that ended in an error
     execute_seconds: float  # time runs spent running
+    partitioned_executions: int  # SPMD runs that ran per device on their shards
 
 
 def stats() -> Stats:
@@ -164,6 +165,7 @@ def stats() -> Stats:
         executions=int(s.Executions),
         failed_executions=int(s.FailedExecutions),
         execute_seconds=float(s.ExecuteSeconds),
+        partitioned_executions=int(s.PartitionedExecutions),
     )
 
 
@@ -387,6 +389,14 @@ class Config:
         return int(_pyapi.CollectiveTimeout())
 
     @property
+    def spmd_partition(self) -> bool:
+        """Whether sharded programs the partitioner accepts run as one
+        program per device on its shards (GOJAX_SPMD_PARTITION; default
+        True). False runs every sharded program on global arrays.
+        Read-only: set the variable before gojax loads."""
+        return bool(_pyapi.SPMDPartition())
+
+    @property
     def dataplane_host(self) -> str:
         """Where the other processes of a job reach this one
         (GOJAX_DATAPLANE_HOST; "auto" = the first non-loopback IPv4
@@ -414,6 +424,7 @@ class Config:
             "spin_us": self.spin_us,
             "vector": self.vector,
             "collective_timeout": self.collective_timeout,
+            "spmd_partition": self.spmd_partition,
             "dataplane_host": self.dataplane_host,
             "dataplane_port": self.dataplane_port,
         }

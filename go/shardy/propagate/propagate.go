@@ -65,9 +65,54 @@ const rounds = 3
 // annotated for another mesh or in another syntax): callers keep their own
 // sharding for those.
 func Results(m *ir.Module, meshes map[string]*shardy.Mesh, mesh *shardy.Mesh) ([]*shardy.Sharding, error) {
+	s, err := solve(m, meshes, mesh)
+	if s == nil || err != nil {
+		return nil, err
+	}
+	res := make([]*shardy.Sharding, len(s.outs))
+	for i, id := range s.outs {
+		if id < 0 || !s.open[i] {
+			continue
+		}
+		res[i] = s.p.sharding(id)
+	}
+	return res, nil
+}
+
+// Values returns the sharding propagation gives each value of m's entry
+// block (its arguments and the results of its ops, not values inside
+// regions or callees), nil for a replicated one; the partitioner
+// (go/shardy/partition) lays intermediate values out by it.
+func Values(m *ir.Module, meshes map[string]*shardy.Mesh, mesh *shardy.Mesh) (map[*ir.Value]*shardy.Sharding, error) {
+	s, err := solve(m, meshes, mesh)
+	if s == nil || err != nil {
+		return nil, err
+	}
+	out := map[*ir.Value]*shardy.Sharding{}
+	for k, id := range s.b.vals {
+		if k.ctx == 0 && id >= 0 {
+			if sh := s.p.sharding(id); sh != nil {
+				sh.Mesh = mesh
+				out[k.v] = sh
+			}
+		}
+	}
+	return out, nil
+}
+
+// solved is the state after propagation: outs are the results' nodes (-1
+// for non-tensors), open whether propagation may set each.
+type solved struct {
+	p    *prop
+	b    *builder
+	outs []int
+	open []bool
+}
+
+func solve(m *ir.Module, meshes map[string]*shardy.Mesh, mesh *shardy.Mesh) (*solved, error) {
 	f := m.Main()
 	if f == nil || f.Body == nil || len(f.Body.Blocks) == 0 {
-		return nil, nil // nothing to read: no opinion on any result
+		return nil, nil // nothing to read: no opinion on any value
 	}
 	p := &prop{mesh: mesh}
 	b := &builder{p: p, m: m, meshes: meshes, vals: map[key]int{}, groups: map[int64][]int{}}
@@ -106,14 +151,7 @@ func Results(m *ir.Module, meshes map[string]*shardy.Mesh, mesh *shardy.Mesh) ([
 	}
 	b.linkGroups()
 	p.run()
-	res := make([]*shardy.Sharding, len(outs))
-	for i, id := range outs {
-		if id < 0 || !open[i] {
-			continue
-		}
-		res[i] = p.sharding(id)
-	}
-	return res, nil
+	return &solved{p: p, b: b, outs: outs, open: open}, nil
 }
 
 func (p *prop) newNode(shape []int64) int {

@@ -292,3 +292,25 @@ func TestFillFindsTheMesh(t *testing.T) {
 	require.NoError(t, err)
 	require.Nil(t, mesh, "no declared mesh has 4 devices")
 }
+
+// Values gives intermediate values their shardings too: the hidden
+// activations of a column-parallel matmul stay split by columns through
+// an elementwise op, and the replicated input stays nil.
+func TestValues(t *testing.T) {
+	p, a := newProg(`8x16`, `16x32 [{}, {"x"}]`)
+	d := p.op("stablehlo.dot_general", a, "8x32", ir.Attrs{
+		"lhs_contracting_dimensions": ir.DenseI64Attr{Values: []int64{1}},
+		"rhs_contracting_dimensions": ir.DenseI64Attr{Values: []int64{0}},
+	})
+	h := p.op("stablehlo.tanh", []*ir.Value{d}, "8x32", nil)
+	p.ret([]*ir.Value{h})
+	meshes, err := shardy.Meshes(p.m)
+	require.NoError(t, err)
+	vals, err := Values(p.m, meshes, meshes["mesh"])
+	require.NoError(t, err)
+	require.Equal(t, `[{}, {"x"}]`, spec(vals[d]))
+	require.Equal(t, `[{}, {"x"}]`, spec(vals[h]))
+	require.Equal(t, `[{}, {"x"}]`, spec(vals[a[1]]))
+	require.Nil(t, vals[a[0]])
+	require.Same(t, meshes["mesh"], vals[d].Mesh)
+}

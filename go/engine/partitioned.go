@@ -1,0 +1,168 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gojax/gojax/go/compiler"
+	"github.com/gojax/gojax/go/config"
+	"github.com/gojax/gojax/go/kernels/kernel"
+	"github.com/gojax/gojax/go/shardy"
+	"github.com/gojax/gojax/go/shardy/partition"
+)
+
+// An SPMD program the partitioner (go/shardy/partition) accepts runs as one
+// program per device, each on its own argument shards and writing its own
+// result shards: no global array is assembled, so a device needs about 1/N
+// of the memory of the global arrays. Its partitions' collectives meet
+// through one rendezvous, so runs of one executable take turns. Programs
+// the partitioner refuses keep the global execution of spmd.go.
+
+// partitioned is an SPMD program compiled per partition.
+type partitioned struct {
+	progs []*compiler.Executable // per addressable device
+	meet  *kernel.Rendezvous
+	mu    sync.Mutex // one run at a time: two runs' collectives must not meet
+}
+
+// preparePartitioned compiles plan's program per partition when the
+// partitioner accepts it; otherwise e runs on global arrays.
+func (e *Executable) preparePartitioned(plan *spmdPlan) {
+	n := e.Assignment.Partitions
+	m := e.prog.Module()
+	if !config.Env().SPMDPartition || m == nil || len(e.remote) > 0 || len(e.addressable) != n || plan.mesh == nil || plan.mesh.Size() != n {
+		return
+	}
+	if _, maximal := plan.mesh.Maximal(); maximal {
+		return
+	}
+	for _, k := range append(append([]int(nil), e.inKinds...), e.outKinds...) {
+		if k != 0 {
+			return // memory kinds other than the device's: not laid out per partition
+		}
+	}
+	meshes, err := shardy.Meshes(m)
+	if err != nil {
+		return
+	}
+	prog, err := partition.Build(partition.Input{Module: m, Meshes: meshes, Mesh: plan.mesh, Args: plan.args, Outs: plan.outs})
+	if err != nil {
+		// Refused (partition.ErrUnsupported) or not partitionable for
+		// another reason: the global execution stays correct.
+		return
+	}
+	meet := kernel.NewRendezvous(n)
+	pp := &partitioned{progs: make([]*compiler.Executable, len(e.addressable)), meet: meet}
+	for d := range e.addressable {
+		p := e.logical[d][1]
+		exe, err := compiler.CompileModule(prog.Parts[p], compiler.Options{Partition: &kernel.Partition{Self: p, Count: n, Meet: meet}})
+		if err != nil {
+			return
+		}
+		pp.progs[d] = exe
+	}
+	e.parts = pp
+}
+
+// runPartitioned runs each device's program on its argument shards; every
+// device's result shards become its outputs.
+func (e *Executable) runPartitioned(args [][]*Buffer, outs [][]*Buffer, running *time.Duration) (err error) {
+	pp := e.parts
+	for _, list := range args {
+		for i, b := range list {
+			if werr := b.ready.Wait(); werr != nil {
+				return WithCode(CodeFailedPrecondition, fmt.Errorf("argument %d of %q is not available: %w", i, e.Name(), werr))
+			}
+		}
+	}
+	pp.mu.Lock()
+	defer pp.mu.Unlock()
+	e.client.slots.acquire()
+	start := time.Now()
+	defer func() {
+		*running = time.Since(start)
+		e.client.slots.release()
+	}()
+	pp.meet.Reset()
+	results := make([]*compiler.RunResult, len(args))
+	errs := make([]error, len(args))
+	var wg sync.WaitGroup
+	for d := range args {
+		wg.Add(1)
+		go func(d int) {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					errs[d] = fmt.Errorf("panicked: %v", r)
+					pp.meet.Abort()
+				}
+			}()
+			data := make([][]byte, len(args[d]))
+			for i, b := range args[d] {
+				var berr error
+				if data[i], berr = b.bytes(); berr != nil {
+					errs[d] = berr
+					pp.meet.Abort()
+					return
+				}
+			}
+			if results[d], errs[d] = pp.progs[d].Run(data, nil); errs[d] != nil {
+				pp.meet.Abort()
+			}
+		}(d)
+	}
+	wg.Wait()
+	var first error
+	for d, rerr := range errs {
+		if rerr != nil && (first == nil || errors.Is(first, kernel.ErrAborted)) {
+			first = fmt.Errorf("execution of %q on device %d: %w", e.Name(), d, rerr)
+		}
+	}
+	for d, res := range results {
+		if res == nil {
+			continue
+		}
+		if first == nil && len(res.Outputs) != len(outs[d]) {
+			first = Errorf(CodeInternal, "%q produced %d outputs on device %d, expected %d", e.Name(), len(res.Outputs), d, len(outs[d]))
+		}
+		for i, o := range outs[d] {
+			if first != nil || i >= len(res.Outputs) {
+				break
+			}
+			buf := res.Outputs[i]
+			if int64(len(buf)) != o.size {
+				first = Errorf(CodeInternal, "%q output %d has %d bytes on device %d, expected %d", e.Name(), i, len(buf), d, o.size)
+				break
+			}
+		}
+	}
+	if first != nil {
+		for _, res := range results {
+			if res != nil {
+				freeUnaliased(res)
+			}
+		}
+		var ee *Error
+		if errors.As(first, &ee) {
+			return first
+		}
+		return WithCode(CodeInternal, first)
+	}
+	// Counted before the outputs turn ready, so a caller who waited on
+	// them sees the run counted.
+	counters.partitionedRuns.Add(1)
+	for d, res := range results {
+		for i, o := range outs[d] {
+			buf := res.Outputs[i]
+			res.Outputs[i] = nil // ownership moves to the buffer
+			if cap(buf) == 0 {
+				o.setData(nil, ownNone, nil)
+			} else {
+				o.setData(buf, ownDevmem, nil)
+			}
+		}
+	}
+	return nil
+}
