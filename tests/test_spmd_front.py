@@ -208,7 +208,8 @@ print("ok")
 def test_partitioned_debug_callbacks_run_once_per_shard():
     # jax.debug.print(partitioned=True) is called once per partition with
     # that partition's block (XLA's partitioner keeps its operand sharded):
-    # an argument's shards, a constraint's.
+    # an argument's shards, a constraint's, a computed value's as propagation
+    # gives it, a replicated value whole.
     proc = run_python(PRELUDE + """
 from jax._src.debugging import debug_print
 import sys
@@ -220,6 +221,8 @@ def run(devs):
         debug_print("arg {}", v, partitioned=True)
         w = jax.lax.with_sharding_constraint(v * 2, NamedSharding(mesh, P(None, None, ("y", "z"))))
         debug_print("constraint {}", w, partitioned=True)
+        debug_print("computed {}", jnp.sin(v).sum(axis=1), partitioned=True)
+        debug_print("replicated {}", jnp.int32(7), partitioned=True)
         return w
     out = jax.jit(f)(a)
     jax.effects_barrier()
@@ -236,7 +239,7 @@ print("ok")
     want = [l for l in want if l != "ok"]
     assert sorted(got) == sorted(want), (got, want)
     starts = [l.split(" ")[0] for l in got if not l.startswith(" ")]
-    assert starts.count("arg") == 4 and starts.count("constraint") == 4, got
+    assert all(starts.count(k) == 4 for k in ("arg", "constraint", "computed", "replicated")), got
 
 
 def test_ordered_io_callback_inside_shard_map():

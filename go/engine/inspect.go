@@ -8,6 +8,7 @@ import (
 	"github.com/gojax/gojax/go/kernels/callback"
 	"github.com/gojax/gojax/go/kernels/kernel"
 	"github.com/gojax/gojax/go/shardy"
+	"github.com/gojax/gojax/go/shardy/propagate"
 )
 
 // jax.debug.inspect_array_sharding in a program over several devices lowers
@@ -26,6 +27,9 @@ type valueShardings struct {
 	meshes map[string]*shardy.Mesh
 	owner  map[*ir.Block]*ir.Func
 	calls  map[string][]*ir.Op
+	// propagated holds what sharding propagation gives the entry block's
+	// values (computed on first need; absent means replicated).
+	propagated map[*ir.Value]*shardy.Sharding
 }
 
 // scanProgram collects the module's custom calls with the given targets
@@ -72,6 +76,17 @@ func scanProgram(m *ir.Module, plan *spmdPlan, skipManual bool, targets ...strin
 	return vs, found
 }
 
+func (vs *valueShardings) meshMap(m *ir.Module) (map[string]*shardy.Mesh, error) {
+	if vs.meshes == nil {
+		meshes, err := shardy.Meshes(m)
+		if err != nil {
+			return nil, err
+		}
+		vs.meshes = meshes
+	}
+	return vs.meshes, nil
+}
+
 func (vs *valueShardings) of(m *ir.Module, v *ir.Value) (*shardy.Sharding, error) {
 	tt := v.Tensor()
 	if tt == nil {
@@ -98,14 +113,11 @@ func (vs *valueShardings) of(m *ir.Module, v *ir.Value) (*shardy.Sharding, error
 		if !ok {
 			return nil, op.Errorf("sharding missing")
 		}
-		if vs.meshes == nil {
-			meshes, err := shardy.Meshes(m)
-			if err != nil {
-				return nil, err
-			}
-			vs.meshes = meshes
+		meshes, err := vs.meshMap(m)
+		if err != nil {
+			return nil, err
 		}
-		s, _, err := shardy.ParseSharding(a.Text, vs.meshes, tt.Rank())
+		s, _, err := shardy.ParseSharding(a.Text, meshes, tt.Rank())
 		if err != nil || s.Mesh.Empty() {
 			return nil, err
 		}
@@ -116,8 +128,24 @@ func (vs *valueShardings) of(m *ir.Module, v *ir.Value) (*shardy.Sharding, error
 			return shardy.ParseHLOSharding(text, tt.Rank())
 		}
 	}
-	// Other values take the sharding propagation would give them.
-	return nil, fmt.Errorf("the sharding of a computed value (%s) needs sharding propagation, which gojax does not do for intermediate values yet", op.Name)
+	// Other values of the entry block take the sharding propagation gives
+	// them, as XLA's partitioner sees them.
+	if vs.main == nil || vs.main.Body == nil || len(vs.main.Body.Blocks) == 0 || op.Block != vs.main.Body.Blocks[0] {
+		return nil, fmt.Errorf("the sharding of a value computed inside a region or a called function (%s) is not known before partitioning", op.Name)
+	}
+	if vs.propagated == nil {
+		meshes, err := vs.meshMap(m)
+		if err != nil {
+			return nil, err
+		}
+		if vs.propagated, err = propagate.Values(m, meshes, vs.plan.mesh); err != nil {
+			return nil, err
+		}
+		if vs.propagated == nil {
+			vs.propagated = map[*ir.Value]*shardy.Sharding{}
+		}
+	}
+	return vs.propagated[v], nil
 }
 
 // inspectShardings runs the program's InspectSharding callbacks.
