@@ -40,9 +40,10 @@ CAUSES = [
     ("compiled text", r"(?s)'NoneType' (is not iterable|object has no attribute).*(as_text\(|compiled_text)",
      "reads `compile().as_text()`, which is None where the program holds Shardy ops (a shard_map, a sharding "
      "constraint): jaxlib's HLO converter refuses them"),
-    ("partitioned compiled text", r"unexpectedly found in 'HloModule",
-     "reads `compile().as_text()` expecting XLA's partitioned HLO (per-device shapes); gojax's text is the "
-     "global program it compiled, before its passes"),
+    ("partitioned compiled text", r"(unexpectedly found in|not found in) 'HloModule",
+     "reads `compile().as_text()` expecting XLA's partitioned HLO (per-device shapes, its collectives); gojax's "
+     "text is the optimized program it runs, which for a program it runs in global form (not partitioned) has "
+     "global shapes and no collectives"),
     ("no-result program", r"HLO module output is an empty tuple",
      "a program without results: jaxlib rejects the output shardings gojax reports for it"),
     ("partitioned host callback", r'unknown custom call target "xla_ffi_partitioned_python_cpu_callback"',
