@@ -281,8 +281,11 @@ func (e *Executable) Code() []byte { return e.code }
 // facts, as StableHLO text that jaxlib converts to HLO
 // (compiler.Executable.OptimizedStableHLO); an error for a program not
 // made by go/compiler or one the writer cannot spell.
+//
+// A partitioned program shows partition 0's program, with its collectives
+// and local shapes, as XLA shows its partitioned HLO.
 func (e *Executable) OptimizedStableHLO() (string, error) {
-	p, ok := e.prog.(interface{ OptimizedStableHLO() (string, error) })
+	p, ok := e.runsOn0().(interface{ OptimizedStableHLO() (string, error) })
 	if !ok {
 		return "", fmt.Errorf("engine: %s has no optimized program text", e.prog.Name())
 	}

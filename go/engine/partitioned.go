@@ -206,3 +206,46 @@ func firstErr(errs []error) error {
 	}
 	return nil
 }
+
+// runsOn0 is the program partition 0 runs: its own when e is partitioned,
+// else e's program.
+func (e *Executable) runsOn0() Program {
+	if e.parts != nil {
+		for d := range e.addressable {
+			if e.logical[d][1] == 0 {
+				if p, ok := e.parts.progs[d].(Program); ok {
+					return p
+				}
+			}
+		}
+	}
+	return e.prog
+}
+
+// MemorySizes is what one device's run holds, as XLA reports one device's
+// program (compiled.memory_analysis()): the bytes of its arguments and
+// results (for an SPMD program, partition 0's shards) and its plan's
+// scratch bytes (temp). A program on global arrays also assembles them per
+// run, which temp does not count.
+func (e *Executable) MemorySizes() (args, outs, temp int64) {
+	for i, t := range e.inTypes {
+		if e.spmd != nil {
+			if st, err := shardType(e.spmd.args[i], e.spmd.meshOf(e.spmd.args[i]), t, 0); err == nil {
+				t = st
+			}
+		}
+		args += TypeBytes(t)
+	}
+	for i, t := range e.outTypes {
+		if e.spmd != nil {
+			if st, err := shardType(e.spmd.outs[i], e.spmd.meshOf(e.spmd.outs[i]), t, 0); err == nil {
+				t = st
+			}
+		}
+		outs += TypeBytes(t)
+	}
+	if p, ok := e.runsOn0().(interface{ Stats() compiler.PlanStats }); ok {
+		temp = p.Stats().ScratchBytes
+	}
+	return args, outs, temp
+}
