@@ -9,6 +9,7 @@ import (
 	"github.com/gojax/gojax/go/compiler"
 	"github.com/gojax/gojax/go/config"
 	"github.com/gojax/gojax/go/internal/cancel"
+	"github.com/gojax/gojax/go/internal/workers"
 	"github.com/gojax/gojax/go/kernels/kernel"
 	"github.com/gojax/gojax/go/shardy"
 	"github.com/gojax/gojax/go/shardy/partition"
@@ -62,6 +63,9 @@ func (e *Executable) preparePartitioned(plan *spmdPlan) {
 		// detection) hold for each partition's program.
 		opts := e.copts
 		opts.Partition = &kernel.Partition{Self: p, Count: n, Meet: meet}
+		// As many partitions as workers keep them all busy: a kernel split
+		// over the pool would only add hand-offs and spinning waits.
+		opts.Serial = n >= workers.Count()
 		exe, err := compiler.CompileModule(prog.Parts[p], opts)
 		if err != nil {
 			return
