@@ -175,3 +175,47 @@ func TestPartitionedCompileGetsTheExecutablesOptions(t *testing.T) {
 	}
 	require.True(t, found, "no partition program among the dumps %v", optimized)
 }
+
+// spinSPMD is spmdDouble (run on global arrays) behind the cancellation
+// protocol: a run loops until its token stops it.
+type spinSPMD struct {
+	*spmdDouble
+	started chan struct{}
+}
+
+func (p *spinSPMD) RunCancel(args [][]byte, donatable []bool, tok *cancel.Token) (*compiler.RunResult, error) {
+	seen := cancel.Epoch()
+	p.started <- struct{}{}
+	for {
+		if e := cancel.Epoch(); e != seen {
+			seen = e
+			if err := tok.Check(); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+func TestGlobalSPMDRunStopsWhenItsOutputsAreDeleted(t *testing.T) {
+	c := newTestClient(t, 2)
+	da := &DeviceAssignment{Replicas: 1, Partitions: 2, IDs: [][]int{{1, 0}}}
+	ebo := appendVarintField(nil, 5, 2)
+	ebo = appendBytesField(ebo, 9, da.Marshal())
+	p := &spinSPMD{spmdDouble: &spmdDouble{outSharded: true}, started: make(chan struct{}, 1)}
+	e, err := NewExecutable(c, p, []byte("code"), appendBytesField(nil, 3, ebo))
+	require.NoError(t, err)
+	require.Nil(t, e.parts, "runs on global arrays")
+	outs, done, err := e.Execute([][]*Buffer{{hostF32(t, c, 1, 2)}, {hostF32(t, c, 3, 4)}}, nil, ExecuteOptions{})
+	require.NoError(t, err)
+	<-p.started
+	for d := range outs {
+		for _, o := range outs[d] {
+			o.Destroy()
+		}
+	}
+	for d := range done {
+		err := waitEvent(t, done[d])
+		require.ErrorIs(t, err, errAbandoned)
+		require.Equal(t, CodeCancelled, CodeOf(err))
+	}
+}
