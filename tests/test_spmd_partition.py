@@ -219,3 +219,36 @@ for n in (1, N):
     del u, v, r
 assert per_device[N] < 0.3 * per_device[1], per_device
 """, 8)
+
+
+def test_compiled_program_is_per_device():
+    # memory_analysis() and as_text() describe one device's program, as
+    # XLA:CPU's do for its partitioned HLO: the data-parallel step on 4
+    # devices takes (16, 32) and (16, 8) blocks of x and y.
+    check("""
+p = {"w1": rand(32, 64) * 0.1, "w2": rand(64, 8) * 0.1}
+x, y = rand(64, 32), rand(64, 8)
+def step(p, x, y):
+    loss = lambda p: jnp.mean((jnp.tanh(x @ p["w1"]) @ p["w2"] - y) ** 2)
+    l, g = jax.value_and_grad(loss)(p)
+    return jax.tree.map(lambda a, b: a - 0.05 * b, p, g), l
+stats = {}
+for devs in (GJ, XL):
+    m = mesh(devs, (N,), ("x",))
+    rep, row = NamedSharding(m, P()), NamedSharding(m, P("x"))
+    c = jax.jit(step, in_shardings=({"w1": rep, "w2": rep}, row, row)).lower(p, x, y).compile()
+    stats[devs is GJ] = c.memory_analysis()
+    if devs is GJ:
+        text = c.as_text()
+        assert "f32[16,32]" in text and "f32[16,8]" in text, text[:2000]
+        assert "f32[64,32]" not in text, text[:2000]
+        assert "all_reduce" in text or "all-reduce" in text, text[:2000]
+g, x_ = stats[True], stats[False]
+local = 4 * (32 * 64 + 64 * 8 + 16 * 32 + 16 * 8)
+assert g.argument_size_in_bytes == x_.argument_size_in_bytes == local, (g, x_)
+# XLA's result is a tuple, whose table of 3 pointers it counts too.
+assert g.output_size_in_bytes == x_.output_size_in_bytes - 3 * 8, (g, x_)
+# Temporaries: gojax's plan scratch against XLA's buffer assignment, the
+# same order of magnitude (within a factor of 8 either way).
+assert x_.temp_size_in_bytes / 8 <= g.temp_size_in_bytes <= 8 * x_.temp_size_in_bytes, (g, x_)
+""", 4)

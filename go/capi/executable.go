@@ -925,13 +925,8 @@ func gojax_PJRT_Executable_GetCompiledMemoryStats(args *C.PJRT_Executable_GetCom
 	if e != nil {
 		return e
 	}
-	var in, out int64
-	for _, t := range x.rt.InputTypes() {
-		in += engine.TypeBytes(t)
-	}
-	for _, t := range x.rt.OutputTypes() {
-		out += engine.TypeBytes(t)
-	}
+	// One device's program, as XLA reports it (per device for SPMD).
+	in, out, temp := x.rt.MemorySizes()
 	// Offsets 24.. are int64 fields; write those the caller's struct covers.
 	fields := []struct {
 		off uintptr
@@ -941,14 +936,14 @@ func gojax_PJRT_Executable_GetCompiledMemoryStats(args *C.PJRT_Executable_GetCom
 		{unsafe.Offsetof(a.argument_size_in_bytes), in},
 		{unsafe.Offsetof(a.output_size_in_bytes), out},
 		{unsafe.Offsetof(a.alias_size_in_bytes), 0},
-		{unsafe.Offsetof(a.temp_size_in_bytes), 0},
+		{unsafe.Offsetof(a.temp_size_in_bytes), temp},
 		{unsafe.Offsetof(a.host_generated_code_size_in_bytes), 0},
 		{unsafe.Offsetof(a.host_argument_size_in_bytes), 0},
 		{unsafe.Offsetof(a.host_output_size_in_bytes), 0},
 		{unsafe.Offsetof(a.host_alias_size_in_bytes), 0},
 		{unsafe.Offsetof(a.host_temp_size_in_bytes), 0},
-		{unsafe.Offsetof(a.peak_memory_in_bytes), in + out},
-		{unsafe.Offsetof(a.total_size_in_bytes), in + out},
+		{unsafe.Offsetof(a.peak_memory_in_bytes), in + out + temp},
+		{unsafe.Offsetof(a.total_size_in_bytes), in + out + temp},
 		{unsafe.Offsetof(a.total_allocation_bytes), 0},
 		{unsafe.Offsetof(a.indefinite_allocations), 0},
 		{unsafe.Offsetof(a.peak_unpadded_heap_bytes), 0},

@@ -60,6 +60,11 @@ type Options struct {
 	// its collectives meet their peers through Partition.Meet, as the body
 	// of a manual computation does. Nil: a single process.
 	Partition *kernel.Partition
+	// Serial runs each kernel on the goroutine that runs the program,
+	// without splitting it over the worker pool: for programs that run
+	// side by side with as many others as there are workers (the per-device
+	// programs of an SPMD run), which already keep every worker busy.
+	Serial bool
 }
 
 // Executable is a compiled program; safe to Run from several goroutines at once.
@@ -138,6 +143,7 @@ func CompileModule(m *ir.Module, opts Options) (*Executable, error) {
 	work := cloneModule(m)
 	ctx := newCompileCtx()
 	ctx.part = opts.Partition
+	ctx.serial = opts.Serial
 	st := &passState{module: work, entry: work.Main(), opts: opts, ctx: ctx}
 	if err := runPasses(st); err != nil {
 		return nil, err

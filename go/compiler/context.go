@@ -15,6 +15,8 @@ type compileCtx struct {
 	// part is set while compiling the body of a manual computation for one
 	// SPMD partition (kernel.PartitionContext).
 	part *kernel.Partition
+	// serial runs Parallel's work on the calling goroutine (Options.Serial).
+	serial bool
 }
 
 func newCompileCtx() *compileCtx {
@@ -46,5 +48,9 @@ func (c *compileCtx) CompileRegionAs(r *ir.Region, p *kernel.Partition) (kernel.
 
 // Parallel runs fn over [0,n) in chunks on the shared worker pool.
 func (c *compileCtx) Parallel(n, grain int, fn func(lo, hi int)) {
+	if c.serial {
+		fn(0, n)
+		return
+	}
 	c.pool.Parallel(n, grain, fn)
 }

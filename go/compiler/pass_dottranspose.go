@@ -8,7 +8,8 @@ import (
 )
 
 // foldDotTranspose rewrites transpose(dot_general(a, b)) into
-// dot_general(b, a) when the transpose only swaps the dot's lhs-free and
+// dot_general(b, a), and transpose(all_reduce(dot_general(a, b))) into
+// all_reduce(dot_general(b, a)), when the transpose only swaps the dot's lhs-free and
 // rhs-free dimension blocks (batch dimensions staying first) and nothing else
 // reads the dot's result. Reverse-mode autodiff emits exactly this for every
 // weight gradient (dW = transpose(dot(dy, x)) in JAX's matmul transpose rule),
@@ -24,8 +25,19 @@ func foldDotTranspose(st *passState) error {
 		if op.Name != "stablehlo.transpose" || len(op.Operands) != 1 || len(op.Results) != 1 {
 			return true
 		}
-		dot := op.Operands[0].Def
-		if dot == nil || dot.Name != "stablehlo.dot_general" || dot.Block != op.Block || uses[op.Operands[0]] != 1 ||
+		// A partitioned program all-reduces the per-device gradient between
+		// the dot and the transpose. The reduction combines elementwise, so
+		// it commutes with the transpose: the swapped dot's result is
+		// reduced instead, where the all_reduce was (the collectives keep
+		// their order), with the same bits.
+		src := op.Operands[0]
+		var ar *ir.Op
+		if d := src.Def; d != nil && d.Name == "stablehlo.all_reduce" && d.Block == op.Block && uses[src] == 1 &&
+			len(d.Operands) == 1 && len(d.Results) == 1 && rewritten[d] == nil {
+			ar, src = d, d.Operands[0]
+		}
+		dot := src.Def
+		if dot == nil || dot.Name != "stablehlo.dot_general" || dot.Block != op.Block || uses[src] != 1 ||
 			len(dot.Operands) != 2 || len(dot.Results) != 1 || rewritten[dot] != nil {
 			return true
 		}
@@ -33,9 +45,22 @@ func foldDotTranspose(st *passState) error {
 		if swapped == nil {
 			return true
 		}
+		if ar == nil {
+			rewritten[dot] = []*ir.Op{}
+			rewritten[op] = []*ir.Op{swapped}
+			repl[op.Results[0]] = swapped.Results[0]
+			return true
+		}
+		reduced := ir.NewOp(ar.Name, []*ir.Value{swapped.Results[0]}, []ir.Type{op.Results[0].Type}, ar.Attrs)
+		reduced.Loc, reduced.Block = ar.Loc, ar.Block
+		for _, r := range ar.Regions {
+			reduced.AddRegion(r)
+		}
+		swapped.Block = ar.Block
 		rewritten[dot] = []*ir.Op{}
-		rewritten[op] = []*ir.Op{swapped}
-		repl[op.Results[0]] = swapped.Results[0]
+		rewritten[ar] = []*ir.Op{swapped, reduced}
+		rewritten[op] = []*ir.Op{}
+		repl[op.Results[0]] = reduced.Results[0]
 		return true
 	})
 	if len(rewritten) == 0 {

@@ -104,3 +104,47 @@ func TestDotTransposeLeftAlone(t *testing.T) {
 	require.NoError(t, foldDotTranspose(&passState{module: m, entry: m.Main()}))
 	require.Equal(t, 1, countIROps(m, "stablehlo.transpose"))
 }
+
+// A partitioned program all-reduces a weight gradient between its dot and
+// its transpose: the transpose still folds, and the all_reduce reduces the
+// swapped dot's result instead.
+func TestDotTransposeFoldsThroughAllReduce(t *testing.T) {
+	xt, yt, dotT, outT := f32t(300, 7), f32t(300, 9), f32t(7, 9), f32t(9, 7)
+	build := func() *ir.Module {
+		mb := newMod()
+		mb.fn("main", "public", []ir.Type{xt, yt}, []ir.Type{outT}, func(b *blkB, a []*ir.Value) []*ir.Value {
+			d := b.v("stablehlo.dot_general", dotT, ir.Attrs{
+				"lhs_batching_dimensions":    ir.DenseI64Attr{},
+				"rhs_batching_dimensions":    ir.DenseI64Attr{},
+				"lhs_contracting_dimensions": ir.DenseI64Attr{Values: []int64{0}},
+				"rhs_contracting_dimensions": ir.DenseI64Attr{Values: []int64{0}},
+			}, a[0], a[1])
+			s := b.psum(d, &ir.ElementsAttr{Type: ir.Tensor(ir.S64, 1, 1), Data: make([]byte, 8)})
+			return []*ir.Value{b.v("stablehlo.transpose", outT, ir.Attrs{"permutation": ir.DenseI64Attr{Values: []int64{1, 0}}}, s)}
+		})
+		return mb.m
+	}
+	m := build()
+	st := &passState{module: m, entry: m.Main()}
+	require.NoError(t, foldDotTranspose(st))
+	require.NoError(t, checkInvariants(m))
+	require.Equal(t, 0, countIROps(m, "stablehlo.transpose"))
+	ops := m.Main().Body.Blocks[0].Ops
+	var ar *ir.Op
+	for _, op := range ops {
+		if op.Name == "stablehlo.all_reduce" {
+			ar = op
+		}
+	}
+	require.NotNil(t, ar)
+	require.Equal(t, "stablehlo.dot_general", ar.Operands[0].Def.Name)
+	require.True(t, ir.TypesEqual(outT, ar.Results[0].Type))
+	require.Len(t, ar.Regions, 1)
+	require.Same(t, ar, ar.Regions[0].Parent)
+
+	x := pseudoRandom(int(xt.NumElements()), 1)
+	y := pseudoRandom(int(yt.NumElements()), 2)
+	got := run(t, compile(t, build()), f32s(x...), f32s(y...))
+	ref := run(t, compile(t, dotTransposeModule(xt, yt, nil, []int64{0}, dotT, outT, []int64{1, 0}, true)), f32s(x...), f32s(y...))
+	require.Equal(t, ref[0], got[0])
+}

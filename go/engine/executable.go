@@ -42,7 +42,10 @@ type Executable struct {
 	noDonation    []bool       // all false, one per parameter (read-only)
 	spmd          *spmdPlan    // set for programs with several partitions
 	parts         *partitioned // set when spmd's program runs per device (partitioned.go)
-	deleted       atomic.Bool
+	// copts are the compiler options the program was compiled with (dump
+	// directory, fusion); per-partition compiles get them too.
+	copts   compiler.Options
+	deleted atomic.Bool
 	// inline marks programs small enough to run on the calling thread
 	// (see inlinePolicy).
 	inline bool
@@ -84,12 +87,17 @@ func Compile(client *Client, code, options []byte, copts compiler.Options) (*Exe
 	if prog == nil {
 		return nil, Errorf(CodeInternal, "compiler returned no executable")
 	}
-	return NewExecutable(client, prog, code, options)
+	return newExecutable(client, prog, code, options, copts)
 }
 
 // NewExecutable binds a compiled program to a client's devices following the
 // serialized CompileOptionsProto in options.
 func NewExecutable(client *Client, prog Program, code, options []byte) (*Executable, error) {
+	return newExecutable(client, prog, code, options, compiler.Options{})
+}
+
+// newExecutable is NewExecutable for a program compiled with copts.
+func newExecutable(client *Client, prog Program, code, options []byte, copts compiler.Options) (*Executable, error) {
 	build, err := ParseCompileOptions(options)
 	if err != nil {
 		return nil, err
@@ -97,6 +105,7 @@ func NewExecutable(client *Client, prog Program, code, options []byte) (*Executa
 	e := &Executable{
 		client:   client,
 		prog:     prog,
+		copts:    copts,
 		code:     append([]byte(nil), code...),
 		options:  append([]byte(nil), options...),
 		Build:    build,
@@ -272,8 +281,11 @@ func (e *Executable) Code() []byte { return e.code }
 // facts, as StableHLO text that jaxlib converts to HLO
 // (compiler.Executable.OptimizedStableHLO); an error for a program not
 // made by go/compiler or one the writer cannot spell.
+//
+// A partitioned program shows partition 0's program, with its collectives
+// and local shapes, as XLA shows its partitioned HLO.
 func (e *Executable) OptimizedStableHLO() (string, error) {
-	p, ok := e.prog.(interface{ OptimizedStableHLO() (string, error) })
+	p, ok := e.runsOn0().(interface{ OptimizedStableHLO() (string, error) })
 	if !ok {
 		return "", fmt.Errorf("engine: %s has no optimized program text", e.prog.Name())
 	}
@@ -413,7 +425,7 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		if devices != nil {
 			return nil, nil, Errorf(CodeUnimplemented, "Execute: portable execution of a partitioned program is not supported")
 		}
-		return e.executeSPMD(args, nonDonatable(opts.NonDonatable), opts.UserData)
+		return e.executeSPMD(args, nonDonatable(opts.NonDonatable), opts.UserData, opts.Cancel)
 	}
 	if devices == nil {
 		devices = e.addressable

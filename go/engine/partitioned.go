@@ -8,6 +8,8 @@ import (
 
 	"github.com/gojax/gojax/go/compiler"
 	"github.com/gojax/gojax/go/config"
+	"github.com/gojax/gojax/go/internal/cancel"
+	"github.com/gojax/gojax/go/internal/workers"
 	"github.com/gojax/gojax/go/kernels/kernel"
 	"github.com/gojax/gojax/go/shardy"
 	"github.com/gojax/gojax/go/shardy/partition"
@@ -22,7 +24,7 @@ import (
 
 // partitioned is an SPMD program compiled per partition.
 type partitioned struct {
-	progs []*compiler.Executable // per addressable device
+	progs []cancellableProgram // per addressable device (*compiler.Executable)
 	meet  *kernel.Rendezvous
 	mu    sync.Mutex // one run at a time: two runs' collectives must not meet
 }
@@ -54,10 +56,17 @@ func (e *Executable) preparePartitioned(plan *spmdPlan) {
 		return
 	}
 	meet := kernel.NewRendezvous(n)
-	pp := &partitioned{progs: make([]*compiler.Executable, len(e.addressable)), meet: meet}
+	pp := &partitioned{progs: make([]cancellableProgram, len(e.addressable)), meet: meet}
 	for d := range e.addressable {
 		p := e.logical[d][1]
-		exe, err := compiler.CompileModule(prog.Parts[p], compiler.Options{Partition: &kernel.Partition{Self: p, Count: n, Meet: meet}})
+		// The executable's own options (dump directory, fusion for NaN
+		// detection) hold for each partition's program.
+		opts := e.copts
+		opts.Partition = &kernel.Partition{Self: p, Count: n, Meet: meet}
+		// As many partitions as workers keep them all busy: a kernel split
+		// over the pool would only add hand-offs and spinning waits.
+		opts.Serial = n >= workers.Count()
+		exe, err := compiler.CompileModule(prog.Parts[p], opts)
 		if err != nil {
 			return
 		}
@@ -67,8 +76,12 @@ func (e *Executable) preparePartitioned(plan *spmdPlan) {
 }
 
 // runPartitioned runs each device's program on its argument shards; every
-// device's result shards become its outputs.
-func (e *Executable) runPartitioned(args [][]*Buffer, outs [][]*Buffer, running *time.Duration) (err error) {
+// device's result shards become its outputs. tok (nil for none) cancels the
+// run at a step boundary; a token that polls for Ctrl-C (polls) is checked
+// only on the calling goroutine, which runs the first device's program,
+// and the other devices' programs stop through a token of their own that
+// follows it.
+func (e *Executable) runPartitioned(args [][]*Buffer, outs [][]*Buffer, running *time.Duration, tok *cancel.Token, polls bool) (err error) {
 	pp := e.parts
 	for _, list := range args {
 		for i, b := range list {
@@ -88,32 +101,53 @@ func (e *Executable) runPartitioned(args [][]*Buffer, outs [][]*Buffer, running 
 	pp.meet.Reset()
 	results := make([]*compiler.RunResult, len(args))
 	errs := make([]error, len(args))
+	others := tok
+	if polls {
+		others = cancel.New(false)
+	}
+	runOne := func(d int, tok *cancel.Token) {
+		defer func() {
+			if r := recover(); r != nil {
+				errs[d] = fmt.Errorf("panicked: %v", r)
+				pp.meet.Abort()
+			}
+		}()
+		data := make([][]byte, len(args[d]))
+		for i, b := range args[d] {
+			var berr error
+			if data[i], berr = b.bytes(); berr != nil {
+				errs[d] = berr
+				pp.meet.Abort()
+				return
+			}
+		}
+		if results[d], errs[d] = pp.progs[d].RunCancel(data, nil, tok); errs[d] != nil {
+			pp.meet.Abort()
+		}
+	}
 	var wg sync.WaitGroup
-	for d := range args {
+	for d := 1; d < len(args); d++ {
 		wg.Add(1)
 		go func(d int) {
 			defer wg.Done()
-			defer func() {
-				if r := recover(); r != nil {
-					errs[d] = fmt.Errorf("panicked: %v", r)
-					pp.meet.Abort()
-				}
-			}()
-			data := make([][]byte, len(args[d]))
-			for i, b := range args[d] {
-				var berr error
-				if data[i], berr = b.bytes(); berr != nil {
-					errs[d] = berr
-					pp.meet.Abort()
-					return
-				}
-			}
-			if results[d], errs[d] = pp.progs[d].Run(data, nil); errs[d] != nil {
-				pp.meet.Abort()
-			}
+			runOne(d, others)
 		}(d)
 	}
+	if len(args) > 0 {
+		runOne(0, tok)
+		if cerr := tok.Err(); cerr != nil && others != tok {
+			others.Cancel(cerr)
+		}
+	}
 	wg.Wait()
+	if cerr := tok.Err(); cerr != nil && firstErr(errs) != nil {
+		for _, res := range results {
+			if res != nil {
+				freeUnaliased(res)
+			}
+		}
+		return &Error{Code: CodeCancelled, Err: fmt.Errorf("execution of %q: %w", e.Name(), cerr)}
+	}
 	var first error
 	for d, rerr := range errs {
 		if rerr != nil && (first == nil || errors.Is(first, kernel.ErrAborted)) {
@@ -165,4 +199,57 @@ func (e *Executable) runPartitioned(args [][]*Buffer, outs [][]*Buffer, running 
 		}
 	}
 	return nil
+}
+
+// firstErr is the first non-nil error of errs.
+func firstErr(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runsOn0 is the program partition 0 runs: its own when e is partitioned,
+// else e's program.
+func (e *Executable) runsOn0() Program {
+	if e.parts != nil {
+		for d := range e.addressable {
+			if e.logical[d][1] == 0 {
+				if p, ok := e.parts.progs[d].(Program); ok {
+					return p
+				}
+			}
+		}
+	}
+	return e.prog
+}
+
+// MemorySizes is what one device's run holds, as XLA reports one device's
+// program (compiled.memory_analysis()): the bytes of its arguments and
+// results (for an SPMD program, partition 0's shards) and its plan's
+// scratch bytes (temp). A program on global arrays also assembles them per
+// run, which temp does not count.
+func (e *Executable) MemorySizes() (args, outs, temp int64) {
+	for i, t := range e.inTypes {
+		if e.spmd != nil {
+			if st, err := shardType(e.spmd.args[i], e.spmd.meshOf(e.spmd.args[i]), t, 0); err == nil {
+				t = st
+			}
+		}
+		args += TypeBytes(t)
+	}
+	for i, t := range e.outTypes {
+		if e.spmd != nil {
+			if st, err := shardType(e.spmd.outs[i], e.spmd.meshOf(e.spmd.outs[i]), t, 0); err == nil {
+				t = st
+			}
+		}
+		outs += TypeBytes(t)
+	}
+	if p, ok := e.runsOn0().(interface{ Stats() compiler.PlanStats }); ok {
+		temp = p.Stats().ScratchBytes
+	}
+	return args, outs, temp
 }

@@ -1,11 +1,16 @@
 package engine
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/gojax/gojax/go/compiler"
+	"github.com/gojax/gojax/go/internal/cancel"
 	"github.com/gojax/gojax/go/ir"
 )
 
@@ -71,5 +76,146 @@ func TestExecutePartitioned(t *testing.T) {
 		require.True(t, ok)
 		require.NotEmpty(t, os[0])
 		require.Empty(t, os[1])
+	}
+}
+
+// newPartitionedExec is squareAndSum on two devices, device 1 holding
+// partition 0.
+func newPartitionedExec(t *testing.T, c *Client, copts compiler.Options) *Executable {
+	t.Helper()
+	da := &DeviceAssignment{Replicas: 1, Partitions: 2, IDs: [][]int{{1, 0}}}
+	ebo := appendVarintField(nil, 5, 2)
+	ebo = appendBytesField(ebo, 9, da.Marshal())
+	e, err := newExecutable(c, squareAndSum(t, false), []byte("code"), appendBytesField(nil, 3, ebo), copts)
+	require.NoError(t, err)
+	require.NotNil(t, e.parts, "the partitioner accepts the program")
+	return e
+}
+
+// spinPartitions makes every partition of e a program that runs until its
+// token stops it.
+func spinPartitions(e *Executable) *spinProg {
+	p := &spinProg{fakeProg: &fakeProg{n: 2}, started: make(chan struct{}, len(e.parts.progs))}
+	p.spin.Store(true)
+	for d := range e.parts.progs {
+		e.parts.progs[d] = p
+	}
+	return p
+}
+
+func TestPartitionedRunStopsWhenItsOutputsAreDeleted(t *testing.T) {
+	c := newTestClient(t, 2)
+	e := newPartitionedExec(t, c, compiler.Options{})
+	p := spinPartitions(e)
+	args := [][]*Buffer{{hostF32(t, c, 1, 2)}, {hostF32(t, c, 3, 4)}}
+	outs, done, err := e.Execute(args, nil, ExecuteOptions{})
+	require.NoError(t, err)
+	<-p.started
+	<-p.started
+	// One device's outputs alone do not stop the run: the other's can
+	// still be read.
+	for _, o := range outs[0] {
+		o.Destroy()
+	}
+	require.False(t, done[0].IsReady())
+	for _, o := range outs[1] {
+		o.Destroy()
+	}
+	for d := range done {
+		err := waitEvent(t, done[d])
+		require.ErrorIs(t, err, errAbandoned)
+		require.Equal(t, CodeCancelled, CodeOf(err))
+	}
+}
+
+func TestPartitionedRunStopsWithItsToken(t *testing.T) {
+	c := newTestClient(t, 2)
+	e := newPartitionedExec(t, c, compiler.Options{})
+	p := spinPartitions(e)
+	tok := cancel.New(false)
+	args := [][]*Buffer{{hostF32(t, c, 1, 2)}, {hostF32(t, c, 3, 4)}}
+	outs, done, err := e.Execute(args, nil, ExecuteOptions{Cancel: tok})
+	require.NoError(t, err)
+	<-p.started
+	<-p.started
+	stop := errors.New("stopped by the test")
+	tok.Cancel(stop)
+	for d := range done {
+		err := waitEvent(t, done[d])
+		require.ErrorIs(t, err, stop)
+		require.Equal(t, CodeCancelled, CodeOf(err))
+		for _, o := range outs[d] {
+			_, rerr := o.bytes()
+			require.Error(t, rerr, "a cancelled run's outputs carry its error")
+		}
+	}
+}
+
+func TestPartitionedCompileGetsTheExecutablesOptions(t *testing.T) {
+	c := newTestClient(t, 2)
+	dir := t.TempDir()
+	newPartitionedExec(t, c, compiler.Options{DumpDir: dir})
+	files, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var optimized []string
+	for _, f := range files {
+		if strings.Contains(f.Name(), ".optimized") {
+			optimized = append(optimized, f.Name())
+		}
+	}
+	// The global program was compiled without a dump directory: the dumps
+	// are the partitions' programs, whose sum is an all_reduce.
+	found := false
+	for _, name := range optimized {
+		text, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err)
+		if strings.Contains(string(text), "all_reduce") {
+			found = true
+		}
+	}
+	require.True(t, found, "no partition program among the dumps %v", optimized)
+}
+
+// spinSPMD is spmdDouble (run on global arrays) behind the cancellation
+// protocol: a run loops until its token stops it.
+type spinSPMD struct {
+	*spmdDouble
+	started chan struct{}
+}
+
+func (p *spinSPMD) RunCancel(args [][]byte, donatable []bool, tok *cancel.Token) (*compiler.RunResult, error) {
+	seen := cancel.Epoch()
+	p.started <- struct{}{}
+	for {
+		if e := cancel.Epoch(); e != seen {
+			seen = e
+			if err := tok.Check(); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+func TestGlobalSPMDRunStopsWhenItsOutputsAreDeleted(t *testing.T) {
+	c := newTestClient(t, 2)
+	da := &DeviceAssignment{Replicas: 1, Partitions: 2, IDs: [][]int{{1, 0}}}
+	ebo := appendVarintField(nil, 5, 2)
+	ebo = appendBytesField(ebo, 9, da.Marshal())
+	p := &spinSPMD{spmdDouble: &spmdDouble{outSharded: true}, started: make(chan struct{}, 1)}
+	e, err := NewExecutable(c, p, []byte("code"), appendBytesField(nil, 3, ebo))
+	require.NoError(t, err)
+	require.Nil(t, e.parts, "runs on global arrays")
+	outs, done, err := e.Execute([][]*Buffer{{hostF32(t, c, 1, 2)}, {hostF32(t, c, 3, 4)}}, nil, ExecuteOptions{})
+	require.NoError(t, err)
+	<-p.started
+	for d := range outs {
+		for _, o := range outs[d] {
+			o.Destroy()
+		}
+	}
+	for d := range done {
+		err := waitEvent(t, done[d])
+		require.ErrorIs(t, err, errAbandoned)
+		require.Equal(t, CodeCancelled, CodeOf(err))
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gojax/gojax/go/compiler"
 	"github.com/gojax/gojax/go/devmem"
+	"github.com/gojax/gojax/go/internal/cancel"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/shardy"
 	"github.com/gojax/gojax/go/shardy/propagate"
@@ -227,7 +229,9 @@ func allocFor(t ir.Type) ([]byte, error) {
 
 // executeSPMD runs an SPMD program once on global arrays (see the top of
 // this file). args[d] are the shards of device d = e.addressable[d].
-func (e *Executable) executeSPMD(args [][]*Buffer, nonDon nonDonatable, userData []UserData) ([][]*Buffer, []*Event, error) {
+// given (nil for none) cancels the run at a step boundary, as for a run on
+// one device (ExecuteOptions.Cancel).
+func (e *Executable) executeSPMD(args [][]*Buffer, nonDon nonDonatable, userData []UserData, given *cancel.Token) ([][]*Buffer, []*Event, error) {
 	plan := e.spmd
 	if len(args) != len(e.addressable) {
 		return nil, nil, Errorf(CodeInvalidArgument, "Execute: %d argument lists for %d devices", len(args), len(e.addressable))
@@ -315,14 +319,31 @@ func (e *Executable) executeSPMD(args [][]*Buffer, nonDon nonDonatable, userData
 	// The job's processes number their runs of a program alike, in call
 	// order, so that each message names the run it belongs to.
 	seq := e.client.nextRun(e.jobKey, len(e.remote) > 0)
+	// The run's token, as on one device: on the calling thread one that
+	// also polls for Ctrl-C (unless given), on a goroutine one cancelled
+	// once every device's outputs are deleted.
+	tok, polls := given, false
+	if tok == nil {
+		if callbacks {
+			tok, polls = cancel.New(true), true
+		} else {
+			var all []*Buffer
+			for _, list := range outs {
+				all = append(all, list...)
+			}
+			tok = abandonOnDelete(all)
+		}
+	}
 	finish := func() {
 		var running time.Duration
 		var err error
+		tok.Begin()
 		if e.parts != nil {
-			err = e.runPartitioned(args, outs, &running)
+			err = e.runPartitioned(args, outs, &running, tok, polls)
 		} else {
-			err = e.runSPMD(args, outs, seq, &running)
+			err = e.runSPMD(args, outs, seq, &running, tok)
 		}
+		tok.End()
 		for _, b := range held {
 			b.unhold()
 		}
@@ -368,7 +389,7 @@ func (e *Executable) holder(s *shardy.Sharding) int {
 	return 0
 }
 
-func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, seq uint64, running *time.Duration) (err error) {
+func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, seq uint64, running *time.Duration, tok *cancel.Token) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = Errorf(CodeInternal, "execution of %q panicked: %v", e.Name(), r)
@@ -464,8 +485,17 @@ func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, seq uint64, run
 		}
 		global[i] = g
 	}
-	res, rerr := e.prog.Run(global, make([]bool, len(global)))
+	var res *compiler.RunResult
+	var rerr error
+	if cp, ok := e.prog.(cancellableProgram); ok && tok != nil {
+		res, rerr = cp.RunCancel(global, make([]bool, len(global)), tok)
+	} else {
+		res, rerr = e.prog.Run(global, make([]bool, len(global)))
+	}
 	if rerr != nil {
+		if cerr := tok.Err(); cerr != nil {
+			return &Error{Code: CodeCancelled, Err: fmt.Errorf("execution of %q: %w", e.Name(), cerr)}
+		}
 		return WithCode(CodeInternal, rerr)
 	}
 	if res == nil || len(res.Outputs) != len(e.outTypes) {
