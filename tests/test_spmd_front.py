@@ -326,7 +326,11 @@ assert "sdy.sharding_constraint" in g.lower(x).as_text()
 # XLA shows its partitioned HLO): the multiply on the device's block, the
 # constraint's all_gather, the add on the whole array.
 text = g.lower(x).compile().as_text()
-assert "f32[2]{0} multiply(" in text and "stablehlo.all_gather" in text, text
+assert "f32[2]{0} multiply(" in text and "f32[8]{0} all-gather(" in text, text
 assert "f32[8]{0} add(" in text, text
 np.testing.assert_array_equal(np.asarray(g(x)), np.arange(8) * 2 + 1)
+# Collectives print as HLO's own: a sum over the sharded axis is a local
+# reduce and an all-reduce over the devices.
+text = jax.jit(lambda a: a.sum()).lower(x).compile().as_text()
+assert "f32[] all-reduce(" in text and "f32[2]{0} parameter(0)" in text, text
 """)

@@ -730,6 +730,59 @@ var opSpecs = func() map[string]map[string]string {
 	return m
 }()
 
+// collectiveSpecs are the collectives printed as themselves (HLO
+// all-reduce, all-gather, … in the converted text, as XLA's partitioned
+// programs show them) and their attributes besides channel_id, which VHLO
+// and gojax keep as an integer and StableHLO spells as a channel handle.
+var collectiveSpecs = map[string]map[string]bool{
+	"stablehlo.all_reduce":         {"replica_groups": true, "use_global_device_ids": true},
+	"stablehlo.all_gather":         {"replica_groups": true, "use_global_device_ids": true, "all_gather_dim": true},
+	"stablehlo.reduce_scatter":     {"replica_groups": true, "use_global_device_ids": true, "scatter_dimension": true},
+	"stablehlo.all_to_all":         {"replica_groups": true, "split_dimension": true, "concat_dimension": true, "split_count": true},
+	"stablehlo.collective_permute": {"source_target_pairs": true},
+}
+
+func collectiveAttrs(op *ir.Op, spec map[string]bool) ([]string, bool) {
+	var out []string
+	for _, k := range op.Attrs.Names() {
+		if k == "channel_id" {
+			ch, ok := op.Attrs[k].(ir.IntAttr)
+			if !ok {
+				return nil, false
+			}
+			if ch.Value > 0 {
+				// Type 1 is DEVICE_TO_DEVICE, what collectives between
+				// devices carry.
+				out = append(out, fmt.Sprintf("channel_handle = #stablehlo.channel_handle<handle = %d, type = 1>", ch.Value))
+			}
+			continue
+		}
+		if !spec[k] {
+			return nil, false
+		}
+		if k == "use_global_device_ids" {
+			// A unit attribute in StableHLO; VHLO gives a boolean.
+			switch a := op.Attrs[k].(type) {
+			case ir.UnitAttr:
+				out = append(out, k)
+			case ir.BoolAttr:
+				if a.Value {
+					out = append(out, k)
+				}
+			default:
+				return nil, false
+			}
+			continue
+		}
+		v, ok := exportAttr(op.Attrs[k])
+		if !ok {
+			return nil, false
+		}
+		out = append(out, k+" = "+v)
+	}
+	return out, true
+}
+
 // elementwiseAttrNames are the StableHLO names of the elementwise ops'
 // attributes that gojax names otherwise.
 var elementwiseAttrNames = map[string]string{"comparison_type": "compare_type"}
@@ -747,6 +800,9 @@ var dotFields = []string{"lhs_batching_dimensions", "rhs_batching_dimensions", "
 func faithful(op *ir.Op) ([]string, bool) {
 	if op.Name == "stablehlo.dot_general" {
 		return dotAttrs(op)
+	}
+	if spec, ok := collectiveSpecs[op.Name]; ok {
+		return collectiveAttrs(op, spec)
 	}
 	spec, ok := opSpecs[op.Name]
 	elementwise := kernel.TraitsOf(op.Name).Elementwise
