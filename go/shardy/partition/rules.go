@@ -277,6 +277,10 @@ func (b *builder) op(op *ir.Op) {
 		to := b.target(op.Results[0])
 		b.local[op.Results[0]] = local{b.reshard(op.Operands[0], to), to}
 		return
+	case indexedRules[op.Name] != nil:
+		if indexedRules[op.Name](b, op) {
+			return
+		}
 	case len(op.Results) != 1 || len(op.Regions) > 0 && op.Name != "stablehlo.reduce":
 	case op.Name == "stablehlo.broadcast_in_dim":
 		if b.broadcast(op) {
