@@ -277,6 +277,14 @@ func (b *builder) op(op *ir.Op) {
 		to := b.target(op.Results[0])
 		b.local[op.Results[0]] = local{b.reshard(op.Operands[0], to), to}
 		return
+	case op.Name == "stablehlo.while":
+		if b.while(op) {
+			return
+		}
+	case op.Name == "stablehlo.case" || op.Name == "stablehlo.if":
+		if b.branches(op) {
+			return
+		}
 	case indexedRules[op.Name] != nil:
 		if indexedRules[op.Name](b, op) {
 			return
