@@ -375,12 +375,48 @@ func addBody(r *ir.Region, n int) bool {
 
 // indexedRules are the rules of this file, by op name.
 var indexedRules = map[string]func(*builder, *ir.Op) bool{
-	"stablehlo.iota":            (*builder).iota,
-	"stablehlo.pad":             (*builder).pad,
-	"stablehlo.reduce_window":   (*builder).reduceWindow,
-	"stablehlo.sort":            (*builder).sort,
-	"stablehlo.bitcast_convert": (*builder).bitcastConvert,
-	"stablehlo.convolution":     (*builder).convolution,
-	"stablehlo.gather":          (*builder).gather,
-	"stablehlo.scatter":         (*builder).scatter,
+	"stablehlo.iota":                 (*builder).iota,
+	"stablehlo.pad":                  (*builder).pad,
+	"stablehlo.reduce_window":        (*builder).reduceWindow,
+	"stablehlo.sort":                 (*builder).sort,
+	"stablehlo.bitcast_convert":      (*builder).bitcastConvert,
+	"stablehlo.convolution":          (*builder).convolution,
+	"stablehlo.gather":               (*builder).gather,
+	"stablehlo.scatter":              (*builder).scatter,
+	"stablehlo.dynamic_slice":        (*builder).dynamicSlice,
+	"stablehlo.dynamic_update_slice": (*builder).dynamicUpdateSlice,
+}
+
+// dynamicSlice: dimensions taken whole (their start clamps to 0) keep the
+// result's axes; the others are computed whole (scan reading its layer).
+func (b *builder) dynamicSlice(op *ir.Op) bool {
+	sizes, ok := i64List(op.Attrs, "slice_sizes")
+	in := op.Operands[0].Type.(*ir.TensorType)
+	if !ok || len(sizes) != in.Rank() || len(op.Operands) != 1+in.Rank() {
+		return false
+	}
+	s := b.keep(b.target(op.Results[0]), in.Rank(), func(d int) bool { return sizes[d] == in.Shape[d] })
+	ins := []*ir.Value{b.reshard(op.Operands[0], s)}
+	for _, v := range op.Operands[1:] {
+		ins = append(ins, b.reshard(v, nil))
+	}
+	b.compute(op, ins, []*shardy.Sharding{s}, op.Attrs)
+	return true
+}
+
+// dynamicUpdateSlice: dimensions the update covers whole keep the
+// result's axes in operand, update and result (scan writing its outputs).
+func (b *builder) dynamicUpdateSlice(op *ir.Op) bool {
+	in := op.Operands[0].Type.(*ir.TensorType)
+	up := op.Operands[1].Type.(*ir.TensorType)
+	if up.Rank() != in.Rank() || len(op.Operands) != 2+in.Rank() {
+		return false
+	}
+	s := b.keep(b.target(op.Results[0]), in.Rank(), func(d int) bool { return up.Shape[d] == in.Shape[d] })
+	ins := []*ir.Value{b.reshard(op.Operands[0], s), b.reshard(op.Operands[1], s)}
+	for _, v := range op.Operands[2:] {
+		ins = append(ins, b.reshard(v, nil))
+	}
+	b.compute(op, ins, []*shardy.Sharding{s}, op.Attrs)
+	return true
 }
