@@ -286,6 +286,9 @@ func (b *builder) scatter(op *ir.Op) bool {
 	uwd, _ := op.Attrs.I64s("update_window_dims")
 	ibd, _ := op.Attrs.I64s("input_batching_dims")
 	ivd, ok := op.Attrs.Int("index_vector_dim")
+	if ok && len(ibd) > 0 && len(op.Operands) == 2*n+1 {
+		return b.scatterBatched(op, n, uwd, ibd, ivd)
+	}
 	if !ok || len(ibd) > 0 || len(op.Operands) != 2*n+1 || !addBody(op.Regions[0], n) {
 		return false
 	}
@@ -418,5 +421,55 @@ func (b *builder) dynamicUpdateSlice(op *ir.Op) bool {
 		ins = append(ins, b.reshard(v, nil))
 	}
 	b.compute(op, ins, []*shardy.Sharding{s}, op.Attrs)
+	return true
+}
+
+// scatterBatched: a scatter whose sharded indices dimensions are all
+// batching dimensions (the gradient of take_along_axis) writes each
+// partition's own operand rows: the operand's batching dimensions take the
+// axes of the indices dimensions they pair with, and any combiner runs
+// locally.
+func (b *builder) scatterBatched(op *ir.Op, n int, uwd, ibd []int64, ivd int64) bool {
+	sbd, _ := op.Attrs.I64s("scatter_indices_batching_dims")
+	if len(sbd) != len(ibd) {
+		return false
+	}
+	indices := op.Operands[n]
+	it := indices.Type.(*ir.TensorType)
+	bd := batchDims(it.Rank(), ivd)
+	cur := b.local[indices].s
+	idx := make([][]shardy.Axis, it.Rank())
+	for _, d := range bd {
+		if axes := dimsOf(cur, d); len(axes) > 0 && containsInt(sbd, d) {
+			idx[d] = axes
+		}
+	}
+	ot := op.Operands[0].Type.(*ir.TensorType)
+	opd := make([][]shardy.Axis, ot.Rank())
+	for i := range ibd {
+		opd[ibd[i]] = idx[sbd[i]]
+	}
+	os := b.sharding(opd)
+	ins := make([]*ir.Value, 2*n+1)
+	computed := make([]*shardy.Sharding, n)
+	for i := 0; i < n; i++ {
+		ins[i] = b.reshard(op.Operands[i], os)
+		computed[i] = os
+		ut := op.Operands[n+1+i].Type.(*ir.TensorType)
+		ud := make([][]shardy.Axis, ut.Rank())
+		k := 0
+		for d := 0; d < ut.Rank(); d++ {
+			if !containsInt(uwd, d) {
+				if k >= len(bd) {
+					return false
+				}
+				ud[d] = idx[bd[k]]
+				k++
+			}
+		}
+		ins[n+1+i] = b.reshard(op.Operands[n+1+i], b.sharding(ud))
+	}
+	ins[n] = b.reshard(indices, b.sharding(idx))
+	b.compute(op, ins, computed, op.Attrs)
 	return true
 }

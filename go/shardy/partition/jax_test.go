@@ -43,6 +43,7 @@ i32 = lambda *s: np.zeros(s, np.int32)
 key = np.zeros((2,), np.uint32)
 ex("arange", lambda u: u + jnp.arange(16, dtype=jnp.float32)[:, None], [f32(16, 8)], [P("x")])
 ex("pad", lambda u: jnp.pad(u, ((0, 0), (2, 1))), [f32(16, 8)], [P("x")])
+ex("unit_dims", lambda u: u.reshape(1, 16, 1, 8).sum(0) * 2, [f32(16, 8)], [P(None, "x")])
 ex("sort", lambda u: jnp.sort(u, axis=1), [f32(16, 8)], [P("x")])
 ex("pool", lambda u: jax.lax.reduce_window(u, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID"), [f32(8, 6, 6, 3)], [P("x")])
 ex("conv", lambda u, w: jax.lax.conv_general_dilated(u, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")),
@@ -65,7 +66,7 @@ print(json.dumps(out))
 
 // fromJAX reads an exported program and the shardings of its arguments
 // and results, as the runtime does.
-func fromJAX(t *testing.T, code []byte) Input {
+func fromJAX(t *testing.T, code []byte, partitions int) Input {
 	m, err := vhlo.Read(code)
 	require.NoError(t, err)
 	meshes, err := shardy.Meshes(m)
@@ -96,7 +97,7 @@ func fromJAX(t *testing.T, code []byte) Input {
 	}
 	// Unannotated results take the propagated shardings, as the runtime
 	// gives them.
-	in.Mesh, err = propagate.Fill(m, meshes, in.Mesh, 8, in.Outs)
+	in.Mesh, err = propagate.Fill(m, meshes, in.Mesh, partitions, in.Outs)
 	require.NoError(t, err)
 	require.NotNil(t, in.Mesh)
 	return in
@@ -120,7 +121,7 @@ func TestJAXProgramsWithoutFallback(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			code, err := base64.StdEncoding.DecodeString(progs[name])
 			require.NoError(t, err)
-			in := fromJAX(t, code)
+			in := fromJAX(t, code, 8)
 			pr, err := Build(in)
 			require.NoError(t, err)
 			require.Empty(t, pr.FallbackOps)
