@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -33,9 +34,9 @@ from jax.sharding import NamedSharding, PartitionSpec as P
 mesh = jax.make_mesh((8,), ("x",), devices=jax.devices("cpu")[:8])
 out = {}
 def ex(name, f, args, specs, out_spec=None):
-    sh = [NamedSharding(mesh, s) for s in specs]
+    sh = tuple(jax.tree.map(lambda s: NamedSharding(mesh, s), specs, is_leaf=lambda s: isinstance(s, P)))
     kw = {} if out_spec is None else {"out_shardings": NamedSharding(mesh, out_spec)}
-    avals = [jax.ShapeDtypeStruct(np.shape(a), np.asarray(a).dtype) for a in args]
+    avals = jax.tree.map(lambda a: jax.ShapeDtypeStruct(np.shape(a), np.asarray(a).dtype), args)
     e = jax.export.export(jax.jit(f, in_shardings=sh, **kw))(*avals)
     out[name] = base64.b64encode(e.mlir_module_serialized).decode()
 f32 = lambda *s: np.zeros(s, np.float32)
@@ -61,6 +62,14 @@ ex("scan_outputs", layer_sums, [f32(16, 8), f32(3, 8, 8)], [P("x"), P()])
 ex("cond", lambda u: jax.lax.cond(u.sum() > 0, jnp.sin, jnp.cos, u), [f32(16, 8)], [P("x")])
 ex("random_normal", lambda k: jax.random.normal(jax.random.wrap_key_data(k), (16, 8)), [key], [P()], P("x"))
 ex("random_bits", lambda k: jax.random.bits(jax.random.wrap_key_data(k), (4, 64)), [key], [P()], P(None, "x"))
+def classifier_step(p, x, y):
+    def loss(p):
+        logits = jax.nn.relu(x @ p["w1"] + p["b1"]) @ p["w2"]
+        return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(logits), y[:, None], axis=1))
+    l, g = jax.value_and_grad(loss)(p)
+    return jax.tree.map(lambda a, b: a - 0.1 * b, p, g), l
+ex("classifier_step", classifier_step, [{"w1": f32(16, 32), "b1": f32(32), "w2": f32(32, 4)}, f32(32, 16), i32(32)],
+   [{"w1": P(), "b1": P(), "w2": P()}, P("x"), P("x")])
 print(json.dumps(out))
 `
 
@@ -125,6 +134,10 @@ func TestJAXProgramsWithoutFallback(t *testing.T) {
 			pr, err := Build(in)
 			require.NoError(t, err)
 			require.Empty(t, pr.FallbackOps)
+			if strings.HasPrefix(name, "random") {
+				// Partitionable threefry: a pure map of the counters.
+				require.Zero(t, pr.Collectives)
+			}
 			n := in.Mesh.Size()
 			for q := 0; q < n; q++ {
 				_, err := compiler.CompileModule(pr.Parts[q], compiler.Options{Partition: &kernel.Partition{Self: q, Count: n, Meet: kernel.NewRendezvous(n)}})
