@@ -8,9 +8,10 @@
 // replicated on all-gathered operands with its results sliced to their
 // shardings, so every op stays correct.
 //
+// Loops and branches are partitioned region by region (control.go).
 // Programs the partitioner cannot treat safely (effects, custom calls,
-// control flow, manual computations, tokens, uneven shards, unreduced
-// values, several meshes) are refused with an error wrapping ErrUnsupported:
+// manual computations, tokens, uneven shards, unreduced values, several
+// meshes) are refused with an error wrapping ErrUnsupported:
 // the runtime then keeps running them on global arrays.
 //
 // Each partition gets its own module: offsets of the blocks a partition
