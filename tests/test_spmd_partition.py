@@ -243,6 +243,8 @@ run(pool, [img], [P("x")])
 k = rand(3, 3, 3, 4)
 conv = lambda u, w: jax.lax.conv_general_dilated(u, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
 run(conv, [img, k], [P("x"), P()])
+run(jax.grad(lambda u: pool(u).sum()), [img], [P("x")])          # select_and_scatter
+run(lambda u: jnp.flip(u, 1) * 2, [a], [P("x")])
 table = rand(10, 4)
 ids = RNG.integers(0, 10, (16,)).astype(np.int32)
 run(lambda t, i: t[i] * 2, [table, ids], [P(), P("x")])

@@ -386,6 +386,8 @@ var indexedRules = map[string]func(*builder, *ir.Op) bool{
 	"stablehlo.convolution":          (*builder).convolution,
 	"stablehlo.gather":               (*builder).gather,
 	"stablehlo.scatter":              (*builder).scatter,
+	"stablehlo.reverse":              (*builder).reverse,
+	"stablehlo.select_and_scatter":   (*builder).selectAndScatter,
 	"stablehlo.dynamic_slice":        (*builder).dynamicSlice,
 	"stablehlo.dynamic_update_slice": (*builder).dynamicUpdateSlice,
 }
@@ -471,5 +473,35 @@ func (b *builder) scatterBatched(op *ir.Op, n int, uwd, ibd []int64, ivd int64) 
 	}
 	ins[n] = b.reshard(indices, b.sharding(idx))
 	b.compute(op, ins, computed, op.Attrs)
+	return true
+}
+
+// reverse: dimensions it does not reverse keep the result's axes.
+func (b *builder) reverse(op *ir.Op) bool {
+	dims, ok := i64List(op.Attrs, "dimensions")
+	rank := op.Results[0].Type.(*ir.TensorType).Rank()
+	if !ok {
+		return false
+	}
+	s := b.keep(b.target(op.Results[0]), rank, func(d int) bool { return !containsInt(dims, d) })
+	b.compute(op, []*ir.Value{b.reshard(op.Operands[0], s)}, []*shardy.Sharding{s}, op.Attrs)
+	return true
+}
+
+// selectAndScatter (the gradient of max pooling): dimensions the window
+// does not span keep the result's axes in operand, source and result.
+func (b *builder) selectAndScatter(op *ir.Op) bool {
+	rank := op.Results[0].Type.(*ir.TensorType).Rank()
+	win, ok := i64List(op.Attrs, "window_dimensions")
+	strides, ok1 := i64List(op.Attrs, "window_strides")
+	pad, ok2 := i64List(op.Attrs, "padding")
+	if !ok || !ok1 || !ok2 || len(win) != rank || pad != nil && len(pad) != 2*rank || len(op.Operands) != 3 {
+		return false
+	}
+	s := b.keep(b.target(op.Results[0]), rank, func(d int) bool {
+		return win[d] == 1 && at(strides, d, 1) == 1 && at(pad, 2*d, 0) == 0 && at(pad, 2*d+1, 0) == 0
+	})
+	ins := []*ir.Value{b.reshard(op.Operands[0], s), b.reshard(op.Operands[1], s), b.reshard(op.Operands[2], nil)}
+	b.compute(op, ins, []*shardy.Sharding{s}, op.Attrs)
 	return true
 }

@@ -118,3 +118,26 @@ func TestConvolutionBatchSharded(t *testing.T) {
 }
 
 func negInf() float64 { return math.Inf(-1) }
+
+// Reverse along an unsharded dimension and the gradient of max pooling
+// (select_and_scatter) over the spatial dimensions of a row-sharded array
+// stay local.
+func TestReverseSelectAndScatter(t *testing.T) {
+	m := mesh1(4)
+	rows := sh(m, 2, map[int][]string{0: {"x"}})
+	p := newProg(m, []*ir.TensorType{f32(8, 6), f32(8, 3)}, []*shardy.Sharding{rows, rows})
+	rv := p.op("stablehlo.reverse", []*ir.Value{p.blk.Args[0]}, f32(8, 6), ir.Attrs{"dimensions": i64a(1)})
+	sel := ir.NewBlock(f32(), f32())
+	ge := sel.Append(ir.NewOp("stablehlo.compare", []*ir.Value{sel.Args[0], sel.Args[1]}, []ir.Type{ir.Tensor(ir.Pred)},
+		ir.Attrs{"comparison_direction": ir.EnumAttr{Value: "GE"}})).Result()
+	sel.Append(ir.NewOp("stablehlo.return", []*ir.Value{ge}, nil, nil))
+	ss := ir.NewOp("stablehlo.select_and_scatter", []*ir.Value{rv, p.blk.Args[1], p.constant(0)}, []ir.Type{f32(8, 6)},
+		ir.Attrs{"window_dimensions": i64a(1, 2), "window_strides": i64a(1, 2)})
+	ss.AddRegion(ir.NewRegion(sel))
+	ss.AddRegion(addRegion(ir.F32))
+	p.blk.Append(ss)
+	mod := p.ret([]*shardy.Sharding{rows, rows}, rv, ss.Result())
+	pr := check(t, p, mod)
+	require.Empty(t, pr.FallbackOps)
+	require.Zero(t, pr.Collectives)
+}

@@ -47,6 +47,9 @@ ex("pad", lambda u: jnp.pad(u, ((0, 0), (2, 1))), [f32(16, 8)], [P("x")])
 ex("unit_dims", lambda u: u.reshape(1, 16, 1, 8).sum(0) * 2, [f32(16, 8)], [P(None, "x")])
 ex("sort", lambda u: jnp.sort(u, axis=1), [f32(16, 8)], [P("x")])
 ex("pool", lambda u: jax.lax.reduce_window(u, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID"), [f32(8, 6, 6, 3)], [P("x")])
+ex("pool_grad", jax.grad(lambda u: jax.lax.reduce_window(u, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID").sum()),
+   [f32(8, 6, 6, 3)], [P("x")])
+ex("flip", lambda u: jnp.flip(u, 1) * 2, [f32(16, 8)], [P("x")])
 ex("conv", lambda u, w: jax.lax.conv_general_dilated(u, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")),
    [f32(8, 6, 6, 3), f32(3, 3, 3, 4)], [P("x"), P()])
 ex("embedding", lambda t, i: t[i] * 2, [f32(10, 4), i32(16)], [P(), P("x")])
