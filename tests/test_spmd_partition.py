@@ -165,7 +165,7 @@ def test_fallback_and_refused():
 a = rand(16, 8)
 run(lambda u: jnp.sort(u, axis=0), [a], [P("x")])          # sort along the sharded dim: gathered, sorted, cut
 run(lambda u: jnp.cumsum(u, axis=0), [a], [P("x")])        # cumulative sum along the sharded dim: computed whole
-run(lambda u: u[::-1] * 2, [a], [P("x")])                  # reverse: the fallback
+run(lambda u: u[::-1] * 2, [a], [P("x")])                  # reverse along the sharded dim: computed whole
 # Host callbacks are not partitioned: global execution.
 def cb(u):
     jax.debug.callback(lambda v: None, u)
