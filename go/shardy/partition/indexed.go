@@ -173,10 +173,12 @@ func (b *builder) sort(op *ir.Op) bool {
 	s := b.keep(b.target(op.Results[0]), rt.Rank(), func(d int) bool { return d != int(dim) })
 	ins := make([]*ir.Value, len(op.Operands))
 	computed := make([]*shardy.Sharding, len(op.Results))
-	for i, v := range op.Operands {
+	for _, v := range op.Operands {
 		if !equalShape(v.Type.(*ir.TensorType).Shape, rt.Shape) {
 			return false
 		}
+	}
+	for i, v := range op.Operands {
 		ins[i] = b.reshard(v, s)
 	}
 	for i := range computed {
@@ -313,27 +315,20 @@ func (b *builder) scatter(op *ir.Op) bool {
 	for _, g := range gs {
 		first = first || g[0] == int64(b.part)
 	}
+	uds, ok := b.updateLayouts(op, n, uwd, bd, idx)
+	if !ok {
+		return false
+	}
 	ins := make([]*ir.Value, 2*n+1)
 	for i := 0; i < n; i++ {
 		t := op.Operands[i].Type.(*ir.TensorType)
-		if first {
-			ins[i] = b.reshard(op.Operands[i], nil)
-		} else {
+		// Every partition reshards the operand, so all of them take part
+		// in the same collectives.
+		ins[i] = b.reshard(op.Operands[i], nil)
+		if !first {
 			ins[i] = b.splat(b.scalar(t.Elem, make([]byte, ir.Tensor(t.Elem).ByteSize())), t)
 		}
-		ut := op.Operands[n+1+i].Type.(*ir.TensorType)
-		ud := make([][]shardy.Axis, ut.Rank())
-		k := 0
-		for d := 0; d < ut.Rank(); d++ {
-			if !containsInt(uwd, d) {
-				if k >= len(bd) {
-					return false
-				}
-				ud[d] = idx[bd[k]]
-				k++
-			}
-		}
-		ins[n+1+i] = b.reshard(op.Operands[n+1+i], b.sharding(ud))
+		ins[n+1+i] = b.reshard(op.Operands[n+1+i], uds[i])
 	}
 	ins[n] = b.reshard(indices, b.sharding(idx))
 	b.count(1, 0, 0)
@@ -452,24 +447,16 @@ func (b *builder) scatterBatched(op *ir.Op, n int, uwd, ibd []int64, ivd int64) 
 		opd[ibd[i]] = idx[sbd[i]]
 	}
 	os := b.sharding(opd)
+	uds, ok := b.updateLayouts(op, n, uwd, bd, idx)
+	if !ok {
+		return false
+	}
 	ins := make([]*ir.Value, 2*n+1)
 	computed := make([]*shardy.Sharding, n)
 	for i := 0; i < n; i++ {
 		ins[i] = b.reshard(op.Operands[i], os)
 		computed[i] = os
-		ut := op.Operands[n+1+i].Type.(*ir.TensorType)
-		ud := make([][]shardy.Axis, ut.Rank())
-		k := 0
-		for d := 0; d < ut.Rank(); d++ {
-			if !containsInt(uwd, d) {
-				if k >= len(bd) {
-					return false
-				}
-				ud[d] = idx[bd[k]]
-				k++
-			}
-		}
-		ins[n+1+i] = b.reshard(op.Operands[n+1+i], b.sharding(ud))
+		ins[n+1+i] = b.reshard(op.Operands[n+1+i], uds[i])
 	}
 	ins[n] = b.reshard(indices, b.sharding(idx))
 	b.compute(op, ins, computed, op.Attrs)
@@ -504,4 +491,27 @@ func (b *builder) selectAndScatter(op *ir.Op) bool {
 	ins := []*ir.Value{b.reshard(op.Operands[0], s), b.reshard(op.Operands[1], s), b.reshard(op.Operands[2], nil)}
 	b.compute(op, ins, []*shardy.Sharding{s}, op.Attrs)
 	return true
+}
+
+// updateLayouts lays scatter op's updates out by idx, the layout of its
+// indices: each update scatter dimension takes the axes of the indices
+// batch dimension it pairs with, window dimensions none.
+func (b *builder) updateLayouts(op *ir.Op, n int, uwd []int64, bd []int, idx [][]shardy.Axis) ([]*shardy.Sharding, bool) {
+	out := make([]*shardy.Sharding, n)
+	for i := 0; i < n; i++ {
+		ut := op.Operands[n+1+i].Type.(*ir.TensorType)
+		ud := make([][]shardy.Axis, ut.Rank())
+		k := 0
+		for d := 0; d < ut.Rank(); d++ {
+			if !containsInt(uwd, d) {
+				if k >= len(bd) {
+					return nil, false
+				}
+				ud[d] = idx[bd[k]]
+				k++
+			}
+		}
+		out[i] = b.sharding(ud)
+	}
+	return out, true
 }

@@ -141,3 +141,20 @@ func TestReverseSelectAndScatter(t *testing.T) {
 	require.Empty(t, pr.FallbackOps)
 	require.Zero(t, pr.Collectives)
 }
+
+// Scatter-add into a column-sharded table from row-sharded updates: every
+// partition gathers the table (the same collectives on all of them), the
+// first of each group scatters into it, the others into zeros.
+func TestScatterAddShardedOperand(t *testing.T) {
+	m := mesh1(4)
+	p := newProg(m, []*ir.TensorType{f32(10, 8), f32(16), f32(16, 8)},
+		[]*shardy.Sharding{sh(m, 2, map[int][]string{1: {"x"}}), sh(m, 1, map[int][]string{0: {"x"}}), sh(m, 2, map[int][]string{0: {"x"}})})
+	s := p.op("stablehlo.multiply", []*ir.Value{p.blk.Args[1], p.op("stablehlo.broadcast_in_dim", []*ir.Value{p.constant(3)}, f32(16), ir.Attrs{"broadcast_dimensions": i64a()})}, f32(16), nil)
+	ids := p.op("stablehlo.reshape", []*ir.Value{p.op("stablehlo.convert", []*ir.Value{s}, ir.Tensor(ir.S32, 16), nil)}, ir.Tensor(ir.S32, 16, 1), nil)
+	sc := p.withRegion("stablehlo.scatter", []*ir.Value{p.blk.Args[0], ids, p.blk.Args[2]}, []ir.Type{f32(10, 8)}, ir.Attrs{
+		"update_window_dims": i64a(1), "inserted_window_dims": i64a(0), "scatter_dims_to_operand_dims": i64a(0),
+		"index_vector_dim": ir.IntAttr{Value: 1, Type: ir.S64}}, addRegion(ir.F32))[0]
+	mod := p.ret([]*shardy.Sharding{sh(m, 2, map[int][]string{1: {"x"}})}, sc)
+	pr := check(t, p, mod)
+	require.Empty(t, pr.FallbackOps)
+}
