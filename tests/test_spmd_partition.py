@@ -163,8 +163,9 @@ for spec_in, spec_c in [(("x",), (None, "x")), ((None, "x"), ("x",)), (("x",), (
 def test_fallback_and_refused():
     check("""
 a = rand(16, 8)
-run(lambda u: jnp.sort(u, axis=0), [a], [P("x")])          # sort: the fallback (gather, sort, slice)
-run(lambda u: jnp.cumsum(u, axis=0), [a], [P("x")])
+run(lambda u: jnp.sort(u, axis=0), [a], [P("x")])          # sort along the sharded dim: gathered, sorted, cut
+run(lambda u: jnp.cumsum(u, axis=0), [a], [P("x")])        # cumulative sum along the sharded dim: computed whole
+run(lambda u: u[::-1] * 2, [a], [P("x")])                  # reverse along the sharded dim: computed whole
 # Host callbacks are not partitioned: global execution.
 def cb(u):
     jax.debug.callback(lambda v: None, u)
@@ -252,3 +253,85 @@ assert g.output_size_in_bytes == x_.output_size_in_bytes - 3 * 8, (g, x_)
 # same order of magnitude (within a factor of 8 either way).
 assert x_.temp_size_in_bytes / 8 <= g.temp_size_in_bytes <= 8 * x_.temp_size_in_bytes, (g, x_)
 """, 4)
+
+
+@pytest.mark.parametrize("n", [4, 8])
+def test_generated_windowed_indexed(n):
+    # Rules that keep the sharded (batch) dimensions local: iota offsets,
+    # pad, pooling, sort, casts, embedding lookups, take_along_axis,
+    # scatter-add into a replicated table, a data-parallel convolution.
+    check("""
+a = rand(16, 12)
+run(lambda u: u + jnp.arange(16, dtype=jnp.float32)[:, None], [a], [P("x")])
+run(lambda u: u * jax.lax.broadcasted_iota(jnp.int32, (16, 12), 0).astype(jnp.float32), [a], [P("x")])
+run(lambda u: jnp.pad(u, ((0, 0), (2, 1))) * 2, [a], [P("x")])
+run(lambda u: jnp.pad(u, ((1, 1), (0, 0))) * 2, [a], [P("x")])   # padded sharded dim: computed whole
+run(lambda u: jnp.sort(u, axis=1), [a], [P("x")])
+run(lambda u: jnp.argsort(u, axis=1), [a], [P("x")])
+run(lambda u: jnp.clip(u, -0.5, 0.5).astype(jnp.bfloat16).astype(jnp.float32), [a], [P("x")])
+run(lambda u: jax.lax.bitcast_convert_type(u, jnp.int32) & 0xff, [a], [P("x")])
+img = rand(8, 6, 6, 3)
+pool = lambda u: jax.lax.reduce_window(u, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+run(pool, [img], [P("x")])
+k = rand(3, 3, 3, 4)
+conv = lambda u, w: jax.lax.conv_general_dilated(u, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+run(conv, [img, k], [P("x"), P()])
+run(jax.grad(lambda u: pool(u).sum()), [img], [P("x")])          # select_and_scatter
+run(lambda u: jnp.flip(u, 1) * 2, [a], [P("x")])
+table = rand(10, 4)
+ids = RNG.integers(0, 10, (16,)).astype(np.int32)
+run(lambda t, i: t[i] * 2, [table, ids], [P(), P("x")])
+run(lambda t, i: t.at[i].add(1.0), [table, ids], [P(), P("x")])
+run(lambda t, i, g: t.at[i].add(g), [table, ids, rand(16, 4)], [P(), P("x"), P("x")])
+idx = RNG.integers(0, 12, (16, 3)).astype(np.int32)
+run(lambda u, i: jnp.take_along_axis(u, i, axis=1), [a, idx], [P("x"), P("x")])
+""", n)
+
+
+@pytest.mark.parametrize("n", [4, 8])
+def test_control_flow_partitioned(n):
+    # Loops and branches whose carries keep their sharding run per device
+    # (scan over layers, fori_loop, cond, switch).
+    check("""
+a, ws = rand(16, 8), rand(3, 8, 8) * 0.3
+def layers(u, w):
+    def step(h, wi):
+        h = jnp.tanh(h @ wi)
+        return h, h.sum(1)
+    return jax.lax.scan(step, u, w)
+run(layers, [a, ws], [P("x"), P()])
+run(lambda u: jax.lax.fori_loop(0, 4, lambda i, h: h * 0.5 + jnp.sin(h) + i, u), [a], [P("x")])
+run(lambda u: jax.lax.fori_loop(0, 3, lambda i, h: h - h.mean(), u), [a], [P("x")])
+run(lambda u: jax.lax.cond(u.sum() > 0, jnp.sin, jnp.cos, u), [a], [P("x")])
+run(lambda u, k: jax.lax.switch(k, [jnp.sin, jnp.cos, jnp.tanh], u), [a, np.int32(2)], [P("x"), P()])
+run(lambda u: jax.lax.while_loop(lambda c: c[1].max() < 10, lambda c: (c[0] + 1, c[1] * 2), (0, u + 1)), [np.abs(a)], [P("x")])
+""", n)
+
+
+@pytest.mark.parametrize("n", [4, 8])
+def test_random_partitioned(n):
+    # jax.random with partitionable threefry: each device computes its own
+    # block of bits from the replicated key (iota counters plus offsets).
+    check('''
+assert jax.config.jax_threefry_partitionable
+res = []
+for devs in (GJ, XL):
+    m = mesh(devs, (N,), ("x",))
+    key = jax.device_put(jax.random.key(7), NamedSharding(m, P()))
+    before = gojax.stats().partitioned_executions
+    outs = []
+    for spec, shape in [(P("x"), (16, 8)), (P(None, "x"), (4, 16)), (P("x"), (64,))]:
+        f = jax.jit(lambda k: (jax.random.normal(k, shape), jax.random.bits(k, shape), jax.random.uniform(k, shape)),
+                    out_shardings=NamedSharding(m, spec))
+        r = f(key)
+        jax.block_until_ready(r)
+        outs.append(r)
+    if devs is GJ:
+        assert gojax.stats().partitioned_executions - before == 3, gojax.stats().partitioned_executions - before
+    res.append(outs)
+for g, x in zip(*res):
+    for a, b in zip(g, x):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=2e-6, atol=2e-6)
+        assert a.sharding.spec == b.sharding.spec, (a.sharding, b.sharding)
+        assert [s.data.shape for s in a.addressable_shards] == [s.data.shape for s in b.addressable_shards]
+''', n)

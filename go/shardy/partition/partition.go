@@ -8,9 +8,10 @@
 // replicated on all-gathered operands with its results sliced to their
 // shardings, so every op stays correct.
 //
+// Loops and branches are partitioned region by region (control.go).
 // Programs the partitioner cannot treat safely (effects, custom calls,
-// control flow, manual computations, tokens, uneven shards, unreduced
-// values, several meshes) are refused with an error wrapping ErrUnsupported:
+// manual computations, tokens, uneven shards, unreduced values, several
+// meshes) are refused with an error wrapping ErrUnsupported:
 // the runtime then keeps running them on global arrays.
 //
 // Each partition gets its own module: offsets of the blocks a partition
@@ -164,11 +165,10 @@ func checkType(t ir.Type, s *shardy.Sharding, mesh *shardy.Mesh) error {
 }
 
 // refused are ops the partitioner does not run per partition: effects,
-// host code, randomness with state, control flow and ops that already
-// name partitions.
+// host code, randomness with state and ops that already name partitions.
 var refused = map[string]bool{
-	"stablehlo.custom_call": true, "stablehlo.while": true, "stablehlo.case": true, "stablehlo.if": true,
-	"stablehlo.rng": true, "stablehlo.rng_bit_generator": true, "stablehlo.infeed": true, "stablehlo.outfeed": true,
+	"stablehlo.custom_call": true,
+	"stablehlo.rng":         true, "stablehlo.rng_bit_generator": true, "stablehlo.infeed": true, "stablehlo.outfeed": true,
 	"stablehlo.send": true, "stablehlo.recv": true, "stablehlo.after_all": true, "stablehlo.create_token": true,
 	"stablehlo.partition_id": true, "stablehlo.replica_id": true, "stablehlo.all_gather": true,
 	"stablehlo.all_reduce": true, "stablehlo.reduce_scatter": true, "stablehlo.all_to_all": true,
@@ -242,15 +242,53 @@ func inlineBlock(m *ir.Module, src, dst *ir.Block, vm map[*ir.Value]*ir.Value, d
 			}
 			continue
 		}
-		c := cloneOp(op, vm)
+		c := cloneShallow(op, vm)
+		// Regions are copied with their calls inlined too.
+		for _, r := range op.Regions {
+			nr, err := inlineRegion(m, r, vm, depth)
+			if err != nil {
+				return err
+			}
+			c.AddRegion(nr)
+		}
 		dst.Append(c)
 	}
 	return nil
 }
 
+func inlineRegion(m *ir.Module, r *ir.Region, vm map[*ir.Value]*ir.Value, depth int) (*ir.Region, error) {
+	var blocks []*ir.Block
+	for _, b := range r.Blocks {
+		types := make([]ir.Type, len(b.Args))
+		for i, a := range b.Args {
+			types[i] = a.Type
+		}
+		nb := ir.NewBlock(types...)
+		for i, a := range b.Args {
+			vm[a] = nb.Args[i]
+		}
+		blocks = append(blocks, nb)
+	}
+	for i, b := range r.Blocks {
+		if err := inlineBlock(m, b, blocks[i], vm, depth+1, true); err != nil {
+			return nil, err
+		}
+	}
+	return ir.NewRegion(blocks...), nil
+}
+
 // cloneOp copies op with operands mapped through vm (values defined
 // outside vm stay), regions deep-copied, and records its results in vm.
 func cloneOp(op *ir.Op, vm map[*ir.Value]*ir.Value) *ir.Op {
+	c := cloneShallow(op, vm)
+	for _, r := range op.Regions {
+		c.AddRegion(cloneRegion(r, vm))
+	}
+	return c
+}
+
+// cloneShallow is cloneOp without the regions.
+func cloneShallow(op *ir.Op, vm map[*ir.Value]*ir.Value) *ir.Op {
 	ins := make([]*ir.Value, len(op.Operands))
 	for i, v := range op.Operands {
 		ins[i] = mapped(vm, v)
@@ -261,9 +299,6 @@ func cloneOp(op *ir.Op, vm map[*ir.Value]*ir.Value) *ir.Op {
 	}
 	c := ir.NewOp(op.Name, ins, types, op.Attrs)
 	c.Loc = op.Loc
-	for _, r := range op.Regions {
-		c.AddRegion(cloneRegion(r, vm))
-	}
 	for i, r := range op.Results {
 		vm[r] = c.Results[i]
 	}

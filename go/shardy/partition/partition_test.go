@@ -211,14 +211,19 @@ func TestFallbackAndBroadcast(t *testing.T) {
 	p := newProg(m, []*ir.TensorType{f32(4, 8), f32(8)}, []*shardy.Sharding{sh(m, 2, map[int][]string{0: {"x"}, 1: {"y"}}), sh(m, 1, map[int][]string{0: {"y"}})})
 	b := p.op("stablehlo.broadcast_in_dim", []*ir.Value{p.blk.Args[1]}, f32(4, 8), ir.Attrs{"broadcast_dimensions": ir.DenseI64Attr{Values: []int64{1}}})
 	a := p.op("stablehlo.add", []*ir.Value{p.blk.Args[0], b}, f32(4, 8), nil)
-	// reverse has no rule: it runs on the whole value.
-	rv := p.op("stablehlo.reverse", []*ir.Value{a}, f32(4, 8), ir.Attrs{"dimensions": ir.DenseI64Attr{Values: []int64{0}}})
+	// map has no rule: it runs on the whole value.
+	body := ir.NewBlock(f32())
+	neg := body.Append(ir.NewOp("stablehlo.negate", []*ir.Value{body.Args[0]}, []ir.Type{f32()}, nil)).Result()
+	body.Append(ir.NewOp("stablehlo.return", []*ir.Value{neg}, nil, nil))
+	mp := ir.NewOp("stablehlo.map", []*ir.Value{a}, []ir.Type{f32(4, 8)}, ir.Attrs{"dimensions": ir.DenseI64Attr{Values: []int64{0, 1}}})
+	mp.AddRegion(ir.NewRegion(body))
+	rv := p.blk.Append(mp).Result()
 	r := p.op("stablehlo.reshape", []*ir.Value{rv}, f32(2, 16), nil)
 	mx := p.op("stablehlo.maximum", []*ir.Value{r, r}, f32(2, 16), nil)
 	rows := p.sum(a, []int64{1}, f32(4))
 	mod := p.ret([]*shardy.Sharding{sh(m, 2, map[int][]string{1: {"x", "y"}}), sh(m, 1, map[int][]string{0: {"y"}})}, mx, rows)
 	pr := check(t, p, mod)
-	require.Equal(t, map[string]int{"stablehlo.reverse": 1}, pr.FallbackOps)
+	require.Equal(t, map[string]int{"stablehlo.map": 1}, pr.FallbackOps)
 }
 
 func TestReshape(t *testing.T) {

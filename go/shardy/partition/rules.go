@@ -277,6 +277,18 @@ func (b *builder) op(op *ir.Op) {
 		to := b.target(op.Results[0])
 		b.local[op.Results[0]] = local{b.reshard(op.Operands[0], to), to}
 		return
+	case op.Name == "stablehlo.while":
+		if b.while(op) {
+			return
+		}
+	case op.Name == "stablehlo.case" || op.Name == "stablehlo.if":
+		if b.branches(op) {
+			return
+		}
+	case indexedRules[op.Name] != nil:
+		if indexedRules[op.Name](b, op) {
+			return
+		}
 	case len(op.Results) != 1 || len(op.Regions) > 0 && op.Name != "stablehlo.reduce":
 	case op.Name == "stablehlo.broadcast_in_dim":
 		if b.broadcast(op) {
@@ -441,7 +453,7 @@ func (b *builder) broadcast(op *ir.Op) bool {
 }
 
 // reshape: dimensions are matched in groups of equal extent (a split, a
-// merge, or one dimension kept); in a group only the majormost result
+// merge, one dimension kept, or a unit dimension inserted or dropped); in a group only the majormost result
 // dimension may be sharded, and it maps to the majormost operand
 // dimension when the shard count divides both: the blocks are then the
 // same contiguous ranges of the group's elements.
@@ -452,6 +464,16 @@ func (b *builder) reshape(op *ir.Op) bool {
 	req := make([][]shardy.Axis, len(in))
 	i, j := 0, 0
 	for i < len(in) && j < len(out) {
+		// A size-1 dimension on one side only is a group of its own
+		// (inserted or dropped unit dimension, never cut).
+		if out[j] == 1 && in[i] != 1 {
+			j++
+			continue
+		}
+		if in[i] == 1 && out[j] != 1 {
+			i++
+			continue
+		}
 		i0, j0 := i, j
 		pi, po := in[i], out[j]
 		for pi != po {

@@ -574,6 +574,18 @@ func ruleOf(op *ir.Op) (*rule, kind) {
 		return sharedRule(in, out, func(dim int) bool { return dim >= len(out[0])-len(n) }), general
 	case "stablehlo.reduce_window":
 		return reduceWindowRule(op, in, out), general
+	case "stablehlo.select_and_scatter":
+		// Operand, source and result share the dimensions the window does
+		// not span (size 1, stride 1: source and operand alike there).
+		if len(in) != 3 {
+			return nil, general
+		}
+		win, _ := op.Attrs.I64s("window_dimensions")
+		strides, _ := op.Attrs.I64s("window_strides")
+		r := keepDimsRule([][]int64{in[0], in[1]}, out, func(_, dim int) bool {
+			return dim < len(win) && win[dim] == 1 && (dim >= len(strides) || strides[dim] == 1) && in[0][dim] == in[1][dim]
+		})
+		return r.withScalars(1), general
 	case "stablehlo.dynamic_slice":
 		// Dimensions the slice narrows share nothing (their start is a
 		// runtime index), as in gather.
