@@ -61,6 +61,7 @@ def handlers(tmp_path_factory):
     reg("gojax_test_scratch", jax.ffi.pycapsule(so.GojaxTestScratch), platform="cpu")
     reg("gojax_test_user_data", jax.ffi.pycapsule(so.GojaxTestUserData), platform="cpu")
     reg("gojax_test_async", jax.ffi.pycapsule(so.GojaxTestAsync), platform="cpu")
+    reg("gojax_test_run_info", jax.ffi.pycapsule(so.GojaxTestRunInfo), platform="cpu")
     for name in ("Prep", "Init"):
         getattr(so, f"GojaxTest{name}TypeId").restype = ctypes.c_void_p
         getattr(so, f"GojaxTest{name}TypeInfo").restype = ctypes.c_void_p
@@ -222,6 +223,27 @@ def test_missing_user_data_is_an_error(handlers, gojax_device, cpu_device):
         jax.jit(f)(jax.device_put(x, gojax_device)).block_until_ready()
     with pytest.raises((jax.errors.JaxRuntimeError, ValueError), match="user data"):
         jax.jit(f)(jax.device_put(x, cpu_device)).block_until_ready()
+
+
+def _run_info(x):
+    return jax.ffi.ffi_call("gojax_test_run_info", jax.ShapeDtypeStruct((3,), jnp.int32))(x)
+
+
+@pytest.mark.parametrize("platform", ["gojax", "cpu"])
+def test_run_id_and_device_ordinal(handlers, platform):
+    """Handlers taking xla::ffi::RunId and DeviceOrdinal learn which
+    execution and device they run for: the device's index among the
+    process's devices, and a run id that differs between executions (XLA's
+    ids are arbitrary, so only their distinctness is compared)."""
+    f = jax.jit(_run_info)
+    x = np.zeros(2, np.float32)
+    ids = set()
+    for ordinal, dev in enumerate(jax.local_devices(backend=platform)[:2]):
+        for _ in range(2):
+            got = np.asarray(f(jax.device_put(x, dev)))
+            assert got[0] == ordinal
+            ids.add((int(got[1]), int(got[2])))
+    assert len(ids) == 2 * min(2, len(jax.local_devices(backend=platform)))
 
 
 def test_exported_artifact(handlers, gojax_device):

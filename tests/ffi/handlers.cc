@@ -203,6 +203,24 @@ static ffi::Error UserDataImpl(Scale* s, ffi::ResultBuffer<ffi::F32> y) {
 XLA_FFI_DEFINE_HANDLER_SYMBOL(GojaxTestUserData, UserDataImpl,
                               ffi::Ffi::Bind().Ctx<ffi::UserData<Scale>>().Ret<ffi::Buffer<ffi::F32>>());
 
+// Writes which execution and device it runs for: y = {device ordinal, low
+// and high 32 bits of the run id}; x (any f32) orders it after its input.
+static ffi::Error RunInfoImpl(ffi::RunId run, int32_t ordinal, ffi::Buffer<ffi::F32>,
+                              ffi::ResultBuffer<ffi::S32> y) {
+  if (y->element_count() != 3) return ffi::Error::InvalidArgument("want s32[3]");
+  uint64_t id = static_cast<uint64_t>(run.run_id);
+  y->typed_data()[0] = ordinal;
+  y->typed_data()[1] = static_cast<int32_t>(static_cast<uint32_t>(id));
+  y->typed_data()[2] = static_cast<int32_t>(static_cast<uint32_t>(id >> 32));
+  return ffi::Error::Success();
+}
+XLA_FFI_DEFINE_HANDLER_SYMBOL(GojaxTestRunInfo, RunInfoImpl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::RunId>()
+                                  .Ctx<ffi::DeviceOrdinal>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::S32>>());
+
 // An asynchronous handler: y = 3 * x computed on a pool task, completing a
 // future; a negative x[0] completes it with an error instead.
 static ffi::Future AsyncImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {

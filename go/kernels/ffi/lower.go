@@ -87,7 +87,7 @@ func lower(ctx kernel.Context, op *ir.Op, target string, b C.XLA_FFI_Handler_Bun
 		m.free()
 	}, m)
 	n := len(op.Operands) + len(op.Results)
-	return func(ins, outs [][]byte) error {
+	cs := func(rc *kernel.RunContext, ins, outs [][]byte) error {
 		var pin runtime.Pinner
 		defer pin.Unpin()
 		ptrs := make([]unsafe.Pointer, n+1) // +1: never empty, so &ptrs[0] is valid
@@ -98,25 +98,37 @@ func lower(ctx kernel.Context, op *ir.Op, target string, b C.XLA_FFI_Handler_Bun
 				ptrs[i] = p
 			}
 		}
-		// User data points to the framework's memory, never Go's.
+		// User data points to the framework's memory, never Go's. The
+		// run's own context is preferred: the table holds the data of the
+		// executable's latest execution, which concurrent runs share.
+		var run C.gojax_ffi_runinfo
+		data := []kernel.UserData(nil)
+		if rc != nil {
+			run = C.gojax_ffi_runinfo{has_run: 1, run_id: C.int64_t(rc.RunID), device_ordinal: C.int32_t(rc.DeviceOrdinal)}
+			data = rc.UserData
+		} else if table != nil {
+			data = table.UserData()
+		}
 		var ud []C.gojax_ffi_userdata
-		if table != nil {
-			for _, d := range table.UserData() {
-				ud = append(ud, C.gojax_ffi_userdata{type_id: C.int64_t(d.TypeID), data: d.Data})
-			}
+		for _, d := range data {
+			ud = append(ud, C.gojax_ffi_userdata{type_id: C.int64_t(d.TypeID), data: d.Data})
 		}
 		var udp *C.gojax_ffi_userdata
 		if len(ud) > 0 {
 			udp = &ud[0]
 		}
-		e := C.gojax_ffi_run(owner.step, &ptrs[0], &ptrs[len(ins)], C.int64_t(workers.Count()), udp, C.int64_t(len(ud)))
+		e := C.gojax_ffi_run(owner.step, &ptrs[0], &ptrs[len(ins)], C.int64_t(workers.Count()), udp, C.int64_t(len(ud)), run)
 		runtime.KeepAlive(owner)
 		if e != nil {
 			_, msg := takeError(e)
 			return op.Errorf("FFI handler %q failed: %s", target, msg)
 		}
 		return nil
-	}, nil
+	}
+	if rl, ok := ctx.(kernel.RunContextLowering); ok {
+		return rl.WithRunContext(op, cs), nil
+	}
+	return func(ins, outs [][]byte) error { return cs(nil, ins, outs) }, nil
 }
 
 // buffers builds the call-frame buffer templates of operands or results.
