@@ -109,6 +109,10 @@ enum {
   GOJAX_FFI_F8E4M3 = 28,
   GOJAX_FFI_F8E3M4 = 29,
   GOJAX_FFI_F8E8M0FNU = 33,
+  GOJAX_FFI_S2 = 26,
+  GOJAX_FFI_S4 = 21,
+  GOJAX_FFI_U2 = 27,
+  GOJAX_FFI_U4 = 22,
 };
 
 typedef struct XLA_FFI_Buffer {
