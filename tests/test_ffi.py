@@ -248,6 +248,27 @@ def test_run_id_and_device_ordinal(handlers, gojax_device, cpu_device, platform)
     assert len(ids) == 2 * min(2, len(jax.local_devices(backend=platform)))
 
 
+def test_device_ordinal_of_each_device(handlers):
+    """With two devices per backend, a run on the second device reads
+    ordinal 1 on gojax as on XLA:CPU."""
+    from gojax_testutil import check_python
+
+    out = check_python(f"""
+import ctypes, numpy as np, jax, jax.numpy as jnp
+so = ctypes.cdll.LoadLibrary({handlers._name!r})
+jax.ffi.register_ffi_target("gojax_test_run_info", jax.ffi.pycapsule(so.GojaxTestRunInfo), platform="cpu")
+jax.config.update("jax_num_cpu_devices", 2)
+f = jax.jit(lambda x: jax.ffi.ffi_call("gojax_test_run_info", jax.ShapeDtypeStruct((3,), jnp.int32))(x))
+for backend in ("gojax", "cpu"):
+    devs = jax.local_devices(backend=backend)
+    assert len(devs) == 2, devs
+    got = [int(np.asarray(f(jax.device_put(np.zeros(2, np.float32), d)))[0]) for d in devs]
+    print(backend, got)
+""", env={"GOJAX_NUM_DEVICES": "", "JAX_NUM_CPU_DEVICES": "-1", "XLA_FLAGS": ""})
+    lines = dict(line.split(" ", 1) for line in out.strip().splitlines()[-2:])
+    assert lines["gojax"] == lines["cpu"] == "[0, 1]", out
+
+
 @pytest.mark.parametrize("dtype", [jnp.int4, jnp.uint4, jnp.int2, jnp.uint2])
 def test_sub_byte_buffers(handlers, gojax_device, cpu_device, dtype):
     """Sub-byte operands reach handlers packed as XLA packs them, and packed
