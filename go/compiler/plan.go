@@ -241,7 +241,7 @@ func (p *plan) putFrame(f *frame) {
 		devmem.Free(f.arena)
 		f.arena = nil
 	}
-	f.tok = nil
+	f.tok, f.rc = nil, nil
 	if p.region {
 		p.hotFrames.Put(f)
 	} else {
