@@ -61,6 +61,9 @@ def handlers(tmp_path_factory):
     reg("gojax_test_scratch", jax.ffi.pycapsule(so.GojaxTestScratch), platform="cpu")
     reg("gojax_test_user_data", jax.ffi.pycapsule(so.GojaxTestUserData), platform="cpu")
     reg("gojax_test_async", jax.ffi.pycapsule(so.GojaxTestAsync), platform="cpu")
+    reg("gojax_test_run_info", jax.ffi.pycapsule(so.GojaxTestRunInfo), platform="cpu")
+    reg("gojax_test_raw_bytes", jax.ffi.pycapsule(so.GojaxTestRawBytes), platform="cpu")
+    reg("gojax_test_copy_bytes", jax.ffi.pycapsule(so.GojaxTestCopyBytes), platform="cpu")
     for name in ("Prep", "Init"):
         getattr(so, f"GojaxTest{name}TypeId").restype = ctypes.c_void_p
         getattr(so, f"GojaxTest{name}TypeInfo").restype = ctypes.c_void_p
@@ -224,6 +227,69 @@ def test_missing_user_data_is_an_error(handlers, gojax_device, cpu_device):
         jax.jit(f)(jax.device_put(x, cpu_device)).block_until_ready()
 
 
+def _run_info(x):
+    return jax.ffi.ffi_call("gojax_test_run_info", jax.ShapeDtypeStruct((3,), jnp.int32))(x)
+
+
+@pytest.mark.parametrize("platform", ["gojax", "cpu"])
+def test_run_id_and_device_ordinal(handlers, gojax_device, cpu_device, platform):
+    """Handlers taking xla::ffi::RunId and DeviceOrdinal learn which
+    execution and device they run for: the device's index among the
+    process's devices, and a run id that differs between executions (XLA's
+    ids are arbitrary, so only their distinctness is compared)."""
+    f = jax.jit(_run_info)
+    x = np.zeros(2, np.float32)
+    ids = set()
+    for ordinal, dev in enumerate(jax.local_devices(backend=platform)[:2]):
+        for _ in range(2):
+            got = np.asarray(f(jax.device_put(x, dev)))
+            assert got[0] == ordinal
+            ids.add((int(got[1]), int(got[2])))
+    assert len(ids) == 2 * min(2, len(jax.local_devices(backend=platform)))
+
+
+def test_device_ordinal_of_each_device(handlers):
+    """With two devices per backend, a run on the second device reads
+    ordinal 1 on gojax as on XLA:CPU."""
+    from gojax_testutil import check_python
+
+    out = check_python(f"""
+import ctypes, numpy as np, jax, jax.numpy as jnp
+so = ctypes.cdll.LoadLibrary({handlers._name!r})
+jax.ffi.register_ffi_target("gojax_test_run_info", jax.ffi.pycapsule(so.GojaxTestRunInfo), platform="cpu")
+jax.config.update("jax_num_cpu_devices", 2)
+f = jax.jit(lambda x: jax.ffi.ffi_call("gojax_test_run_info", jax.ShapeDtypeStruct((3,), jnp.int32))(x))
+for backend in ("gojax", "cpu"):
+    devs = jax.local_devices(backend=backend)
+    assert len(devs) == 2, devs
+    got = [int(np.asarray(f(jax.device_put(np.zeros(2, np.float32), d)))[0]) for d in devs]
+    print(backend, got)
+""", env={"GOJAX_NUM_DEVICES": "", "JAX_NUM_CPU_DEVICES": "-1", "XLA_FLAGS": ""})
+    lines = dict(line.split(" ", 1) for line in out.strip().splitlines()[-2:])
+    assert lines["gojax"] == lines["cpu"] == "[0, 1]", out
+
+
+@pytest.mark.parametrize("dtype", [jnp.int4, jnp.uint4, jnp.int2, jnp.uint2])
+def test_sub_byte_buffers(handlers, gojax_device, cpu_device, dtype):
+    """Sub-byte operands reach handlers packed as XLA packs them, and packed
+    results come back as the same values."""
+    info = jnp.iinfo(dtype)
+    x = (np.arange(13) % (int(info.max) - int(info.min) + 1) + int(info.min)).astype(dtype)
+    nbytes = (13 * info.bits + 7) // 8
+
+    def raw(x):
+        return jax.ffi.ffi_call("gojax_test_raw_bytes", jax.ShapeDtypeStruct((nbytes,), jnp.uint8))(x)
+
+    def copy(x):
+        return jax.ffi.ffi_call("gojax_test_copy_bytes", jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+
+    got, xla = _both(raw, x, gojax_device=gojax_device, cpu_device=cpu_device)
+    np.testing.assert_array_equal(got, xla)
+    got, xla = _both(copy, x, gojax_device=gojax_device, cpu_device=cpu_device)
+    np.testing.assert_array_equal(got.astype(np.int8), x.astype(np.int8))
+    np.testing.assert_array_equal(got.astype(np.int8), xla.astype(np.int8))
+
+
 def test_exported_artifact(handlers, gojax_device):
     """A jax.export artifact carrying the custom calls (its serialized
     StableHLO module, with api_version and attributes as XLA reads them)
@@ -318,10 +384,7 @@ def test_pjrt_extension_register_handler(handlers, gojax_device):
         # Column-major operands: gojax's buffers are row-major.
         (lambda x: jax.ffi.ffi_call("gojax_test_add_one", jax.ShapeDtypeStruct(x.shape, x.dtype),
                                     input_layouts=[(1, 0)])(x), "row-major"),
-        # int4 is packed for XLA's handlers, one byte per element in gojax.
-        (lambda x: jax.ffi.ffi_call("gojax_test_add_one", jax.ShapeDtypeStruct(x.shape, x.dtype))(x.astype(jnp.int4)),
-         "element type i4"),
-        # FFI scalars are f32 or f64.
+        # Float scalars are f32 or f64 (XLA:CPU also refuses 16-bit ones).
         (lambda x: jax.ffi.ffi_call("gojax_test_add_one", jax.ShapeDtypeStruct(x.shape, x.dtype))(x, h=np.float16(1)),
          "f16 scalars cannot be passed"),
     ],

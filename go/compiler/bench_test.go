@@ -111,7 +111,7 @@ func BenchmarkElementwiseChain(b *testing.B) {
 			b.ResetTimer()
 			cpu0 := cpuTime()
 			for range b.N {
-				if err := e.plan.exec(args, outs, nil, 0); err != nil {
+				if err := e.plan.exec(args, outs, nil, 0, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -158,7 +158,7 @@ func BenchmarkScalarAddOne(b *testing.B) {
 		b.ReportAllocs()
 		outs := [][]byte{make([]byte, 4)}
 		for range b.N {
-			if err := e.plan.exec(args, outs, nil, 0); err != nil {
+			if err := e.plan.exec(args, outs, nil, 0, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -181,7 +181,7 @@ func BenchmarkSmallChainPlan(b *testing.B) {
 			outs := [][]byte{make([]byte, 32)}
 			b.ReportAllocs()
 			for range b.N {
-				if err := e.plan.exec(args, outs, nil, 0); err != nil {
+				if err := e.plan.exec(args, outs, nil, 0, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

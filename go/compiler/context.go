@@ -1,6 +1,8 @@
 package compiler
 
 import (
+	"sync"
+
 	"github.com/gojax/gojax/go/internal/workers"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
@@ -17,10 +19,39 @@ type compileCtx struct {
 	part *kernel.Partition
 	// serial runs Parallel's work on the calling goroutine (Options.Serial).
 	serial bool
+	// ctxSteps are the ops whose steps take the run's context
+	// (kernel.RunContextLowering); shared by nested contexts.
+	ctxSteps *contextSteps
+}
+
+type contextSteps struct {
+	mu sync.Mutex
+	m  map[*ir.Op]kernel.ContextStep
 }
 
 func newCompileCtx() *compileCtx {
-	return &compileCtx{pool: workers.Shared(), callbacks: &kernel.HostCallbacks{}}
+	return &compileCtx{pool: workers.Shared(), callbacks: &kernel.HostCallbacks{}, ctxSteps: &contextSteps{}}
+}
+
+// WithRunContext records cs as op's context step (kernel.RunContextLowering).
+func (c *compileCtx) WithRunContext(op *ir.Op, cs kernel.ContextStep) kernel.Step {
+	c.ctxSteps.mu.Lock()
+	if c.ctxSteps.m == nil {
+		c.ctxSteps.m = map[*ir.Op]kernel.ContextStep{}
+	}
+	c.ctxSteps.m[op] = cs
+	c.ctxSteps.mu.Unlock()
+	return func(ins, outs [][]byte) error { return cs(nil, ins, outs) }
+}
+
+// contextStep is op's context step, nil when its step takes no context.
+func (c *compileCtx) contextStep(op *ir.Op) kernel.ContextStep {
+	if c.ctxSteps == nil {
+		return nil
+	}
+	c.ctxSteps.mu.Lock()
+	defer c.ctxSteps.mu.Unlock()
+	return c.ctxSteps.m[op]
 }
 
 // HostCallbacks is the executable's table of host callables

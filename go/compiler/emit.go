@@ -137,6 +137,9 @@ func (b *builder) emitKernel(op *ir.Op) (instr, error) {
 		return nil, err
 	}
 	k := &kernelInstr{op: op, step: step, scratch: b.scratch, observed: !b.regionMode, ser: ser}
+	if ser == nil {
+		k.cstep = b.ctx.contextStep(op)
+	}
 	if ser != nil {
 		k.serIdx = b.serials
 		b.serials++

@@ -118,20 +118,26 @@ func newRunResult(n int) *RunResult {
 // kernels makes no Go allocation (outputs still come from devmem). On error
 // the outputs allocated by this run are freed and res holds none.
 func (e *Executable) RunInto(args [][]byte, donatable []bool, res *RunResult) error {
-	return e.runInto(args, donatable, res, nil)
+	return e.runInto(args, donatable, res, nil, nil)
 }
 
 // RunCancel is Run stopped by tok (see go/internal/cancel) at the step
 // boundary after it is cancelled, returning the token's error.
 func (e *Executable) RunCancel(args [][]byte, donatable []bool, tok *cancel.Token) (*RunResult, error) {
+	return e.RunContext(args, donatable, tok, nil)
+}
+
+// RunContext is RunCancel whose steps that ask for their run's context
+// (kernel.RunContextLowering) get rc; nil gives them none.
+func (e *Executable) RunContext(args [][]byte, donatable []bool, tok *cancel.Token, rc *kernel.RunContext) (*RunResult, error) {
 	res := newRunResult(len(e.outBytes))
-	if err := e.runInto(args, donatable, res, tok); err != nil {
+	if err := e.runInto(args, donatable, res, tok, rc); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
-func (e *Executable) runInto(args [][]byte, donatable []bool, res *RunResult, tok *cancel.Token) (err error) {
+func (e *Executable) runInto(args [][]byte, donatable []bool, res *RunResult, tok *cancel.Token, rc *kernel.RunContext) (err error) {
 	if len(args) != len(e.inBytes) {
 		return fmt.Errorf("compiler: %s takes %d arguments, got %d", e.name, len(e.inBytes), len(args))
 	}
@@ -189,10 +195,10 @@ func (e *Executable) runInto(args [][]byte, donatable []bool, res *RunResult, to
 	run := runIDs.Add(1)
 	obs := observers.Load()
 	if obs == nil {
-		return e.plan.exec(args, res.Outputs, tok, run)
+		return e.plan.exec(args, res.Outputs, tok, run, rc)
 	}
 	start := time.Now()
-	if err = e.plan.exec(args, res.Outputs, tok, run); err != nil {
+	if err = e.plan.exec(args, res.Outputs, tok, run, rc); err != nil {
 		return err
 	}
 	reportRun(*obs, e.name, run, start)

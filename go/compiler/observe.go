@@ -138,7 +138,7 @@ func (k *kernelInstr) runObserved(obs []StepObserver, f *frame, ins, outs [][]by
 		}
 	}
 	start := time.Now()
-	if err := callStep(k.step, ins, outs); err != nil {
+	if err := callStep(k.stepOf(f), ins, outs); err != nil {
 		return opError(k.op, err)
 	}
 	dur := time.Since(start)

@@ -84,6 +84,9 @@ type frame struct {
 	// cancel.Epoch when the run last looked at it.
 	tok   *cancel.Token
 	epoch uint32
+	// rc is the run's context for context steps (nil in region plans,
+	// which are called without one).
+	rc *kernel.RunContext
 }
 
 // cancelled is the step-boundary check: an atomic load unless the epoch
@@ -238,7 +241,7 @@ func (p *plan) putFrame(f *frame) {
 		devmem.Free(f.arena)
 		f.arena = nil
 	}
-	f.tok = nil
+	f.tok, f.rc = nil, nil
 	if p.region {
 		p.hotFrames.Put(f)
 	} else {
@@ -248,8 +251,9 @@ func (p *plan) putFrame(f *frame) {
 
 // exec runs the plan with ins bound to the parameters and outs to the outputs;
 // tok (nil for none) stops it between steps. run numbers a top-level run for
-// step observers (region plans keep their caller's frame number).
-func (p *plan) exec(ins, outs [][]byte, tok *cancel.Token, run uint64) error {
+// step observers (region plans keep their caller's frame number); rc is the
+// run's context (nil: none).
+func (p *plan) exec(ins, outs [][]byte, tok *cancel.Token, run uint64, rc *kernel.RunContext) error {
 	// The epoch is read before the token: a cancel between the two then
 	// shows as an error here or as a moved epoch at the first step, never
 	// as neither (Cancel sets the error before it moves the epoch).
@@ -265,7 +269,7 @@ func (p *plan) exec(ins, outs [][]byte, tok *cancel.Token, run uint64) error {
 	if !p.region {
 		f.run = run
 	}
-	f.tok, f.epoch = tok, epoch
+	f.tok, f.epoch, f.rc = tok, epoch, rc
 	for i, s := range p.paramSlots {
 		f.bufs[s] = ins[i]
 	}
@@ -315,6 +319,8 @@ type kernelInstr struct {
 	// copyOnly: a small relabeling (see relabelCopy) run as a copy of its
 	// operand's bytes instead of its kernel step, unless observers watch.
 	copyOnly bool
+	// cstep, when set, is the step's form that takes the run's context.
+	cstep kernel.ContextStep
 }
 
 func (k *kernelInstr) run(f *frame) error {
@@ -349,10 +355,19 @@ func (k *kernelInstr) run(f *frame) error {
 			return k.runObserved(*obs, f, ins, outs)
 		}
 	}
-	if err := callStep(k.step, ins, outs); err != nil {
+	if err := callStep(k.stepOf(f), ins, outs); err != nil {
 		return opError(k.op, err)
 	}
 	return nil
+}
+
+// stepOf is the step to call in frame f: a context step bound to f's run
+// context, else the plain step.
+func (k *kernelInstr) stepOf(f *frame) kernel.Step {
+	if k.cstep == nil {
+		return k.step
+	}
+	return func(ins, outs [][]byte) error { return k.cstep(f.rc, ins, outs) }
 }
 
 // callStep runs a step, turning kernel.Make's out-of-memory panic into an
@@ -487,7 +502,7 @@ func (r *regionCallable) Call(ins, outs [][]byte) error {
 	if len(ins) != len(r.p.paramSlots) || len(outs) != len(r.p.outSlots) {
 		return fmt.Errorf("region called with %d inputs and %d outputs, want %d and %d", len(ins), len(outs), len(r.p.paramSlots), len(r.p.outSlots))
 	}
-	return r.p.exec(ins, outs, nil, 0)
+	return r.p.exec(ins, outs, nil, 0, nil)
 }
 
 // stepCallable is a region made of one kernel op applied to the block

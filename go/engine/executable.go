@@ -16,6 +16,7 @@ import (
 	"github.com/gojax/gojax/go/devmem"
 	"github.com/gojax/gojax/go/internal/cancel"
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
 // Executable is a compiled program bound to devices.
@@ -68,6 +69,29 @@ type Program interface {
 // their token is cancelled (*compiler.Executable).
 type cancellableProgram interface {
 	RunCancel(args [][]byte, donatable []bool, tok *cancel.Token) (*compiler.RunResult, error)
+}
+
+// contextProgram is a Program whose steps may read their run's context
+// (FFI handlers: run id, device ordinal, user data; *compiler.Executable).
+type contextProgram interface {
+	RunContext(args [][]byte, donatable []bool, tok *cancel.Token, rc *kernel.RunContext) (*compiler.RunResult, error)
+}
+
+// runIDs numbers Execute calls whose programs read their run's context:
+// every device of one call shares its id, as XLA's RunId.
+var runIDs atomic.Int64
+
+// runContext is the context of one device's run of an Execute call, nil
+// when no step of the program reads it.
+func (e *Executable) runContext(runID int64, dev *Device, data []UserData) *kernel.RunContext {
+	if runID == 0 {
+		return nil
+	}
+	ord := 0
+	if dev != nil && dev.LocalHardwareID >= 0 {
+		ord = dev.LocalHardwareID
+	}
+	return &kernel.RunContext{RunID: runID, DeviceOrdinal: ord, UserData: data}
 }
 
 // Compile compiles a StableHLO portable artifact with the compiler options
@@ -458,15 +482,17 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		}
 	}
 	callbacks := false
+	var runID int64 // 0: the program does not read its run's context
 	if hp, ok := e.prog.(hostCallbackProgram); ok && hp.HostCallbacks() != nil && hp.HostCallbacks().Used() {
 		if err := installHostCallbacks(hp.HostCallbacks(), opts.UserData); err != nil {
 			return nil, nil, err
 		}
+		runID = runIDs.Add(1)
 		// FFI handlers reading user data alone need no synchronous run.
 		callbacks = hp.HostCallbacks().CallbacksUsed()
 	}
 	if len(args) == 1 && e.runsOnCaller() && !callbacks {
-		if outs, events, err, ok := e.executeInline(args[0], devices[0], nonDon, opts.Cancel); ok {
+		if outs, events, err, ok := e.executeInline(args[0], devices[0], nonDon, opts.Cancel, e.runContext(runID, devices[0], opts.UserData)); ok {
 			return outs, events, err
 		}
 	}
@@ -479,6 +505,7 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		anyDonated bool
 		out        []*Buffer
 		done       *Event
+		rc         *kernel.RunContext
 	}
 	var jobs []*job
 	var held, created []*Buffer
@@ -491,7 +518,7 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		}
 	}
 	for d, list := range args {
-		j := &job{dev: devices[d], in: list, donated: make([]bool, len(list)), done: NewEvent()}
+		j := &job{dev: devices[d], in: list, donated: make([]bool, len(list)), done: NewEvent(), rc: e.runContext(runID, devices[d], opts.UserData)}
 		for i, b := range list {
 			if err := b.holdArg("Execute argument", i); err != nil {
 				undo()
@@ -522,7 +549,7 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		// the caller's thread: a callback takes the GIL, which the caller
 		// may be waiting to get back, and its effects stay in call order.
 		for _, j := range jobs {
-			e.run(j.in, j.donated, j.out, j.done, e.callerToken(opts.Cancel))
+			e.run(j.in, j.donated, j.out, j.done, e.callerToken(opts.Cancel), j.rc)
 		}
 		if err := syncRunError(outs, events); err != nil {
 			return nil, nil, err
@@ -533,7 +560,7 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		// In calling-thread mode (dispatch.go) also a donating call; or an
 		// argument became ready after executeInline looked.
 		j := jobs[0]
-		e.run(j.in, j.donated, j.out, j.done, e.callerToken(opts.Cancel))
+		e.run(j.in, j.donated, j.out, j.done, e.callerToken(opts.Cancel), j.rc)
 		return outs, events, nil
 	}
 	for _, j := range jobs {
@@ -541,7 +568,7 @@ func (e *Executable) Execute(args [][]*Buffer, devices []*Device, opts ExecuteOp
 		if tok == nil {
 			tok = abandonOnDelete(j.out)
 		}
-		go e.run(j.in, j.donated, j.out, j.done, tok)
+		go e.run(j.in, j.donated, j.out, j.done, tok, j.rc)
 	}
 	return outs, events, nil
 }
@@ -569,7 +596,7 @@ var firedOK = DoneEvent(nil)
 // Execute's general path minus the bookkeeping for several devices and
 // asynchronous runs; ok is false, with nothing done, when the call needs that
 // path (an argument that is not ready yet, or one the program may donate).
-func (e *Executable) executeInline(list []*Buffer, dev *Device, nonDon nonDonatable, tok *cancel.Token) (outs [][]*Buffer, events []*Event, err error, ok bool) {
+func (e *Executable) executeInline(list []*Buffer, dev *Device, nonDon nonDonatable, tok *cancel.Token, rc *kernel.RunContext) (outs [][]*Buffer, events []*Event, err error, ok bool) {
 	for i, b := range list {
 		if e.donors[i] && !nonDon.has(i) {
 			return nil, nil, nil, false
@@ -613,7 +640,7 @@ func (e *Executable) executeInline(list []*Buffer, dev *Device, nonDon nonDonata
 	}
 	counters.executions.Add(1)
 	ev := firedOK
-	if rerr := e.run(list, e.noDonation, out, nil, e.callerToken(tok)); rerr != nil {
+	if rerr := e.run(list, e.noDonation, out, nil, e.callerToken(tok), rc); rerr != nil {
 		ev = DoneEvent(rerr)
 	}
 	res.outs[0], res.events[0] = out, ev
@@ -726,11 +753,12 @@ func (e *Executable) callerToken(given *cancel.Token) *cancel.Token {
 }
 
 // run runs the program once, fires done (when not nil) and returns the
-// error. tok (nil for none) cancels it at a step boundary.
-func (e *Executable) run(in []*Buffer, donated []bool, out []*Buffer, done *Event, tok *cancel.Token) error {
+// error. tok (nil for none) cancels it at a step boundary; rc (nil for none)
+// is the run's context.
+func (e *Executable) run(in []*Buffer, donated []bool, out []*Buffer, done *Event, tok *cancel.Token, rc *kernel.RunContext) error {
 	var running time.Duration
 	tok.Begin()
-	err := e.runOnce(in, donated, out, &running, tok)
+	err := e.runOnce(in, donated, out, &running, tok, rc)
 	tok.End()
 	for _, b := range in {
 		b.unhold()
@@ -749,7 +777,7 @@ func (e *Executable) run(in []*Buffer, donated []bool, out []*Buffer, done *Even
 	return err
 }
 
-func (e *Executable) runOnce(in []*Buffer, donated []bool, out []*Buffer, running *time.Duration, tok *cancel.Token) (err error) {
+func (e *Executable) runOnce(in []*Buffer, donated []bool, out []*Buffer, running *time.Duration, tok *cancel.Token, rc *kernel.RunContext) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = Errorf(CodeInternal, "execution of %q panicked: %v", e.Name(), r)
@@ -783,7 +811,9 @@ func (e *Executable) runOnce(in []*Buffer, donated []bool, out []*Buffer, runnin
 	}
 	var res *compiler.RunResult
 	var rerr error
-	if cp, ok := e.prog.(cancellableProgram); ok && tok != nil {
+	if cp, ok := e.prog.(contextProgram); ok && rc != nil {
+		res, rerr = cp.RunContext(data, donated, tok, rc)
+	} else if cp, ok := e.prog.(cancellableProgram); ok && tok != nil {
 		res, rerr = cp.RunCancel(data, donated, tok)
 	} else {
 		res, rerr = e.prog.Run(data, donated)

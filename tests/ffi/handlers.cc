@@ -3,6 +3,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string_view>
@@ -202,6 +203,45 @@ static ffi::Error UserDataImpl(Scale* s, ffi::ResultBuffer<ffi::F32> y) {
 }
 XLA_FFI_DEFINE_HANDLER_SYMBOL(GojaxTestUserData, UserDataImpl,
                               ffi::Ffi::Bind().Ctx<ffi::UserData<Scale>>().Ret<ffi::Buffer<ffi::F32>>());
+
+// Copies the first bytes of its operand's memory as the runtime laid it
+// out (sub-byte types: how the elements are packed).
+static ffi::Error RawBytesImpl(ffi::AnyBuffer x, ffi::ResultBuffer<ffi::U8> y) {
+  if (y->element_count() > x.size_bytes()) return ffi::Error::InvalidArgument("operand has fewer bytes than result");
+  const uint8_t* p = static_cast<const uint8_t*>(x.untyped_data());
+  for (size_t i = 0; i < y->element_count(); ++i) y->typed_data()[i] = p[i];
+  return ffi::Error::Success();
+}
+XLA_FFI_DEFINE_HANDLER_SYMBOL(GojaxTestRawBytes, RawBytesImpl,
+                              ffi::Ffi::Bind().Arg<ffi::AnyBuffer>().Ret<ffi::Buffer<ffi::U8>>());
+
+// y = x byte for byte, whatever the element type (sub-byte types: as
+// packed by the runtime).
+static ffi::Error CopyBytesImpl(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y) {
+  if (x.size_bytes() != y->size_bytes()) return ffi::Error::InvalidArgument("operand and result sizes differ");
+  std::memcpy(y->untyped_data(), x.untyped_data(), x.size_bytes());
+  return ffi::Error::Success();
+}
+XLA_FFI_DEFINE_HANDLER_SYMBOL(GojaxTestCopyBytes, CopyBytesImpl,
+                              ffi::Ffi::Bind().Arg<ffi::AnyBuffer>().Ret<ffi::AnyBuffer>());
+
+// Writes which execution and device it runs for: y = {device ordinal, low
+// and high 32 bits of the run id}; x (any f32) orders it after its input.
+static ffi::Error RunInfoImpl(ffi::RunId run, int32_t ordinal, ffi::Buffer<ffi::F32>,
+                              ffi::ResultBuffer<ffi::S32> y) {
+  if (y->element_count() != 3) return ffi::Error::InvalidArgument("want s32[3]");
+  uint64_t id = static_cast<uint64_t>(run.run_id);
+  y->typed_data()[0] = ordinal;
+  y->typed_data()[1] = static_cast<int32_t>(static_cast<uint32_t>(id));
+  y->typed_data()[2] = static_cast<int32_t>(static_cast<uint32_t>(id >> 32));
+  return ffi::Error::Success();
+}
+XLA_FFI_DEFINE_HANDLER_SYMBOL(GojaxTestRunInfo, RunInfoImpl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::RunId>()
+                                  .Ctx<ffi::DeviceOrdinal>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::S32>>());
 
 // An asynchronous handler: y = 3 * x computed on a pool task, completing a
 // future; a negative x[0] completes it with an error instead.

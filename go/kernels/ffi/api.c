@@ -328,15 +328,23 @@ static XLA_FFI_Error* api_num_threads(XLA_FFI_ThreadPool_NumThreads_Args* a) {
   return NULL;
 }
 
-/* Kernel steps do not see which execution or device they run for. */
+/* A step learns its execution from the run's context, which reaches the
+ * steps of a program's top level and control flow, not those of kernel
+ * regions (reduce bodies, comparators) nor the instantiate stage. */
 static XLA_FFI_Error* api_run_id(XLA_FFI_RunId_Get_Args* a) {
-  (void)a;
-  return gojax_ffi_new_error(GOJAX_FFI_UNIMPLEMENTED, "gojax does not give FFI handlers a run id");
+  if (a->ctx == NULL || !a->ctx->has_run) {
+    return gojax_ffi_new_error(GOJAX_FFI_UNIMPLEMENTED, "this FFI call does not know which execution it runs for");
+  }
+  a->run_id = a->ctx->run_id;
+  return NULL;
 }
 
 static XLA_FFI_Error* api_device_ordinal(XLA_FFI_DeviceOrdinal_Get_Args* a) {
-  (void)a;
-  return gojax_ffi_new_error(GOJAX_FFI_UNIMPLEMENTED, "gojax does not give FFI handlers a device ordinal");
+  if (a->ctx == NULL || !a->ctx->has_run) {
+    return gojax_ffi_new_error(GOJAX_FFI_UNIMPLEMENTED, "this FFI call does not know which device it runs for");
+  }
+  a->device_ordinal = a->ctx->device_ordinal;
+  return NULL;
 }
 
 static XLA_FFI_Error* api_find_extension(XLA_FFI_InvokeContext_FindExtension_Args* a) {
@@ -485,7 +493,8 @@ void gojax_ffi_step_release_state(gojax_ffi_step* step) {
 enum { STACK_BUFFERS = 16 };
 
 XLA_FFI_Error* gojax_ffi_run(const gojax_ffi_step* step, void* const* arg_data, void* const* ret_data,
-                             int64_t num_threads, const gojax_ffi_userdata* user_data, int64_t num_user_data) {
+                             int64_t num_threads, const gojax_ffi_userdata* user_data, int64_t num_user_data,
+                             gojax_ffi_runinfo run) {
   int64_t n = step->nargs + step->nrets;
   XLA_FFI_Buffer stack_bufs[STACK_BUFFERS];
   void* stack_ptrs[STACK_BUFFERS];
@@ -517,6 +526,9 @@ XLA_FFI_Error* gojax_ffi_run(const gojax_ffi_step* step, void* const* arg_data, 
   ctx.num_threads = num_threads;
   ctx.user_data = user_data;
   ctx.num_user_data = num_user_data;
+  ctx.has_run = run.has_run;
+  ctx.run_id = run.run_id;
+  ctx.device_ordinal = run.device_ordinal;
   ctx.state_type[0] = step->state_type;
   ctx.state[0] = step->state;
 

@@ -163,9 +163,9 @@ func boolBytes(v bool) []byte {
 	return []byte{0}
 }
 
-// dtypes maps gojax element types to XLA's. Sub-byte types are missing on
-// purpose: gojax stores them a byte per element, XLA handlers expect packed
-// data. f6 has no FFI type.
+// dtypes maps gojax element types to XLA's. gojax stores sub-byte integers
+// a byte per element; handlers get them packed, as XLA passes them (see
+// packed in lower.go). Sub-byte floats, i1 and f6 are not passed.
 var dtypes = map[ir.ElemType]C.int{
 	ir.Pred: C.GOJAX_FFI_PRED,
 	ir.S8:   C.GOJAX_FFI_S8, ir.S16: C.GOJAX_FFI_S16, ir.S32: C.GOJAX_FFI_S32, ir.S64: C.GOJAX_FFI_S64,
@@ -175,4 +175,5 @@ var dtypes = map[ir.ElemType]C.int{
 	ir.F8E5M2: C.GOJAX_FFI_F8E5M2, ir.F8E4M3FN: C.GOJAX_FFI_F8E4M3FN, ir.F8E4M3B11FNUZ: C.GOJAX_FFI_F8E4M3B11FNUZ,
 	ir.F8E5M2FNUZ: C.GOJAX_FFI_F8E5M2FNUZ, ir.F8E4M3FNUZ: C.GOJAX_FFI_F8E4M3FNUZ, ir.F8E4M3: C.GOJAX_FFI_F8E4M3,
 	ir.F8E3M4: C.GOJAX_FFI_F8E3M4, ir.F8E8M0FNU: C.GOJAX_FFI_F8E8M0FNU,
+	ir.S2: C.GOJAX_FFI_S2, ir.S4: C.GOJAX_FFI_S4, ir.U2: C.GOJAX_FFI_U2, ir.U4: C.GOJAX_FFI_U4,
 }

@@ -72,7 +72,8 @@ func lower(ctx kernel.Context, op *ir.Op, target string, b C.XLA_FFI_Handler_Bun
 		return nil, op.Errorf("FFI handler %q failed to instantiate: %s", target, msg)
 	}
 	ok = true
-	// Handlers may ask for the execution's user data (XLA_FFI_InvokeContext_Get).
+	// Handlers may ask for the execution's user data, run id and device
+	// ordinal: marking the table makes Execute pass each run its context.
 	var table *kernel.HostCallbacks
 	if hc, isHC := ctx.(kernel.HostCallbackContext); isHC {
 		table = hc.HostCallbacks()
@@ -87,36 +88,70 @@ func lower(ctx kernel.Context, op *ir.Op, target string, b C.XLA_FFI_Handler_Bun
 		m.free()
 	}, m)
 	n := len(op.Operands) + len(op.Results)
-	return func(ins, outs [][]byte) error {
+	subs := subByteBuffers(op)
+	cs := func(rc *kernel.RunContext, ins, outs [][]byte) error {
 		var pin runtime.Pinner
 		defer pin.Unpin()
 		ptrs := make([]unsafe.Pointer, n+1) // +1: never empty, so &ptrs[0] is valid
-		for i, buf := range append(ins[:len(ins):len(ins)], outs...) {
+		all := append(ins[:len(ins):len(ins)], outs...)
+		// Sub-byte buffers go packed; results are unpacked after the call.
+		var packedOut [][]byte
+		if len(subs) > 0 {
+			all = append([][]byte(nil), all...)
+			packedOut = make([][]byte, len(outs))
+			for _, s := range subs {
+				p := make([]byte, (len(all[s.index])*s.bits+7)/8)
+				if s.index < len(ins) {
+					pack(p, all[s.index], s.bits)
+				} else {
+					packedOut[s.index-len(ins)] = p
+				}
+				all[s.index] = p
+			}
+		}
+		for i, buf := range all {
 			if len(buf) > 0 {
 				p := unsafe.Pointer(unsafe.SliceData(buf))
 				pin.Pin(p)
 				ptrs[i] = p
 			}
 		}
-		// User data points to the framework's memory, never Go's.
+		// User data points to the framework's memory, never Go's. The
+		// run's own context is preferred: the table holds the data of the
+		// executable's latest execution, which concurrent runs share.
+		var run C.gojax_ffi_runinfo
+		data := []kernel.UserData(nil)
+		if rc != nil {
+			run = C.gojax_ffi_runinfo{has_run: 1, run_id: C.int64_t(rc.RunID), device_ordinal: C.int32_t(rc.DeviceOrdinal)}
+			data = rc.UserData
+		} else if table != nil {
+			data = table.UserData()
+		}
 		var ud []C.gojax_ffi_userdata
-		if table != nil {
-			for _, d := range table.UserData() {
-				ud = append(ud, C.gojax_ffi_userdata{type_id: C.int64_t(d.TypeID), data: d.Data})
-			}
+		for _, d := range data {
+			ud = append(ud, C.gojax_ffi_userdata{type_id: C.int64_t(d.TypeID), data: d.Data})
 		}
 		var udp *C.gojax_ffi_userdata
 		if len(ud) > 0 {
 			udp = &ud[0]
 		}
-		e := C.gojax_ffi_run(owner.step, &ptrs[0], &ptrs[len(ins)], C.int64_t(workers.Count()), udp, C.int64_t(len(ud)))
+		e := C.gojax_ffi_run(owner.step, &ptrs[0], &ptrs[len(ins)], C.int64_t(workers.Count()), udp, C.int64_t(len(ud)), run)
 		runtime.KeepAlive(owner)
 		if e != nil {
 			_, msg := takeError(e)
 			return op.Errorf("FFI handler %q failed: %s", target, msg)
 		}
+		for _, s := range subs {
+			if s.index >= len(ins) {
+				unpack(outs[s.index-len(ins)], packedOut[s.index-len(ins)], s.bits, s.signed)
+			}
+		}
 		return nil
-	}, nil
+	}
+	if rl, ok := ctx.(kernel.RunContextLowering); ok {
+		return rl.WithRunContext(op, cs), nil
+	}
+	return func(ins, outs [][]byte) error { return cs(nil, ins, outs) }, nil
 }
 
 // buffers builds the call-frame buffer templates of operands or results.
@@ -225,4 +260,48 @@ func checkVersion(target string, execute *C.XLA_FFI_Handler) error {
 	}
 	versions.Store(key, err)
 	return err
+}
+
+// subByte is an operand or result (index in operands then results) of a
+// sub-byte integer type.
+type subByte struct {
+	index, bits int
+	signed      bool
+}
+
+func subByteBuffers(op *ir.Op) []subByte {
+	var out []subByte
+	for i, v := range append(op.Operands[:len(op.Operands):len(op.Operands)], op.Results...) {
+		if t, ok := v.Type.(*ir.TensorType); ok {
+			switch t.Elem {
+			case ir.S2, ir.S4, ir.U2, ir.U4:
+				out = append(out, subByte{index: i, bits: t.Elem.Bits(), signed: t.Elem == ir.S2 || t.Elem == ir.S4})
+			}
+		}
+	}
+	return out
+}
+
+// pack stores src's elements (a byte each) bits wide into dst, element k
+// at bit (k*bits)%8 of byte k*bits/8: XLA's packing of sub-byte arrays.
+func pack(dst, src []byte, bits int) {
+	mask := byte(1)<<bits - 1
+	per := 8 / bits
+	for k, v := range src {
+		dst[k/per] |= (v & mask) << ((k % per) * bits)
+	}
+}
+
+// unpack is pack's inverse, sign-extending signed elements to a byte.
+func unpack(dst, src []byte, bits int, signed bool) {
+	mask := byte(1)<<bits - 1
+	per := 8 / bits
+	shift := 8 - bits
+	for k := range dst {
+		v := src[k/per] >> ((k % per) * bits) & mask
+		if signed {
+			v = byte(int8(v<<shift) >> shift)
+		}
+		dst[k] = v
+	}
 }

@@ -109,6 +109,10 @@ enum {
   GOJAX_FFI_F8E4M3 = 28,
   GOJAX_FFI_F8E3M4 = 29,
   GOJAX_FFI_F8E8M0FNU = 33,
+  GOJAX_FFI_S2 = 26,
+  GOJAX_FFI_S4 = 21,
+  GOJAX_FFI_U2 = 27,
+  GOJAX_FFI_U4 = 22,
 };
 
 typedef struct XLA_FFI_Buffer {
@@ -386,6 +390,13 @@ struct XLA_FFI_Api {
 
 /* ---- gojax's side --------------------------------------------------------- */
 
+/* The execution a call serves (has_run 0: unknown). */
+typedef struct gojax_ffi_runinfo {
+  int has_run;
+  int64_t run_id;
+  int32_t device_ordinal;
+} gojax_ffi_runinfo;
+
 /* User data the framework attached to one execution. */
 typedef struct gojax_ffi_userdata {
   int64_t type_id;
@@ -410,6 +421,11 @@ struct XLA_FFI_InvokeContext {
   int64_t num_threads;
   const gojax_ffi_userdata* user_data;
   int64_t num_user_data;
+  /* The run's id and device ordinal; has_run is 0 where the step was
+   * called without its run's context. */
+  int has_run;
+  int64_t run_id;
+  int32_t device_ordinal;
   int64_t state_type[3]; /* per stage; [0] mirrors step->state */
   void* state[3];
 };
@@ -424,7 +440,8 @@ char* gojax_ffi_error_take(XLA_FFI_Error* err, int* code);
 /* Calls the prepare, initialize and execute stages (those the bundle has)
  * over this call's buffers and waits for an asynchronous result. */
 XLA_FFI_Error* gojax_ffi_run(const gojax_ffi_step* step, void* const* arg_data, void* const* ret_data,
-                             int64_t num_threads, const gojax_ffi_userdata* user_data, int64_t num_user_data);
+                             int64_t num_threads, const gojax_ffi_userdata* user_data, int64_t num_user_data,
+                             gojax_ffi_runinfo run);
 /* Calls the instantiate stage once; its state lands in step. */
 XLA_FFI_Error* gojax_ffi_instantiate(gojax_ffi_step* step, int64_t num_threads);
 /* Asks the execute handler for its metadata (API version, traits). */
