@@ -332,3 +332,19 @@ def test_compiled_text_of_the_differential_suite(tmp_path):
     # Each is gojax's optimized program, not the fallback (the program as
     # received).
     assert sweep["checked"] >= 100 and sweep["optimized"] == sweep["checked"], sweep
+
+
+def test_dce_sink_keeps_its_operand_computed(gojax_device):
+    # lax.dce_sink(y, prevent_mlir_dce=True) keeps y computed, as XLA does:
+    # the sink and y's add stay in the optimized program.
+    from jax import lax
+
+    def f(x):
+        lax.dce_sink(x + 1, prevent_mlir_dce=True)
+        return x * 3
+
+    x = jax.device_put(np.float32(2), gojax_device)
+    compiled = jax.jit(f).lower(x).compile()
+    text = compiled.as_text()
+    assert 'custom_call_target="dce_sink"' in text and " add(" in text, text
+    assert float(compiled(x)) == 6.0

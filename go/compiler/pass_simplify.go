@@ -9,7 +9,7 @@ import (
 // removePassThrough drops ops that do not change data on one device:
 // optimization_barrier, builtin.unrealized_conversion_cast, Shardy ops
 // (sharding constraints, and manual/named computations whose body is
-// inlined), dce_sink, and tuple/get_tuple_element pairs.
+// inlined) and tuple/get_tuple_element pairs.
 func removePassThrough(st *passState) error {
 	repl := map[*ir.Value]*ir.Value{}
 	sp := &spmdInfo{module: st.module}
@@ -87,10 +87,6 @@ func passThrough(op *ir.Op, repl map[*ir.Value]*ir.Value) (keep bool, spliced []
 		// ShardingConstraint, …): identity on one device; identity() rejects
 		// any that changes types.
 		return false, nil, identity(op, repl)
-	case op.Name == "stablehlo.custom_call" && customTarget(op) == "dce_sink" && len(op.Results) == 0:
-		// lax.dce_sink(x, prevent_mlir_dce=True): marks x used so that
-		// XLA keeps computing it; it has no output and no effect of its own.
-		return false, nil, nil
 	case op.Name == "stablehlo.get_tuple_element":
 		def := resolve(repl, op.Operands[0]).Def
 		idx, ok := op.Attrs.Int("index")
