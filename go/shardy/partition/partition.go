@@ -257,18 +257,7 @@ func inlineBlock(m *ir.Module, src, dst *ir.Block, vm map[*ir.Value]*ir.Value, d
 }
 
 func inlineRegion(m *ir.Module, r *ir.Region, vm map[*ir.Value]*ir.Value, depth int) (*ir.Region, error) {
-	var blocks []*ir.Block
-	for _, b := range r.Blocks {
-		types := make([]ir.Type, len(b.Args))
-		for i, a := range b.Args {
-			types[i] = a.Type
-		}
-		nb := ir.NewBlock(types...)
-		for i, a := range b.Args {
-			vm[a] = nb.Args[i]
-		}
-		blocks = append(blocks, nb)
-	}
+	blocks := freshBlocks(r, vm)
 	for i, b := range r.Blocks {
 		if err := inlineBlock(m, b, blocks[i], vm, depth+1, true); err != nil {
 			return nil, err
@@ -312,7 +301,9 @@ func mapped(vm map[*ir.Value]*ir.Value, v *ir.Value) *ir.Value {
 	return v
 }
 
-func cloneRegion(r *ir.Region, vm map[*ir.Value]*ir.Value) *ir.Region {
+// freshBlocks makes an empty block for each of r's, with arguments of the
+// same types, and maps r's block arguments to them in vm.
+func freshBlocks(r *ir.Region, vm map[*ir.Value]*ir.Value) []*ir.Block {
 	var blocks []*ir.Block
 	for _, b := range r.Blocks {
 		types := make([]ir.Type, len(b.Args))
@@ -325,6 +316,11 @@ func cloneRegion(r *ir.Region, vm map[*ir.Value]*ir.Value) *ir.Region {
 		}
 		blocks = append(blocks, nb)
 	}
+	return blocks
+}
+
+func cloneRegion(r *ir.Region, vm map[*ir.Value]*ir.Value) *ir.Region {
+	blocks := freshBlocks(r, vm)
 	for i, b := range r.Blocks {
 		for _, op := range b.Ops {
 			blocks[i].Append(cloneOp(op, vm))

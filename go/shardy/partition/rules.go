@@ -3,6 +3,7 @@ package partition
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
@@ -418,17 +419,7 @@ func (b *builder) elementwise(op *ir.Op) bool {
 	return true
 }
 
-func equalShape(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
+func equalShape(a, b []int64) bool { return slices.Equal(a, b) }
 
 // broadcast: an operand dimension kept at full size takes the result
 // dimension's axes; a size-1 (expanded) one stays whole.

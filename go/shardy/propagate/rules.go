@@ -183,17 +183,7 @@ func (p *prop) identity(ins, outs []int, k kind) {
 	p.edges = append(p.edges, &edge{ins: ins, outs: outs, rule: r, dir: k.dir(r), sameEachRound: k == passThrough})
 }
 
-func equalShape(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
+func equalShape(a, b []int64) bool { return slices.Equal(a, b) }
 
 // block adds the edges of the ops of blk (its terminator belongs to the op
 // that owns the region).
