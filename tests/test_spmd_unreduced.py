@@ -4,10 +4,11 @@ reported sharding, the value the shards sum to, and unreduced arguments fed
 back into programs.
 
 XLA:CPU's devices hold the partial values its partitioned program computes;
-gojax runs the program in its global form, so the device at coordinate 0 of
-the unreduced axes holds the value and the others zeros. The tests compare
-what both agree on: the sharding and the sum of the shards along the
-unreduced axes. Each test runs in a fresh interpreter: the device counts
+so do gojax's for programs its partitioner runs per device (the last test
+compares the shards themselves). A program gojax runs in its global form
+puts the value at coordinate 0 of the unreduced axes and zeros elsewhere:
+the other tests compare what both agree on, the sharding and the sum of the
+shards along the unreduced axes. Each test runs in a fresh interpreter: the device counts
 must be set before JAX starts."""
 
 from __future__ import annotations
@@ -162,3 +163,42 @@ with jax.set_mesh(mesh):
 print("ok")
 """, env=env(4))
     assert "ok" in out
+
+
+def test_partitioned_unreduced_results_are_xla_partials():
+    # A program the partitioner runs per device leaves a dot's or a sum's
+    # partial values uncombined along the result's unreduced axes: each
+    # device's shard is XLA:CPU's partial, bit for bit (integer-valued
+    # inputs); a sharded or replicated value made unreduced holds its block
+    # padded with zeros, or the value at coordinate 0 and zeros elsewhere.
+    # Fed back, the partials sum once per block (devices that hold copies
+    # along a replicated axis count once).
+    check_python(PRELUDE + """
+import gojax
+a = np.arange(64, dtype=np.float32).reshape(8, 8) % 7
+cases = [
+    ((2, 2), ("x", "y"), lambda m: (jax.jit(lambda x, y: jnp.einsum("ab,bc->ac", x, y, out_sharding=P(None, None, unreduced={"x"}))),
+                                    [(a, P(None, "x")), (a.T, P("x", None))])),
+    ((2, 2), ("x", "y"), lambda m: (jax.jit(lambda x: jax.lax.reduce_sum(x, axes=(0,), out_sharding=P("y", unreduced={"x"}))),
+                                    [(a, P("x", "y"))])),
+    ((2, 2), ("x", "y"), lambda m: (jax.jit(lambda x: x * 2, out_shardings=NamedSharding(m, P(None, unreduced={"x"}))),
+                                    [(a, P("x"))])),
+    ((2, 2), ("x", "y"), lambda m: (jax.jit(lambda x: x + 1, out_shardings=NamedSharding(m, P(None, unreduced={"x"}))),
+                                    [(a, P())])),
+]
+for shape, names, make in cases:
+    shards, sums = [], []
+    for devs in (GJ, XL):
+        mesh = mesh_on(devs, shape, names)
+        with jax.set_mesh(mesh):
+            f, args = make(mesh)
+            before = gojax.stats().partitioned_executions
+            out = f(*[jax.device_put(v, s) for v, s in args])
+            if devs is GJ:
+                assert gojax.stats().partitioned_executions == before + 1
+            shards.append(sorted((d.id % N, np.asarray(s.data).tolist()) for s in out.addressable_shards for d in [s.device]))
+            sums.append(np.asarray(jax.sharding.reshard(out, P())).tolist())
+    assert shards[0] == shards[1], (shape, shards)
+    assert sums[0] == sums[1], (shape, sums)
+print("ok")
+""", env=env(4))

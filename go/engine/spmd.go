@@ -467,6 +467,12 @@ func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, seq uint64, run
 				if s.Holder(m, sh.p) != pass {
 					continue
 				}
+				if !pass && !representative(s, m, sh.p) {
+					// A copy of another device's partial value (the
+					// value is replicated along an axis it differs in):
+					// combined once.
+					continue
+				}
 				shape, off, serr := s.ShardOf(m, tt.Shape, sh.p)
 				if serr != nil {
 					return WithCode(CodeInvalidArgument, serr)
@@ -538,6 +544,18 @@ func (e *Executable) runSPMD(args [][]*Buffer, outs [][]*Buffer, seq uint64, run
 		}
 	}
 	return nil
+}
+
+// representative reports whether partition p sits at coordinate 0 of every
+// mesh axis the sharding neither cuts along nor holds unreduced: of the
+// devices holding copies of one block, the one whose partial value counts.
+func representative(s *shardy.Sharding, m *shardy.Mesh, p int) bool {
+	for _, a := range m.Axes {
+		if !s.Uses(a.Name) && !s.UnreducedOn(a.Name) && m.Coord(p, a.Name) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // opSharding encodes a sharding as a serialized xla.OpSharding: REPLICATED

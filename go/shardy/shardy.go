@@ -416,6 +416,15 @@ func (s *Sharding) UnreducedOn(name string) bool {
 	return s != nil && slices.Contains(s.Unreduced, name)
 }
 
+// KeptUnreduced is the axes along which s holds values unreduced (nil for a
+// nil sharding).
+func (s *Sharding) KeptUnreduced() []string {
+	if s == nil {
+		return nil
+	}
+	return s.Unreduced
+}
+
 // Holder reports whether partition p sits at coordinate 0 of every unreduced
 // axis. Giving it the value's block and the others zeros (for a sum; copies
 // of the block for max and min) keeps the reduction over those axes equal to

@@ -37,7 +37,7 @@ func (b *builder) subRegion(r *ir.Region, args, outs []*shardy.Sharding) (*ir.Re
 	b.blk = ir.NewBlock(types...)
 	defer func() { b.blk = saved }()
 	for i, a := range src.Args {
-		b.local[a] = local{b.blk.Args[i], args[i]}
+		b.local[a] = local{v: b.blk.Args[i], s: args[i]}
 	}
 	for _, op := range src.Ops {
 		if op == term {
@@ -114,6 +114,6 @@ func (b *builder) emitRegions(op *ir.Op, ins []*ir.Value, types []ir.Type, ss []
 	}
 	b.emit(c)
 	for i, r := range op.Results {
-		b.local[r] = local{c.Results[i], ss[i]}
+		b.local[r] = local{v: c.Results[i], s: ss[i]}
 	}
 }

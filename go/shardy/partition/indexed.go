@@ -26,7 +26,7 @@ func (b *builder) compute(op *ir.Op, ins []*ir.Value, computed []*shardy.Shardin
 	}
 	b.emit(c)
 	for i, r := range op.Results {
-		b.local[r] = local{c.Results[i], computed[i]}
+		b.local[r] = local{v: c.Results[i], s: computed[i]}
 		b.settle(r, b.target(r))
 	}
 	return c.Results
@@ -72,7 +72,7 @@ func (b *builder) iota(op *ir.Op) bool {
 	b.count(1, 0, 0)
 	if off[d] == 0 {
 		c := b.emit(ir.NewOp(op.Name, nil, []ir.Type{lt}, op.Attrs))
-		b.local[op.Results[0]] = local{c.Result(), to}
+		b.local[op.Results[0]] = local{v: c.Result(), s: to}
 		return true
 	}
 	wide := ir.Tensor(ir.S64, lt.Shape...)
@@ -82,7 +82,7 @@ func (b *builder) iota(op *ir.Op) bool {
 	if rt.Elem != ir.S64 {
 		x = b.emit(ir.NewOp("stablehlo.convert", []*ir.Value{x}, []ir.Type{lt}, nil)).Result()
 	}
-	b.local[op.Results[0]] = local{x, to}
+	b.local[op.Results[0]] = local{v: x, s: to}
 	return true
 }
 

@@ -10,7 +10,7 @@
 //
 // Loops and branches are partitioned region by region (control.go).
 // Programs the partitioner cannot treat safely (effects, custom calls,
-// manual computations, tokens, uneven shards, unreduced values, several
+// manual computations, tokens, uneven shards, unreduced arguments, several
 // meshes) are refused with an error wrapping ErrUnsupported:
 // the runtime then keeps running them on global arrays.
 //
@@ -70,9 +70,14 @@ func Build(in Input) (*Program, error) {
 	if f == nil || f.Body == nil || len(f.Body.Blocks) != 1 {
 		return nil, unsupported("entry function is not one block")
 	}
-	for i, s := range append(append([]*shardy.Sharding(nil), in.Args...), in.Outs...) {
+	for i, s := range in.Args {
 		if err := checkSharding(s, mesh); err != nil {
-			return nil, fmt.Errorf("value %d: %w", i, err)
+			return nil, fmt.Errorf("argument %d: %w", i, err)
+		}
+	}
+	for i, s := range in.Outs {
+		if err := checkSharding(withoutUnreduced(s), mesh); err != nil {
+			return nil, fmt.Errorf("result %d: %w", i, err)
 		}
 	}
 	for i, t := range f.Type.Inputs {
@@ -81,7 +86,7 @@ func Build(in Input) (*Program, error) {
 		}
 	}
 	for i, t := range f.Type.Results {
-		if err := checkType(t, in.Outs[i], mesh); err != nil {
+		if err := checkType(t, withoutUnreduced(in.Outs[i]), mesh); err != nil {
 			return nil, fmt.Errorf("result %d: %w", i, err)
 		}
 	}
@@ -104,7 +109,7 @@ func Build(in Input) (*Program, error) {
 	}
 	prog := &Program{FallbackOps: map[string]int{}}
 	for p := 0; p < mesh.Size(); p++ {
-		b := &builder{mesh: mesh, part: p, vals: vals, prog: prog, first: p == 0}
+		b := &builder{mesh: mesh, part: p, vals: vals, prog: prog, first: p == 0, meshes: in.Meshes}
 		m, err := b.function(gm, g, in.Args, in.Outs)
 		if err != nil {
 			return nil, err
@@ -112,6 +117,23 @@ func Build(in Input) (*Program, error) {
 		prog.Parts = append(prog.Parts, m)
 	}
 	return prog, nil
+}
+
+// withoutUnreduced is s without its unreduced axes: results may be held
+// unreduced (sum, max or min): the ops producing them leave their partial
+// values uncombined along those axes (see reshard).
+func withoutUnreduced(s *shardy.Sharding) *shardy.Sharding {
+	if s == nil || len(s.Unreduced) == 0 {
+		return s
+	}
+	switch s.Reduction {
+	case "sum", "max", "min", "":
+	default:
+		return s // refused by checkSharding
+	}
+	c := *s
+	c.Unreduced = nil
+	return &c
 }
 
 // checkSharding refuses shardings the partitioner does not lay out.

@@ -15,6 +15,13 @@ import (
 type local struct {
 	v *ir.Value
 	s *shardy.Sharding
+	// pending lists the mesh axes along which v still holds partial values
+	// (a dot or reduce over axes it has not all-reduced yet): reshard
+	// combines them with body unless the target keeps them unreduced with
+	// the same reduction (kind: sum, max or min).
+	pending []string
+	body    *ir.Region
+	kind    string
 }
 
 // builder writes the program of one partition.
@@ -27,6 +34,7 @@ type builder struct {
 	blk     *ir.Block
 	local   map[*ir.Value]local
 	channel int64
+	meshes  map[string]*shardy.Mesh // to read sharding constraints' unreduced axes
 }
 
 func (b *builder) function(gm *ir.Module, g *ir.Func, args, outs []*shardy.Sharding) (*ir.Module, error) {
@@ -38,7 +46,7 @@ func (b *builder) function(gm *ir.Module, g *ir.Func, args, outs []*shardy.Shard
 	b.local = map[*ir.Value]local{}
 	entry := g.Entry()
 	for i, a := range entry.Args {
-		b.local[a] = local{b.blk.Args[i], args[i]}
+		b.local[a] = local{v: b.blk.Args[i], s: args[i]}
 	}
 	term := entry.Terminator()
 	for _, op := range entry.Ops {
@@ -183,11 +191,48 @@ func (b *builder) reshard(v *ir.Value, to *shardy.Sharding) *ir.Value {
 	cur := b.local[v]
 	t := v.Type.(*ir.TensorType)
 	n := t.Rank()
-	if same(cur.s, to, n) {
+	keep := to.KeptUnreduced()
+	// Partial values: combine along the axes the target does not keep
+	// unreduced (with the same reduction). A full combination is kept for
+	// later users.
+	if len(cur.pending) > 0 {
+		var kept, done []string
+		for _, a := range cur.pending {
+			if slices.Contains(keep, a) && to.Reduction == cur.kind {
+				kept = append(kept, a)
+			} else {
+				done = append(done, a)
+			}
+		}
+		x := cur.v
+		if len(done) > 0 {
+			c := ir.NewOp("stablehlo.all_reduce", []*ir.Value{x}, []ir.Type{x.Type}, b.collectiveAttrs(done))
+			c.AddRegion(cloneRegion(cur.body, map[*ir.Value]*ir.Value{}))
+			x = b.emit(c).Result()
+		}
+		if len(kept) == 0 {
+			b.local[v] = local{v: x, s: cur.s}
+		}
+		cur = local{v: x, s: cur.s, pending: kept}
+	}
+	// Axes the target holds unreduced that the value is not partial over:
+	// as XLA makes them, the block at coordinate 0 along them keeps the
+	// value and the others hold the reduction's identity (zeros for a sum;
+	// for max and min every device keeps the value).
+	var extra []string
+	for _, a := range keep {
+		if !slices.Contains(cur.pending, a) {
+			extra = append(extra, a)
+		}
+	}
+	if same(cur.s, to, n) && len(extra) == 0 {
 		return cur.v
 	}
 	x := cur.v
 	lt := x.Type.(*ir.TensorType)
+	if len(extra) > 0 && to.Reduction == "sum" {
+		return b.toUnreduced(x, t, cur.s, to, extra)
+	}
 	if y := b.allToAll(x, lt, cur.s, to); y != nil {
 		return y
 	}
@@ -228,6 +273,100 @@ func (b *builder) reshard(v *ir.Value, to *shardy.Sharding) *ir.Value {
 		}
 	}
 	return x
+}
+
+// toUnreduced lays x (laid out by from) out by to, which holds it unreduced
+// along axes extra: dimensions from cuts along those axes are padded with
+// zeros to their whole size around the partition's block, as XLA places a
+// sharded value into an unreduced one; along the rest of extra only the
+// partition at coordinate 0 keeps the value, the others hold zeros.
+func (b *builder) toUnreduced(x *ir.Value, t *ir.TensorType, from, to *shardy.Sharding, extra []string) *ir.Value {
+	n := t.Rank()
+	// First lay x out by to's dimensions, except those cut along extra.
+	mid := make([][]shardy.Axis, n)
+	var padded []int
+	for d := 0; d < n; d++ {
+		axes := dimsOf(from, d)
+		inExtra := false
+		for _, a := range axes {
+			if slices.Contains(extra, a.Name) {
+				inExtra = true
+			}
+		}
+		if inExtra && len(dimsOf(to, d)) == 0 {
+			mid[d] = axes
+			padded = append(padded, d)
+		} else {
+			mid[d] = dimsOf(to, d)
+		}
+	}
+	midS := b.sharding(mid)
+	tmp := &ir.Value{Type: t}
+	b.local[tmp] = local{v: x, s: from}
+	x = b.reshard(tmp, midS)
+	delete(b.local, tmp)
+	used := map[string]bool{}
+	if len(padded) > 0 {
+		shape, off, err := midS.ShardOf(b.mesh, t.Shape, b.part)
+		if err != nil {
+			panic(err)
+		}
+		lo, hi, in := make([]int64, n), make([]int64, n), make([]int64, n)
+		full := append([]int64(nil), shape...)
+		for _, d := range padded {
+			lo[d], hi[d] = off[d], t.Shape[d]-off[d]-shape[d]
+			full[d] = t.Shape[d]
+			for _, a := range mid[d] {
+				used[a.Name] = true
+			}
+		}
+		zero := b.scalar(t.Elem, make([]byte, t.Elem.ByteSize()))
+		x = b.emit(ir.NewOp("stablehlo.pad", []*ir.Value{x, zero}, []ir.Type{ir.Tensor(t.Elem, full...)}, ir.Attrs{
+			"edge_padding_low": ir.DenseI64Attr{Values: lo}, "edge_padding_high": ir.DenseI64Attr{Values: hi},
+			"interior_padding": ir.DenseI64Attr{Values: in},
+		})).Result()
+	}
+	for _, a := range extra {
+		if !used[a] && b.mesh.Coord(b.part, a) != 0 {
+			zero := b.scalar(t.Elem, make([]byte, t.Elem.ByteSize()))
+			return b.splat(zero, x.Type.(*ir.TensorType))
+		}
+	}
+	return x
+}
+
+// withUnreduced is to with the unreduced axes a sharding constraint op
+// names (propagation carries none).
+func (b *builder) withUnreduced(to *shardy.Sharding, op *ir.Op) *shardy.Sharding {
+	a, ok := op.Attrs["sharding"].(ir.OpaqueAttr)
+	tt, isT := op.Results[0].Type.(*ir.TensorType)
+	if !ok || !isT || b.meshes == nil {
+		return to
+	}
+	s, _, err := shardy.ParseSharding(a.Text, b.meshes, tt.Rank())
+	if err != nil || s == nil || len(s.Unreduced) == 0 {
+		return to
+	}
+	c := &shardy.Sharding{Mesh: b.mesh, Unreduced: s.Unreduced, Reduction: s.Reduction}
+	if to != nil {
+		c.Dims, c.Open = to.Dims, to.Open
+	} else {
+		c.Dims = make([][]shardy.Axis, tt.Rank())
+	}
+	return c
+}
+
+// reductionKind names the reduction of a reduce whose body is one add,
+// maximum or minimum (see identityInit).
+func reductionKind(op *ir.Op) string {
+	blk := op.Regions[0].Blocks[0]
+	switch blk.Ops[0].Name {
+	case "stablehlo.maximum":
+		return "max"
+	case "stablehlo.minimum":
+		return "min"
+	}
+	return "sum"
 }
 
 // allToAll moves axes from one dimension to another (from cuts d1 by
@@ -275,8 +414,20 @@ func (b *builder) op(op *ir.Op) {
 	case op.Name == "sdy.sharding_constraint" || op.Name == "sdy.reshard" ||
 		op.Name == "builtin.unrealized_conversion_cast" && len(op.Operands) == 1 && len(op.Results) == 1 &&
 			ir.TypesEqual(op.Operands[0].Type, op.Results[0].Type):
-		to := b.target(op.Results[0])
-		b.local[op.Results[0]] = local{b.reshard(op.Operands[0], to), to}
+		to := b.withUnreduced(b.target(op.Results[0]), op)
+		if cur := b.local[op.Operands[0]]; op.Name == "builtin.unrealized_conversion_cast" && same(cur.s, to, op.Results[0].Type.(*ir.TensorType).Rank()) {
+			// A same-typed cast JAX wraps around constraints moves nothing:
+			// partial values stay partial.
+			b.local[op.Results[0]] = cur
+			return
+		}
+		x := b.reshard(op.Operands[0], to)
+		l := local{v: x, s: to}
+		if kept := to.KeptUnreduced(); len(kept) > 0 {
+			l.pending, l.kind = kept, to.Reduction
+			l.body = combineRegion(to.Reduction, op.Results[0].Type.(*ir.TensorType).Elem)
+		}
+		b.local[op.Results[0]] = l
 		return
 	case op.Name == "stablehlo.while":
 		if b.while(op) {
@@ -354,9 +505,9 @@ func (b *builder) fallback(op *ir.Op) {
 	}
 	b.emit(c)
 	for i, r := range op.Results {
-		b.local[r] = local{c.Results[i], nil}
+		b.local[r] = local{v: c.Results[i], s: nil}
 		to := b.target(r)
-		b.local[r] = local{b.reshard(r, to), to}
+		b.local[r] = local{v: b.reshard(r, to), s: to}
 	}
 }
 
@@ -375,7 +526,7 @@ func (b *builder) finishWith(op *ir.Op, ins []*ir.Value, to *shardy.Sharding, at
 		c.AddRegion(b.region(reg))
 	}
 	b.emit(c)
-	b.local[r] = local{c.Results[0], to}
+	b.local[r] = local{v: c.Results[0], s: to}
 	return c.Results[0]
 }
 
@@ -549,7 +700,7 @@ func (b *builder) slice(op *ir.Op) bool {
 
 // settle reshards op result r, computed in another layout, to its own.
 func (b *builder) settle(r *ir.Value, to *shardy.Sharding) {
-	b.local[r] = local{b.reshard(r, to), to}
+	b.local[r] = local{v: b.reshard(r, to), s: to}
 }
 
 // concatenate: the operands take the result's axes on every dimension
@@ -652,7 +803,7 @@ func (b *builder) dot(op *ir.Op) bool {
 	ins := []*ir.Value{b.reshard(op.Operands[0], b.sharding(ld)), b.reshard(op.Operands[1], b.sharding(rd))}
 	r := b.finish(op, ins, to)
 	if len(summed) > 0 {
-		b.allReduce(op.Results[0], r, to, summed, addRegion(out.Elem))
+		b.local[op.Results[0]] = local{v: r, s: to, pending: summed, body: addRegion(out.Elem), kind: "sum"}
 	}
 	return true
 }
@@ -663,7 +814,20 @@ func (b *builder) allReduce(g, r *ir.Value, to *shardy.Sharding, axes []string, 
 	c := ir.NewOp("stablehlo.all_reduce", []*ir.Value{r}, []ir.Type{r.Type}, b.collectiveAttrs(axes))
 	c.AddRegion(body)
 	b.emit(c)
-	b.local[g] = local{c.Results[0], to}
+	b.local[g] = local{v: c.Results[0], s: to}
+}
+
+// combineRegion is the body combining partial values of a reduction kind.
+func combineRegion(kind string, elem ir.ElemType) *ir.Region {
+	name := map[string]string{"max": "stablehlo.maximum", "min": "stablehlo.minimum"}[kind]
+	if name == "" {
+		return addRegion(elem)
+	}
+	s := ir.Tensor(elem)
+	blk := ir.NewBlock(s, s)
+	r := blk.Append(ir.NewOp(name, []*ir.Value{blk.Args[0], blk.Args[1]}, []ir.Type{s}, nil)).Result()
+	blk.Append(ir.NewOp("stablehlo.return", []*ir.Value{r}, nil, nil))
+	return ir.NewRegion(blk)
 }
 
 func addRegion(elem ir.ElemType) *ir.Region {
@@ -724,7 +888,7 @@ func (b *builder) reduce(op *ir.Op) bool {
 	ins := []*ir.Value{b.reshard(op.Operands[0], b.sharding(req)), b.reshard(op.Operands[1], nil)}
 	r := b.finish(op, ins, to)
 	if len(summed) > 0 {
-		b.allReduce(op.Results[0], r, to, summed, b.region(op.Regions[0]))
+		b.local[op.Results[0]] = local{v: r, s: to, pending: summed, body: b.region(op.Regions[0]), kind: reductionKind(op)}
 	}
 	return true
 }
