@@ -186,16 +186,16 @@ cases = [
     ((2, 2), ("x", "y"), lambda m: (jax.jit(lambda x: x + 1, out_shardings=NamedSharding(m, P(None, unreduced={"x"}))),
                                     [(a, P())])),
 ]
-for shape, names, make in cases:
+for ci, (shape, names, make) in enumerate(cases):
     shards, sums = [], []
     for devs in (GJ, XL):
         mesh = mesh_on(devs, shape, names)
         with jax.set_mesh(mesh):
             f, args = make(mesh)
             before = gojax.stats().partitioned_executions
-            out = f(*[jax.device_put(v, s) for v, s in args])
+            out = jax.block_until_ready(f(*[jax.device_put(v, s) for v, s in args]))
             if devs is GJ:
-                assert gojax.stats().partitioned_executions == before + 1
+                assert gojax.stats().partitioned_executions == before + 1, (ci, gojax.stats().partitioned_executions, before)
             shards.append(sorted((d.id % N, np.asarray(s.data).tolist()) for s in out.addressable_shards for d in [s.device]))
             sums.append(np.asarray(jax.sharding.reshard(out, P())).tolist())
     assert shards[0] == shards[1], (shape, shards)
