@@ -175,6 +175,7 @@ def test_partitioned_unreduced_results_are_xla_partials():
     # along a replicated axis count once).
     check_python(PRELUDE + """
 import gojax
+from jax.sharding import UnreducedKind
 a = np.arange(64, dtype=np.float32).reshape(8, 8) % 7
 cases = [
     ((2, 2), ("x", "y"), lambda m: (jax.jit(lambda x, y: jnp.einsum("ab,bc->ac", x, y, out_sharding=P(None, None, unreduced={"x"}))),
@@ -185,6 +186,10 @@ cases = [
                                     [(a, P("x"))])),
     ((2, 2), ("x", "y"), lambda m: (jax.jit(lambda x: x + 1, out_shardings=NamedSharding(m, P(None, unreduced={"x"}))),
                                     [(a, P())])),
+    # max partials over both axes, then combined along y only
+    ((2, 2), ("x", "y"), lambda m: (jax.jit(lambda x: jax.reshard(
+        jax.lax.reduce_max(x, axes=[0, 1], out_sharding=P(unreduced={"x", "y"}, unreduced_kind=UnreducedKind.max)),
+        P(unreduced={"x"}, unreduced_kind=UnreducedKind.max))), [(np.arange(8, dtype=np.int32).reshape(4, 2), P("x", "y"))])),
 ]
 for ci, (shape, names, make) in enumerate(cases):
     shards, sums = [], []

@@ -78,10 +78,10 @@ func lowerManualComputation(ctx kernel.Context, op *ir.Op) (kernel.Step, error) 
 	}
 	// An operand unreduced along manual axes is the sum of the partitions'
 	// blocks: the one at coordinate 0 of those axes gets the value, the
-	// others zeros.
+	// others zeros. Combined by max or min, every partition gets the value.
 	for i := range ins {
 		unred := manualOnly(inUnred[i], manual)
-		if ins[i].global == nil || len(unred) == 0 {
+		if ins[i].global == nil || len(unred) == 0 || inSh[i] != nil && inSh[i].Reduction != "sum" {
 			continue
 		}
 		ins[i].zero = make([]bool, n)
@@ -99,7 +99,7 @@ func lowerManualComputation(ctx kernel.Context, op *ir.Op) (kernel.Step, error) 
 	for j := range op.Results {
 		unred := manualOnly(outUnred[j], manual)
 		if len(unred) > 0 && outs[j].global != nil {
-			if adders[j], err = adder(ctx, op, outs[j].global.Elem); err != nil {
+			if adders[j], err = combiner(ctx, op, outs[j].global.Elem, outSh[j].Reduction); err != nil {
 				return nil, err
 			}
 		}
@@ -283,20 +283,25 @@ func manualOnly(axes []string, manual func(string) bool) []string {
 	return out
 }
 
-// adder is a reducer that adds elements of type et (or for pred), for
-// results unreduced along manual axes.
-func adder(ctx kernel.Context, op *ir.Op, et ir.ElemType) (*reducer, error) {
+// combiner is a reducer that combines elements of type et as an unreduced
+// result along manual axes says (kind sum: add, or for pred; max; min).
+func combiner(ctx kernel.Context, op *ir.Op, et ir.ElemType, kind string) (*reducer, error) {
 	s := ir.Tensor(et)
 	blk := ir.NewBlock(s, s)
 	name := "stablehlo.add"
-	if et == ir.Pred {
+	switch {
+	case kind == "max":
+		name = "stablehlo.maximum"
+	case kind == "min":
+		name = "stablehlo.minimum"
+	case et == ir.Pred:
 		name = "stablehlo.or"
 	}
 	sum := blk.Append(ir.NewOp(name, []*ir.Value{blk.Args[0], blk.Args[1]}, []ir.Type{s}, nil))
 	blk.Append(ir.NewOp("stablehlo.return", []*ir.Value{sum.Result()}, nil, nil))
 	fn, err := ctx.CompileRegion(ir.NewRegion(blk))
 	if err != nil {
-		return nil, op.Errorf("summing an unreduced result: %v", err)
+		return nil, op.Errorf("combining an unreduced result: %v", err)
 	}
 	return &reducer{fn: fn, fold: reduce.Fold(blk.Region, et), es: et.ByteSize()}, nil
 }
@@ -422,9 +427,6 @@ func shardingList(op *ir.Op, key string, meshes map[string]*shardy.Mesh, vals []
 		s, _, err := shardy.ParseSharding(p, meshes, t.Rank())
 		if err != nil {
 			return nil, nil, op.Errorf("%s %d: %v", key, i, err)
-		}
-		if len(s.Unreduced) > 0 && s.Reduction != "sum" {
-			return nil, nil, op.Errorf("%s %d: unreduced values combined with %s are not supported in a manual computation", key, i, s.Reduction)
 		}
 		out[i] = s
 		unreduced[i] = s.Unreduced

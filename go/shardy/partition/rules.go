@@ -2,7 +2,6 @@ package partition
 
 import (
 	"encoding/binary"
-	"math"
 	"slices"
 
 	"github.com/gojax/gojax/go/ir"
@@ -894,8 +893,8 @@ func (b *builder) reduce(op *ir.Op) bool {
 }
 
 // identityInit reports whether reduce op's body is one add, maximum or
-// minimum of its two arguments and its init a constant that is the
-// identity of that op (0, -inf, +inf for floats; 0 for add of integers).
+// minimum of its two arguments whose init each partition may fold into its
+// block: any init for maximum and minimum, a zero constant for add.
 func identityInit(op *ir.Op) bool {
 	body := op.Regions[0]
 	if len(body.Blocks) != 1 || len(body.Blocks[0].Ops) != 2 || len(body.Blocks[0].Args) != 2 {
@@ -907,6 +906,15 @@ func identityInit(op *ir.Op) bool {
 		f.Operands[0] != blk.Args[0] || f.Operands[1] != blk.Args[1] {
 		return false
 	}
+	switch f.Name {
+	case "stablehlo.maximum", "stablehlo.minimum":
+		// Idempotent: every partition folding the init into its block
+		// leaves the combined result the global one, whatever the init.
+		return true
+	case "stablehlo.add":
+	default:
+		return false
+	}
 	init := op.Operands[1].Def
 	if init == nil || init.Name != "stablehlo.constant" {
 		return false
@@ -915,24 +923,10 @@ func identityInit(op *ir.Op) bool {
 	if !ok || c.Type == nil || c.Type.Rank() != 0 {
 		return false
 	}
-	zero := true
 	for _, x := range c.Data {
-		zero = zero && x == 0
-	}
-	switch f.Name {
-	case "stablehlo.add":
-		return zero
-	case "stablehlo.maximum", "stablehlo.minimum":
-		var v float64
-		switch c.Type.Elem {
-		case ir.F32:
-			v = float64(math.Float32frombits(binary.LittleEndian.Uint32(c.Data)))
-		case ir.F64:
-			v = math.Float64frombits(binary.LittleEndian.Uint64(c.Data))
-		default:
+		if x != 0 {
 			return false
 		}
-		return f.Name == "stablehlo.maximum" && math.IsInf(v, -1) || f.Name == "stablehlo.minimum" && math.IsInf(v, 1)
 	}
-	return false
+	return true
 }
