@@ -39,6 +39,9 @@ type spmdPlan struct {
 	// kind can reuse, as XLA:CPU pairs them (a (8,1) shard with an (8,)
 	// one). A donor nothing can reuse stays alive.
 	donate []bool
+	// effects marks programs with side effects (ops with has_side_effect,
+	// tokens), whose runs jaxlib tracks until they finish.
+	effects bool
 }
 
 // pairDonors fills plan.donate: each donor takes the first result not yet
@@ -98,7 +101,7 @@ func planSPMD(m *ir.Module, partitions int, in, out []ir.Type) (*spmdPlan, error
 	if f == nil {
 		return nil, fmt.Errorf("program has no entry function")
 	}
-	plan := &spmdPlan{args: make([]*shardy.Sharding, len(in)), outs: make([]*shardy.Sharding, len(out))}
+	plan := &spmdPlan{args: make([]*shardy.Sharding, len(in)), outs: make([]*shardy.Sharding, len(out)), effects: hasEffects(m)}
 	read := func(attrs []ir.Attrs, i int, t ir.Type) (*shardy.Sharding, error) {
 		if i >= len(attrs) || attrs[i] == nil {
 			return nil, nil
@@ -163,6 +166,29 @@ func planSPMD(m *ir.Module, partitions int, in, out []ir.Type) (*spmdPlan, error
 		plan.mesh = &shardy.Mesh{Axes: []shardy.Axis{{Name: "", Size: partitions}}}
 	}
 	return plan, nil
+}
+
+// hasEffects reports whether any op of m has side effects or carries a
+// token.
+func hasEffects(m *ir.Module) bool {
+	found := false
+	for _, f := range m.Funcs {
+		if f.Body == nil {
+			continue
+		}
+		f.Body.Walk(func(op *ir.Op) bool {
+			if se, _ := op.Attrs.Bool("has_side_effect"); se {
+				found = true
+			}
+			for _, v := range append(op.Operands[:len(op.Operands):len(op.Operands)], op.Results...) {
+				if _, tok := v.Type.(*ir.TokenType); tok {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	return found
 }
 
 // annotated reports whether attrs[i] says how the value is sharded.
@@ -324,9 +350,15 @@ func (e *Executable) executeSPMD(args [][]*Buffer, nonDon nonDonatable, userData
 	// once every device's outputs are deleted.
 	tok, polls := given, false
 	if tok == nil {
-		if callbacks {
+		switch {
+		case callbacks:
 			tok, polls = cancel.New(true), true
-		} else {
+		case e.spmd.effects:
+			// jaxlib keeps a side-effecting run's completion token and
+			// raises its error at the next effects barrier: such a run is
+			// not abandoned when its outputs go.
+			tok = cancel.New(false)
+		default:
 			var all []*Buffer
 			for _, list := range outs {
 				all = append(all, list...)
