@@ -68,9 +68,10 @@ CAUSES = [
     ("gradient differs", r"VJP cotangent projection|JVP tangent",
      "a gradient differs from the numerical derivative `check_grads` takes (wrong values; not diagnosed yet)"),
     ("different values", r"Not equal to tolerance|Arrays are not (almost )?equal|Mismatched elements",
-     "values differ from XLA:CPU's; in the tests named *unreduced* these are per-device shards of unreduced "
-     "values, where XLA keeps each device's partial result and gojax, running the global program, puts the "
-     "whole value at coordinate 0 (the sums agree)"),
+     "values differ from XLA:CPU's; in the tests named *unreduced* (and bincount/segment_sum with unreduced "
+     "results) these are per-device shards of unreduced values that gojax computes in global form (manual "
+     "computations, scatters the partitioner does not keep partial): XLA keeps each device's partial result, "
+     "gojax puts the whole value at coordinate 0 (the sums agree)"),
 ]
 
 
