@@ -64,7 +64,7 @@ type sasPool struct {
 	// no padding, no remainder), so each window fills its own elements
 	// with init while they are in cache instead of a separate pass.
 	tiles bool
-	nIn     int
+	nIn   int
 }
 
 // newSASPool returns the pooling-form plan, or nil when it does not apply.
