@@ -176,15 +176,7 @@ func (t *typed[A]) pool(ctx kernel.Context, g *windowGeom, p *poolForm, in, out 
 						}
 					}
 				}
-				d := last - 1
-				for ; d >= 0; d-- {
-					widx[d]++
-					if widx[d] < g.win[d] {
-						break
-					}
-					widx[d] = 0
-				}
-				if d < 0 {
+				if !nextWindow(widx, g.win, last) {
 					break
 				}
 			}

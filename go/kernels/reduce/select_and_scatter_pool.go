@@ -178,15 +178,7 @@ func runSASPool[E float32 | float64](ctx kernel.Context, s *sasPool, in, src []E
 						selectRow(s.rel, in, bi, int32(off))
 					}
 				}
-				d := last - 1
-				for ; d >= 0; d-- {
-					widx[d]++
-					if widx[d] < g.win[d] {
-						break
-					}
-					widx[d] = 0
-				}
-				if d < 0 {
+				if !nextWindow(widx, g.win, last) {
 					break
 				}
 			}

@@ -404,15 +404,7 @@ func (g *windowGeom) forWindowRuns(o int64, sc *windowScratch, fn func(off int64
 				fn(-1, int(wn-wHi))
 			}
 		}
-		d := last - 1
-		for ; d >= 0; d-- {
-			sc.widx[d]++
-			if sc.widx[d] < g.win[d] {
-				break
-			}
-			sc.widx[d] = 0
-		}
-		if d < 0 {
+		if !nextWindow(sc.widx, g.win, last) {
 			return
 		}
 	}
@@ -451,4 +443,18 @@ func scanForm(op *ir.Op, in []int64) (int, bool) {
 		}
 	}
 	return dim, rev
+}
+
+// nextWindow steps widx, the window offsets of dimensions 0..last-1, like an
+// odometer over win (the last of them fastest); false once every position
+// has been visited.
+func nextWindow(widx, win []int64, last int) bool {
+	for d := last - 1; d >= 0; d-- {
+		widx[d]++
+		if widx[d] < win[d] {
+			return true
+		}
+		widx[d] = 0
+	}
+	return false
 }
