@@ -27,20 +27,7 @@ sys.stdout.buffer.write(exp.mlir_module_serialized)
 // FFI extension, attaches user data to an execute context as a framework
 // does, and checks that the handler read it (XLA_FFI_InvokeContext_Get).
 func TestFFIUserDataReachesHandlers(t *testing.T) {
-	const target = "gojax_capitest_user_data"
-	cmd := exec.Command(testenv.Python(t), "-c", exportFFICall, target)
-	cmd.Env = append(os.Environ(), "JAX_PLATFORMS=cpu")
-	code, err := cmd.Output()
-	require.NoError(t, err)
-
-	api := Load()
-	require.Nil(t, api.RegisterUserDataHandler(target))
-	c := newClient(t, api, 1)
-	devs, _ := api.Devices(c)
-	m, _ := api.DefaultMemory(devs[0])
-	x, e := api.CompileExec(c, "mlir", code, nil)
-	require.Nil(t, e)
-	defer api.DestroyLoaded(x)
+	api, c, m, x := userDataProgram(t, "gojax_capitest_user_data")
 
 	for _, v := range []float32{2.5, -7} {
 		host := f32Mem(true, 1)
@@ -68,6 +55,25 @@ func TestFFIUserDataReachesHandlers(t *testing.T) {
 
 // userDataRun runs x (y = ffi() + x over f32[1]) on the argument 1 with
 // v as the execute context's user data of type 4242 and returns y.
+// userDataProgram registers the user-data handler under target and
+// compiles a program calling it on a one-device client.
+func userDataProgram(t *testing.T, target string) (*API, Client, Memory, Loaded) {
+	t.Helper()
+	cmd := exec.Command(testenv.Python(t), "-c", exportFFICall, target)
+	cmd.Env = append(os.Environ(), "JAX_PLATFORMS=cpu")
+	code, err := cmd.Output()
+	require.NoError(t, err)
+	api := Load()
+	require.Nil(t, api.RegisterUserDataHandler(target))
+	c := newClient(t, api, 1)
+	devs, _ := api.Devices(c)
+	m, _ := api.DefaultMemory(devs[0])
+	x, e := api.CompileExec(c, "mlir", code, nil)
+	require.Nil(t, e)
+	t.Cleanup(func() { api.DestroyLoaded(x) })
+	return api, c, m, x
+}
+
 func userDataRun(api *API, c Client, m Memory, x Loaded, v float32) (float32, error) {
 	host := f32Mem(true, 1)
 	arg, done, e := api.FromHost(c, m, host.P, typeF32, []int64{1}, nil, semDuringCall)
@@ -108,20 +114,7 @@ func userDataRun(api *API, c Client, m Memory, x Loaded, v float32) (float32, er
 // once, each execution with its own user data: every handler call reads the
 // data of the execution it serves, never the other thread's.
 func TestFFIUserDataPerExecution(t *testing.T) {
-	const target = "gojax_capitest_user_data_concurrent"
-	cmd := exec.Command(testenv.Python(t), "-c", exportFFICall, target)
-	cmd.Env = append(os.Environ(), "JAX_PLATFORMS=cpu")
-	code, err := cmd.Output()
-	require.NoError(t, err)
-
-	api := Load()
-	require.Nil(t, api.RegisterUserDataHandler(target))
-	c := newClient(t, api, 1)
-	devs, _ := api.Devices(c)
-	m, _ := api.DefaultMemory(devs[0])
-	x, e := api.CompileExec(c, "mlir", code, nil)
-	require.Nil(t, e)
-	defer api.DestroyLoaded(x)
+	api, c, m, x := userDataProgram(t, "gojax_capitest_user_data_concurrent")
 
 	const runs = 200
 	var wg sync.WaitGroup
