@@ -249,12 +249,17 @@ func (x *exporter) regionFunc(pf pendingFunc) {
 		x.printf("%s: %s", x.argName(a), a.Type)
 	}
 	var consts []*ir.Op
+	sep := len(pf.blk.Args) > 0
 	for _, v := range pf.captured {
 		if isConstant(v) {
 			consts = append(consts, v.Def)
 			continue
 		}
-		x.printf(", %s: %s", x.argName(v), v.Type)
+		if sep {
+			x.b.WriteString(", ")
+		}
+		sep = true
+		x.printf("%s: %s", x.argName(v), v.Type)
 	}
 	x.b.WriteString(") -> (")
 	x.b.WriteString(typeList(pf.res))
@@ -301,6 +306,15 @@ func (x *exporter) newFunc(prefix string, blk *ir.Block, res []ir.Type) (string,
 // names them gojax.custom_call.<target>.
 var convertedTargets = map[string]bool{
 	"ApproxTopK": true, "Sharding": true, "SPMDFullToShardShape": true, "SPMDShardToFullShape": true,
+}
+
+// keptCallee is the callee of a call kept as a one-branch case, else "".
+func keptCallee(op *ir.Op) string {
+	if len(op.Regions) != 1 || len(op.Regions[0].Blocks) != 1 {
+		return ""
+	}
+	s, _ := op.Attrs.Str("gojax.call")
+	return s
 }
 
 func isConstant(v *ir.Value) bool {
@@ -397,6 +411,15 @@ func (x *exporter) op(op *ir.Op, depth int, funcBody bool) {
 		head = fmt.Sprintf("%q(%s)", op.Name, strings.Join(operands, ", "))
 		attrs = append(attrs, "callee = @"+symbol(callee.Name))
 		attrs = append(attrs, x.frontend(op)...)
+	case op.Name == "stablehlo.case" && keptCallee(op) != "":
+		// A call kept for late inlining (see keepCall): printed as the call
+		// it was, its branch a private function taking what it reads.
+		operandVals, operands = nil, nil
+		blk := op.Regions[0].Blocks[0]
+		fn := called(keptCallee(op), blk, terminatorTypes(blk))
+		head = fmt.Sprintf("%q(%s)", "func.call", strings.Join(operands, ", "))
+		fa := append(x.factList(op), [2]string{"inlineable", "xla_late"})
+		attrs = append(attrs, "callee = @"+symbol(fn), "mhlo.frontend_attributes = "+strDict(fa))
 	case (op.Name == fusionOp || op.Name == rowFusionOp) && fusionBody(op) != nil:
 		// An mhlo.fusion holding the fused ops, which jaxlib turns into an
 		// HLO fusion instruction as XLA's own fusions print. Its region

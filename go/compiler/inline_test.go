@@ -63,3 +63,54 @@ func TestCallsInsideInlinedRegions(t *testing.T) {
 	require.Equal(t, []float32{4, 9}, toF32(run(t, e, i32s(0), f32s(2, 3))[0]))
 	require.Equal(t, []float32{6, 12}, toF32(run(t, e, i32s(1), f32s(2, 3))[0]))
 }
+
+// A call marked for XLA's late inlining stays a call: a one-branch case the
+// planner runs as a sub-plan (so nothing fuses across it), calls inside its
+// callee are inlined there, a recursive one is still an error, and export
+// prints it as a func.call that jaxlib turns into an HLO call.
+func TestLateInlinedCallIsKept(t *testing.T) {
+	late := ir.Attrs{"mhlo.frontend_attributes": ir.DictAttr{Entries: ir.Attrs{"inlineable": ir.StringAttr{Value: "xla_late"}}}}
+	build := func(recursive bool) *ir.Module {
+		mb := newMod()
+		mb.fn("sq", "private", []ir.Type{f32t(2)}, []ir.Type{f32t(2)}, func(b *blkB, a []*ir.Value) []*ir.Value {
+			if recursive {
+				return b.op("func.call", a, []ir.Type{f32t(2)}, ir.Attrs{"callee": ir.SymbolRefAttr{Name: "sub"}}).Results
+			}
+			return []*ir.Value{b.mul(a[0], a[0])}
+		})
+		mb.fn("sub", "private", []ir.Type{f32t(2)}, []ir.Type{f32t(2)}, func(b *blkB, a []*ir.Value) []*ir.Value {
+			s := b.call("sq", []ir.Type{f32t(2)}, a[0])
+			return []*ir.Value{b.add(s[0], a[0])}
+		})
+		mb.fn("main", "public", []ir.Type{f32t(2)}, []ir.Type{f32t(2)}, func(b *blkB, a []*ir.Value) []*ir.Value {
+			attrs := ir.Attrs{"callee": ir.SymbolRefAttr{Name: "sub"}}
+			for k, v := range late {
+				attrs[k] = v
+			}
+			c := b.op("func.call", a, []ir.Type{f32t(2)}, attrs).Results
+			return []*ir.Value{b.add(c[0], a[0])}
+		})
+		return mb.m
+	}
+	e := compile(t, build(false))
+	require.Equal(t, []float32{3, 8}, toF32(run(t, e, f32s(1, 2))[0]))
+	var kept []*ir.Op
+	e.optimized.Main().Body.Walk(func(op *ir.Op) bool {
+		if keptCallee(op) != "" {
+			kept = append(kept, op)
+		}
+		require.NotEqual(t, "func.call", op.Name)
+		return true
+	})
+	require.Len(t, kept, 1)
+	require.Equal(t, "sub", keptCallee(kept[0]))
+
+	text, err := e.OptimizedStableHLO()
+	require.NoError(t, err)
+	require.Contains(t, text, `"func.call"`)
+	hlo := convertWithJaxlib(t, map[string]string{"kept": text})["kept"]
+	require.Contains(t, hlo, "call(")
+
+	_, err = CompileModule(build(true), Options{})
+	require.ErrorContains(t, err, "recursive call to @sub")
+}

@@ -132,6 +132,17 @@ func (in *inliner) block(b *ir.Block, stack []string) error {
 		if err != nil {
 			return err
 		}
+		if lateInlined(op) {
+			ops, err := in.keepCall(op, name, body, chain)
+			if err != nil {
+				return err
+			}
+			for _, o := range ops {
+				o.Block = b
+			}
+			out = append(out, ops...)
+			continue
+		}
 		active[name] = true
 		chain = append(chain, name)
 		work = append(work, inlining{ops: body, call: op, name: name})
@@ -181,6 +192,54 @@ func (in *inliner) clone(call *ir.Op, chain []string, active map[string]bool) (s
 	}
 	// Inlined ops keep the callee's locations, so errors still point at them.
 	return name, ops, nil
+}
+
+// lateInlined reports a call JAX marks for XLA's late inlining
+// (jax.jit(inline=XLA_LATE), and JAX's program-order barriers): XLA:CPU
+// keeps such a call, and so does gojax, as a call step that fusion does
+// not cross.
+func lateInlined(call *ir.Op) bool {
+	fa, ok := call.Attrs["mhlo.frontend_attributes"].(ir.DictAttr)
+	if !ok {
+		return false
+	}
+	s, _ := fa.Entries.Str("inlineable")
+	return s == "xla_late"
+}
+
+// keepCall turns a call kept as a call into a one-branch stablehlo.case on
+// a constant index whose branch is the callee's body (calls inside it are
+// inlined there): the planner runs it as a sub-plan, and export prints it
+// as a call again (gojax.call names the callee).
+func (in *inliner) keepCall(call *ir.Op, name string, body []*ir.Op, chain []string) ([]*ir.Op, error) {
+	blk := ir.NewBlock()
+	for _, o := range body[:len(body)-1] {
+		blk.Append(o)
+	}
+	ret := body[len(body)-1]
+	blk.Append(ir.NewOp("stablehlo.return", ret.Operands, nil, nil)).Loc = ret.Loc
+	region := ir.NewRegion(blk)
+	if err := in.region(region, append(chain[:len(chain):len(chain)], name)); err != nil {
+		return nil, err
+	}
+	scalar := &ir.TensorType{Elem: ir.S32}
+	index := ir.NewOp("stablehlo.constant", nil, []ir.Type{scalar},
+		ir.Attrs{"value": &ir.ElementsAttr{Type: scalar, Data: make([]byte, 4)}})
+	index.Loc = call.Loc
+	types := make([]ir.Type, len(call.Results))
+	for i, r := range call.Results {
+		types[i] = r.Type
+	}
+	kept := ir.NewOp("stablehlo.case", []*ir.Value{index.Result()}, types, ir.Attrs{"gojax.call": ir.StringAttr{Value: name}})
+	kept.Loc = call.Loc
+	kept.AddRegion(region)
+	if err := in.bindResults(call, name, ir.NewOp("func.return", ret.Operands, nil, nil)); err != nil {
+		return nil, err
+	}
+	for i, r := range call.Results {
+		in.repl[r] = kept.Results[i]
+	}
+	return []*ir.Op{index, kept}, nil
 }
 
 // bindResults records call result → returned value.
