@@ -365,6 +365,9 @@ GUARD_EXT(FFI_TypeRegister, gojax_FFI_TypeRegister_Args)
 GUARD_EXT(FFI_RegisterHandler, gojax_FFI_RegisterHandler_Args)
 GUARD_EXT(Shardings_ParameterShardings, gojax_Shardings_Args)
 GUARD_EXT(Shardings_OutputShardings, gojax_Shardings_Args)
+GUARD_EXT(Layouts_BufferLayout, gojax_Layouts_Buffer_Args)
+GUARD_EXT(Layouts_ExecutableOutputs, gojax_Layouts_Executable_Args)
+GUARD_EXT(Layouts_ExecutableParameters, gojax_Layouts_Executable_Args)
 #undef GUARD_EXT
 
 /* ---- fast paths --------------------------------------------------------- */
@@ -718,6 +721,104 @@ static gojax_ProfilerExtension profiler_extension = {
     .traceme_context_id = 0,
 };
 
+/* ---- layouts extension ---------------------------------------------------- */
+
+gojax_Layout* gojax_layout_new(const int64_t* m2m, size_t n, int owned) {
+  gojax_Layout* l = malloc(sizeof(gojax_Layout) + n * sizeof(int64_t));
+  if (l == NULL) return NULL;
+  l->owned = owned;
+  l->n = n;
+  if (n > 0) memcpy(l->m2m, m2m, n * sizeof(int64_t));
+  return l;
+}
+
+gojax_Layout* gojax_layout_row_major(size_t n, int owned) {
+  gojax_Layout* l = gojax_layout_new(NULL, 0, owned);
+  if (l == NULL) return NULL;
+  gojax_Layout* r = realloc(l, sizeof(gojax_Layout) + n * sizeof(int64_t));
+  if (r == NULL) {
+    free(l);
+    return NULL;
+  }
+  r->n = n;
+  for (size_t i = 0; i < n; i++) r->m2m[i] = (int64_t)(n - 1 - i);
+  return r;
+}
+
+static PJRT_Error* layout_oom(const char* fn) {
+  char buf[160];
+  int len = snprintf(buf, sizeof buf, "%s: out of host memory for a layout", fn);
+  return gojax_new_error(PJRT_Error_Code_RESOURCE_EXHAUSTED, buf, (size_t)len);
+}
+
+static PJRT_Error* c_Layouts_Destroy(gojax_Layouts_Destroy_Args* args) {
+  if (!ARGS_OK(args, gojax_Layouts_Destroy_Args))
+    return bad_args("PJRT_Layouts_MemoryLayout_Destroy", args ? args->struct_size : 0,
+                    gojax_Layouts_Destroy_Args_STRUCT_SIZE);
+  if (args->layout != NULL && args->layout->owned) free(args->layout);
+  return NULL;
+}
+
+static void free_serialized(void* p) { free(p); }
+
+/* The text form jaxlib parses back (xla::ParseLayout): "{1,0}", "{}". */
+static PJRT_Error* c_Layouts_Serialize(gojax_Layouts_Serialize_Args* args) {
+  const char* fn = "PJRT_Layouts_MemoryLayout_Serialize";
+  if (!ARGS_OK(args, gojax_Layouts_Serialize_Args))
+    return bad_args(fn, args ? args->struct_size : 0, gojax_Layouts_Serialize_Args_STRUCT_SIZE);
+  if (args->layout == NULL)
+    return gojax_new_error(PJRT_Error_Code_INVALID_ARGUMENT, "PJRT_Layouts_MemoryLayout_Serialize: layout is NULL", 51);
+  const gojax_Layout* l = args->layout;
+  size_t cap = 3 + l->n * 21; /* braces, NUL; each entry at most 20 digits and a comma */
+  char* out = malloc(cap);
+  if (out == NULL) return layout_oom(fn);
+  size_t k = 0;
+  out[k++] = '{';
+  for (size_t i = 0; i < l->n; i++) {
+    k += (size_t)snprintf(out + k, cap - k, i == 0 ? "%lld" : ",%lld", (long long)l->m2m[i]);
+  }
+  out[k++] = '}';
+  out[k] = 0;
+  args->serialized_bytes = out;
+  args->serialized_bytes_size = k;
+  args->serialized_layout = out;
+  args->serialized_layout_deleter = free_serialized;
+  return NULL;
+}
+
+static PJRT_Error* default_layout(const char* fn, gojax_Layouts_Default_Args* args) {
+  if (!ARGS_OK(args, gojax_Layouts_Default_Args))
+    return bad_args(fn, args ? args->struct_size : 0, gojax_Layouts_Default_Args_STRUCT_SIZE);
+  if (args->num_dims > 0 && args->dims == NULL) {
+    char buf[160];
+    int len = snprintf(buf, sizeof buf, "%s: dims is NULL with num_dims %zu", fn, args->num_dims);
+    return gojax_new_error(PJRT_Error_Code_INVALID_ARGUMENT, buf, (size_t)len);
+  }
+  args->layout = gojax_layout_row_major(args->num_dims, 1);
+  return args->layout == NULL ? layout_oom(fn) : NULL;
+}
+
+static PJRT_Error* c_Layouts_ClientDefault(gojax_Layouts_Default_Args* args) {
+  return default_layout("PJRT_Layouts_PJRT_Client_GetDefaultLayout", args);
+}
+
+static PJRT_Error* c_Layouts_TopologyDefault(gojax_Layouts_Default_Args* args) {
+  return default_layout("PJRT_Layouts_PJRT_Topology_GetDefaultLayout", args);
+}
+
+static gojax_LayoutsExtension layouts_extension = {
+    .base = {.struct_size = sizeof(gojax_LayoutsExtension),
+             .type = PJRT_Extension_Type_Layouts,
+             .next = &profiler_extension.base},
+    .destroy = c_Layouts_Destroy,
+    .serialize = c_Layouts_Serialize,
+    .client_default = c_Layouts_ClientDefault,
+    .buffer_layout = guard_Layouts_BufferLayout,
+    .topology_default = c_Layouts_TopologyDefault,
+    .executable_outputs = guard_Layouts_ExecutableOutputs,
+    .executable_parameters = guard_Layouts_ExecutableParameters,
+};
+
 /* ---- the table --------------------------------------------------------- */
 
 
@@ -727,7 +828,7 @@ static pthread_once_t api_once = PTHREAD_ONCE_INIT;
 static gojax_FFIExtension ffi_extension = {
     .base = {.struct_size = sizeof(gojax_FFIExtension),
              .type = PJRT_Extension_Type_FFI,
-             .next = &profiler_extension.base},
+             .next = &layouts_extension.base},
     .type_register = guard_FFI_TypeRegister,
     .user_data_add = c_FFI_UserDataAdd,
     .register_handler = guard_FFI_RegisterHandler,

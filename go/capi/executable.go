@@ -39,6 +39,8 @@ type executable struct {
 	logical       *C.PJRT_LogicalDeviceIds
 	paramShard    shardingList // nil lists when the program is not partitioned
 	outShard      shardingList
+	paramLayouts  layoutList
+	outLayouts    layoutList
 
 	// The cost analysis, made at the first request.
 	costOnce  sync.Once
@@ -123,6 +125,8 @@ func newExecutable(rt *engine.Executable, cl *client) *executable {
 	x.paramShard = newShardingList(ps, ok, len(ins))
 	os, ok := rt.OutputShardings()
 	x.outShard = newShardingList(os, ok, len(outs))
+	x.paramLayouts = newLayoutList(ins)
+	x.outLayouts = newLayoutList(outs)
 	if cl != nil {
 		devs := rt.AddressableDevices()
 		x.devArr = cAlloc[*C.PJRT_Device](len(devs))
@@ -171,6 +175,8 @@ func (x *executable) releaseRef() {
 	cFree(x.logical)
 	x.paramShard.free()
 	x.outShard.free()
+	x.paramLayouts.free()
+	x.outLayouts.free()
 	cFree(x.cost)
 	for _, n := range x.costNames {
 		n.free()

@@ -112,6 +112,84 @@ typedef struct gojax_ShardingsExtension {
   PJRT_Error* (*output_shardings)(gojax_Shardings_Args* args);
 } gojax_ShardingsExtension;
 
+/* The Layouts extension (PJRT_Extension_Type_Layouts, version 1 with the
+ * executable calls of PJRT C API 0.81 and 0.93). jaxlib asks every new
+ * executable for its parameter and output layouts; without these calls it
+ * derives them from PJRT_Executable_OptimizedProgram, so gojax printed its
+ * whole optimized program and jaxlib parsed it into HLO on every compile
+ * (most of the compile time of a large program). gojax's arrays are dense,
+ * so a layout is its minor_to_major list, serialized in XLA's layout text form.
+ * Layouts an executable returns belong to it (Destroy leaves them); the
+ * others belong to the caller. */
+typedef struct gojax_Layout {
+  int owned; /* freed by Destroy; 0: owned by an executable */
+  size_t n;
+  int64_t m2m[];
+} gojax_Layout;
+
+typedef struct gojax_Layouts_Destroy_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  gojax_Layout* layout;
+} gojax_Layouts_Destroy_Args;
+#define gojax_Layouts_Destroy_Args_STRUCT_SIZE PJRT_STRUCT_SIZE(gojax_Layouts_Destroy_Args, layout)
+
+typedef struct gojax_Layouts_Serialize_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  gojax_Layout* layout;
+  const char* serialized_bytes;   /* out */
+  size_t serialized_bytes_size;   /* out */
+  void* serialized_layout;        /* out: backs serialized_bytes */
+  void (*serialized_layout_deleter)(void* serialized_layout); /* out */
+} gojax_Layouts_Serialize_Args;
+#define gojax_Layouts_Serialize_Args_STRUCT_SIZE PJRT_STRUCT_SIZE(gojax_Layouts_Serialize_Args, serialized_layout_deleter)
+
+/* Client_GetDefaultLayout's and Topology_GetDefaultLayout's arguments
+ * share this layout (a client or a topology handle first). */
+typedef struct gojax_Layouts_Default_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  void* client_or_topology;
+  PJRT_Buffer_Type type;
+  const int64_t* dims;
+  size_t num_dims;
+  gojax_Layout* layout; /* out */
+} gojax_Layouts_Default_Args;
+#define gojax_Layouts_Default_Args_STRUCT_SIZE PJRT_STRUCT_SIZE(gojax_Layouts_Default_Args, layout)
+
+typedef struct gojax_Layouts_Buffer_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+  gojax_Layout* layout; /* out */
+} gojax_Layouts_Buffer_Args;
+#define gojax_Layouts_Buffer_Args_STRUCT_SIZE PJRT_STRUCT_SIZE(gojax_Layouts_Buffer_Args, layout)
+
+/* GetOutputLayouts' and GetParameterLayouts' arguments share this layout. */
+typedef struct gojax_Layouts_Executable_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Executable* executable;
+  size_t num;             /* out: num_outputs / num_parameters */
+  gojax_Layout** layouts; /* out */
+} gojax_Layouts_Executable_Args;
+#define gojax_Layouts_Executable_Args_STRUCT_SIZE PJRT_STRUCT_SIZE(gojax_Layouts_Executable_Args, layouts)
+
+typedef struct gojax_LayoutsExtension {
+  PJRT_Extension_Base base;
+  PJRT_Error* (*destroy)(gojax_Layouts_Destroy_Args* args);
+  PJRT_Error* (*serialize)(gojax_Layouts_Serialize_Args* args);
+  PJRT_Error* (*client_default)(gojax_Layouts_Default_Args* args);
+  PJRT_Error* (*buffer_layout)(gojax_Layouts_Buffer_Args* args);
+  PJRT_Error* (*topology_default)(gojax_Layouts_Default_Args* args);
+  PJRT_Error* (*executable_outputs)(gojax_Layouts_Executable_Args* args);
+  PJRT_Error* (*executable_parameters)(gojax_Layouts_Executable_Args* args);
+} gojax_LayoutsExtension;
+
+gojax_Layout* gojax_layout_new(const int64_t* m2m, size_t n, int owned);
+gojax_Layout* gojax_layout_row_major(size_t n, int owned);
+
 /* The FFI extension (PJRT_Extension_Type_FFI), as jaxlib 0.11-0.12 read it:
  * the framework attaches FFI user data to an execute context; JAX hands host
  * callbacks to executions this way; its user data is (type_id, data),
