@@ -140,14 +140,24 @@ func CompileModule(m *ir.Module, opts Options) (*Executable, error) {
 		}
 	}
 
-	work := cloneModule(m)
-	ctx := newCompileCtx()
-	ctx.part = opts.Partition
-	ctx.serial = opts.Serial
-	st := &passState{module: work, entry: work.Main(), opts: opts, ctx: ctx}
-	if err := runPasses(st); err != nil {
+	passesOn := func(checkEach bool) (*passState, error) {
+		work := cloneModule(m)
+		ctx := newCompileCtx()
+		ctx.part = opts.Partition
+		ctx.serial = opts.Serial
+		st := &passState{module: work, entry: work.Main(), opts: opts, ctx: ctx}
+		return st, runPasses(st, checkEach)
+	}
+	st, err := passesOn(checkEachPass)
+	if err != nil && !checkEachPass {
+		// Failures are rare: run again checking after every pass, so that
+		// an error caused by a pass that broke the IR names that pass.
+		st, err = passesOn(true)
+	}
+	if err != nil {
 		return nil, err
 	}
+	work := st.module
 	if dumpDir != "" {
 		if err := dumpModule(dumpDir, e.name, e.fingerprint, "optimized", work); err != nil {
 			dumpFailed(err)

@@ -2,6 +2,8 @@ package compiler
 
 import (
 	"fmt"
+	"sync"
+	"testing"
 
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
@@ -45,18 +47,33 @@ var passes = []pass{
 	{"planable", checkPlanable},          // every op left is one the planner or a kernel handles
 }
 
-func runPasses(st *passState) error {
+// checkEachPass makes every compile check the IR after every pass (on under
+// go test).
+var checkEachPass = testing.Testing()
+
+// runPasses runs the pass table. The IR invariants are checked on the input
+// and after the last pass; with checkEach (go test, or a second run after
+// any failure, see Compile), after every pass as well, so that a broken
+// rewrite is reported by the pass that broke it. Checking after every pass
+// on every compile was a fifth of the compile time of large programs.
+func runPasses(st *passState, checkEach bool) error {
 	if err := checkInvariants(st.module); err != nil {
 		return fmt.Errorf("compiler: input IR: %w", err)
 	}
-	for _, p := range passes {
+	for i, p := range passes {
 		if err := p.fn(st); err != nil {
 			return err
 		}
 		if st.entry = st.module.Main(); st.entry == nil {
 			return fmt.Errorf("compiler: pass %s removed the entry function", p.name)
 		}
+		if !checkEach && i < len(passes)-1 {
+			continue
+		}
 		if err := checkInvariants(st.module); err != nil {
+			if !checkEach {
+				return fmt.Errorf("compiler: internal error: IR invariant broken by the passes: %w", err)
+			}
 			return fmt.Errorf("compiler: internal error: IR invariant broken after pass %s: %w", p.name, err)
 		}
 	}
@@ -66,14 +83,18 @@ func runPasses(st *passState) error {
 // checkInvariants verifies the structural invariants the passes and the
 // planner rely on: back-pointers are consistent, every operand is defined
 // before use in an enclosing scope, blocks end in their terminator. It is
-// linear in the IR size, so it stays on in production.
+// linear in the IR size; production compiles run it on the input and on
+// the output of the passes (runPasses).
 func checkInvariants(m *ir.Module) error {
 	for _, f := range m.Funcs {
 		if f.Body == nil || len(f.Body.Blocks) != 1 {
 			return fmt.Errorf("func @%s: body must have exactly one block", f.Name)
 		}
-		c := invChecker{visible: map[*ir.Value]bool{}}
-		if err := c.region(f.Body, nil, "func.return"); err != nil {
+		visible := visibleSets.Get().(map[*ir.Value]bool)
+		err := invChecker{visible: visible}.region(f.Body, nil, "func.return")
+		clear(visible)
+		visibleSets.Put(visible)
+		if err != nil {
 			return fmt.Errorf("func @%s: %w", f.Name, err)
 		}
 		b := f.Entry()
@@ -86,6 +107,11 @@ func checkInvariants(m *ir.Module) error {
 	}
 	return nil
 }
+
+// visibleSets recycles the checker's value sets: it runs after every pass,
+// and a cleared map keeps its capacity, so only the first check of a
+// compile grows one (growing it each time was most of the checker's cost).
+var visibleSets = sync.Pool{New: func() any { return map[*ir.Value]bool{} }}
 
 type invChecker struct{ visible map[*ir.Value]bool }
 

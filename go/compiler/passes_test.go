@@ -195,3 +195,24 @@ func freeAll(res *RunResult) {
 		devmem.Free(o)
 	}
 }
+
+// A pass that breaks the IR is named in the error: at once when every pass
+// is checked (go test), and through the second, checked run that a
+// production compile makes after any failure.
+func TestBrokenInvariantNamesThePass(t *testing.T) {
+	saved, savedCheck := passes, checkEachPass
+	defer func() { passes, checkEachPass = saved, savedCheck }()
+	breaker := pass{"breaker", func(st *passState) error {
+		st.entry.Entry().Ops[0].Block = nil // a wrong back-pointer
+		return nil
+	}}
+	passes = append(saved[:len(saved):len(saved)], breaker)
+	for _, each := range []bool{true, false} {
+		checkEachPass = each
+		_, err := CompileModule(callChainModule(3, false), Options{})
+		require.ErrorContains(t, err, "IR invariant broken after pass breaker", "checkEachPass=%v", each)
+	}
+	st := &passState{module: callChainModule(3, false), opts: Options{}, ctx: newCompileCtx()}
+	st.entry = st.module.Main()
+	require.ErrorContains(t, runPasses(st, false), "IR invariant broken by the passes")
+}
