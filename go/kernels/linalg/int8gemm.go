@@ -1,0 +1,310 @@
+package linalg
+
+import (
+	"sync"
+
+	"github.com/gojax/gojax/go/internal/byteview"
+	"github.com/gojax/gojax/go/ir"
+)
+
+// The 8-bit integer GEMM: dot_general of two 8-bit integer operands (s8 or
+// u8) into an integer result, accumulated in int32. int32 sums wrap modulo
+// 2^32, which is the result the int64 reference gives after wrapping to a
+// result of at most 32 bits; 64-bit results take this path only while the
+// sums cannot leave int32 (maxI8K).
+//
+// Both operands are packed into panels of dwords: A as [kq][mr] (one dword
+// per row and k group), B as [kq][nr], k padded with zeros to a whole
+// group. A dword holds either
+//
+//   - two int16 (pairs: the plain-Go and AVX2 kernels), the values widened
+//     exactly, or
+//   - four bytes (quads: the VNNI kernel, whose VPDPBUSD multiplies
+//     unsigned by signed bytes): A stored as signed bytes a' = a - oa and
+//     B as unsigned bytes b' = b + ob, where oa = 128 for u8 A (else 0)
+//     and ob = 128 for s8 B (else 0), i.e. the top bit flipped. Then
+//     Σ a·b = Σ a'·b' - ob·Σ a' + oa·Σ b' - k·oa·ob, and the driver adds the
+//     three corrections from per-row sums of a' and per-column sums of b'.
+//
+// Micro-kernels add the corrections as biases (per row, per column) and
+// write whole mr×nr tiles: straight into the result where the tile fits,
+// else into a scratch tile whose valid part the driver copies out, so edges
+// need no kernel of their own.
+
+// i8KernelFn sets c[i*ldc+j] (i < mr, j < nr) to the sum over the kq
+// dwords of the A panel's row i and the B panel's column j, plus bias[i] +
+// bias[mr+j].
+type i8KernelFn func(kq int, a, b []byte, c []int32, ldc int, bias []int32)
+
+// i8Kernel is one micro-kernel and its tile.
+type i8Kernel struct {
+	name   string
+	mr, nr int
+	quads  bool // four-byte groups with offsets; else int16 pairs
+	fn     i8KernelFn
+}
+
+var (
+	i8Plain = i8Kernel{name: "go-4x8", mr: 4, nr: 8, fn: i8KernPairs4x8}
+
+	// kernelsI8 lists every 8-bit GEMM micro-kernel this machine can run,
+	// slowest first (architecture files append at init); tests run them
+	// all. ukI8 is the one in use, the last.
+	kernelsI8 = []i8Kernel{i8Plain}
+	ukI8      = i8Plain
+)
+
+// maxI8K is the longest contraction whose sums of products of 8-bit
+// integers stay inside int32 (32768·255² < 2^31), for 64-bit results.
+const maxI8K = 1 << 15
+
+// useI8GEMM reports whether a dot with these types and contraction length
+// takes the 8-bit GEMM.
+func useI8GEMM(le, re, oe ir.ElemType, k int) bool {
+	is8 := func(t ir.ElemType) bool { return t == ir.S8 || t == ir.U8 }
+	if !is8(le) || !is8(re) || !oe.IsInteger() || oe == ir.Pred || k == 0 {
+		return false
+	}
+	return oe.Bits() <= 32 || k <= maxI8K
+}
+
+var poolI32 sync.Pool
+
+func i32scratch(n int) *buf[int32] { return getBuf[int32](&poolI32, n) }
+
+var poolU8 sync.Pool
+
+func u8scratch(n int) *buf[byte] { return getBuf[byte](&poolU8, n) }
+
+// i8DotStep runs the plan with the 8-bit GEMM and writes the result in oe.
+func i8DotStep(p *gemmPlan, le, re, oe ir.ElemType, par parallelFn) func(ins, outs [][]byte) error {
+	return func(ins, outs [][]byte) error {
+		n := p.batch * p.m * p.n
+		if oe == ir.S32 || oe == ir.U32 {
+			i8GEMM(p, ukI8, ins[0], ins[1], le, re, byteview.As[int32](outs[0])[:n], par)
+			return nil
+		}
+		c := i32scratch(n)
+		i8GEMM(p, ukI8, ins[0], ins[1], le, re, c.s, par)
+		w := i64scratch(n)
+		for i, v := range c.s {
+			w.s[i] = int64(v)
+		}
+		fromI64(outs[0], w.s, oe)
+		releaseAll(c)
+		w.release()
+		return nil
+	}
+}
+
+// i8GEMM sets c (batch·m·n, row-major per batch) to the products of the raw
+// operands a and b (element types le and re, each s8 or u8) under plan p
+// with micro-kernel uk.
+func i8GEMM(p *gemmPlan, uk i8Kernel, a, b []byte, le, re ir.ElemType, c []int32, par parallelFn) {
+	if p.batch == 0 || p.m == 0 || p.n == 0 {
+		return
+	}
+	kg := 2
+	if uk.quads {
+		kg = 4
+	}
+	kq := (p.k + kg - 1) / kg
+	npan := (p.n + uk.nr - 1) / uk.nr
+	panel := 4 * kq * uk.nr // bytes per packed B panel
+	var flipA, flipB byte   // the top-bit flips that make a' and b'
+	var oa, ob int32
+	if uk.quads {
+		if le == ir.U8 {
+			flipA, oa = 0x80, 128
+		}
+		if re == ir.S8 {
+			flipB, ob = 0x80, 128
+		}
+	}
+
+	// Pack every batch's B panels (and, for quads, the column sums of b').
+	bp := u8scratch(p.batch * npan * panel)
+	colSum := i32scratch(p.batch * npan * uk.nr)
+	par(p.batch*npan, 1, func(lo, hi int) {
+		for u := lo; u < hi; u++ {
+			bi, jp := u/npan, u%npan
+			dst := bp.s[u*panel : (u+1)*panel]
+			sums := colSum.s[u*uk.nr : (u+1)*uk.nr]
+			packI8B(p, b, re, bi, jp*uk.nr, uk, kg, flipB, dst, sums)
+		}
+	})
+
+	mblk := (p.m + uk.mr - 1) / uk.mr
+	grain := 1 + (1<<18)/(1+p.n*p.k)
+	par(p.batch*mblk, grain, func(lo, hi int) {
+		ap := u8scratch(4 * kq * uk.mr)
+		tile := i32scratch(uk.mr * uk.nr)
+		bias := i32scratch(uk.mr + uk.nr)
+		rowBias, colBias := bias.s[:uk.mr], bias.s[uk.mr:]
+		for u := lo; u < hi; u++ {
+			bi, i0 := u/mblk, (u%mblk)*uk.mr
+			rows := min(uk.mr, p.m-i0)
+			packI8A(p, a, le, bi, i0, rows, uk, kg, flipA, ap.s, rowBias)
+			for i, s := range rowBias {
+				rowBias[i] = -ob*s - int32(p.k)*oa*ob
+			}
+			for jp := range npan {
+				j0 := jp * uk.nr
+				cols := min(uk.nr, p.n-j0)
+				pu := bi*npan + jp
+				for j, s := range colSum.s[pu*uk.nr : (pu+1)*uk.nr] {
+					colBias[j] = oa * s
+				}
+				off := (bi*p.m+i0)*p.n + j0
+				if rows == uk.mr && cols == uk.nr {
+					uk.fn(kq, ap.s, bp.s[pu*panel:(pu+1)*panel], c[off:], p.n, bias.s)
+					continue
+				}
+				uk.fn(kq, ap.s, bp.s[pu*panel:(pu+1)*panel], tile.s, uk.nr, bias.s)
+				for i := range rows {
+					copy(c[off+i*p.n:][:cols], tile.s[i*uk.nr:][:cols])
+				}
+			}
+		}
+		releaseAll(ap)
+		releaseAll(tile, bias)
+	})
+	bp.release()
+	colSum.release()
+}
+
+// i8At reads element idx of an s8 or u8 operand.
+func i8At(raw []byte, t ir.ElemType, idx int) int32 {
+	if t == ir.S8 {
+		return int32(int8(raw[idx]))
+	}
+	return int32(raw[idx])
+}
+
+// packI8B packs the B panel of batch bi whose first column is j0 into dst
+// (kq·nr dwords), and for quads sets sums[j] to Σ_k b'[k][j0+j].
+func packI8B(p *gemmPlan, b []byte, re ir.ElemType, bi, j0 int, uk i8Kernel, kg int, flip byte, dst []byte, sums []int32) {
+	clear(dst)
+	clear(sums)
+	cols := min(uk.nr, p.n-j0)
+	colOff := p.rhsCol[j0 : j0+cols]
+	if uk.quads && p.rhsColUnit {
+		// Rows of B are contiguous in j: gather four k rows into dwords.
+		f32 := uint32(flip) * 0x01010101
+		var rows [4][]byte
+		for q := range (p.k + 3) / 4 {
+			m := uint32(0)
+			for t := range rows {
+				if kk := 4*q + t; kk < p.k {
+					rows[t] = b[p.rhsBatch[bi]+p.rhsK[kk]+colOff[0]:][:cols]
+					m |= 0xff << (8 * t)
+				} else {
+					rows[t] = rows[0]
+				}
+			}
+			d := byteview.As[uint32](dst[4*q*uk.nr:][:4*cols])
+			r0 := rows[0]
+			r1, r2, r3 := rows[1][:len(r0)], rows[2][:len(r0)], rows[3][:len(r0)]
+			for j := range d {
+				v := (uint32(r0[j]) | uint32(r1[j])<<8 | uint32(r2[j])<<16 | uint32(r3[j])<<24) ^ f32
+				v &= m
+				d[j] = v
+				sums[j] += int32(v&0xff + v>>8&0xff + v>>16&0xff + v>>24)
+			}
+		}
+		return
+	}
+	for kk, ko := range p.rhsK {
+		q, t := kk/kg, kk%kg
+		base := p.rhsBatch[bi] + ko
+		row := dst[4*q*uk.nr:]
+		if uk.quads {
+			for j, co := range colOff {
+				v := b[base+co] ^ flip
+				row[4*j+t] = v
+				sums[j] += int32(v)
+			}
+			continue
+		}
+		for j, co := range colOff {
+			v := uint16(int16(i8At(b, re, base+co)))
+			row[4*j+2*t] = byte(v)
+			row[4*j+2*t+1] = byte(v >> 8)
+		}
+	}
+}
+
+// packI8A packs rows i0..i0+rows of batch bi's A into dst (kq·mr dwords,
+// rows past the end zero), and for quads sets sums[i] to Σ_k a'[i][k].
+func packI8A(p *gemmPlan, a []byte, le ir.ElemType, bi, i0, rows int, uk i8Kernel, kg int, flip byte, dst []byte, sums []int32) {
+	clear(dst)
+	clear(sums)
+	for i := range rows {
+		base := p.lhsBatch[bi] + p.lhsRow[i0+i]
+		if uk.quads && p.lhsKUnit {
+			// The row is contiguous in k: copy whole dwords.
+			src := a[base+p.lhsK[0]:][:p.k]
+			f32 := uint32(flip) * 0x01010101
+			var s int32
+			for _, v := range src {
+				s += int32(int8(v ^ flip))
+			}
+			sums[i] = s
+			full := p.k / 4
+			d := byteview.As[uint32](dst)
+			w := byteview.As[uint32](src[:4*full])
+			for q, v := range w {
+				d[q*uk.mr+i] = v ^ f32
+			}
+			for kk := 4 * full; kk < p.k; kk++ {
+				dst[4*(full*uk.mr+i)+kk-4*full] = src[kk] ^ flip
+			}
+			continue
+		}
+		if uk.quads {
+			var s int32
+			for kk, ko := range p.lhsK {
+				v := a[base+ko] ^ flip
+				dst[4*((kk/4)*uk.mr+i)+kk%4] = v
+				s += int32(int8(v))
+			}
+			sums[i] = s
+			continue
+		}
+		for kk, ko := range p.lhsK {
+			v := uint16(int16(i8At(a, le, base+ko)))
+			o := 4*((kk/2)*uk.mr+i) + 2*(kk%2)
+			dst[o] = byte(v)
+			dst[o+1] = byte(v >> 8)
+		}
+	}
+}
+
+// i8KernPairs4x8 is the plain-Go micro-kernel over int16 pairs.
+func i8KernPairs4x8(kq int, a, b []byte, c []int32, ldc int, bias []int32) {
+	const mr, nr = 4, 8
+	var acc [mr][nr]int32
+	var b0, b1 [nr]int32
+	a, b = a[:4*mr*kq], b[:4*nr*kq]
+	for q := range kq {
+		ar, br := a[4*mr*q:][:4*mr], b[4*nr*q:][:4*nr]
+		for j := range nr {
+			b0[j] = int32(int16(uint16(br[4*j]) | uint16(br[4*j+1])<<8))
+			b1[j] = int32(int16(uint16(br[4*j+2]) | uint16(br[4*j+3])<<8))
+		}
+		for i := range mr {
+			a0 := int32(int16(uint16(ar[4*i]) | uint16(ar[4*i+1])<<8))
+			a1 := int32(int16(uint16(ar[4*i+2]) | uint16(ar[4*i+3])<<8))
+			row := &acc[i]
+			for j := range nr {
+				row[j] += a0*b0[j] + a1*b1[j]
+			}
+		}
+	}
+	for i := range mr {
+		out := c[i*ldc:][:nr]
+		for j := range out {
+			out[j] = acc[i][j] + bias[i] + bias[mr+j]
+		}
+	}
+}
