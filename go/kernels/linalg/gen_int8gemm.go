@@ -9,7 +9,11 @@
 //     memory) and per column (B, unsigned bytes), summed by VPDPBUSD;
 //   - i8Kern6x16AVX2: AVX2, 6 rows × 16 int32 columns; each k step is one
 //     dword of two int16 k per row and per column, summed by VPMADDWD and
-//     VPADDD (exact for 8-bit values; VPMADDUBSW would saturate).
+//     VPADDD (exact for 8-bit values; VPMADDUBSW would saturate);
+//   - i8PackB16VNNI: the VNNI kernel's B packer for 16 columns of rows
+//     contiguous in j, with the column sums (VPDPBUSD against ones);
+//   - i8PackARowVNNI: its A packer for one row contiguous in k, with the
+//     row sum.
 //
 // Both write their whole tile, c[i*ldc+j] = sum + bias[i] + bias[mr+j]
 // (the offset corrections of int8gemm.go: per row, then per column). Run with
@@ -26,6 +30,8 @@ func main() {
 	f := asmgen.NewAsm("gen_int8gemm.go")
 	vnni(f, 14, 32)
 	avx2(f, 6, 16)
+	packB(f)
+	packA(f)
 	f.Write("int8gemm_amd64.s")
 }
 
@@ -124,6 +130,104 @@ func avx2(f *asmgen.File, mr, nr int) {
 	f.I("DECQ CX")
 	f.I("JNZ loop")
 	epilogue(f, mr, nv, 8, "VMOVDQU", "VPADDD", "VPBROADCASTD", acc, bReg, aReg, tReg)
+	f.I("VZEROUPPER")
+	f.I("RET")
+}
+
+// packB writes i8PackB16VNNI: for q < kq, the four rows at b + off[4q+t]
+// (16 bytes each) are interleaved into 16 dwords (column j: bytes t = 0..3),
+// flipped (XOR with the broadcast flip) and stored at dst + q·stride; sums[j]
+// is set to the sum of column j's unsigned bytes over all kq groups.
+func packB(f *asmgen.File) {
+	f.Raw(`
+// func i8PackB16VNNI(kq int, b *byte, off *int64, dst *byte, stride int, flip uint32, sums *int32)
+TEXT ·i8PackB16VNNI(SB), NOSPLIT, $0-56
+`)
+	f.I("MOVQ kq+0(FP), CX")
+	f.I("MOVQ b+8(FP), BX")
+	f.I("MOVQ off+16(FP), R13")
+	f.I("MOVQ dst+24(FP), DI")
+	f.I("MOVQ stride+32(FP), R14")
+	f.I("MOVL flip+40(FP), AX")
+	f.I("VMOVD AX, X12")
+	f.I("VPBROADCASTD X12, X12")
+	f.I("MOVQ sums+48(FP), R15")
+	f.I("MOVL $0x01010101, AX")
+	f.I("VPBROADCASTD AX, X24")
+	for i := 16; i < 20; i++ {
+		f.I("VPXORD X%d, X%d, X%d", i, i, i)
+	}
+	f.Label("loop")
+	for t := 0; t < 4; t++ {
+		f.I("MOVQ %d(R13), AX", 8*t)
+		f.I("VMOVDQU (BX)(AX*1), X%d", t)
+	}
+	// Bytes of rows 0,1 and 2,3 into words, then words into dwords.
+	f.I("VPUNPCKLBW X1, X0, X4")
+	f.I("VPUNPCKHBW X1, X0, X5")
+	f.I("VPUNPCKLBW X3, X2, X6")
+	f.I("VPUNPCKHBW X3, X2, X7")
+	f.I("VPUNPCKLWD X6, X4, X8")
+	f.I("VPUNPCKHWD X6, X4, X9")
+	f.I("VPUNPCKLWD X7, X5, X10")
+	f.I("VPUNPCKHWD X7, X5, X11")
+	for v := 0; v < 4; v++ {
+		x := fmt.Sprintf("X%d", 8+v)
+		f.I("VPXOR X12, %s, %s", x, x)
+		f.I("VMOVDQU %s, %d(DI)", x, 16*v)
+		// X24 (ones) signed, the packed bytes unsigned: the column sums.
+		f.I("VPDPBUSD X24, %s, X%d", x, 16+v)
+	}
+	f.I("ADDQ $32, R13")
+	f.I("ADDQ R14, DI")
+	f.I("DECQ CX")
+	f.I("JNZ loop")
+	for v := 0; v < 4; v++ {
+		f.I("VMOVDQU32 X%d, %d(R15)", 16+v, 16*v)
+	}
+	f.I("VZEROUPPER")
+	f.I("RET")
+}
+
+// packA writes i8PackARowVNNI: 16·n16 bytes of one A row at src, flipped,
+// stored as dwords stride bytes apart from dst on; it returns the sum of the
+// flipped bytes as signed.
+func packA(f *asmgen.File) {
+	f.Raw(`
+// func i8PackARowVNNI(n16 int, src, dst *byte, stride int, flip uint32) int32
+TEXT ·i8PackARowVNNI(SB), NOSPLIT, $0-44
+`)
+	f.I("MOVQ n16+0(FP), CX")
+	f.I("MOVQ src+8(FP), SI")
+	f.I("MOVQ dst+16(FP), DI")
+	f.I("MOVQ stride+24(FP), R8")
+	f.I("LEAQ (R8)(R8*2), R9")
+	f.I("LEAQ (R8*4), R10")
+	f.I("MOVL flip+32(FP), AX")
+	f.I("VMOVD AX, X12")
+	f.I("VPBROADCASTD X12, X12")
+	f.I("MOVL $0x01010101, AX")
+	f.I("VPBROADCASTD AX, X24")
+	f.I("VPXORD X16, X16, X16")
+	f.Label("loop")
+	f.I("VMOVDQU (SI), X0")
+	f.I("VPXOR X12, X0, X0")
+	// X24 (ones) unsigned, the row's bytes signed: the row sum.
+	f.I("VPDPBUSD X0, X24, X16")
+	f.I("VMOVD X0, (DI)")
+	f.I("VPEXTRD $1, X0, (DI)(R8*1)")
+	f.I("VPEXTRD $2, X0, (DI)(R8*2)")
+	f.I("VPEXTRD $3, X0, (DI)(R9*1)")
+	f.I("ADDQ $16, SI")
+	f.I("ADDQ R10, DI")
+	f.I("DECQ CX")
+	f.I("JNZ loop")
+	f.I("VPSHUFD $0x4E, X16, X17")
+	f.I("VPADDD X17, X16, X16")
+	f.I("VPSHUFD $0xB1, X16, X17")
+	f.I("VPADDD X17, X16, X16")
+	f.I("VMOVD X16, AX")
+	f.I("MOVL AX, ret+40(FP)")
 	f.I("VZEROUPPER")
 	f.I("RET")
 }

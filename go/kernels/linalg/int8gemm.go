@@ -42,6 +42,15 @@ type i8Kernel struct {
 	mr, nr int
 	quads  bool // four-byte groups with offsets; else int16 pairs
 	fn     i8KernelFn
+	// packB16, when not nil, packs 16 quad columns of B rows contiguous
+	// in j over kq full groups (row t of group q at b[off[4q+t]:]), each
+	// group's 64 bytes at dst[q·stride:], and sets sums to their column
+	// sums (of the flipped bytes).
+	packB16 func(kq int, b []byte, off []int64, dst []byte, stride int, flip byte, sums []int32)
+	// packARow, when not nil, packs a prefix of an A row contiguous in k
+	// (flipped) as dwords stride bytes apart from dst on and returns the
+	// prefix's length and sum.
+	packARow func(src, dst []byte, stride int, flip byte) (int, int32)
 }
 
 var (
@@ -189,10 +198,30 @@ func packI8B(p *gemmPlan, b []byte, re ir.ElemType, bi, j0 int, uk i8Kernel, kg 
 	cols := min(uk.nr, p.n-j0)
 	colOff := p.rhsCol[j0 : j0+cols]
 	if uk.quads && p.rhsColUnit {
-		// Rows of B are contiguous in j: gather four k rows into dwords.
+		// Rows of B are contiguous in j: gather four k rows into dwords,
+		// whole 16-column strips of whole groups in assembly.
 		f32 := uint32(flip) * 0x01010101
+		full, strips := p.k/4, 0
+		if uk.packB16 != nil && full > 0 {
+			strips = cols / 16
+			off := i64scratch(4 * full)
+			for kk := range off.s {
+				off.s[kk] = int64(p.rhsBatch[bi] + p.rhsK[kk] + colOff[0])
+			}
+			for s := range strips {
+				uk.packB16(full, b[16*s:], off.s, dst[64*s:], 4*uk.nr, flip, sums[16*s:16*s+16])
+			}
+			off.release()
+		}
 		var rows [4][]byte
 		for q := range (p.k + 3) / 4 {
+			j0 := 0
+			if q < full {
+				j0 = 16 * strips
+			}
+			if j0 == cols {
+				continue
+			}
 			m := uint32(0)
 			for t := range rows {
 				if kk := 4*q + t; kk < p.k {
@@ -205,7 +234,7 @@ func packI8B(p *gemmPlan, b []byte, re ir.ElemType, bi, j0 int, uk i8Kernel, kg 
 			d := byteview.As[uint32](dst[4*q*uk.nr:][:4*cols])
 			r0 := rows[0]
 			r1, r2, r3 := rows[1][:len(r0)], rows[2][:len(r0)], rows[3][:len(r0)]
-			for j := range d {
+			for j := j0; j < len(d); j++ {
 				v := (uint32(r0[j]) | uint32(r1[j])<<8 | uint32(r2[j])<<16 | uint32(r3[j])<<24) ^ f32
 				v &= m
 				d[j] = v
@@ -244,21 +273,17 @@ func packI8A(p *gemmPlan, a []byte, le ir.ElemType, bi, i0, rows int, uk i8Kerne
 		if uk.quads && p.lhsKUnit {
 			// The row is contiguous in k: copy whole dwords.
 			src := a[base+p.lhsK[0]:][:p.k]
-			f32 := uint32(flip) * 0x01010101
+			var done int
 			var s int32
-			for _, v := range src {
-				s += int32(int8(v ^ flip))
+			if uk.packARow != nil {
+				done, s = uk.packARow(src, dst[4*i:], 4*uk.mr, flip)
+			}
+			for kk := done; kk < p.k; kk++ {
+				v := src[kk] ^ flip
+				dst[4*((kk/4)*uk.mr+i)+kk%4] = v
+				s += int32(int8(v))
 			}
 			sums[i] = s
-			full := p.k / 4
-			d := byteview.As[uint32](dst)
-			w := byteview.As[uint32](src[:4*full])
-			for q, v := range w {
-				d[q*uk.mr+i] = v ^ f32
-			}
-			for kk := 4 * full; kk < p.k; kk++ {
-				dst[4*(full*uk.mr+i)+kk-4*full] = src[kk] ^ flip
-			}
 			continue
 		}
 		if uk.quads {
