@@ -54,7 +54,7 @@ type i8Kernel struct {
 }
 
 var (
-	i8Plain = i8Kernel{name: "go-4x8", mr: 4, nr: 8, fn: i8KernPairs4x8}
+	i8Plain = i8Kernel{name: "go-4x4", mr: 4, nr: 4, fn: i8KernPairs4x4}
 
 	// kernelsI8 lists every 8-bit GEMM micro-kernel this machine can run,
 	// slowest first (architecture files append at init); tests run them
@@ -243,6 +243,21 @@ func packI8B(p *gemmPlan, b []byte, re ir.ElemType, bi, j0 int, uk i8Kernel, kg 
 		}
 		return
 	}
+	if !uk.quads && p.rhsColUnit {
+		// Rows of B are contiguous in j: widen two k rows into dwords.
+		for q := range (p.k + 1) / 2 {
+			r0 := b[p.rhsBatch[bi]+p.rhsK[2*q]+colOff[0]:][:cols]
+			r1 := r0
+			m := uint32(0xffff)
+			if 2*q+1 < p.k {
+				r1 = b[p.rhsBatch[bi]+p.rhsK[2*q+1]+colOff[0]:][:cols]
+				m = 0xffffffff
+			}
+			d := byteview.As[uint32](dst[4*q*uk.nr:][:4*cols])
+			widenPairs(d, r0, r1[:len(r0)], re == ir.S8, m)
+		}
+		return
+	}
 	for kk, ko := range p.rhsK {
 		q, t := kk/kg, kk%kg
 		base := p.rhsBatch[bi] + ko
@@ -296,6 +311,24 @@ func packI8A(p *gemmPlan, a []byte, le ir.ElemType, bi, i0, rows int, uk i8Kerne
 			sums[i] = s
 			continue
 		}
+		if p.lhsKUnit && p.k >= 2 {
+			// The row is contiguous in k: widen pairs into dwords.
+			src := a[base+p.lhsK[0]:][:p.k]
+			n := p.k / 2
+			for q := range n {
+				x0, x1 := uint32(src[2*q]), uint32(src[2*q+1])
+				if le == ir.S8 {
+					x0, x1 = uint32(uint16(int8(x0))), uint32(uint16(int8(x1)))
+				}
+				byteview.As[uint32](dst[4*(q*uk.mr+i):][:4])[0] = x0 | x1<<16
+			}
+			if p.k%2 == 1 {
+				v := uint16(int16(i8At(src, le, p.k-1)))
+				o := 4 * (n*uk.mr + i)
+				dst[o], dst[o+1] = byte(v), byte(v>>8)
+			}
+			continue
+		}
 		for kk, ko := range p.lhsK {
 			v := uint16(int16(i8At(a, le, base+ko)))
 			o := 4*((kk/2)*uk.mr+i) + 2*(kk%2)
@@ -305,31 +338,57 @@ func packI8A(p *gemmPlan, a []byte, le ir.ElemType, bi, i0, rows int, uk i8Kerne
 	}
 }
 
-// i8KernPairs4x8 is the plain-Go micro-kernel over int16 pairs.
-func i8KernPairs4x8(kq int, a, b []byte, c []int32, ldc int, bias []int32) {
-	const mr, nr = 4, 8
-	var acc [mr][nr]int32
-	var b0, b1 [nr]int32
-	a, b = a[:4*mr*kq], b[:4*nr*kq]
-	for q := range kq {
-		ar, br := a[4*mr*q:][:4*mr], b[4*nr*q:][:4*nr]
-		for j := range nr {
-			b0[j] = int32(int16(uint16(br[4*j]) | uint16(br[4*j+1])<<8))
-			b1[j] = int32(int16(uint16(br[4*j+2]) | uint16(br[4*j+3])<<8))
+// widenPairs sets d[j] to the int16 pair (r0[j], r1[j]) widened from s8
+// (signed) or u8, masked by m (0xffff when there is no second row).
+func widenPairs(d []uint32, r0, r1 []byte, signed bool, m uint32) {
+	r0, r1 = r0[:len(d)], r1[:len(d)]
+	for j := range d {
+		x0, x1 := uint32(r0[j]), uint32(r1[j])
+		if signed {
+			x0, x1 = uint32(uint16(int8(x0))), uint32(uint16(int8(x1)))
 		}
-		for i := range mr {
-			a0 := int32(int16(uint16(ar[4*i]) | uint16(ar[4*i+1])<<8))
-			a1 := int32(int16(uint16(ar[4*i+2]) | uint16(ar[4*i+3])<<8))
-			row := &acc[i]
-			for j := range nr {
-				row[j] += a0*b0[j] + a1*b1[j]
-			}
-		}
+		d[j] = (x0 | x1<<16) & m
 	}
-	for i := range mr {
-		out := c[i*ldc:][:nr]
-		for j := range out {
-			out[j] = acc[i][j] + bias[i] + bias[mr+j]
-		}
+}
+
+// i8KernPairs4x4 is the plain-Go micro-kernel over int16 pairs (a dword's
+// low half is the first k, its high half the second).
+func i8KernPairs4x4(kq int, a, b []byte, c []int32, ldc int, bias []int32) {
+	var c00, c01, c02, c03, c10, c11, c12, c13, c20, c21, c22, c23, c30, c31, c32, c33 int32
+	av := byteview.As[uint32](a[:16*kq])
+	bv := byteview.As[uint32](b[:16*kq])
+	for q := 0; q+4 <= len(av) && q+4 <= len(bv); q += 4 {
+		ap, bp := av[q:q+4:q+4], bv[q:q+4:q+4]
+		a0l, a0h := int32(int16(ap[0])), int32(ap[0])>>16
+		a1l, a1h := int32(int16(ap[1])), int32(ap[1])>>16
+		a2l, a2h := int32(int16(ap[2])), int32(ap[2])>>16
+		a3l, a3h := int32(int16(ap[3])), int32(ap[3])>>16
+		b0l, b0h := int32(int16(bp[0])), int32(bp[0])>>16
+		b1l, b1h := int32(int16(bp[1])), int32(bp[1])>>16
+		b2l, b2h := int32(int16(bp[2])), int32(bp[2])>>16
+		b3l, b3h := int32(int16(bp[3])), int32(bp[3])>>16
+		c00 += a0l*b0l + a0h*b0h
+		c01 += a0l*b1l + a0h*b1h
+		c02 += a0l*b2l + a0h*b2h
+		c03 += a0l*b3l + a0h*b3h
+		c10 += a1l*b0l + a1h*b0h
+		c11 += a1l*b1l + a1h*b1h
+		c12 += a1l*b2l + a1h*b2h
+		c13 += a1l*b3l + a1h*b3h
+		c20 += a2l*b0l + a2h*b0h
+		c21 += a2l*b1l + a2h*b1h
+		c22 += a2l*b2l + a2h*b2h
+		c23 += a2l*b3l + a2h*b3h
+		c30 += a3l*b0l + a3h*b0h
+		c31 += a3l*b1l + a3h*b1h
+		c32 += a3l*b2l + a3h*b2h
+		c33 += a3l*b3l + a3h*b3h
 	}
+	bias = bias[:8]
+	r0, r1, r2, r3 := c[0:4:4], c[ldc:ldc+4:ldc+4], c[2*ldc:2*ldc+4:2*ldc+4], c[3*ldc:3*ldc+4:3*ldc+4]
+	b0, b1, b2, b3 := bias[4], bias[5], bias[6], bias[7]
+	r0[0], r0[1], r0[2], r0[3] = c00+bias[0]+b0, c01+bias[0]+b1, c02+bias[0]+b2, c03+bias[0]+b3
+	r1[0], r1[1], r1[2], r1[3] = c10+bias[1]+b0, c11+bias[1]+b1, c12+bias[1]+b2, c13+bias[1]+b3
+	r2[0], r2[1], r2[2], r2[3] = c20+bias[2]+b0, c21+bias[2]+b1, c22+bias[2]+b2, c23+bias[2]+b3
+	r3[0], r3[1], r3[2], r3[3] = c30+bias[3]+b0, c31+bias[3]+b1, c32+bias[3]+b2, c33+bias[3]+b3
 }
