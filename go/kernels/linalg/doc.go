@@ -56,7 +56,9 @@
 //     whose rotations go through the same strip kernels (the SVD).
 //     Below order 96 the unblocked algorithms run unchanged.
 //   - lu32.go: the LU, Cholesky and triangular solves of f32 operands in
-//     float32 (same recursions, f32 GEMM updates), as sgetrf/spotrf/strsm.
+//     float32 (same recursions, f32 GEMM updates), as sgetrf/spotrf/strsm,
+//     and the LU and triangular solves of c64 operands in complex64
+//     (cgetrf/ctrsm: the same code, complex updates on the f32 GEMM).
 //   - householder.go: unblocked LAPACK algorithms written once for real and
 //     complex data (scalar.go); schur.go: complex Schur form and
 //     eigenvectors; elem.go, batch.go, scratch.go: element conversion,
