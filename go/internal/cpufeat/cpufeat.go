@@ -26,6 +26,7 @@ var (
 	DetectedAVX2FMA    = detectAVX2FMA()
 	DetectedAVX512     = DetectedAVX2FMA && detectAVX512()
 	DetectedAVX512BF16 = DetectedAVX512 && detectAVX512BF16()
+	DetectedAVX512VNNI = DetectedAVX512 && detectAVX512VNNI()
 	DetectedF16C       = DetectedAVX2FMA && detectF16C()
 )
 
@@ -43,6 +44,10 @@ var AVX512 = AVX2FMA && DetectedAVX512 && Limit == "Z"
 // AVX512BF16 is true when AVX512 holds and the CPU has the AVX512_BF16
 // dot-product and conversion instructions (VDPBF16PS, VCVTNE2PS2BF16).
 var AVX512BF16 = AVX512 && DetectedAVX512BF16
+
+// AVX512VNNI is true when AVX512 holds and the CPU has the AVX512_VNNI
+// integer dot products (VPDPBUSD: u8·s8 quads summed into int32).
+var AVX512VNNI = AVX512 && DetectedAVX512VNNI
 
 // F16C is true when AVX2FMA holds and the CPU has the F16C half-precision
 // conversions (VCVTPH2PS, VCVTPS2PH) on YMM registers; AVX-512 F has them
@@ -87,6 +92,9 @@ func Describe() string {
 	s := names[Widest()]
 	if AVX512BF16 {
 		s += "+bf16"
+	}
+	if AVX512VNNI {
+		s += "+vnni"
 	}
 	return fmt.Sprintf("%s (%s=%s)", s, EnvVector, names[Limit])
 }

@@ -40,3 +40,9 @@ func detectAVX512BF16() bool {
 	eax, _, _, _ := cpuid(7, 1)
 	return eax&(1<<5) != 0
 }
+
+func detectAVX512VNNI() bool {
+	// Leaf 7.0 ECX bit 11: AVX512_VNNI.
+	_, _, ecx, _ := cpuid(7, 0)
+	return ecx&(1<<11) != 0
+}

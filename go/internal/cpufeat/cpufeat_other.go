@@ -6,3 +6,4 @@ func detectAVX2FMA() bool    { return false }
 func detectAVX512() bool     { return false }
 func detectAVX512BF16() bool { return false }
 func detectF16C() bool       { return false }
+func detectAVX512VNNI() bool { return false }

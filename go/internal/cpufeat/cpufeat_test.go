@@ -17,6 +17,7 @@ func TestAgreesWithProcCpuinfo(t *testing.T) {
 		require.False(t, DetectedAVX2FMA)
 		require.False(t, DetectedAVX512)
 		require.False(t, DetectedAVX512BF16)
+		require.False(t, DetectedAVX512VNNI)
 		require.False(t, DetectedF16C)
 		return
 	}
@@ -35,6 +36,7 @@ func TestAgreesWithProcCpuinfo(t *testing.T) {
 	want512 := want && has("avx512f") && has("avx512bw") && has("avx512dq") && has("avx512vl")
 	require.Equal(t, want512, DetectedAVX512)
 	require.Equal(t, want512 && has("avx512_bf16"), DetectedAVX512BF16)
+	require.Equal(t, want512 && has("avx512_vnni"), DetectedAVX512VNNI)
 	require.Equal(t, want && has("f16c"), DetectedF16C)
 	t.Logf("detected AVX2FMA=%v AVX512=%v AVX512BF16=%v; in use: %s", DetectedAVX2FMA, DetectedAVX512, DetectedAVX512BF16, Describe())
 }
@@ -52,6 +54,7 @@ func TestLimitCapsDetected(t *testing.T) {
 	require.Equal(t, DetectedAVX2FMA && Limit != "", AVX2FMA)
 	require.Equal(t, DetectedAVX512 && Limit == "Z", AVX512)
 	require.Equal(t, DetectedAVX512BF16 && Limit == "Z", AVX512BF16)
+	require.Equal(t, DetectedAVX512VNNI && Limit == "Z", AVX512VNNI)
 	require.Equal(t, DetectedF16C && Limit != "", F16C)
 }
 

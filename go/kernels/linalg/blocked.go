@@ -112,7 +112,7 @@ const cplxGemmMin = 1 << 12
 // the vectorized kernel instead of scalar complex arithmetic.
 func gemmUpdCplx(par parallelFn, m, n, k int, neg bool, a []float64, ars, acs int, ca bool, b []float64, brs, bcs int, cb bool, c []float64, ldc int, lower bool) {
 	if !lower {
-		gemmUpdCplxWide(par, m, n, k, neg, a, ars, acs, ca, b, brs, bcs, cb, c, ldc)
+		gemmUpdCplxWide(ukF64, f64scratch, par, m, n, k, neg, a, ars, acs, ca, b, brs, bcs, cb, c, ldc)
 		return
 	}
 	pl := f64scratch(2 * m * n)
@@ -153,13 +153,13 @@ func gemmUpdCplx(par parallelFn, m, n, k int, neg bool, a []float64, ars, acs in
 // whose 2×2 block (p, j) is [Br Bi; −Bi Br] (conjugations folded into its
 // signs), C's pairs come out as (Re, Im) of the complex product. No plane
 // of C is split out and A is packed once.
-func gemmUpdCplxWide(par parallelFn, m, n, k int, neg bool, a []float64, ars, acs int, ca bool, b []float64, brs, bcs int, cb bool, c []float64, ldc int) {
+func gemmUpdCplxWide[T float32 | float64](uk microKernel[T], pool func(int) *buf[T], par parallelFn, m, n, k int, neg bool, a []T, ars, acs int, ca bool, b []T, brs, bcs int, cb bool, c []T, ldc int) {
 	n2, k2 := 2*n, 2*k
-	bw := f64scratch(k2 * n2)
+	bw := pool(k2 * n2)
 	defer bw.release()
 	// Re C = Ar·Br − a·Ai·b·Bi, Im C = Ar·b·Bi + a·Ai·Br with a = −1 when
 	// ca, b = −1 when cb: rows 2p and 2p+1 of B' multiply Ar and Ai.
-	sa, sb := 1.0, 1.0
+	sa, sb := T(1), T(1)
 	if ca {
 		sa = -1
 	}
@@ -189,7 +189,7 @@ func gemmUpdCplxWide(par parallelFn, m, n, k int, neg bool, a []float64, ars, ac
 	for j := range cols {
 		cols[j] = j
 	}
-	gemmUpdOffs(ukF64, f64scratch, par, neg, a, rows, ksA, acs == 1, bw.s, ksB, cols, true, c, 2*ldc, false)
+	gemmUpdOffs(uk, pool, par, neg, a, rows, ksA, acs == 1, bw.s, ksB, cols, true, c, 2*ldc, false)
 }
 
 // gemmUpdReal is gemmUpd for real data on the packed micro-kernel uk (its

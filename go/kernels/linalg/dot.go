@@ -380,11 +380,14 @@ func dotStep(kind computeKind, p *gemmPlan, le, re, oe ir.ElemType, par parallel
 			return nil
 		}
 	}
+	if useI8GEMM(le, re, oe, p.k) {
+		return i8DotStep(p, le, re, oe, par)
+	}
 	if narrowInt(le) && narrowInt(re) && oe != ir.Pred && p.k <= maxExactK {
 		// Products of 8- and 16-bit integers are below 2^32 in magnitude,
 		// so sums of up to 2^21 of them are exact in float64: the float64
 		// GEMM gives the integer sums, which then wrap to the result type
-		// as the int64 loop's would. (int8 → int32 512³ took 735× XLA.)
+		// as the int64 loop's would. (8-bit operands take the int32 GEMM above.)
 		return func(ins, outs [][]byte) error {
 			a := f64scratch(len(ins[0]) / le.ByteSize())
 			b := f64scratch(len(ins[1]) / re.ByteSize())

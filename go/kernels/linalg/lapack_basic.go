@@ -135,8 +135,11 @@ func lowerGetrf(ctx kernel.Context, cc *customCall) (kernel.Step, error) {
 		return nil, err
 	}
 	nb := numel(batch)
-	if cc.elem == ir.F32 {
-		return getrfStepF32(ctx.Parallel, nb, m, n), nil
+	switch cc.elem {
+	case ir.F32:
+		return getrfStepS[float32](ctx.Parallel, nb, m, n), nil
+	case ir.C64:
+		return getrfStepS[complex64](ctx.Parallel, nb, m, n), nil
 	}
 	return dispatch(cc,
 		func() kernel.Step { return getrfStep[float64](ctx.Parallel, cc.elem, nb, m, n) },

@@ -2,16 +2,62 @@ package linalg
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
-// Single-precision LU, Cholesky and triangular solves. f32 operands are factored and
-// solved in float32, as LAPACK's sgetrf/spotrf/strsm do, with the same
-// recursion as getrfRec/potrfBlocked/trsmBlocked and the O(n³) part on the f32 packed GEMM:
-// widening to float64 would double the GEMM's cost and add two conversion
-// passes without giving the caller more than f32 accuracy.
+// Single-precision LU, Cholesky and triangular solves. f32 and c64 operands
+// are factored and solved in float32 and complex64, as LAPACK's
+// sgetrf/cgetrf, spotrf and strsm/ctrsm do, with the same recursion as
+// getrfRec/potrfBlocked/trsmBlocked and the O(n³) part on the f32 packed
+// GEMM (complex products as one real product of twice the width and depth,
+// gemmUpdCplxWide): widening to float64/complex128 would double the GEMM's
+// cost and add two conversion passes without giving the caller more than
+// single-precision accuracy.
+
+// single is the element types factored in single precision.
+type single interface{ float32 | complex64 }
+
+// isC64 reports whether T is complex64.
+func isC64[T single]() bool {
+	var z T
+	return unsafe.Sizeof(z) == 8
+}
+
+// reim returns v's real and imaginary parts (imaginary 0 for float32).
+func reim[T single](v T) (float32, float32) {
+	if isC64[T]() {
+		p := (*[2]float32)(unsafe.Pointer(&v))
+		return p[0], p[1]
+	}
+	return *(*float32)(unsafe.Pointer(&v)), 0
+}
+
+// abs1S is isamax's |v| and icamax's |Re v| + |Im v|: the pivot order.
+func abs1S[T single](v T) float32 {
+	r, i := reim(v)
+	return abs32(r) + abs32(i)
+}
+
+// absS is |v|, the modulus for complex64.
+func absS[T single](v T) float32 {
+	r, i := reim(v)
+	if i == 0 {
+		return abs32(r)
+	}
+	return float32(math.Hypot(float64(r), float64(i)))
+}
+
+// conjS is the complex conjugate (identity for float32).
+func conjS[T single](v T) T {
+	if isC64[T]() {
+		p := (*[2]float32)(unsafe.Pointer(&v))
+		p[1] = -p[1]
+	}
+	return v
+}
 
 // sfminLU32 is slamch('S'), sgetf2's threshold for dividing by the pivot
 // rather than multiplying by its reciprocal.
@@ -24,16 +70,16 @@ func abs32(x float32) float32 {
 	return x
 }
 
-// getf2F32 is getf2 in float32: the pivot of column j is the first row
-// holding the largest magnitude (isamax's rule).
-func getf2F32(m, n int, a []float32, lda int, ipiv []int32) int {
+// getf2S is getf2 in single precision: the pivot of column j is the first
+// row holding the largest abs1S (isamax's and icamax's rule).
+func getf2S[T single](m, n int, a []T, lda int, ipiv []int32) int {
 	info := 0
 	k := min(m, n)
 	for j := 0; j < k; j++ {
 		p := j
 		var best float32 = -1
 		for i := j; i < m; i++ {
-			if v := abs32(a[i*lda+j]); v > best {
+			if v := abs1S(a[i*lda+j]); v > best {
 				best, p = v, i
 			}
 		}
@@ -46,7 +92,7 @@ func getf2F32(m, n int, a []float32, lda int, ipiv []int32) int {
 				}
 			}
 			piv := a[j*lda+j]
-			if abs32(piv) >= sfminLU32 {
+			if absS(piv) >= sfminLU32 {
 				r := 1 / piv
 				for i := j + 1; i < m; i++ {
 					a[i*lda+j] *= r
@@ -77,13 +123,50 @@ func getf2F32(m, n int, a []float32, lda int, ipiv []int32) int {
 	return info
 }
 
-// gemmUpdF32 is gemmUpd's C -= A·B (real, no conjugation) on the f32
-// micro-kernel.
-func gemmUpdF32(par parallelFn, m, n, k int, a []float32, ars, acs int, b []float32, brs, bcs int, c []float32, ldc int) {
+// gemmUpdS is gemmUpd's C -= op(A)·op(B) (op conjugating complex64 when ca,
+// cb) on the f32 micro-kernel.
+func gemmUpdS[T single](par parallelFn, m, n, k int, a []T, ars, acs int, ca bool, b []T, brs, bcs int, cb bool, c []T, ldc int) {
 	if m <= 0 || n <= 0 || k <= 0 {
 		return
 	}
-	gemmUpdReal(ukF32, f32scratch, par, m, n, k, true, a, ars, acs, b, brs, bcs, c, ldc, false)
+	if !isC64[T]() {
+		gemmUpdReal(ukF32, f32scratch, par, m, n, k, true, asF32s(a), ars, acs, asF32s(b), brs, bcs, asF32s(c), ldc, false)
+		return
+	}
+	if m*n*k >= cplxGemmMin {
+		gemmUpdCplxWide(ukF32, f32scratch, par, m, n, k, true, asF32s(a), ars, acs, ca, asF32s(b), brs, bcs, cb, asF32s(c), ldc)
+		return
+	}
+	// Small products: row axpys in complex64.
+	for i := 0; i < m; i++ {
+		crow := c[i*ldc : i*ldc+n]
+		for p := 0; p < k; p++ {
+			f := a[i*ars+p*acs]
+			if ca {
+				f = conjS(f)
+			}
+			if f == 0 {
+				continue
+			}
+			for j := range crow {
+				v := b[p*brs+j*bcs]
+				if cb {
+					v = conjS(v)
+				}
+				crow[j] -= f * v
+			}
+		}
+	}
+}
+
+// asF32s views single-precision data as float32s ((re, im) pairs for
+// complex64).
+func asF32s[T single](s []T) []float32 {
+	if len(s) == 0 {
+		return nil
+	}
+	var z T
+	return unsafe.Slice((*float32)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(z))/4)
 }
 
 // potrfLowerF32 is potrfLower in float32 (spotf2: f32 dot products).
@@ -128,7 +211,7 @@ func potrfBlockedF32(par parallelFn, a []float32, n, lda int) int {
 		if r0 >= n {
 			break
 		}
-		trsmParF32(par, triParams{lower: true, trans: 'T'}, a[j0*lda+j0:], lda, jb, a[r0*lda+j0:], lda, n-r0, jb)
+		trsmParS(par, triParams{lower: true, trans: 'T'}, a[j0*lda+j0:], lda, jb, a[r0*lda+j0:], lda, n-r0, jb)
 		l21 := a[r0*lda+j0:]
 		gemmUpdReal(ukF32, f32scratch, par, n-r0, n-r0, jb, true, l21, lda, 1, l21, 1, lda, a[r0*lda+r0:], lda, true)
 	}
@@ -171,23 +254,23 @@ func potrfStepF32(par parallelFn, batch, n int, lower bool) kernel.Step {
 	}
 }
 
-// getrfRecF32 is getrfRec in float32.
-func getrfRecF32(par parallelFn, m, n int, a []float32, lda int, ipiv []int32) int {
+// getrfRecS is getrfRec in single precision.
+func getrfRecS[T single](par parallelFn, m, n int, a []T, lda int, ipiv []int32) int {
 	kmin := min(m, n)
 	if kmin <= luBase || n <= luBase {
-		return getf2F32(m, n, a, lda, ipiv)
+		return getf2S(m, n, a, lda, ipiv)
 	}
 	n1 := kmin / 2
 	if n1 > 2*luBase {
 		n1 = n1 / luBase * luBase
 	}
 	n2 := n - n1
-	info := getrfRecF32(par, m, n1, a, lda, ipiv[:n1])
+	info := getrfRecS(par, m, n1, a, lda, ipiv[:n1])
 	swapRows(a[n1:], lda, n2, ipiv[:n1], 0)
-	trsmParF32(par, triParams{left: true, lower: true, unit: true, trans: 'N'}, a, lda, n1, a[n1:], lda, n1, n2)
-	gemmUpdF32(par, m-n1, n2, n1, a[n1*lda:], lda, 1, a[n1:], lda, 1, a[n1*lda+n1:], lda)
+	trsmParS(par, triParams{left: true, lower: true, unit: true, trans: 'N'}, a, lda, n1, a[n1:], lda, n1, n2)
+	gemmUpdS(par, m-n1, n2, n1, a[n1*lda:], lda, 1, false, a[n1:], lda, 1, false, a[n1*lda+n1:], lda)
 	rest := ipiv[n1:kmin]
-	info2 := getrfRecF32(par, m-n1, n2, a[n1*lda+n1:], lda, rest)
+	info2 := getrfRecS(par, m-n1, n2, a[n1*lda+n1:], lda, rest)
 	if info == 0 && info2 > 0 {
 		info = info2 + n1
 	}
@@ -198,11 +281,16 @@ func getrfRecF32(par parallelFn, m, n int, a []float32, lda int, ipiv []int32) i
 	return info
 }
 
-// trsmF32 is trsm for float32 ('C' reads as 'T' for real data).
-func trsmF32(p triParams, a []float32, lda, k int, b []float32, ldb, m, n int) {
-	at := func(i, j int) float32 {
+// trsmS is trsm in single precision ('C' conjugates complex64 and reads
+// as 'T' for float32).
+func trsmS[T single](p triParams, a []T, lda, k int, b []T, ldb, m, n int) {
+	cj := p.trans == 'C' && isC64[T]()
+	at := func(i, j int) T {
 		if i == j && p.unit {
 			return 1
+		}
+		if cj {
+			return conjS(a[j*lda+i])
 		}
 		if p.trans != 'N' {
 			return a[j*lda+i]
@@ -270,32 +358,32 @@ func trsmF32(p triParams, a []float32, lda, k int, b []float32, ldb, m, n int) {
 	}
 }
 
-// trsmParF32 is trsmPar for float32.
-func trsmParF32(par parallelFn, p triParams, a []float32, lda, k int, b []float32, ldb, m, n int) {
+// trsmParS is trsmPar in single precision.
+func trsmParS[T single](par parallelFn, p triParams, a []T, lda, k int, b []T, ldb, m, n int) {
 	if m*n*k < 1<<16 {
-		trsmBlockedF32(p, a, lda, k, b, ldb, m, n)
+		trsmBlockedS(p, a, lda, k, b, ldb, m, n)
 		return
 	}
 	if p.left {
 		const cw = 64
 		par(ceilDiv(n, cw), 1, func(lo, hi int) {
 			j0, j1 := lo*cw, min(n, hi*cw)
-			trsmBlockedF32(p, a, lda, k, b[j0:], ldb, m, j1-j0)
+			trsmBlockedS(p, a, lda, k, b[j0:], ldb, m, j1-j0)
 		})
 		return
 	}
 	const rw = 32
 	par(ceilDiv(m, rw), 1, func(lo, hi int) {
 		i0, i1 := lo*rw, min(m, hi*rw)
-		trsmBlockedF32(p, a, lda, k, b[i0*ldb:], ldb, i1-i0, n)
+		trsmBlockedS(p, a, lda, k, b[i0*ldb:], ldb, i1-i0, n)
 	})
 }
 
-// trsmBlockedF32 is trsmBlocked for float32: halves of the triangle solved
-// recursively, the coupling block removed by an f32 matrix product.
-func trsmBlockedF32(p triParams, a []float32, lda, k int, b []float32, ldb, m, n int) {
+// trsmBlockedS is trsmBlocked in single precision: halves of the triangle
+// solved recursively, the coupling block removed by an f32 matrix product.
+func trsmBlockedS[T single](p triParams, a []T, lda, k int, b []T, ldb, m, n int) {
 	if k <= trsmBase || m == 0 || n == 0 || (p.left && n < 4) || (!p.left && m < 4) {
-		trsmF32(p, a, lda, k, b, ldb, m, n)
+		trsmS(p, a, lda, k, b, ldb, m, n)
 		return
 	}
 	k1 := k / 2
@@ -304,53 +392,54 @@ func trsmBlockedF32(p triParams, a []float32, lda, k int, b []float32, ldb, m, n
 	}
 	k2 := k - k1
 	mLower := p.lower == (p.trans == 'N')
-	off := func(r0, c0 int) (blk []float32, rs, cs int) {
+	// The off-diagonal block of M = op(tri(A)), conjugated for 'C'.
+	off := func(r0, c0 int) (blk []T, rs, cs int, cj bool) {
 		if p.trans == 'N' {
-			return a[r0*lda+c0:], lda, 1
+			return a[r0*lda+c0:], lda, 1, false
 		}
-		return a[c0*lda+r0:], 1, lda
+		return a[c0*lda+r0:], 1, lda, p.trans == 'C'
 	}
 	a22 := a[k1*lda+k1:]
 	if p.left {
 		b1, b2 := b, b[k1*ldb:]
 		if mLower {
-			trsmBlockedF32(p, a, lda, k1, b1, ldb, k1, n)
-			m21, rs, cs := off(k1, 0)
-			gemmUpdF32(serial, k2, n, k1, m21, rs, cs, b1, ldb, 1, b2, ldb)
-			trsmBlockedF32(p, a22, lda, k2, b2, ldb, k2, n)
+			trsmBlockedS(p, a, lda, k1, b1, ldb, k1, n)
+			m21, rs, cs, cj := off(k1, 0)
+			gemmUpdS(serial, k2, n, k1, m21, rs, cs, cj, b1, ldb, 1, false, b2, ldb)
+			trsmBlockedS(p, a22, lda, k2, b2, ldb, k2, n)
 			return
 		}
-		trsmBlockedF32(p, a22, lda, k2, b2, ldb, k2, n)
-		m12, rs, cs := off(0, k1)
-		gemmUpdF32(serial, k1, n, k2, m12, rs, cs, b2, ldb, 1, b1, ldb)
-		trsmBlockedF32(p, a, lda, k1, b1, ldb, k1, n)
+		trsmBlockedS(p, a22, lda, k2, b2, ldb, k2, n)
+		m12, rs, cs, cj := off(0, k1)
+		gemmUpdS(serial, k1, n, k2, m12, rs, cs, cj, b2, ldb, 1, false, b1, ldb)
+		trsmBlockedS(p, a, lda, k1, b1, ldb, k1, n)
 		return
 	}
 	b1, b2 := b, b[k1:]
 	if mLower {
-		trsmBlockedF32(p, a22, lda, k2, b2, ldb, m, k2)
-		m21, rs, cs := off(k1, 0)
-		gemmUpdF32(serial, m, k1, k2, b2, ldb, 1, m21, rs, cs, b1, ldb)
-		trsmBlockedF32(p, a, lda, k1, b1, ldb, m, k1)
+		trsmBlockedS(p, a22, lda, k2, b2, ldb, m, k2)
+		m21, rs, cs, cj := off(k1, 0)
+		gemmUpdS(serial, m, k1, k2, b2, ldb, 1, false, m21, rs, cs, cj, b1, ldb)
+		trsmBlockedS(p, a, lda, k1, b1, ldb, m, k1)
 		return
 	}
-	trsmBlockedF32(p, a, lda, k1, b1, ldb, m, k1)
-	m12, rs, cs := off(0, k1)
-	gemmUpdF32(serial, m, k2, k1, b1, ldb, 1, m12, rs, cs, b2, ldb)
-	trsmBlockedF32(p, a22, lda, k2, b2, ldb, m, k2)
+	trsmBlockedS(p, a, lda, k1, b1, ldb, m, k1)
+	m12, rs, cs, cj := off(0, k1)
+	gemmUpdS(serial, m, k2, k1, b1, ldb, 1, false, m12, rs, cs, cj, b2, ldb)
+	trsmBlockedS(p, a22, lda, k2, b2, ldb, m, k2)
 }
 
-// getrfStepF32 factors a batch of f32 matrices in place in the output.
-func getrfStepF32(par parallelFn, batch, m, n int) kernel.Step {
+// getrfStepS factors a batch of f32 or c64 matrices in place in the output.
+func getrfStepS[T single](par parallelFn, batch, m, n int) kernel.Step {
 	k := min(m, n)
 	return func(ins, outs [][]byte) error {
-		a := byteview.As[float32](outs[0])[:batch*m*n]
-		copy(a, byteview.As[float32](ins[0]))
+		a := byteview.As[T](outs[0])[:batch*m*n]
+		copy(a, byteview.As[T](ins[0]))
 		ipiv := kernel.Make[int32](batch * k)
 		info := make([]int32, batch)
 		forBatch(par, batch, m*n*k+1, func(lo, hi int) {
 			for b := lo; b < hi; b++ {
-				info[b] = int32(getrfRecF32(par, m, n, a[b*m*n:(b+1)*m*n], n, ipiv[b*k:(b+1)*k]))
+				info[b] = int32(getrfRecS(par, m, n, a[b*m*n:(b+1)*m*n], n, ipiv[b*k:(b+1)*k]))
 			}
 		})
 		putI32s(outs[1], ipiv)
@@ -359,16 +448,16 @@ func getrfStepF32(par parallelFn, batch, m, n int) kernel.Step {
 	}
 }
 
-// trsmRunF32 solves a batch of f32 triangular systems in place in the
+// trsmRunS solves a batch of f32 or c64 triangular systems in place in the
 // output.
-func trsmRunF32(par parallelFn, p triParams, batch, k, m, n int) kernel.Step {
+func trsmRunS[T single](par parallelFn, p triParams, batch, k, m, n int) kernel.Step {
 	return func(ins, outs [][]byte) error {
-		a := byteview.As[float32](ins[0])
-		b := byteview.As[float32](outs[0])[:batch*m*n]
-		copy(b, byteview.As[float32](ins[1]))
+		a := byteview.As[T](ins[0])
+		b := byteview.As[T](outs[0])[:batch*m*n]
+		copy(b, byteview.As[T](ins[1]))
 		forBatch(par, batch, k*m*n+1, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				trsmParF32(par, p, a[i*k*k:(i+1)*k*k], k, k, b[i*m*n:(i+1)*m*n], n, m, n)
+				trsmParS(par, p, a[i*k*k:(i+1)*k*k], k, k, b[i*m*n:(i+1)*m*n], n, m, n)
 			}
 		})
 		return nil

@@ -42,7 +42,7 @@ func checkGetrf32(t *testing.T, m, n int, singular bool) {
 	k := min(m, n)
 	x := append([]float32(nil), a...)
 	piv := make([]int32, k)
-	info := getrfRecF32(testPar(), m, n, x, n, piv)
+	info := getrfRecS(testPar(), m, n, x, n, piv)
 	if singular && n > 3 && m > 3 {
 		require.Equal(t, 4, info, "%dx%d singular", m, n)
 	} else {
@@ -125,7 +125,7 @@ func TestGetrfF32Ties(t *testing.T) {
 		ref := f32to64(a)
 		x := append([]float32(nil), a...)
 		piv := make([]int32, n)
-		getrfRecF32(testPar(), n, n, x, n, piv)
+		getrfRecS(testPar(), n, n, x, n, piv)
 		require.Equal(t, int32(3), piv[0], "n=%d: first maximal row is row 2 (1-based 3)", n)
 		// The float64 getf2 follows the same rule.
 		refPiv := make([]int32, n)
@@ -146,7 +146,7 @@ func checkTrsm32(t *testing.T, p triParams, k, other int) {
 	}
 	b := randF32(r, m*n)
 	x := append([]float32(nil), b...)
-	trsmParF32(testPar(), p, a, k, k, x, n, m, n)
+	trsmParS(testPar(), p, a, k, k, x, n, m, n)
 	op := make([]float64, k*k)
 	for i := 0; i < k; i++ {
 		for j := 0; j < k; j++ {

@@ -158,8 +158,11 @@ func trsmStep(ctx kernel.Context, op *ir.Op, at, bt, ot *ir.TensorType, p triPar
 	if (p.left && k != m) || (!p.left && k != n) {
 		return nil, op.Errorf("a %s does not match b %s on the solved side", at, bt)
 	}
-	if at.Elem == ir.F32 {
-		return trsmRunF32(ctx.Parallel, p, batch, k, m, n), nil
+	switch at.Elem {
+	case ir.F32:
+		return trsmRunS[float32](ctx.Parallel, p, batch, k, m, n), nil
+	case ir.C64:
+		return trsmRunS[complex64](ctx.Parallel, p, batch, k, m, n), nil
 	}
 	cplx, ok := computeScalarFor(at.Elem)
 	if !ok {
