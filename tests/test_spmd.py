@@ -69,6 +69,37 @@ print("ok")
     assert "ok" in out
 
 
+def test_async_collectives_match_their_synchronous_forms():
+    # jax._src.lax.parallel's <op>_start(...).done() lower to custom calls
+    # "<op>-start"/"<op>-done" that the compiler turns into the collective.
+    out = check_python(PRELUDE + """
+from jax._src.lax import parallel
+def build(devs, asynchronous):
+    mesh = Mesh(np.array(devs).reshape(2, 2), ("a", "b"))
+    def f(x):
+        if not asynchronous:
+            return (jax.lax.psum(x, "a"), jax.lax.all_gather(x, "b", axis=1, tiled=True),
+                    jax.lax.psum_scatter(x, "b", scatter_dimension=1, tiled=True),
+                    jax.lax.all_to_all(x, "a", 0, 1, tiled=True), jax.lax.ppermute(x, "b", [(0, 1), (1, 0)]))
+        return (parallel.psum_start(x, "a").done(),
+                parallel.all_gather_start(x, "b", axis=1, tiled=True).done(),
+                parallel.psum_scatter_start(x, "b", scatter_dimension=1, tiled=True).done(),
+                parallel.all_to_all_start(x, "a", split_axis=0, concat_axis=1, tiled=True).done(),
+                parallel.ppermute_start(x, "b", [(0, 1), (1, 0)]).done())
+    g = jax.shard_map(f, mesh=mesh, in_specs=P("a", "b"), out_specs=(P("a", "b"),) * 5)
+    return jax.jit(g), lambda args: [jax.device_put(a, NamedSharding(mesh, P("a", "b"))) for a in args]
+for dtype in (np.float32, np.int32):
+    x = (np.arange(64).reshape(4, 16) * 3 - 70).astype(dtype)
+    got = both(lambda devs: build(devs, True), x)
+    want = both(lambda devs: build(devs, False), x)
+    same(got[0], got[1])
+    same(got[0], want[1])
+    same(want[0], want[1])
+print("ok")
+""", env=ENV)
+    assert "ok" in out
+
+
 def test_shard_map_replicated_input_psum_counts_every_partition():
     # in_specs=P(): every partition holds the whole array, so psum over an
     # axis of size 4 multiplies by 4 (inlining the body would give x).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -86,6 +87,15 @@ func TestOpsTable(t *testing.T) {
 		}
 	}
 	fmt.Fprintf(&b, "\nCustom-call targets with kernels: %s.\n", "`"+strings.Join(targets, "`, `")+"`")
+	var async []string
+	for t := range asyncStarts {
+		async = append(async, t)
+	}
+	for t := range asyncDones {
+		async = append(async, t)
+	}
+	slices.Sort(async)
+	fmt.Fprintf(&b, "\nCustom-call targets the compiler rewrites (async pass: JAX's asynchronous collectives become the synchronous collective): %s.\n", "`"+strings.Join(async, "`, `")+"`")
 
 	path := filepath.Join("..", "..", "docs", "ops.md")
 	if *updateOpsTable {

@@ -30,6 +30,7 @@ var passes = []pass{
 	{"composite", lowerComposites},       // stablehlo.composite → func.call of its decomposition
 	{"called", attachCalledComputations}, // custom_call called_computations → regions of the op
 	{"inline", inlineCalls},              // func.call → callee body; drop functions other than the entry
+	{"async", rewriteAsyncCollectives},   // JAX's <collective>-start/-done custom calls → the synchronous collective
 	{"passthrough", removePassThrough},   // sdy.*, unrealized casts, optimization_barrier, tuples
 	{"quant", lowerQuantized},            // !quant.uniform ops → storage integer and float ops (pass_quant.go)
 	{"legacy", rewriteLegacyOps},         // einsum, unary_einsum, torch_index_select → reduce/dot_general/transpose, gather
