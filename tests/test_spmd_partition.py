@@ -174,6 +174,30 @@ run(cb, [a], [P("x")], partitioned=False)
 """, 8)
 
 
+def test_linalg_custom_calls_run_per_batch_block():
+    # LAPACK custom calls carry an sdy.sharding_rule: a batch-sharded call
+    # runs on each device's block with no collective; a matrix sharded along
+    # its rows is gathered first (an all-gather in the compiled text).
+    check("""
+from jax import lax
+a = rand(8, 6, 6); spd = a @ a.transpose(0, 2, 1) + 6 * np.eye(6, dtype=np.float32)
+t = rand(8, 6, 4)
+for f in (lax.linalg.cholesky, lambda m: lax.linalg.eigh(m)[1] ** 2, lambda m: lax.linalg.qr(m)[1] ** 2,
+          lambda m: lax.linalg.svd(m, full_matrices=False)[1], lambda m: jnp.linalg.slogdet(m)[1],
+          lambda m: jax.jvp(lambda z: lax.linalg.eigh(z)[1] ** 2, (m,), (m,))[1],
+          lambda m: jnp.diagonal(m, axis1=1, axis2=2) + m[:, 1, :],
+          lambda m: jnp.zeros_like(m).at[:, jnp.arange(6), jnp.arange(6)].set(m[:, 0, :])):
+    run(f, [spd], [P("x")], shape=(2,))
+run(lambda m, b: lax.linalg.triangular_solve(m, b, left_side=True, lower=True), [spd, t], [P("x"), P("x")], shape=(2,))
+m2 = mesh(GJ[:2], (2,), ("x",))
+x = jax.device_put(spd, NamedSharding(m2, P("x")))
+assert "all-" not in jax.jit(lax.linalg.cholesky).lower(x).compile().as_text()
+y = jax.device_put(spd[0], NamedSharding(m2, P("x")))
+assert "all-gather" in jax.jit(lax.linalg.cholesky).lower(y).compile().as_text()
+run(lax.linalg.cholesky, [spd[0]], [P("x")], shape=(2,))
+""", 2)
+
+
 def test_training_steps_partitioned():
     check("""
 p = {"w1": rand(32, 64) * 0.1, "w2": rand(64, 8) * 0.1}

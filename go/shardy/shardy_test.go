@@ -212,3 +212,24 @@ func TestParseShardingUnreducedAndReduced(t *testing.T) {
 	_, _, err = ParseSharding(`<@mesh, [{}], unreduced={"c"}>`, meshes, 1)
 	require.ErrorContains(t, err, "unknown mesh axis")
 }
+
+func TestParseOpShardingRule(t *testing.T) {
+	r, err := ParseOpShardingRule("#sdy.op_sharding_rule<([i, j, k])->([i, l, m], [i]) {i=8, j=4, k=4, l=4, m=4}, custom>")
+	require.NoError(t, err)
+	require.Equal(t, [][][]string{{{"i"}, {"j"}, {"k"}}}, r.Operands)
+	require.Equal(t, [][][]string{{{"i"}, {"l"}, {"m"}}, {{"i"}}}, r.Results)
+	require.Equal(t, int64(8), r.Sizes["i"])
+	require.Empty(t, r.Special)
+
+	r, err = ParseOpShardingRule("#sdy.op_sharding_rule<([ij, k], [])->([k_1]) {i=2, j=3, k=4, k_1=5} reduction={k} need_replication={i, j}>")
+	require.NoError(t, err)
+	require.Equal(t, [][][]string{{{"i", "j"}, {"k"}}, nil}, r.Operands)
+	require.Equal(t, [][][]string{{{"k_1"}}}, r.Results)
+	require.Equal(t, map[string]bool{"k": true, "i": true, "j": true}, r.Special)
+
+	for _, bad := range []string{"", "#sdy.op_sharding_rule<([i])->([i])>", "#sdy.op_sharding_rule<([i])->([x]) {i=2}>",
+		"#sdy.op_sharding_rule<([i]->([i]) {i=2}>", "#sdy.op_sharding_rule<([I])->([I]) {I=2}>"} {
+		_, err := ParseOpShardingRule(bad)
+		require.Error(t, err, bad)
+	}
+}

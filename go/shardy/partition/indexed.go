@@ -2,6 +2,7 @@ package partition
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/shardy"
@@ -273,9 +274,61 @@ func (b *builder) gather(op *ir.Op) bool {
 	for i := range obd {
 		opd[obd[i]] = idx[ibd[i]]
 	}
+	attrs := op.Attrs
+	if sizes, ok := b.gatherPassThrough(op, ot, offset, obd, to, opd, outDims); ok {
+		attrs = ir.Attrs{}
+		for k, v := range op.Attrs {
+			attrs[k] = v
+		}
+		attrs["slice_sizes"] = ir.DenseI64Attr{Values: sizes}
+	}
 	ins := []*ir.Value{b.reshard(op.Operands[0], b.sharding(opd)), b.reshard(op.Operands[1], b.sharding(idx))}
-	b.compute(op, ins, []*shardy.Sharding{b.sharding(outDims)}, op.Attrs)
+	b.compute(op, ins, []*shardy.Sharding{b.sharding(outDims)}, attrs)
 	return true
+}
+
+// gatherPassThrough lets a gather's window dimensions that take a whole
+// operand dimension no index reads (a batched diagonal, a batched
+// row pick) keep the result's axes: each partition's operand block gives
+// its block of the result. It fills opd and outDims for them and returns
+// the partition's slice_sizes (ok false when no dimension passes through).
+func (b *builder) gatherPassThrough(op *ir.Op, ot *ir.TensorType, offset, obd []int64, to *shardy.Sharding, opd, outDims [][]shardy.Axis) ([]int64, bool) {
+	collapsed, _ := op.Attrs.I64s("collapsed_slice_dims")
+	sim, _ := op.Attrs.I64s("start_index_map")
+	sizes, ok := op.Attrs.I64s("slice_sizes")
+	if !ok || len(sizes) != ot.Rank() {
+		return nil, false
+	}
+	var windows []int
+	for od := 0; od < ot.Rank(); od++ {
+		if !containsInt(collapsed, od) && !containsInt(obd, od) {
+			windows = append(windows, od)
+		}
+	}
+	if len(windows) != len(offset) || !slices.IsSorted(offset) {
+		return nil, false
+	}
+	passed := false
+	for j, d := range offset {
+		od := windows[j]
+		axes := dimsOf(to, int(d))
+		if len(axes) == 0 || containsInt(sim, od) || sizes[od] != ot.Shape[od] {
+			continue
+		}
+		opd[od], outDims[d] = axes, axes
+		passed = true
+	}
+	if !passed {
+		return nil, false
+	}
+	local := b.localType(ot, b.sharding(opd))
+	out := slices.Clone(sizes)
+	for _, od := range windows {
+		if len(opd[od]) > 0 {
+			out[od] = local.Shape[od]
+		}
+	}
+	return out, true
 }
 
 // scatter with an add combiner into operands without batching dimensions:
@@ -290,6 +343,9 @@ func (b *builder) scatter(op *ir.Op) bool {
 	ivd, ok := op.Attrs.Int("index_vector_dim")
 	if ok && len(ibd) > 0 && len(op.Operands) == 2*n+1 {
 		return b.scatterBatched(op, n, uwd, ibd, ivd)
+	}
+	if ok && len(op.Operands) == 2*n+1 && b.scatterPassThrough(op, n, uwd) {
+		return true
 	}
 	if !ok || len(ibd) > 0 || len(op.Operands) != 2*n+1 || !addBody(op.Regions[0], n) {
 		return false
@@ -344,6 +400,64 @@ func (b *builder) scatter(op *ir.Op) bool {
 		b.allReduce(r, c.Results[i], nil, summed, addRegion(r.Type.(*ir.TensorType).Elem))
 		b.settle(r, b.target(r))
 	}
+	return true
+}
+
+// scatterPassThrough is the scatter of gatherPassThrough's transpose: an
+// operand dimension that updates cover whole and no index addresses (the
+// batch of a batched diagonal update) keeps the result's axes in operands,
+// updates and results, whatever the combiner; indices are whole. False
+// when no dimension passes through.
+func (b *builder) scatterPassThrough(op *ir.Op, n int, uwd []int64) bool {
+	iwd, _ := op.Attrs.I64s("inserted_window_dims")
+	sdod, _ := op.Attrs.I64s("scatter_dims_to_operand_dims")
+	ot := op.Operands[0].Type.(*ir.TensorType)
+	ut := op.Operands[n+1].Type.(*ir.TensorType)
+	var windows []int
+	for od := 0; od < ot.Rank(); od++ {
+		if !containsInt(iwd, od) {
+			windows = append(windows, od)
+		}
+	}
+	if len(windows) != len(uwd) || !slices.IsSorted(uwd) {
+		return false
+	}
+	to := b.target(op.Results[0])
+	opd := make([][]shardy.Axis, ot.Rank())
+	upd := make([][]shardy.Axis, ut.Rank())
+	passed := false
+	for j, ud := range uwd {
+		od := windows[j]
+		axes := dimsOf(to, od)
+		if len(axes) == 0 || containsInt(sdod, od) || ut.Shape[ud] != ot.Shape[od] {
+			continue
+		}
+		opd[od], upd[ud] = axes, axes
+		passed = true
+	}
+	if !passed {
+		return false
+	}
+	// Updates split along their scatter (index) dimensions are left to the
+	// rules that keep them split.
+	cur := b.local[op.Operands[n+1]].s
+	for d := 0; d < ut.Rank(); d++ {
+		if !containsInt(uwd, d) && len(dimsOf(cur, d)) > 0 {
+			return false
+		}
+	}
+	os, us := b.sharding(opd), b.sharding(upd)
+	ins := make([]*ir.Value, 2*n+1)
+	for i := 0; i < n; i++ {
+		ins[i] = b.reshard(op.Operands[i], os)
+		ins[n+1+i] = b.reshard(op.Operands[n+1+i], us)
+	}
+	ins[n] = b.reshard(op.Operands[n], nil)
+	computed := make([]*shardy.Sharding, n)
+	for i := range computed {
+		computed[i] = os
+	}
+	b.compute(op, ins, computed, op.Attrs)
 	return true
 }
 

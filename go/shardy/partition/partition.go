@@ -9,7 +9,7 @@
 // shardings, so every op stays correct.
 //
 // Loops and branches are partitioned region by region (control.go).
-// Programs the partitioner cannot treat safely (effects, custom calls,
+// Programs the partitioner cannot treat safely (effects, custom calls without a sharding rule,
 // manual computations, tokens, uneven shards, unreduced arguments, several
 // meshes) are refused with an error wrapping ErrUnsupported:
 // the runtime then keeps running them on global arrays.
@@ -188,6 +188,7 @@ func checkType(t ir.Type, s *shardy.Sharding, mesh *shardy.Mesh) error {
 
 // refused are ops the partitioner does not run per partition: effects,
 // host code, randomness with state and ops that already name partitions.
+// Custom calls with a sharding rule are the exception (custom.go).
 var refused = map[string]bool{
 	"stablehlo.custom_call": true,
 	"stablehlo.rng":         true, "stablehlo.rng_bit_generator": true, "stablehlo.infeed": true, "stablehlo.outfeed": true,
@@ -224,7 +225,7 @@ func inlineBlock(m *ir.Module, src, dst *ir.Block, vm map[*ir.Value]*ir.Value, d
 		if op == src.Terminator() && !top {
 			return nil // the caller maps the callee's results
 		}
-		if refused[op.Name] {
+		if refused[op.Name] && !ruledCustomCall(op) {
 			return unsupported("op %s", op.Name)
 		}
 		for _, r := range op.Results {

@@ -440,6 +440,10 @@ func (b *builder) op(op *ir.Op) {
 		if indexedRules[op.Name](b, op) {
 			return
 		}
+	case op.Name == "stablehlo.custom_call":
+		if b.customCall(op) {
+			return
+		}
 	case len(op.Results) != 1 || len(op.Regions) > 0 && op.Name != "stablehlo.reduce":
 	case op.Name == "stablehlo.broadcast_in_dim":
 		if b.broadcast(op) {

@@ -252,6 +252,16 @@ func (b *builder) op(op *ir.Op, ctx, depth int) error {
 	case "stablehlo.custom_call":
 		if target, _ := op.Attrs.Str("call_target_name"); placementCalls[target] && len(op.Operands) == 1 && len(op.Results) == 1 {
 			b.link(ctx, op.Operands, op.Results, passThrough)
+			return nil
+		}
+		r := customCallRule(op)
+		if r == nil {
+			return nil
+		}
+		ins, ok1 := b.nodes(ctx, op.Operands)
+		outs, ok2 := b.nodes(ctx, op.Results)
+		if ok1 && ok2 {
+			b.p.edges = append(b.p.edges, &edge{ins: ins, outs: outs, rule: r, dir: general.dir(r)})
 		}
 		return nil
 	}
@@ -1200,5 +1210,60 @@ func convRule(op *ir.Op, in, out [][]int64) *rule {
 		}
 	}
 	r.ins, r.outs = [][][]int{xd, kd}, [][][]int{yd}
+	return r
+}
+
+// customCallRule is the propagation rule of a side-effect-free custom call
+// with an sdy.sharding_rule (JAX gives its LAPACK and other kernels one),
+// nil for others (they stay barriers). Only factors the rule lets pass are
+// shared; reduction, need-replication, permutation and blocked factors get
+// a factor of their own in each tensor, so no sharding passes through them.
+func customCallRule(op *ir.Op) *rule {
+	if se, _ := op.Attrs.Bool("has_side_effect"); se {
+		return nil
+	}
+	sr, err := shardy.RuleOf(op)
+	if err != nil || sr == nil || len(sr.Operands) != len(op.Operands) || len(sr.Results) != len(op.Results) {
+		return nil
+	}
+	r := &rule{}
+	ids := map[string]int{}
+	tensors := func(spec [][][]string, vs []*ir.Value) ([][][]int, bool) {
+		out := make([][][]int, len(vs))
+		for i, v := range vs {
+			t := v.StaticTensor()
+			if t == nil || len(spec[i]) != t.Rank() {
+				return nil, false
+			}
+			out[i] = make([][]int, t.Rank())
+			for d, fs := range spec[i] {
+				size := int64(1)
+				for _, f := range fs {
+					size *= sr.Sizes[f]
+					if sr.Special[f] {
+						out[i][d] = append(out[i][d], r.factor(sr.Sizes[f]))
+						continue
+					}
+					id, ok := ids[f]
+					if !ok {
+						id = r.factor(sr.Sizes[f])
+						ids[f] = id
+					}
+					out[i][d] = append(out[i][d], id)
+				}
+				if size != t.Shape[d] {
+					return nil, false
+				}
+			}
+		}
+		return out, true
+	}
+	var ok bool
+	if r.ins, ok = tensors(sr.Operands, op.Operands); !ok {
+		return nil
+	}
+	if r.outs, ok = tensors(sr.Results, op.Results); !ok {
+		return nil
+	}
 	return r
 }
