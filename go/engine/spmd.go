@@ -371,7 +371,7 @@ func (e *Executable) executeSPMD(args [][]*Buffer, nonDon nonDonatable, userData
 		var err error
 		tok.Begin()
 		if e.parts != nil {
-			err = e.runPartitioned(args, outs, &running, tok, polls)
+			err = e.runPartitioned(args, outs, seq, &running, tok, polls)
 		} else {
 			err = e.runSPMD(args, outs, seq, &running, tok)
 		}
