@@ -35,10 +35,13 @@ type multiprocess struct {
 }
 
 // nextRun numbers a run of the multi-process program key (0 for a program
-// of this process alone).
-func (c *Client) nextRun(key uint64, multi bool) uint64 {
+// of this process alone). pp (nil for none) is the partitioned executable
+// that makes the run: its ticket is handed out with the number, so the
+// executable's runs take turns in the order of their numbers (several
+// executables may share a key, each with its own turns).
+func (c *Client) nextRun(key uint64, multi bool, pp *partitioned) (seq, ticket uint64) {
 	if !multi {
-		return 0
+		return 0, 0
 	}
 	c.runMu.Lock()
 	defer c.runMu.Unlock()
@@ -47,7 +50,11 @@ func (c *Client) nextRun(key uint64, multi bool) uint64 {
 	}
 	n := c.runs[key]
 	c.runs[key] = n + 1
-	return n
+	if pp != nil {
+		ticket = pp.tickets
+		pp.tickets++
+	}
+	return n, ticket
 }
 
 // jobKey names a program bound to devices the same way in every process:

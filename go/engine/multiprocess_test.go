@@ -200,7 +200,10 @@ func jobPartitioned(t *testing.T, c *Client) *Executable {
 
 // Each process runs only its own partition's program; the sum's all_reduce
 // trades the two partial sums. Runs dispatched back to back take their
-// turns in run order in both processes, so their messages never mix.
+// turns in run order in both processes, so their messages never mix; the
+// last run is made by a second executable of the same program (as when
+// JAX compiles a program again), which continues the program's run
+// numbers with turns of its own.
 func TestJobExecutePartitioned(t *testing.T) {
 	cs := jobClients(t, 2, newMemExchange())
 	before := ReadStats().PartitionedExecutions
@@ -209,13 +212,17 @@ func TestJobExecutePartitioned(t *testing.T) {
 	var sums [2][runs][]float32
 	var wg sync.WaitGroup
 	for p, c := range cs {
-		e := jobPartitioned(t, c)
+		first, again := jobPartitioned(t, c), jobPartitioned(t, c)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var outs [][][]*Buffer
 			var dones [][]*Event
 			for run := 0; run < runs; run++ {
+				e := first
+				if run == runs-1 {
+					e = again
+				}
 				in := localF32(t, c, float32(2*p+1+run), float32(2*p+2+run))
 				o, done, err := e.Execute([][]*Buffer{{in}}, nil, ExecuteOptions{})
 				require.NoError(t, err)

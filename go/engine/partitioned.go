@@ -32,11 +32,14 @@ type partitioned struct {
 	progs []cancellableProgram // per addressable device (*compiler.Executable)
 	meet  *kernel.Rendezvous
 	mu    sync.Mutex // one run at a time: two runs' collectives must not meet
-	// Multi-process: the trade with the other processes, and the run
-	// number whose turn it is (runs take mu in that order).
-	remote *crossRemote
-	turn   uint64
-	turned sync.Cond // on mu
+	// Multi-process: the trade with the other processes, and the runs'
+	// turns: each run gets a ticket when dispatched and runs when turn
+	// reaches it, so runs of the executable go in dispatch order, which
+	// is the order of their run numbers in every process.
+	remote  *crossRemote
+	tickets uint64 // handed out (under e.client's runMu)
+	turn    uint64
+	turned  sync.Cond // on mu
 }
 
 // preparePartitioned compiles plan's program per partition when the
@@ -100,8 +103,9 @@ func (e *Executable) preparePartitioned(plan *spmdPlan) {
 // run at a step boundary; a token that polls for Ctrl-C (polls) is checked
 // only on the calling goroutine, which runs the first device's program,
 // and the other devices' programs stop through a token of their own that
-// follows it. seq is the run's number in a multi-process job.
-func (e *Executable) runPartitioned(args [][]*Buffer, outs [][]*Buffer, seq uint64, running *time.Duration, tok *cancel.Token, polls bool) (err error) {
+// follows it. In a multi-process job, seq is the run's number and ticket
+// its turn among this executable's runs (both from e.client.nextRun).
+func (e *Executable) runPartitioned(args [][]*Buffer, outs [][]*Buffer, seq, ticket uint64, running *time.Duration, tok *cancel.Token, polls bool) (err error) {
 	pp := e.parts
 	var argErr error
 	for _, list := range args {
@@ -114,9 +118,9 @@ func (e *Executable) runPartitioned(args [][]*Buffer, outs [][]*Buffer, seq uint
 	pp.mu.Lock()
 	defer pp.mu.Unlock()
 	if pp.remote != nil {
-		// Every run number takes its turn, even one that fails here, so
+		// Every ticket takes its turn, even one whose run fails here, so
 		// the runs after it do not wait forever.
-		for pp.turn != seq {
+		for pp.turn != ticket {
 			pp.turned.Wait()
 		}
 		defer func() {
