@@ -132,10 +132,9 @@ def partitioned_runs() -> int:
 
 
 def psum_once():
-    """A psum over the job's devices. WORKER_COLLECTIVE=jit sums a sharded
-    array in jit, which the partitioner accepts (each process runs its own
-    devices' programs, the all-reduce trades partial sums); else a psum in
-    shard_map, which it refuses (every process runs the global program)."""
+    """A psum over the job's devices: with WORKER_COLLECTIVE=jit the sum of a
+    sharded array in jit (the partitioner adds the all-reduce), else a psum
+    in shard_map."""
     x = put(np.ones((nd, 4), np.float32), P("x"))
     if os.environ.get("WORKER_COLLECTIVE") == "jit":
         return fetch(jax.jit(lambda a: a.sum(0, keepdims=True), out_shardings=NamedSharding(mesh, P()))(x))

@@ -111,27 +111,29 @@ def test_collectives_and_training_match_one_process(reference, tmp_path, nproc, 
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6, err_msg=f"{k} against XLA:CPU")
 
 
-@pytest.mark.parametrize("scenario,nproc,why,partitioned", [("kill", 2, "closed its connection", True),
-                                                             ("stop", 2, "sent nothing within", True),
-                                                             ("kill", 4, "closed its connection", True),
-                                                             ("kill", 2, "closed its connection", False),
-                                                             ("stop", 2, "sent nothing within", False)])
-def test_lost_peer_fails_the_others(tmp_path, scenario, nproc, why, partitioned):
+@pytest.mark.parametrize("scenario,nproc,why,mode", [("kill", 2, "closed its connection", "jit"),
+                                                      ("stop", 2, "sent nothing within", "jit"),
+                                                      ("kill", 4, "closed its connection", "jit"),
+                                                      ("kill", 2, "closed its connection", "shard_map"),
+                                                      ("kill", 2, "closed its connection", "global"),
+                                                      ("stop", 2, "sent nothing within", "global")])
+def test_lost_peer_fails_the_others(tmp_path, scenario, nproc, why, mode):
     timeout = 6
+    env = {"GOJAX_COLLECTIVE_TIMEOUT": str(timeout), "WORKER_COLLECTIVE": mode}
+    if mode == "global":
+        env["GOJAX_SPMD_PARTITION"] = "0"  # every process runs the global program
     # A stopped process never ends by itself: kill the rest once process 0 is done.
-    env = {"GOJAX_COLLECTIVE_TIMEOUT": str(timeout), "WORKER_COLLECTIVE": "jit" if partitioned else "shard_map"}
     out = run_job(scenario, nproc, 1, tmp_path, env, then_kill=nproc == 2)
     res = results(out)
     assert res[0].startswith("error after"), f"process 0: {res[0]}\n{out[0][2][-3000:]}"
     assert "process 1 (" in res[0] and why in res[0], res[0]
-    if partitioned:
-        # Each process runs its own device's program: the sum fails in its
-        # all-reduce, which the error names.
+    if mode != "global":
+        # Each process runs its own device's program (a jit sum's or a
+        # shard_map's psum): it fails in its all-reduce, which the error names.
         assert "stablehlo.all_reduce" in res[0] and "collective exchange" in res[0], res[0]
         assert "UNAVAILABLE" in res[0], res[0]
     else:
-        # shard_map's psum runs as a global program in every process: the
-        # argument exchange before the run fails.
+        # The argument exchange before the global run fails.
         assert "exchanging argument shards" in res[0] and "program" in res[0], res[0]
     # Every survivor fails, naming a peer (process 1, or one that failed
     # because of it and exited first).
