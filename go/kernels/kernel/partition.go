@@ -74,6 +74,10 @@ func NewRendezvousAcross(n, local int, remote Remote) *Rendezvous {
 	return r
 }
 
+// Across reports whether the partitions span processes (trades go over
+// the network, so collectives should send as little as they can).
+func (r *Rendezvous) Across() bool { return r != nil && r.remote != nil }
+
 // Exchange publishes data as partition self's contribution, waits until every
 // partition has published, calls read with all contributions (index =
 // partition), and returns once every partition of this process has finished
