@@ -1,8 +1,10 @@
 """jax.distributed jobs of several gojax processes on loopback, started by
-the tests themselves: every collective and a data-parallel training step
-give bit-identical results to one process with as many devices (and match
-XLA:CPU), a killed or stopped peer makes the others fail within the
-timeout naming it, a stranger on the data-plane port is refused without
+the tests themselves: every collective, all-reduce-heavy programs and a
+data-parallel training step give bit-identical results to one process with
+as many devices (and match XLA:CPU), the training steps run partitioned
+(each process its own devices' programs), a killed or stopped peer makes
+the others fail within the timeout naming it (partitioned and in the
+global-run model), a stranger on the data-plane port is refused without
 harming the job, and nothing listens once the client is gone.
 
 Each job's processes run tests/distributed_worker.py; every subprocess has
