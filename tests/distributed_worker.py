@@ -3,8 +3,9 @@ starts, or (with 0 processes) the single-process run it is compared with.
 
     python distributed_worker.py SCENARIO PORT NPROC INDEX OUTDIR
 
-SCENARIO: "all" (every collective in several dtypes and a data-parallel
-training step; process 0 writes the results to OUTDIR), "kill" (process 1
+SCENARIO: "all" (every collective in several dtypes, all-reduce-heavy
+programs and a data-parallel training step; process 0 writes the results to
+OUTDIR and every process reports how many training steps ran partitioned), "kill" (process 1
 dies with SIGKILL while process 0 waits in a collective), "stop" (process 1
 stops itself with SIGSTOP), "stranger" (the job waits for OUTDIR/go, which
 the test writes after a stranger has connected to the data-plane ports,
@@ -105,8 +106,38 @@ def train_losses(steps: int = 3) -> np.ndarray:
     return np.array(out)
 
 
+def allreduce_heavy() -> dict[str, np.ndarray]:
+    """Programs whose work is mostly all-reduces: a sharded contraction the
+    partitioner completes with an all-reduce of 256 KiB, and a loop of
+    psums in shard_map. Small integers keep every sum exact, so XLA:CPU
+    must agree to the bit whatever its summation order."""
+    a = put((np.arange(nd * 16 * 256) % 7 - 3).astype(np.float32).reshape(nd * 16, 256), P("x"))
+    gram = jax.jit(lambda v: v.T @ v, out_shardings=NamedSharding(mesh, P()))(a)
+
+    def body(v):
+        return jax.lax.fori_loop(0, 4, lambda i, w: jax.lax.psum(w, "x") * 0.5, v)
+
+    b = put((np.arange(nd * 64 * 1024) % 11 - 5).astype(np.float32).reshape(nd * 64, 1024), P("x"))
+    loop = smap(body, P("x"))(b)
+    return {"allreduce_gram": fetch(gram), "allreduce_loop": fetch(loop)}
+
+
+def partitioned_runs() -> int:
+    """gojax's count of SPMD runs that ran per device (0 on XLA:CPU)."""
+    if platform == "cpu":
+        return 0
+    import gojax
+
+    return gojax.stats().partitioned_executions
+
+
 def psum_once():
+    """A psum over the job's devices: with WORKER_COLLECTIVE=jit the sum of a
+    sharded array in jit (the partitioner adds the all-reduce), else a psum
+    in shard_map."""
     x = put(np.ones((nd, 4), np.float32), P("x"))
+    if os.environ.get("WORKER_COLLECTIVE") == "jit":
+        return fetch(jax.jit(lambda a: a.sum(0, keepdims=True), out_shardings=NamedSharding(mesh, P()))(x))
     return fetch(smap(lambda a: jax.lax.psum(a, "x"), P())(x))
 
 
@@ -133,7 +164,10 @@ def finish(code: int = 0):
 
 if scenario == "all":
     res = collectives()
+    res.update(allreduce_heavy())
+    before = partitioned_runs()
     res["losses"] = train_losses()
+    print(f"RESULT partitioned_train {partitioned_runs() - before}", flush=True)
     if index == 0:
         np.savez(os.path.join(outdir, f"result-{nproc}-{platform or 'job'}.npz"), **res)
     print("RESULT ok", flush=True)

@@ -1,8 +1,10 @@
 """jax.distributed jobs of several gojax processes on loopback, started by
-the tests themselves: every collective and a data-parallel training step
-give bit-identical results to one process with as many devices (and match
-XLA:CPU), a killed or stopped peer makes the others fail within the
-timeout naming it, a stranger on the data-plane port is refused without
+the tests themselves: every collective, all-reduce-heavy programs and a
+data-parallel training step give bit-identical results to one process with
+as many devices (and match XLA:CPU), the training steps run partitioned
+(each process its own devices' programs), a killed or stopped peer makes
+the others fail within the timeout naming it (partitioned and in the
+global-run model), a stranger on the data-plane port is refused without
 harming the job, and nothing listens once the client is gone.
 
 Each job's processes run tests/distributed_worker.py; every subprocess has
@@ -81,11 +83,11 @@ def check_ok(out):
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     """One process with 4 devices: gojax, and XLA:CPU as the outside oracle.
-    gojax runs programs over several processes on global arrays (not
-    partitioned), so its one-process reference does too: the two must then
-    agree bit for bit."""
+    A job's processes run per device what the partitioner accepts, as one
+    process does, and the rest on global arrays, as one process does with
+    such programs: the two must agree bit for bit."""
     d = tmp_path_factory.mktemp("ref")
-    procs = [start("all", 0, 0, d, {"GOJAX_NUM_DEVICES": "4", "WORKER_PLATFORM": "gojax", "GOJAX_SPMD_PARTITION": "0"}),
+    procs = [start("all", 0, 0, d, {"GOJAX_NUM_DEVICES": "4", "WORKER_PLATFORM": "gojax"}),
              start("all", 0, 0, d, {"WORKER_PLATFORM": "cpu", "WORKER_CPU_DEVICES": "4", "JAX_PLATFORMS": "cpu"})]
     check_ok(finish(procs))
     return dict(np.load(d / "result-0-gojax.npz")), dict(np.load(d / "result-0-cpu.npz"))
@@ -93,7 +95,11 @@ def reference(tmp_path_factory):
 
 @pytest.mark.parametrize("nproc,devices_each", [(2, 2), (4, 1)])
 def test_collectives_and_training_match_one_process(reference, tmp_path, nproc, devices_each):
-    check_ok(run_job("all", nproc, devices_each, tmp_path))
+    out = run_job("all", nproc, devices_each, tmp_path)
+    check_ok(out)
+    # Every process ran each of the 3 training steps per device, on its
+    # own devices only (the partitioned path, not the global run).
+    assert results(out) == [results(out)[0]] * nproc and "partitioned_train 3" in results(out)[0], results(out)
     got = dict(np.load(tmp_path / f"result-{nproc}-job.npz"))
     single, xla = reference
     assert set(got) == set(single)
@@ -107,17 +113,30 @@ def test_collectives_and_training_match_one_process(reference, tmp_path, nproc, 
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6, err_msg=f"{k} against XLA:CPU")
 
 
-@pytest.mark.parametrize("scenario,nproc,why", [("kill", 2, "closed its connection"),
-                                                 ("stop", 2, "sent nothing within"),
-                                                 ("kill", 4, "closed its connection")])
-def test_lost_peer_fails_the_others(tmp_path, scenario, nproc, why):
+@pytest.mark.parametrize("scenario,nproc,why,mode", [("kill", 2, "closed its connection", "jit"),
+                                                      ("stop", 2, "sent nothing within", "jit"),
+                                                      ("kill", 4, "closed its connection", "jit"),
+                                                      ("kill", 2, "closed its connection", "shard_map"),
+                                                      ("kill", 2, "closed its connection", "global"),
+                                                      ("stop", 2, "sent nothing within", "global")])
+def test_lost_peer_fails_the_others(tmp_path, scenario, nproc, why, mode):
     timeout = 6
+    env = {"GOJAX_COLLECTIVE_TIMEOUT": str(timeout), "WORKER_COLLECTIVE": mode}
+    if mode == "global":
+        env["GOJAX_SPMD_PARTITION"] = "0"  # every process runs the global program
     # A stopped process never ends by itself: kill the rest once process 0 is done.
-    out = run_job(scenario, nproc, 1, tmp_path, {"GOJAX_COLLECTIVE_TIMEOUT": str(timeout)}, then_kill=nproc == 2)
+    out = run_job(scenario, nproc, 1, tmp_path, env, then_kill=nproc == 2)
     res = results(out)
     assert res[0].startswith("error after"), f"process 0: {res[0]}\n{out[0][2][-3000:]}"
     assert "process 1 (" in res[0] and why in res[0], res[0]
-    assert "exchanging argument shards" in res[0] and "program" in res[0], res[0]
+    if mode != "global":
+        # Each process runs its own device's program (a jit sum's or a
+        # shard_map's psum): it fails in its all-reduce, which the error names.
+        assert "stablehlo.all_reduce" in res[0] and "collective exchange" in res[0], res[0]
+        assert "UNAVAILABLE" in res[0], res[0]
+    else:
+        # The argument exchange before the global run fails.
+        assert "exchanging argument shards" in res[0] and "program" in res[0], res[0]
     # Every survivor fails, naming a peer (process 1, or one that failed
     # because of it and exited first).
     for i in range(2, nproc):

@@ -287,7 +287,8 @@ def test_compiled_text_of_every_program(gojax_device, name):
 
 def test_compiled_text_of_shardy_programs():
     # Shardy annotations are dropped from the text (jaxlib's HLO converter
-    # refuses them); a shard_map body is a custom call's called computation.
+    # refuses them); a shard_map over the whole mesh runs per device, so the
+    # text is device 0's program, its body, as XLA:CPU's partitioned text.
     from gojax_testutil import check_python
 
     out = check_python("""
@@ -300,7 +301,7 @@ mesh = Mesh(np.array(devs), ("x",))
 x = jax.device_put(np.arange(16, dtype=np.float32), NamedSharding(mesh, P("x")))
 f = jax.shard_map(lambda a: jax.lax.psum(a * 2, "x"), mesh=mesh, in_specs=P("x"), out_specs=P())
 text = jax.jit(f).lower(x).compile().as_text()
-assert text is not None and 'custom_call_target="sdy.manual_computation"' in text, text
+assert text is not None and "manual_computation" not in text, text
 assert "all-reduce(" in text or "stablehlo.all_reduce" in text, text
 g = lambda a: jax.lax.with_sharding_constraint(a * 2, NamedSharding(mesh, P("x"))) + 1
 text = jax.jit(g).lower(x).compile().as_text()

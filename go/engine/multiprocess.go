@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"hash/fnv"
+	"slices"
 	"sync"
 )
 
@@ -13,8 +14,10 @@ import (
 // of the sharded arguments its devices hold to every other process of the
 // program, so all of them assemble the same global arguments; replicated
 // arguments are not sent, as each process holds them already. The cost is
-// that every process computes the whole program; partitioning programs per
-// device will remove it.
+// that every process computes the whole program. That is the fallback for
+// programs the partitioner refuses: those it accepts run per device
+// (partitioned.go), each process its own devices' programs, and only the
+// collectives' contributions travel (crossRemote).
 
 // Exchanger moves bytes between the processes of a job (package dataplane
 // implements it).
@@ -32,10 +35,13 @@ type multiprocess struct {
 }
 
 // nextRun numbers a run of the multi-process program key (0 for a program
-// of this process alone).
-func (c *Client) nextRun(key uint64, multi bool) uint64 {
+// of this process alone). pp (nil for none) is the partitioned executable
+// that makes the run: its ticket is handed out with the number, so the
+// executable's runs take turns in the order of their numbers (several
+// executables may share a key, each with its own turns).
+func (c *Client) nextRun(key uint64, multi bool, pp *partitioned) (seq, ticket uint64) {
 	if !multi {
-		return 0
+		return 0, 0
 	}
 	c.runMu.Lock()
 	defer c.runMu.Unlock()
@@ -44,7 +50,11 @@ func (c *Client) nextRun(key uint64, multi bool) uint64 {
 	}
 	n := c.runs[key]
 	c.runs[key] = n + 1
-	return n
+	if pp != nil {
+		ticket = pp.tickets
+		pp.tickets++
+	}
+	return n, ticket
 }
 
 // jobKey names a program bound to devices the same way in every process:
@@ -127,4 +137,71 @@ func (e *Executable) exchangeShards(args [][]*Buffer, seq uint64) ([][][]byte, e
 		}
 	}
 	return out, nil
+}
+
+// crossRemote trades the contributions of a partitioned program's
+// collectives between processes (kernel.Remote): this process sends its
+// partitions' contributions, in partition order, to every other process of
+// the program in one message, and receives each one's the same way. Every
+// process then reduces or assembles all contributions in the order one
+// process with as many devices uses, so results are bit-identical to it.
+// A message is named by the program, the run and the exchange within the
+// run, so runs and collectives cannot mix.
+type crossRemote struct {
+	e      *Executable
+	local  []int         // this process's partitions, ascending
+	others map[int][]int // process -> its partitions, ascending
+	run    uint64        // set by runPartitioned before each run
+}
+
+func (e *Executable) newCrossRemote() *crossRemote {
+	x := &crossRemote{e: e, others: map[int][]int{}}
+	for d := range e.addressable {
+		x.local = append(x.local, e.logical[d][1])
+	}
+	for d, dev := range e.remote {
+		x.others[dev.ProcessIndex] = append(x.others[dev.ProcessIndex], e.remoteLogical[d][1])
+	}
+	slices.Sort(x.local)
+	for _, ps := range x.others {
+		slices.Sort(ps)
+	}
+	return x
+}
+
+// roundBits is how many low bits of a message's sequence number count the
+// exchanges of one run; the run number takes the rest.
+const roundBits = 32
+
+func (x *crossRemote) Share(round uint64, slots [][]byte) error {
+	e := x.e
+	if round >= 1<<roundBits {
+		return Errorf(CodeResourceExhausted, "program %q (run %d) made more than %d collective exchanges", e.Name(), x.run, uint64(1)<<roundBits)
+	}
+	// Every partition of an SPMD program contributes the same type, so
+	// the sizes of what the peers send are known without asking them.
+	size := len(slots[x.local[0]])
+	payload := slots[x.local[0]]
+	if len(x.local) > 1 {
+		payload = make([]byte, 0, size*len(x.local))
+		for _, p := range x.local {
+			if len(slots[p]) != size {
+				return Errorf(CodeInternal, "program %q: partitions %d and %d contribute %d and %d bytes to one collective", e.Name(), x.local[0], p, size, len(slots[p]))
+			}
+			payload = append(payload, slots[p]...)
+		}
+	}
+	recv := make(map[int][]byte, len(x.others))
+	for q, ps := range x.others {
+		recv[q] = make([]byte, size*len(ps))
+	}
+	if err := e.client.job.Peers.Exchange(e.jobKey, x.run<<roundBits|round, payload, recv); err != nil {
+		return Errorf(CodeUnavailable, "program %q (run %d, collective exchange %d) with the job's other processes: %v", e.Name(), x.run, round, err)
+	}
+	for q, ps := range x.others {
+		for k, p := range ps {
+			slots[p] = recv[q][k*size : (k+1)*size : (k+1)*size]
+		}
+	}
+	return nil
 }

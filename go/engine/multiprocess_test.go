@@ -185,3 +185,87 @@ func TestJobProgramElsewhere(t *testing.T) {
 	require.Empty(t, outs)
 	require.Empty(t, events)
 }
+
+// jobPartitioned compiles squareAndSum for process self of a two-process
+// job: partition 0 on process 0's device, partition 1 on process 1's.
+func jobPartitioned(t *testing.T, c *Client) *Executable {
+	da := &DeviceAssignment{Replicas: 1, Partitions: 2, IDs: [][]int{{0, 2048}}}
+	ebo := appendBytesField(appendVarintField(nil, 5, 2), 9, da.Marshal())
+	e, err := NewExecutable(c, squareAndSum(t, false), []byte("code"), appendBytesField(nil, 3, ebo))
+	require.NoError(t, err)
+	require.NotNil(t, e.parts, "the partitioner accepts the program")
+	require.NotNil(t, e.parts.remote, "its collectives trade with the other process")
+	return e
+}
+
+// Each process runs only its own partition's program; the sum's all_reduce
+// trades the two partial sums. Runs dispatched back to back take their
+// turns in run order in both processes, so their messages never mix; the
+// last run is made by a second executable of the same program (as when
+// JAX compiles a program again), which continues the program's run
+// numbers with turns of its own.
+func TestJobExecutePartitioned(t *testing.T) {
+	cs := jobClients(t, 2, newMemExchange())
+	before := ReadStats().PartitionedExecutions
+	const runs = 4
+	var sq [2][runs][]float32
+	var sums [2][runs][]float32
+	var wg sync.WaitGroup
+	for p, c := range cs {
+		first, again := jobPartitioned(t, c), jobPartitioned(t, c)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var outs [][][]*Buffer
+			var dones [][]*Event
+			for run := 0; run < runs; run++ {
+				e := first
+				if run == runs-1 {
+					e = again
+				}
+				in := localF32(t, c, float32(2*p+1+run), float32(2*p+2+run))
+				o, done, err := e.Execute([][]*Buffer{{in}}, nil, ExecuteOptions{})
+				require.NoError(t, err)
+				outs, dones = append(outs, o), append(dones, done)
+			}
+			for run := range outs {
+				require.NoError(t, dones[run][0].Wait())
+				sq[p][run] = readF32(t, outs[run][0][0])
+				sums[p][run] = readF32(t, outs[run][0][1])
+			}
+		}()
+	}
+	wg.Wait()
+	for run := 0; run < runs; run++ {
+		r := float32(run)
+		want := func(x float32) float32 { return (x + r) * (x + r) }
+		require.Equal(t, []float32{want(1), want(2)}, sq[0][run])
+		require.Equal(t, []float32{want(3), want(4)}, sq[1][run])
+		total := []float32{want(1) + want(2) + want(3) + want(4)}
+		require.Equal(t, total, sums[0][run])
+		require.Equal(t, total, sums[1][run])
+	}
+	require.Equal(t, before+2*runs, ReadStats().PartitionedExecutions)
+}
+
+// A peer lost in a collective fails the run with UNAVAILABLE, naming the
+// collective, the program and the peer.
+func TestJobPartitionedExchangeFailure(t *testing.T) {
+	m := newMemExchange()
+	m.fail = errors.New("process 1 (10.0.0.2:5): closed its connection")
+	cs := jobClients(t, 2, m)
+	e := jobPartitioned(t, cs[0])
+	o, done, err := e.Execute([][]*Buffer{{localF32(t, cs[0], 1, 2)}}, nil, ExecuteOptions{})
+	require.NoError(t, err)
+	err = done[0].Wait()
+	require.ErrorContains(t, err, "stablehlo.all_reduce")
+	require.ErrorContains(t, err, `program "main" (run 0, collective exchange 0)`)
+	require.ErrorContains(t, err, "process 1 (10.0.0.2:5)")
+	require.Equal(t, CodeUnavailable, CodeOf(err))
+	require.Error(t, o[0][0].ready.Wait())
+	// The next run takes its turn and fails the same way: nothing waits
+	// for the failed one.
+	_, done, err = e.Execute([][]*Buffer{{localF32(t, cs[0], 1, 2)}}, nil, ExecuteOptions{})
+	require.NoError(t, err)
+	require.ErrorContains(t, done[0].Wait(), "(run 1, collective exchange 0)")
+}

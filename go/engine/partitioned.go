@@ -21,12 +21,25 @@ import (
 // of the memory of the global arrays. Its partitions' collectives meet
 // through one rendezvous, so runs of one executable take turns. Programs
 // the partitioner refuses keep the global execution of spmd.go.
+//
+// In a multi-process job each process runs only its own devices' programs;
+// the rendezvous trades each collective's contributions with the other
+// processes (crossRemote, multiprocess.go), and runs take turns in run
+// number order, the same in every process.
 
 // partitioned is an SPMD program compiled per partition.
 type partitioned struct {
 	progs []cancellableProgram // per addressable device (*compiler.Executable)
 	meet  *kernel.Rendezvous
 	mu    sync.Mutex // one run at a time: two runs' collectives must not meet
+	// Multi-process: the trade with the other processes, and the runs'
+	// turns: each run gets a ticket when dispatched and runs when turn
+	// reaches it, so runs of the executable go in dispatch order, which
+	// is the order of their run numbers in every process.
+	remote  *crossRemote
+	tickets uint64 // handed out (under e.client's runMu)
+	turn    uint64
+	turned  sync.Cond // on mu
 }
 
 // preparePartitioned compiles plan's program per partition when the
@@ -34,7 +47,10 @@ type partitioned struct {
 func (e *Executable) preparePartitioned(plan *spmdPlan) {
 	n := e.Assignment.Partitions
 	m := e.prog.Module()
-	if !config.Env().SPMDPartition || m == nil || len(e.remote) > 0 || len(e.addressable) != n || plan.mesh == nil || plan.mesh.Size() != n {
+	if !config.Env().SPMDPartition || m == nil || len(e.addressable) == 0 || len(e.addressable)+len(e.remote) != n || plan.mesh == nil || plan.mesh.Size() != n {
+		return
+	}
+	if len(e.remote) > 0 && (e.client == nil || e.client.job == nil || e.client.job.Peers == nil) {
 		return
 	}
 	if _, maximal := plan.mesh.Maximal(); maximal {
@@ -55,8 +71,15 @@ func (e *Executable) preparePartitioned(plan *spmdPlan) {
 		// another reason: the global execution stays correct.
 		return
 	}
-	meet := kernel.NewRendezvous(n)
-	pp := &partitioned{progs: make([]cancellableProgram, len(e.addressable)), meet: meet}
+	pp := &partitioned{progs: make([]cancellableProgram, len(e.addressable))}
+	pp.turned.L = &pp.mu
+	if len(e.remote) > 0 {
+		pp.remote = e.newCrossRemote()
+		pp.meet = kernel.NewRendezvousAcross(n, len(e.addressable), pp.remote)
+	} else {
+		pp.meet = kernel.NewRendezvous(n)
+	}
+	meet := pp.meet
 	for d := range e.addressable {
 		p := e.logical[d][1]
 		// The executable's own options (dump directory, fusion for NaN
@@ -65,7 +88,7 @@ func (e *Executable) preparePartitioned(plan *spmdPlan) {
 		opts.Partition = &kernel.Partition{Self: p, Count: n, Meet: meet}
 		// As many partitions as workers keep them all busy: a kernel split
 		// over the pool would only add hand-offs and spinning waits.
-		opts.Serial = n >= workers.Count()
+		opts.Serial = len(e.addressable) >= workers.Count()
 		exe, err := compiler.CompileModule(prog.Parts[p], opts)
 		if err != nil {
 			return
@@ -80,24 +103,46 @@ func (e *Executable) preparePartitioned(plan *spmdPlan) {
 // run at a step boundary; a token that polls for Ctrl-C (polls) is checked
 // only on the calling goroutine, which runs the first device's program,
 // and the other devices' programs stop through a token of their own that
-// follows it.
-func (e *Executable) runPartitioned(args [][]*Buffer, outs [][]*Buffer, running *time.Duration, tok *cancel.Token, polls bool) (err error) {
+// follows it. In a multi-process job, seq is the run's number and ticket
+// its turn among this executable's runs (both from e.client.nextRun).
+func (e *Executable) runPartitioned(args [][]*Buffer, outs [][]*Buffer, seq, ticket uint64, running *time.Duration, tok *cancel.Token, polls bool) (err error) {
 	pp := e.parts
+	var argErr error
 	for _, list := range args {
 		for i, b := range list {
-			if werr := b.ready.Wait(); werr != nil {
-				return WithCode(CodeFailedPrecondition, fmt.Errorf("argument %d of %q is not available: %w", i, e.Name(), werr))
+			if werr := b.ready.Wait(); werr != nil && argErr == nil {
+				argErr = WithCode(CodeFailedPrecondition, fmt.Errorf("argument %d of %q is not available: %w", i, e.Name(), werr))
 			}
 		}
 	}
 	pp.mu.Lock()
 	defer pp.mu.Unlock()
-	e.client.slots.acquire()
+	if pp.remote != nil {
+		// Every ticket takes its turn, even one whose run fails here, so
+		// the runs after it do not wait forever.
+		for pp.turn != ticket {
+			pp.turned.Wait()
+		}
+		defer func() {
+			pp.turn++
+			pp.turned.Broadcast()
+		}()
+	}
+	if argErr != nil {
+		return argErr
+	}
 	start := time.Now()
-	defer func() {
-		*running = time.Since(start)
-		e.client.slots.release()
-	}()
+	if pp.remote == nil {
+		e.client.slots.acquire()
+		defer e.client.slots.release()
+	}
+	// A multi-process run takes no run slot: it may wait in a collective
+	// for a peer that runs another program first, which the slot it held
+	// could block (the global-run model exchanges before taking one).
+	defer func() { *running = time.Since(start) }()
+	if pp.remote != nil {
+		pp.remote.run = seq
+	}
 	pp.meet.Reset()
 	results := make([]*compiler.RunResult, len(args))
 	errs := make([]error, len(args))

@@ -344,7 +344,7 @@ func (e *Executable) executeSPMD(args [][]*Buffer, nonDon nonDonatable, userData
 	counters.executions.Add(1)
 	// The job's processes number their runs of a program alike, in call
 	// order, so that each message names the run it belongs to.
-	seq := e.client.nextRun(e.jobKey, len(e.remote) > 0)
+	seq, ticket := e.client.nextRun(e.jobKey, len(e.remote) > 0, e.parts)
 	// The run's token, as on one device: on the calling thread one that
 	// also polls for Ctrl-C (unless given), on a goroutine one cancelled
 	// once every device's outputs are deleted.
@@ -371,7 +371,7 @@ func (e *Executable) executeSPMD(args [][]*Buffer, nonDon nonDonatable, userData
 		var err error
 		tok.Begin()
 		if e.parts != nil {
-			err = e.runPartitioned(args, outs, &running, tok, polls)
+			err = e.runPartitioned(args, outs, seq, ticket, &running, tok, polls)
 		} else {
 			err = e.runSPMD(args, outs, seq, &running, tok)
 		}

@@ -323,8 +323,10 @@ func lowerReduce(ctx kernel.Context, op *ir.Op, rootOnly bool) (kernel.Step, err
 	zeros := rootOnly && c.pos != 0
 	// Large all_reduces split the work over the group (see splitMin); every
 	// partition of the manual computation must take the same path, so the
-	// choice depends only on the operand size, the same everywhere.
-	split := !rootOnly && c.part != nil
+	// choice depends only on the operand size, the same everywhere. Across
+	// processes the second round would send every buffer again over the
+	// network, which costs more than each partition reducing all of it.
+	split := !rootOnly && c.part != nil && !c.part.Meet.Across()
 	return func(in, out [][]byte) error {
 		for i := range in {
 			var rerr error

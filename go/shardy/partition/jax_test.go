@@ -73,6 +73,13 @@ def classifier_step(p, x, y):
     return jax.tree.map(lambda a, b: a - 0.1 * b, p, g), l
 ex("classifier_step", classifier_step, [{"w1": f32(16, 32), "b1": f32(32), "w2": f32(32, 4)}, f32(32, 16), i32(32)],
    [{"w1": P(), "b1": P(), "w2": P()}, P("x"), P("x")])
+auto = jax.sharding.Mesh(np.array(jax.devices("cpu")[:8]), ("x",))
+def smap(f, out_spec):
+    return jax.shard_map(f, mesh=auto, in_specs=P("x"), out_specs=out_spec, check_vma=False)
+ex("shard_map_psum", smap(lambda u: jax.lax.psum(u * 2, "x"), P()), [f32(16, 8)], [P("x")])
+ex("shard_map_collectives", smap(lambda u: jax.lax.ppermute(jax.lax.all_gather(u, "x", tiled=True)[:2], "x",
+                                                             [(j, (j + 1) % 8) for j in range(8)]), P("x")),
+   [f32(16, 8)], [P("x")])
 print(json.dumps(out))
 `
 
@@ -137,6 +144,15 @@ func TestJAXProgramsWithoutFallback(t *testing.T) {
 			pr, err := Build(in)
 			require.NoError(t, err)
 			require.Empty(t, pr.FallbackOps)
+			if strings.HasPrefix(name, "shard_map") {
+				// One manual computation over the whole mesh: its body is
+				// each partition's program.
+				for _, part := range pr.Parts {
+					for _, op := range part.Main().Entry().Ops {
+						require.NotEqual(t, "sdy.manual_computation", op.Name)
+					}
+				}
+			}
 			if strings.HasPrefix(name, "random") {
 				// Partitionable threefry: a pure map of the counters.
 				require.Zero(t, pr.Collectives)

@@ -11,8 +11,9 @@
 // Loops and branches are partitioned region by region (control.go).
 // Programs the partitioner cannot treat safely (effects, custom calls without a sharding rule,
 // manual computations, tokens, uneven shards, unreduced arguments, several
-// meshes) are refused with an error wrapping ErrUnsupported:
-// the runtime then keeps running them on global arrays.
+// meshes) are refused with an error wrapping ErrUnsupported: the runtime
+// then keeps running them on global arrays. A program that is one manual
+// computation over the whole mesh is the exception (manual.go).
 //
 // Each partition gets its own module: offsets of the blocks a partition
 // slices are constants of its module, so no partition id arithmetic is
@@ -69,6 +70,9 @@ func Build(in Input) (*Program, error) {
 	f := in.Module.Main()
 	if f == nil || f.Body == nil || len(f.Body.Blocks) != 1 {
 		return nil, unsupported("entry function is not one block")
+	}
+	if prog := wholeManual(in, f); prog != nil {
+		return prog, nil
 	}
 	for i, s := range in.Args {
 		if err := checkSharding(s, mesh); err != nil {
