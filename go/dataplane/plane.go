@@ -48,6 +48,7 @@ type Plane struct {
 	slots  map[msgID]*slot
 	failed map[int]error // peers whose connection broke
 	gone   map[int]chan struct{}
+	asks   map[msgID]chan struct{} // transfer.go: go-aheads by sender's view
 	closed bool
 	done   chan struct{} // closed by Close
 	wg     sync.WaitGroup
@@ -241,6 +242,12 @@ func (p *Plane) readLoop(from int, conn net.Conn) error {
 		}
 		id := msgID{from: from, key: binary.LittleEndian.Uint64(h[4:]), seq: binary.LittleEndian.Uint64(h[12:])}
 		size := binary.LittleEndian.Uint64(h[20:])
+		if isTransfer(id.key) {
+			if err := p.readTransfer(conn, id, size); err != nil {
+				return err
+			}
+			continue
+		}
 		s := p.slot(id)
 		select {
 		case <-s.registered:
