@@ -141,14 +141,14 @@ def test_device_put_between_processes(tmp_path, nproc, devices_each):
     assert all(r == "ok 80" for r in results(out)), results(out)
 
 
-@pytest.mark.parametrize("scenario,why", [("transfer_lost", "closed its connection"),
+@pytest.mark.parametrize("scenario,why", [("transfer_lost", "closed its connection|cannot connect"),
                                           ("transfer_silent", "sent nothing for transfer")])
 def test_transfer_from_lost_peer_fails(tmp_path, scenario, why):
     timeout = 6
     out = run_job(scenario, 2, 1, tmp_path, {"GOJAX_COLLECTIVE_TIMEOUT": str(timeout)}, then_kill=True)
     res = results(out)[0]
     assert res.startswith("error after"), f"process 0: {res}\n{out[0][2][-3000:]}"
-    assert "cross-host transfer" in res and "process 1 (" in res and why in res, res
+    assert "cross-host receive from device 2048" in res and "process 1 (" in res and re.search(why, res), res
     assert float(res.split()[2].rstrip("s:")) < timeout + 30, res
 
 

@@ -1,27 +1,130 @@
 package dataplane
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"net"
+	"sync"
 	"time"
 )
 
 // Point-to-point transfers (PJRT's cross-host device transfers): one
-// process sends one array to one other, which knows its size. The receiver
-// asks first (an empty frame under askKey), and the sender writes the data
-// (under dataKey) only once asked, so a data frame always finds its
-// destination ready and the connection's reader never waits on it: frames
-// behind it, Exchange's included, keep flowing whatever order the two
-// processes issue their transfers in. The sequence number of both frames
-// is the framework's transfer key. Exchange keys are 64-bit program hashes;
-// these two are fixed values among them.
+// process sends one array to one other, which knows its size. They travel
+// on connections of their own, dialed on first use, whose reader never
+// waits: an exchange frame waits on its connection until its program runs
+// in the receiving process, and a transfer behind it could then wait for a
+// process that itself waits for the transfer. The receiver asks first (an
+// empty frame under askKey) and the sender writes the data (under dataKey)
+// only once asked, so data finds its destination ready. The sequence number
+// of both frames is the framework's transfer key.
 const (
 	dataKey uint64 = 0x5846524e53464552 // "XFRNSFER"
 	askKey  uint64 = 0x5846524e4153534b // "XFRNASSK"
 )
 
-func isTransfer(key uint64) bool { return key == dataKey || key == askKey }
+// transfers is the plane's transfer state; p.mu guards it, except dial.
+type transfers struct {
+	in   map[int]net.Conn        // accepted transfer connections
+	out  []*sender               // dialed transfer connections by process
+	asks map[msgID]chan struct{} // closed when the peer asked for the key
+	dial sync.Mutex              // one dial at a time
+}
+
+func newTransfers(n int) transfers {
+	return transfers{in: map[int]net.Conn{}, out: make([]*sender, n), asks: map[msgID]chan struct{}{}}
+}
+
+// closeAll closes the transfer connections (p.mu held).
+func (x *transfers) closeAll() {
+	for _, s := range x.out {
+		if s != nil {
+			s.conn.Close()
+		}
+	}
+	for _, c := range x.in {
+		c.Close()
+	}
+}
+
+// transferSender is the connection that carries transfer frames to
+// process i, dialed on first use.
+func (p *Plane) transferSender(i int) (*sender, error) {
+	p.xfer.dial.Lock()
+	defer p.xfer.dial.Unlock()
+	p.mu.Lock()
+	s, failed := p.xfer.out[i], p.failed[i]
+	addr := ""
+	if i < len(p.addrs) {
+		addr = p.addrs[i]
+	}
+	p.mu.Unlock()
+	if failed != nil {
+		return nil, failed
+	}
+	if s != nil {
+		return s, nil
+	}
+	if addr == "" {
+		return nil, fmt.Errorf("%s is not connected", p.peerName(i))
+	}
+	conn, err := net.DialTimeout("tcp", addr, p.cfg.Timeout)
+	if err != nil {
+		return nil, fmt.Errorf("cannot connect to %s for transfers: %w", p.peerName(i), err)
+	}
+	_ = conn.SetDeadline(time.Now().Add(handshakeTimeout))
+	if err := dialHandshake(conn, p.cfg.Secret, uint32(p.cfg.Self), transferChannel); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("cannot connect to %s for transfers: %w", p.peerName(i), err)
+	}
+	_ = conn.SetDeadline(time.Time{})
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		conn.Close()
+		return nil, fmt.Errorf("data plane closed")
+	}
+	s = &sender{conn: conn}
+	p.xfer.out[i] = s
+	return s, nil
+}
+
+// sendTransfer writes one transfer frame to process i.
+func (p *Plane) sendTransfer(i int, key, seq uint64, payload []byte) error {
+	s, err := p.transferSender(i)
+	if err != nil {
+		return err
+	}
+	return p.write(s, i, key, seq, payload)
+}
+
+// readTransfers reads transfer frames from process from until the
+// connection ends.
+func (p *Plane) readTransfers(from int, conn net.Conn) error {
+	var h [headerSize]byte
+	for {
+		if _, err := io.ReadFull(conn, h[:]); err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				return fmt.Errorf("truncated frame header: %w", err)
+			}
+			return err
+		}
+		if binary.LittleEndian.Uint32(h[0:]) != frameMagic {
+			return fmt.Errorf("bad frame (not a gojax data-plane frame header)")
+		}
+		id := msgID{from: from, key: binary.LittleEndian.Uint64(h[4:]), seq: binary.LittleEndian.Uint64(h[12:])}
+		if id.key != dataKey && id.key != askKey {
+			return fmt.Errorf("sent a frame that is not a transfer on a transfer connection")
+		}
+		if err := p.readTransfer(conn, id, binary.LittleEndian.Uint64(h[20:])); err != nil {
+			return err
+		}
+	}
+}
 
 // Send writes payload to process to as transfer key once that process
 // asked for it. It returns when the bytes are handed to the connection (the
@@ -51,20 +154,17 @@ func (p *Plane) Send(to int, key int64, payload []byte) error {
 		return fmt.Errorf("data plane closed")
 	}
 	p.mu.Lock()
-	delete(p.asks, id)
+	delete(p.xfer.asks, id)
 	p.mu.Unlock()
-	return p.send(to, dataKey, uint64(key), payload)
+	return p.sendTransfer(to, dataKey, uint64(key), payload)
 }
 
 // ask is the channel closed when id's go-ahead arrives (p.mu held).
 func (p *Plane) ask(id msgID) chan struct{} {
-	if p.asks == nil {
-		p.asks = map[msgID]chan struct{}{}
-	}
-	c := p.asks[id]
+	c := p.xfer.asks[id]
 	if c == nil {
 		c = make(chan struct{})
-		p.asks[id] = c
+		p.xfer.asks[id] = c
 	}
 	return c
 }
@@ -92,7 +192,10 @@ func (p *Plane) Receive(from int, key int64, dst []byte) error {
 		}
 		p.mu.Unlock()
 	}()
-	if err := p.send(from, askKey, uint64(key), nil); err != nil {
+	if err := p.sendTransfer(from, askKey, uint64(key), nil); err != nil {
+		if f := p.failure(from); f != nil {
+			err = f // the peer's end, rather than its symptom here
+		}
 		return fmt.Errorf("transfer %d: %w", key, err)
 	}
 	filled := func() error {

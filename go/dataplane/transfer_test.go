@@ -116,3 +116,24 @@ func TestTransferPeerExits(t *testing.T) {
 	planes[1].Close()
 	require.ErrorContains(t, planes[1].Receive(0, 2, nil), "closed")
 }
+
+// Process 0 enters an exchange that process 1 reaches only after it has
+// received a transfer that process 0 sends after the exchange's frame: the
+// transfer must not queue behind that frame.
+func TestTransferPassesPendingExchange(t *testing.T) {
+	planes := job(t, 2, 10*time.Second, nil)
+	ex := make(chan error, 1)
+	got0 := map[int][]byte{1: make([]byte, 2)}
+	go func() { ex <- planes[0].Exchange(5, 0, []byte{1, 2}, got0) }()
+	time.Sleep(20 * time.Millisecond)
+	s := sendLater(planes[0], 1, 9, []byte("after the exchange"))
+	dst := make([]byte, len("after the exchange"))
+	require.NoError(t, planes[1].Receive(0, 9, dst))
+	require.NoError(t, <-s)
+	require.Equal(t, "after the exchange", string(dst))
+	got1 := map[int][]byte{0: make([]byte, 2)}
+	require.NoError(t, planes[1].Exchange(5, 0, []byte{3, 4}, got1))
+	require.NoError(t, <-ex)
+	require.Equal(t, []byte{1, 2}, got1[0])
+	require.Equal(t, []byte{3, 4}, got0[1])
+}

@@ -88,7 +88,7 @@ func (c *Client) CrossHostSend(bufs []*Buffer, dst, keys []int64) ([]*Event, err
 			if err == nil {
 				err = t.Send(to.ProcessIndex, key, data)
 				if err != nil {
-					err = Errorf(CodeUnavailable, "cross-host transfer %d to device %d: %v", key, to.ID, err)
+					err = Errorf(CodeUnavailable, "cross-host send to device %d: %v", to.ID, err)
 				}
 			}
 			ev.Set(err)
@@ -135,7 +135,7 @@ func (c *Client) CrossHostReceive(dev *Device, shapes []Shape, src, keys []int64
 			// failure the plane may still write into it.
 			dst := make([]byte, b.size)
 			if err := t.Receive(from.ProcessIndex, key, dst); err != nil {
-				b.fail(Errorf(CodeUnavailable, "cross-host transfer %d from device %d: %v", key, from.ID, err))
+				b.fail(Errorf(CodeUnavailable, "cross-host receive from device %d: %v", from.ID, err))
 				return
 			}
 			data, err := devmem.Alloc(int(b.size))
