@@ -138,6 +138,13 @@ func (p *Plane) Send(to int, key int64, payload []byte) error {
 	p.mu.Lock()
 	asked, gone := p.ask(id), p.gone[to]
 	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		if p.xfer.asks[id] == asked {
+			delete(p.xfer.asks, id)
+		}
+		p.mu.Unlock()
+	}()
 	timer := time.NewTimer(p.cfg.Timeout)
 	defer timer.Stop()
 	select {
@@ -153,9 +160,6 @@ func (p *Plane) Send(to int, key int64, payload []byte) error {
 	case <-p.done:
 		return fmt.Errorf("data plane closed")
 	}
-	p.mu.Lock()
-	delete(p.xfer.asks, id)
-	p.mu.Unlock()
 	return p.sendTransfer(to, dataKey, uint64(key), payload)
 }
 
