@@ -9,7 +9,11 @@ OUTDIR and every process reports how many training steps ran partitioned), "kill
 dies with SIGKILL while process 0 waits in a collective), "stop" (process 1
 stops itself with SIGSTOP), "stranger" (the job waits for OUTDIR/go, which
 the test writes after a stranger has connected to the data-plane ports,
-then runs a collective and destroys its client). Lines starting with
+then runs a collective and destroys its client), "transfer" (jax.device_put
+between devices of different processes, which JAX runs as PJRT cross-host
+transfers, in every dtype, checked against the values each process computes
+itself), "transfer_lost" / "transfer_silent" (process 0 waits for an array
+from process 1, which exits, or lives on, without sending it). Lines starting with
 "RESULT " are what the test reads.
 """
 
@@ -131,6 +135,64 @@ def partitioned_runs() -> int:
     return gojax.stats().partitioned_executions
 
 
+TRANSFER_DTYPES = (np.float32, np.float16, jnp.bfloat16, np.int8, np.uint8, np.int16, np.int32, np.uint32,
+                   np.bool_, np.complex64)
+
+
+def sample(dt, shape, seed: int) -> np.ndarray:
+    """Values of dtype dt that every process computes alike."""
+    v = (np.arange(int(np.prod(shape))) * 7 + seed * 13) % 29 - 11
+    if np.dtype(dt) == np.bool_:
+        return (v % 3 == 0).reshape(shape)
+    if np.dtype(dt).kind == "c":
+        return (v + 1j * (v % 5)).astype(dt).reshape(shape)
+    if np.dtype(dt).kind == "u":
+        v = v + 11
+    return v.astype(dt).reshape(shape)
+
+
+def owned(p: int) -> list:
+    return [d for d in devices if d.process_index == p]
+
+
+def check_shards(a, v, what: str):
+    """Each of this process's shards of a equals the same slice of v."""
+    for sh in a.addressable_shards:
+        got, want = np.asarray(sh.data), v[sh.index]
+        if got.dtype != want.dtype or got.tobytes() != want.tobytes():
+            raise AssertionError(f"{what}: shard {sh.index} on {sh.device} is {got!r}, want {want!r}")
+
+
+def transfers() -> int:
+    """device_put between processes; returns how many arrays were checked."""
+    from jax.sharding import SingleDeviceSharding
+    src, dst = owned(0)[0], owned(1)[-1]
+    # Two meshes over the devices of different processes, the second in
+    # reverse device order: the same sharding, other processes' devices.
+    half = len(devices) // 2
+    mesh_a = Mesh(np.array(devices[:half]), ("x",))
+    mesh_b = Mesh(np.array(devices[half:][::-1]), ("x",))
+    checked = 0
+    for seed, dt in enumerate(TRANSFER_DTYPES):
+        name = np.dtype(dt).name
+        v = sample(dt, (3, 5), seed)
+        x = jax.make_array_from_callback(v.shape, SingleDeviceSharding(src), lambda idx: v[idx], dtype=v.dtype)
+        y = jax.device_put(x, SingleDeviceSharding(dst))
+        check_shards(y, v, f"{name} process 0 -> 1")
+        z = jax.device_put(y, SingleDeviceSharding(src))
+        check_shards(z, v, f"{name} process 1 -> 0")
+        w = sample(dt, (half * 4, half * 3), seed + 1)
+        for spec in (P("x"), P(), P(None, "x")):
+            a = jax.make_array_from_callback(w.shape, NamedSharding(mesh_a, spec), lambda idx: w[idx], dtype=w.dtype)
+            b = jax.device_put(a, NamedSharding(mesh_b, spec))
+            check_shards(b, w, f"{name} reshard {spec} onto {mesh_b.devices.tolist()}")
+            c = jax.device_put(b, NamedSharding(mesh_a, spec))
+            check_shards(c, w, f"{name} reshard {spec} back")
+            checked += 2
+        checked += 2
+    return checked
+
+
 def psum_once():
     """A psum over the job's devices: with WORKER_COLLECTIVE=jit the sum of a
     sharded array in jit (the partitioner adds the all-reduce), else a psum
@@ -217,6 +279,33 @@ if scenario == "stranger":
         gc.collect()
         time.sleep(0.1)
     print(f"RESULT listening before={before} after={my_port in listening_ports()}", flush=True)
+    finish()
+
+if scenario == "transfer":
+    n = transfers()
+    print(f"RESULT ok {n}", flush=True)
+    multihost_utils.sync_global_devices("end")
+    finish()
+
+if scenario in ("transfer_lost", "transfer_silent"):
+    from jax.sharding import SingleDeviceSharding
+    psum_once()
+    v = sample(np.float32, (4, 4), 0)
+    x = jax.make_array_from_callback(v.shape, SingleDeviceSharding(owned(1)[0]), lambda idx: v[idx], dtype=v.dtype)
+    if index == 1:
+        if scenario == "transfer_lost":
+            finish()  # exits without sending
+        time.sleep(120)  # lives on without sending; the test kills it
+        finish(3)
+    start = time.monotonic()
+    try:
+        y = jax.device_put(x, SingleDeviceSharding(owned(0)[0]))
+        if index == 0:
+            np.asarray(y)
+        print("RESULT no error", flush=True)
+    except Exception as e:  # noqa: BLE001 - the test reads the message
+        msg = str(e).replace("\n", " ")
+        print(f"RESULT error after {time.monotonic() - start:.1f}s: {type(e).__name__}: {msg}", flush=True)
     finish()
 
 raise SystemExit(f"unknown scenario {scenario}")

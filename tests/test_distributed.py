@@ -5,7 +5,9 @@ as many devices (and match XLA:CPU), the training steps run partitioned
 (each process its own devices' programs), a killed or stopped peer makes
 the others fail within the timeout naming it (partitioned and in the
 global-run model), a stranger on the data-plane port is refused without
-harming the job, and nothing listens once the client is gone.
+harming the job, nothing listens once the client is gone, and device_put
+moves arrays between the devices of different processes (a lost sender
+fails the receiver within the timeout, naming it).
 
 Each job's processes run tests/distributed_worker.py; every subprocess has
 a timeout, so a hang fails the test instead of hanging CI.
@@ -144,6 +146,29 @@ def test_lost_peer_fails_the_others(tmp_path, scenario, nproc, why, mode):
     for r in res[:1] + res[2:]:
         assert float(r.split()[2].rstrip("s:")) < timeout + 30, r
     assert out[1][0] == -signal.SIGKILL
+
+
+@pytest.mark.parametrize("nproc,devices_each", [(2, 2), (4, 1)])
+def test_device_put_between_processes(tmp_path, nproc, devices_each):
+    """jax.device_put onto another process's devices (PJRT cross-host
+    transfers): one device to one device and back, and reshards of global
+    arrays onto the devices of other processes in another order, in every
+    dtype; each process checks its shards against the values it computes."""
+    out = run_job("transfer", nproc, devices_each, tmp_path)
+    check_ok(out)
+    # 10 dtypes x (2 single-device moves + 3 specs x 2 reshards).
+    assert all(r == "ok 80" for r in results(out)), results(out)
+
+
+@pytest.mark.parametrize("scenario,why", [("transfer_lost", "closed its connection|cannot connect"),
+                                          ("transfer_silent", "sent nothing for transfer")])
+def test_transfer_from_lost_peer_fails(tmp_path, scenario, why):
+    timeout = 6
+    out = run_job(scenario, 2, 1, tmp_path, {"GOJAX_COLLECTIVE_TIMEOUT": str(timeout)}, then_kill=True)
+    res = results(out)[0]
+    assert res.startswith("error after"), f"process 0: {res}\n{out[0][2][-3000:]}"
+    assert "cross-host receive from device 2048" in res and "process 1 (" in res and re.search(why, res), res
+    assert float(res.split()[2].rstrip("s:")) < timeout + 30, res
 
 
 def test_stranger_is_refused_and_nothing_listens_after(tmp_path):

@@ -368,6 +368,8 @@ GUARD_EXT(Shardings_OutputShardings, gojax_Shardings_Args)
 GUARD_EXT(Layouts_BufferLayout, gojax_Layouts_Buffer_Args)
 GUARD_EXT(Layouts_ExecutableOutputs, gojax_Layouts_Executable_Args)
 GUARD_EXT(Layouts_ExecutableParameters, gojax_Layouts_Executable_Args)
+GUARD_EXT(CrossHost_SendBuffers, gojax_CrossHostSend_Args)
+GUARD_EXT(CrossHost_ReceiveBuffers, gojax_CrossHostReceive_Args)
 #undef GUARD_EXT
 
 /* ---- fast paths --------------------------------------------------------- */
@@ -843,10 +845,51 @@ static gojax_ShardingsExtension shardings_extension = {
     .output_shardings = guard_Shardings_OutputShardings,
 };
 
+/* The descriptor-based cross-host calls: jaxlib 0.12 moves arrays with the
+ * send/receive pair, so these only answer, in C, that gojax has no
+ * descriptors to offer. CopyToRemoteDevice returns nothing: its error goes
+ * to the caller's completion callback. */
+static const char no_descriptors[] =
+    "gojax moves arrays between processes with PJRT_Transfers_PJRT_Client_CrossHostSendBuffers and "
+    "CrossHostReceiveBuffers; the descriptor-based calls are not supported";
+
+static PJRT_Error* c_CrossHost_MakeReceiveBuffers(gojax_CrossHostMakeReceive_Args* args) {
+  (void)args;
+  char buf[256];
+  int len = snprintf(buf, sizeof buf, "PJRT_Transfers_PJRT_Client_MakeCrossHostReceiveBuffers: %s", no_descriptors);
+  return gojax_new_error(PJRT_Error_Code_UNIMPLEMENTED, buf, (size_t)len);
+}
+
+static void c_CrossHost_CopyToRemoteDevice(gojax_CrossHostCopyToRemote_Args* args) {
+  static const char fn[] = "PJRT_Transfers_PJRT_Buffer_CopyToRemoteDevice";
+  if (!ARGS_OK(args, gojax_CrossHostCopyToRemote_Args)) {
+    bad_void_args(fn, args ? args->struct_size : 0, gojax_CrossHostCopyToRemote_Args_STRUCT_SIZE);
+    return;
+  }
+  char buf[256];
+  int len = snprintf(buf, sizeof buf, "%s: %s", fn, no_descriptors);
+  if (args->on_done.on_done == NULL) {
+    fprintf(stderr, "gojax: %s\n", buf);
+    return;
+  }
+  args->on_done.on_done(gojax_new_error(PJRT_Error_Code_UNIMPLEMENTED, buf, (size_t)len), false,
+                        args->on_done.user_arg);
+}
+
+static gojax_CrossHostTransfersExtension crosshost_extension = {
+    .base = {.struct_size = sizeof(gojax_CrossHostTransfersExtension),
+             .type = PJRT_Extension_Type_CrossHostTransfers,
+             .next = &shardings_extension.base},
+    .make_receive_buffers = c_CrossHost_MakeReceiveBuffers,
+    .copy_to_remote_device = c_CrossHost_CopyToRemoteDevice,
+    .receive_buffers = guard_CrossHost_ReceiveBuffers,
+    .send_buffers = guard_CrossHost_SendBuffers,
+};
+
 static void api_init(void) {
   memset(&api, 0, sizeof api);
   api.struct_size = PJRT_Api_STRUCT_SIZE;
-  api.extension_start = &shardings_extension.base;
+  api.extension_start = &crosshost_extension.base;
   api.pjrt_api_version.struct_size = PJRT_Api_Version_STRUCT_SIZE;
   api.pjrt_api_version.extension_start = NULL;
   api.pjrt_api_version.major_version = PJRT_API_MAJOR;

@@ -369,4 +369,78 @@ void gojax_free_device_assignment(PJRT_DeviceAssignmentSerialized* p);
 void gojax_free_device_attributes(PJRT_Device_Attributes* p);
 void gojax_free_serialized_shape(const char* p);
 
+/* The cross-host transfers extension (PJRT_Extension_Type_CrossHostTransfers,
+ * version 8): moves arrays between devices of two processes of a job. jaxlib
+ * reports supports_cross_host_transfers when it is present and then calls
+ * the send/receive pair; the older descriptor-based pair answers
+ * UNIMPLEMENTED. Global device ids are int32 (jaxlib 0.12.0.1 passes 4-byte
+ * ids, observed) and transfer keys int64. The args of
+ * version 8 end with the framework's snapshot of live tasks
+ * (num_tasks, task_ids, incarnation_ids); older callers stop before it, and
+ * both sizes are accepted. */
+typedef struct gojax_CrossHostSend_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Client* client;
+  size_t num_buffers;
+  PJRT_Buffer** buffers;
+  const int32_t* dst_global_device_ids; /* num_buffers */
+  const int64_t* transfer_keys;         /* num_buffers */
+  PJRT_Event** send_events;             /* out: num_buffers */
+  size_t num_tasks;
+  const int* task_ids;
+  const int64_t* incarnation_ids;
+} gojax_CrossHostSend_Args;
+#define gojax_CrossHostSend_Args_STRUCT_SIZE PJRT_STRUCT_SIZE(gojax_CrossHostSend_Args, send_events)
+
+typedef struct gojax_CrossHostReceive_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Client* client;
+  size_t num_shapes;
+  size_t* shape_num_dims;
+  const int64_t** num_dims; /* the dims of each shape */
+  PJRT_Buffer_Type* element_types;
+  PJRT_Buffer_MemoryLayout** layouts; /* NULL, or num_shapes entries (each may be NULL) */
+  PJRT_Device* device;
+  const int32_t* src_global_device_ids; /* num_shapes */
+  const int64_t* transfer_keys;         /* num_shapes */
+  PJRT_Buffer** buffers;                /* out: num_shapes */
+  size_t num_tasks;
+  const int* task_ids;
+  const int64_t* incarnation_ids;
+} gojax_CrossHostReceive_Args;
+#define gojax_CrossHostReceive_Args_STRUCT_SIZE PJRT_STRUCT_SIZE(gojax_CrossHostReceive_Args, buffers)
+
+/* The older calls' arguments are never read past their struct_size; only
+ * the fields gojax uses to answer are named. */
+typedef struct gojax_CrossHostMakeReceive_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+} gojax_CrossHostMakeReceive_Args;
+
+typedef struct gojax_CrossHostRemoteSendCallback {
+  void* user_arg;
+  void (*on_done)(PJRT_Error* error, bool sends_were_enqueued, void* user_arg);
+} gojax_CrossHostRemoteSendCallback;
+
+typedef struct gojax_CrossHostCopyToRemote_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+  PJRT_Event* event;
+  char** serialized_descriptor;
+  size_t* serialized_descriptor_size;
+  gojax_CrossHostRemoteSendCallback on_done;
+} gojax_CrossHostCopyToRemote_Args;
+#define gojax_CrossHostCopyToRemote_Args_STRUCT_SIZE PJRT_STRUCT_SIZE(gojax_CrossHostCopyToRemote_Args, on_done)
+
+typedef struct gojax_CrossHostTransfersExtension {
+  PJRT_Extension_Base base;
+  PJRT_Error* (*make_receive_buffers)(gojax_CrossHostMakeReceive_Args* args);
+  void (*copy_to_remote_device)(gojax_CrossHostCopyToRemote_Args* args);
+  PJRT_Error* (*receive_buffers)(gojax_CrossHostReceive_Args* args);
+  PJRT_Error* (*send_buffers)(gojax_CrossHostSend_Args* args);
+} gojax_CrossHostTransfersExtension;
+
 #endif /* GOJAX_CAPI_H_ */

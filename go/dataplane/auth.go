@@ -1,7 +1,8 @@
 // Package dataplane moves bytes between the processes of one multi-process
 // job over TCP. Every process listens on one port and dials every other
-// process once; a connection carries data one way, from dialer to
-// acceptor. Connections are authenticated with a per-job secret that only
+// process once for exchanges (and once more, on first use, for
+// point-to-point transfers); a connection carries data one way, from dialer
+// to acceptor. Connections are authenticated with a per-job secret that only
 // the job's processes know (they get it through the coordination service's
 // key-value store), so a stranger cannot join or feed a job data.
 //
@@ -36,6 +37,11 @@ var helloMagic = [8]byte{'G', 'O', 'J', 'A', 'X', 'D', 'P', '1'}
 
 const nonceSize = 32
 
+const (
+	exchangeChannel uint32 = 0
+	transferChannel uint32 = 1 << 31
+)
+
 // The handshake, dialer D to acceptor A:
 //
 //	A -> D: nonceA
@@ -43,7 +49,8 @@ const nonceSize = 32
 //	A -> D: HMAC(secret, "accept"|nonceD|nonceA|id)
 //
 // Both sides prove they hold the secret over fresh nonces, so a recorded
-// handshake cannot be replayed.
+// handshake cannot be replayed. The id's top bit names the connection's
+// channel (exchanges or transfers); the proofs cover it.
 func proof(secret []byte, role string, a, b []byte, id uint32) []byte {
 	m := hmac.New(sha256.New, secret)
 	m.Write([]byte(role))
@@ -56,7 +63,8 @@ func proof(secret []byte, role string, a, b []byte, id uint32) []byte {
 }
 
 // dialHandshake runs the dialer's side on rw as process self.
-func dialHandshake(rw io.ReadWriter, secret []byte, self uint32) error {
+func dialHandshake(rw io.ReadWriter, secret []byte, self, channel uint32) error {
+	self |= channel
 	nonceA := make([]byte, nonceSize)
 	if _, err := io.ReadFull(rw, nonceA); err != nil {
 		return fmt.Errorf("reading the challenge: %w", err)
@@ -84,32 +92,33 @@ func dialHandshake(rw io.ReadWriter, secret []byte, self uint32) error {
 }
 
 // acceptHandshake runs the acceptor's side on rw and returns the dialer's
-// process id, which must be below n.
-func acceptHandshake(rw io.ReadWriter, secret []byte, n int) (int, error) {
+// process id, which must be below n, and the connection's channel.
+func acceptHandshake(rw io.ReadWriter, secret []byte, n int) (int, uint32, error) {
 	nonceA := make([]byte, nonceSize)
 	if _, err := rand.Read(nonceA); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if _, err := rw.Write(nonceA); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	var hello [8 + 4 + nonceSize + sha256.Size]byte
 	if _, err := io.ReadFull(rw, hello[:]); err != nil {
-		return 0, fmt.Errorf("short hello: %w", err)
+		return 0, 0, fmt.Errorf("short hello: %w", err)
 	}
 	if [8]byte(hello[:8]) != helloMagic {
-		return 0, fmt.Errorf("not a gojax data-plane hello")
+		return 0, 0, fmt.Errorf("not a gojax data-plane hello")
 	}
 	id := binary.LittleEndian.Uint32(hello[8:12])
 	nonceD := hello[12 : 12+nonceSize]
 	if !hmac.Equal(hello[12+nonceSize:], proof(secret, "dial", nonceA, nonceD, id)) {
-		return 0, fmt.Errorf("wrong job secret")
+		return 0, 0, fmt.Errorf("wrong job secret")
 	}
-	if int(id) >= n {
-		return 0, fmt.Errorf("process id %d out of range (the job has %d processes)", id, n)
+	channel := id & transferChannel
+	if int(id&^transferChannel) >= n {
+		return 0, 0, fmt.Errorf("process id %d out of range (the job has %d processes)", id&^transferChannel, n)
 	}
 	if _, err := rw.Write(proof(secret, "accept", nonceD, nonceA, id)); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return int(id), nil
+	return int(id &^ transferChannel), channel, nil
 }

@@ -48,6 +48,7 @@ type Plane struct {
 	slots  map[msgID]*slot
 	failed map[int]error // peers whose connection broke
 	gone   map[int]chan struct{}
+	xfer   transfers // point-to-point transfers (transfer.go)
 	closed bool
 	done   chan struct{} // closed by Close
 	wg     sync.WaitGroup
@@ -95,6 +96,7 @@ func Listen(cfg Config, host string, port int) (*Plane, error) {
 	p := &Plane{
 		cfg: cfg, ln: ln, out: make([]*sender, cfg.Processes), in: map[int]net.Conn{}, fresh: map[net.Conn]bool{},
 		slots: map[msgID]*slot{}, failed: map[int]error{}, gone: map[int]chan struct{}{}, done: make(chan struct{}),
+		xfer: newTransfers(cfg.Processes),
 	}
 	for i := 0; i < cfg.Processes; i++ {
 		p.gone[i] = make(chan struct{})
@@ -135,7 +137,7 @@ func (p *Plane) Connect(addrs []string) error {
 			conn, err = net.DialTimeout("tcp", a, time.Until(deadline))
 			if err == nil {
 				_ = conn.SetDeadline(time.Now().Add(handshakeTimeout))
-				if err = dialHandshake(conn, p.cfg.Secret, uint32(p.cfg.Self)); err == nil {
+				if err = dialHandshake(conn, p.cfg.Secret, uint32(p.cfg.Self), exchangeChannel); err == nil {
 					_ = conn.SetDeadline(time.Time{})
 					break
 				}
@@ -185,13 +187,17 @@ func (p *Plane) acceptLoop() {
 func (p *Plane) admit(conn net.Conn) {
 	defer p.wg.Done()
 	_ = conn.SetDeadline(time.Now().Add(handshakeTimeout))
-	from, err := acceptHandshake(conn, p.cfg.Secret, p.cfg.Processes)
+	from, channel, err := acceptHandshake(conn, p.cfg.Secret, p.cfg.Processes)
 	if err == nil && from == p.cfg.Self {
 		err = fmt.Errorf("a connection claims to be this process")
 	}
+	ins := p.in
+	if channel == transferChannel {
+		ins = p.xfer.in
+	}
 	p.mu.Lock()
 	delete(p.fresh, conn)
-	if err == nil && p.in[from] != nil {
+	if err == nil && ins[from] != nil {
 		err = fmt.Errorf("process %d is already connected", from)
 	}
 	if err == nil && p.closed {
@@ -203,10 +209,14 @@ func (p *Plane) admit(conn net.Conn) {
 		conn.Close()
 		return
 	}
-	p.in[from] = conn
+	ins[from] = conn
 	p.mu.Unlock()
 	_ = conn.SetDeadline(time.Time{})
-	err = p.readLoop(from, conn)
+	if channel == transferChannel {
+		err = p.readTransfers(from, conn)
+	} else {
+		err = p.readLoop(from, conn)
+	}
 	conn.Close()
 	p.fail(from, err)
 }
@@ -406,6 +416,11 @@ func (p *Plane) send(i int, key, seq uint64, payload []byte) error {
 	if s == nil {
 		return fmt.Errorf("%s is not connected", p.peerName(i))
 	}
+	return p.write(s, i, key, seq, payload)
+}
+
+// write sends one frame to process i on s.
+func (p *Plane) write(s *sender, i int, key, seq uint64, payload []byte) error {
 	var h [headerSize]byte
 	binary.LittleEndian.PutUint32(h[0:], frameMagic)
 	binary.LittleEndian.PutUint64(h[4:], key)
@@ -442,6 +457,7 @@ func (p *Plane) Close() {
 	for _, c := range p.in {
 		c.Close()
 	}
+	p.xfer.closeAll()
 	for c := range p.fresh {
 		c.Close()
 	}

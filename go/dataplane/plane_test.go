@@ -112,7 +112,7 @@ func TestStrangerRefused(t *testing.T) {
 	require.NoError(t, err)
 	c, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
-	require.Error(t, dialHandshake(c, other, 1))
+	require.Error(t, dialHandshake(c, other, 1, exchangeChannel))
 	c.Close()
 	// Someone speaking another protocol, then hanging up.
 	c, err = net.Dial("tcp", addr)
@@ -168,7 +168,7 @@ func TestTruncatedFrame(t *testing.T) {
 	defer p.Close()
 	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", p.Port()))
 	require.NoError(t, err)
-	require.NoError(t, dialHandshake(c, secret, 1))
+	require.NoError(t, dialHandshake(c, secret, 1, exchangeChannel))
 	var h [headerSize]byte
 	binary.LittleEndian.PutUint32(h[0:], frameMagic)
 	binary.LittleEndian.PutUint64(h[4:], 9)
