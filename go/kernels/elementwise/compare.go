@@ -113,25 +113,54 @@ func cmp3[T int32 | int64](a, b T) int {
 }
 
 // cmpTotal compares floats in total order: it reads each float's bits as
-// the signed integer K, maps them to order keys a block at a time and
-// compares the keys with the plain integer loop (a per-element direction
-// switch and key call made this several times slower).
+// the signed integer K and compares their order keys, one loop per
+// direction (a per-element direction switch and key call made it several
+// times slower; it is searchsorted's comparator).
 func cmpTotal[K int32 | int64](dir string) kern {
-	f := cmpFunc[K](dir)
-	return func(d, a, b, _ []byte) {
-		x, y := byteview.As[K](a)[:len(d)], byteview.As[K](b)[:len(d)]
-		var kx, ky [256]K
-		for s := 0; s < len(d); s += len(kx) {
-			n := min(len(d)-s, len(kx))
-			for i, v := range x[s : s+n] {
-				kx[i] = orderKey(v)
-			}
-			for i, v := range y[s : s+n] {
-				ky[i] = orderKey(v)
-			}
-			f(d[s:s+n], kx[:n], ky[:n])
+	loop := func(f func(d []uint8, x, y []K)) kern {
+		return func(d, a, b, _ []byte) {
+			f(d, byteview.As[K](a)[:len(d)], byteview.As[K](b)[:len(d)])
 		}
 	}
+	switch dir {
+	case "EQ":
+		return loop(func(d []uint8, x, y []K) {
+			for i := range d {
+				d[i] = b2u(orderKey(x[i]) == orderKey(y[i]))
+			}
+		})
+	case "NE":
+		return loop(func(d []uint8, x, y []K) {
+			for i := range d {
+				d[i] = b2u(orderKey(x[i]) != orderKey(y[i]))
+			}
+		})
+	case "LT":
+		return loop(func(d []uint8, x, y []K) {
+			for i := range d {
+				d[i] = b2u(orderKey(x[i]) < orderKey(y[i]))
+			}
+		})
+	case "LE":
+		return loop(func(d []uint8, x, y []K) {
+			for i := range d {
+				d[i] = b2u(orderKey(x[i]) <= orderKey(y[i]))
+			}
+		})
+	case "GT":
+		return loop(func(d []uint8, x, y []K) {
+			for i := range d {
+				d[i] = b2u(orderKey(x[i]) > orderKey(y[i]))
+			}
+		})
+	case "GE":
+		return loop(func(d []uint8, x, y []K) {
+			for i := range d {
+				d[i] = b2u(orderKey(x[i]) >= orderKey(y[i]))
+			}
+		})
+	}
+	return nil
 }
 
 // orderKey maps a float's bits, read as a signed integer, to its total-order
