@@ -37,11 +37,11 @@ var passes = []pass{
 	{"fold", foldConstants},              // ops whose operands are all constants → constants
 	{"counters", narrowCounters},         // jax.random's u64 iota counters → u32 iotas and zeros (exact by range)
 	{"powers", rewritePowers},            // x**1, x**2, x**3, x**-1 → multiplies/divide, as XLA does
-	{"unitreduce", dropUnitReduces},      // reduce over size-1 dimensions with an identity init → reshape
-	{"slicepush", pushSlices},            // slice(pad(x)), slice(concatenate(…)) → pad(slice(x)), concatenate(slices)
 	{"dottranspose", foldDotTranspose},   // transpose(dot_general(a, b)) → dot_general(b, a)
 	{"partialsort", sortPrefixes},        // sort read only through prefix slices (top_k) → gojax.partial_sort
 	{"threefry", rollThreefry},           // JAX's threefry2x32 while loop → gojax.threefry_rounds
+	{"unitreduce", dropUnitReduces},      // reduce over size-1 dimensions with an identity init → reshape
+	{"slicepush", pushSlices},            // slice(pad(x)), slice(concatenate(…)) → pad(slice(x)), concatenate(slices)
 	{"dce", eliminateDeadCode},           // ops whose results are unused and that have no effects
 	{"rowfuse", fuseRows},                // row reductions + their elementwise neighbours → gojax.rowfusion (pass_rowfuse.go)
 	{"fuse", fuseElementwise},            // elementwise trees → gojax.fusion ops (pass_fuse.go)
