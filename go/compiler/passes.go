@@ -41,6 +41,8 @@ var passes = []pass{
 	{"dottranspose", foldDotTranspose},   // transpose(dot_general(a, b)) → dot_general(b, a)
 	{"partialsort", sortPrefixes},        // sort read only through prefix slices (top_k) → gojax.partial_sort
 	{"threefry", rollThreefry},           // JAX's threefry2x32 while loop → gojax.threefry_rounds
+	{"unitreduce", dropUnitReduces},      // reduce over size-1 dimensions with an identity init → reshape
+	{"slicepush", pushSlices},            // slice(pad(x)), slice(concatenate(…)) → pad(slice(x)), concatenate(slices)
 	{"dce", eliminateDeadCode},           // ops whose results are unused and that have no effects
 	{"rowfuse", fuseRows},                // row reductions + their elementwise neighbours → gojax.rowfusion (pass_rowfuse.go)
 	{"fuse", fuseElementwise},            // elementwise trees → gojax.fusion ops (pass_fuse.go)

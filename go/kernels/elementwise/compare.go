@@ -2,6 +2,7 @@ package elementwise
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
@@ -59,19 +60,8 @@ func cmpGE[T real_](d []uint8, a, b []T) {
 }
 
 func cmpReal[T real_](dir string) kern {
-	switch dir {
-	case "EQ":
-		return k2(cmpEQ[T])
-	case "NE":
-		return k2(cmpNE[T])
-	case "LT":
-		return k2(cmpLT[T])
-	case "LE":
-		return k2(cmpLE[T])
-	case "GT":
-		return k2(cmpGT[T])
-	case "GE":
-		return k2(cmpGE[T])
+	if f := cmpFunc[T](dir); f != nil {
+		return k2(f)
 	}
 	return nil
 }
@@ -122,15 +112,81 @@ func cmp3[T int32 | int64](a, b T) int {
 	return 0
 }
 
-// cmpTotal compares floats in total order through their integer keys.
-func cmpTotal[T float, K int32 | int64](dir string, key func(T) K) kern {
-	return func(d, a, b, _ []byte) {
-		x, y := byteview.As[T](a), byteview.As[T](b)
-		x, y = x[:len(d)], y[:len(d)]
-		for i := range d {
-			d[i] = b2u(holds(dir, cmp3(key(x[i]), key(y[i]))))
+// cmpTotal compares floats in total order: it reads each float's bits as
+// the signed integer K and compares their order keys, one loop per
+// direction (a per-element direction switch and key call made it several
+// times slower; it is searchsorted's comparator).
+func cmpTotal[K int32 | int64](dir string) kern {
+	loop := func(f func(d []uint8, x, y []K)) kern {
+		return func(d, a, b, _ []byte) {
+			f(d, byteview.As[K](a)[:len(d)], byteview.As[K](b)[:len(d)])
 		}
 	}
+	switch dir {
+	case "EQ":
+		return loop(func(d []uint8, x, y []K) {
+			for i := range d {
+				d[i] = b2u(orderKey(x[i]) == orderKey(y[i]))
+			}
+		})
+	case "NE":
+		return loop(func(d []uint8, x, y []K) {
+			for i := range d {
+				d[i] = b2u(orderKey(x[i]) != orderKey(y[i]))
+			}
+		})
+	case "LT":
+		return loop(func(d []uint8, x, y []K) {
+			for i := range d {
+				d[i] = b2u(orderKey(x[i]) < orderKey(y[i]))
+			}
+		})
+	case "LE":
+		return loop(func(d []uint8, x, y []K) {
+			for i := range d {
+				d[i] = b2u(orderKey(x[i]) <= orderKey(y[i]))
+			}
+		})
+	case "GT":
+		return loop(func(d []uint8, x, y []K) {
+			for i := range d {
+				d[i] = b2u(orderKey(x[i]) > orderKey(y[i]))
+			}
+		})
+	case "GE":
+		return loop(func(d []uint8, x, y []K) {
+			for i := range d {
+				d[i] = b2u(orderKey(x[i]) >= orderKey(y[i]))
+			}
+		})
+	}
+	return nil
+}
+
+// orderKey maps a float's bits, read as a signed integer, to its total-order
+// key: negative values have every bit but the sign flipped (totalKey32).
+func orderKey[K int32 | int64](k K) K {
+	bits := 8 * unsafe.Sizeof(k)
+	return k ^ (k >> (bits - 1) & ^(K(1) << (bits - 1)))
+}
+
+// cmpFunc is the integer compare loop for dir.
+func cmpFunc[T real_](dir string) func(d []uint8, a, b []T) {
+	switch dir {
+	case "EQ":
+		return cmpEQ[T]
+	case "NE":
+		return cmpNE[T]
+	case "LT":
+		return cmpLT[T]
+	case "LE":
+		return cmpLE[T]
+	case "GT":
+		return cmpGT[T]
+	case "GE":
+		return cmpGE[T]
+	}
+	return nil
 }
 
 // cmpComplex compares lexicographically by (real, imag), with FLOAT
@@ -192,12 +248,12 @@ func compareKern(dir string, t ir.ElemType, total bool) kern {
 		return cmpReal[uint64](dir)
 	case ir.F32:
 		if total {
-			return cmpTotal(dir, totalKey32)
+			return cmpTotal[int32](dir)
 		}
 		return cmpVec32(dir)
 	case ir.F64:
 		if total {
-			return cmpTotal(dir, totalKey64)
+			return cmpTotal[int64](dir)
 		}
 		return cmpVec64(dir)
 	case ir.C64:

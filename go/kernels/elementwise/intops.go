@@ -1,6 +1,10 @@
 package elementwise
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/gojax/gojax/go/internal/byteview"
+)
 
 // Integer loops. Sub-byte types (s2, s4, u2, u4, …) run on their one-byte
 // storage type with nbits < 8; the caller re-wraps results (see wrapBits).
@@ -156,12 +160,8 @@ func intBinary[T integer](name string, nbits uint) kern {
 		return k2(imax[T])
 	case "minimum":
 		return k2(imin[T])
-	case "and":
-		return k2(and[T])
-	case "or":
-		return k2(or[T])
-	case "xor":
-		return k2(xor[T])
+	case "and", "or", "xor":
+		return bitwise(name)
 	case "power":
 		return k2(ipow[T])
 	case "shift_left":
@@ -191,11 +191,36 @@ func predUnary(name string) kern {
 func predBinary(name string) kern {
 	switch name {
 	case "and", "multiply", "minimum":
-		return k2(and[uint8])
+		return bitwise("and")
 	case "or", "add", "maximum":
-		return k2(or[uint8])
+		return bitwise("or")
 	case "xor":
-		return k2(xor[uint8])
+		return bitwise("xor")
 	}
 	return nil
+}
+
+// bitwise runs and, or or xor eight bytes at a time whatever the element
+// type (the bits do not care): byte-wide loops over predicates made the
+// and of take_along_axis's bounds checks an eighth of its time.
+func bitwise(name string) kern {
+	var w func(d, a, b []uint64)
+	var t func(d, a, b []uint8)
+	switch name {
+	case "and":
+		w, t = and[uint64], and[uint8]
+	case "or":
+		w, t = or[uint64], or[uint8]
+	case "xor":
+		w, t = xor[uint64], xor[uint8]
+	default:
+		return nil
+	}
+	return func(d, a, b, _ []byte) {
+		n := len(d) &^ 7
+		if n > 0 {
+			w(byteview.As[uint64](d[:n]), byteview.As[uint64](a[:n]), byteview.As[uint64](b[:n]))
+		}
+		t(d[n:], a[n:len(d)], b[n:len(d)])
+	}
 }

@@ -1,6 +1,11 @@
 package elementwise
 
-import "github.com/gojax/gojax/go/internal/byteview"
+import (
+	"math/bits"
+	"unsafe"
+
+	"github.com/gojax/gojax/go/internal/byteview"
+)
 
 // Adapters from typed slice loops to byte kernels, and the generic loops
 // shared by every numeric type.
@@ -137,13 +142,37 @@ func copyLoop[T any](d, a []T) { copy(d, a[:len(d)]) }
 // INT_MIN/-1 = INT_MIN (Go's defined wraparound).
 func idiv[T integer](d, a, b []T) {
 	a, b = a[:len(d)], b[:len(d)]
-	for i := range d {
+	for i := idivPow2(d, a, b); i < len(d); i++ {
 		if b[i] == 0 {
 			d[i] = ^T(0)
 			continue
 		}
 		d[i] = a[i] / b[i]
 	}
+}
+
+// idivPow2 divides while the divisor stays the power of two b[0] (a
+// broadcast constant, as in x // 2), by a shift rounded toward zero, and
+// returns how many elements it did: a hardware divide per element dominated
+// searchsorted's bisection.
+func idivPow2[T integer](d, a, b []T) int {
+	if len(b) == 0 || b[0] <= 0 || b[0]&(b[0]-1) != 0 {
+		return 0
+	}
+	c := b[0]
+	w := 8 * unsafe.Sizeof(c)
+	k := bits.TrailingZeros64(uint64(c))
+	signed := ^T(0) < 0
+	for i, x := range a {
+		if b[i] != c {
+			return i
+		}
+		if signed {
+			x += x >> (w - 1) & (c - 1) // negative: round toward zero
+		}
+		d[i] = x >> k
+	}
+	return len(a)
 }
 
 // irem takes the sign of the dividend; x%0 = x and INT_MIN%-1 = 0 (XLA).

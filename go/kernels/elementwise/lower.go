@@ -72,7 +72,7 @@ type resolver func(op *ir.Op) (resolved, error)
 // arity with its type rule: its class, and rule where that is not all.
 func register(o opClass, arity int, r resolver, rule kernel.TypeRule) {
 	t := kernel.Traits{Elementwise: true, Arity: arity, InPlace: true, Class: o.class, TypeRule: rule,
-		Loop: fusedLoop(o.name, arity, r), Transcendental: o.transcendental}
+		Loop: fusedLoop(o.name, arity, r), Transcendental: o.transcendental, Identity: identityOf(o.name)}
 	if o.name == "select" {
 		// Picks on_true or on_false elements: on quantized ones as stored.
 		t.Storage, t.StorageShared = true, []int{1, 2}

@@ -233,3 +233,47 @@ func TestEveryOpRegistered(t *testing.T) {
 		require.True(t, ok, n)
 	}
 }
+
+// TestTotalOrderEveryDir checks every direction of the total-order compare
+// on values listed in total order (NaN payloads, subnormals, signed zeros),
+// over more pairs than one key block, in f64 and f32.
+func TestTotalOrderEveryDir(t *testing.T) {
+	vals := []float64{
+		math.Float64frombits(0xFFFFFFFFFFFFFFFF), math.Float64frombits(0xFFF8000000000000),
+		math.Float64frombits(0xFFF0000000000001), math.Inf(-1), -math.MaxFloat32, -1.5, -1,
+		-math.SmallestNonzeroFloat32, negz64, 0, math.SmallestNonzeroFloat32, 1, 1.5,
+		math.MaxFloat32, math.Inf(1), math.Float64frombits(0x7FF0000000000001), nan64,
+		math.Float64frombits(0x7FFFFFFFFFFFFFFF),
+	}
+	f32bits := func(v float64) float32 {
+		// NaN payloads keep their sign and top payload bits in f32.
+		if v != v {
+			b := math.Float64bits(v)
+			return math.Float32frombits(uint32(b>>32)&0x80000000 | 0x7F800000 | uint32(b>>29)&0x7FFFFF | 1)
+		}
+		return float32(v)
+	}
+	var ia, ib []int
+	for r := 0; r < 3; r++ {
+		for i := range vals {
+			for j := range vals {
+				ia, ib = append(ia, i), append(ib, j)
+			}
+		}
+	}
+	n := int64(len(ia))
+	require.Greater(t, n, int64(256))
+	for _, dir := range []string{"EQ", "NE", "LT", "LE", "GT", "GE"} {
+		want := make([]uint8, n)
+		a64, b64 := make([]float64, n), make([]float64, n)
+		a32, b32 := make([]float32, n), make([]float32, n)
+		for k := range ia {
+			want[k] = b2u(holds(dir, cmp3(int64(ia[k]), int64(ib[k]))))
+			a64[k], b64[k] = vals[ia[k]], vals[ib[k]]
+			a32[k], b32[k] = f32bits(vals[ia[k]]), f32bits(vals[ib[k]])
+		}
+		p := ir.Tensor(ir.Pred, n)
+		require.Equal(t, want, runOp(t, "compare", cmpAttrs(dir, "TOTALORDER"), p, vec(ir.F64, a64...), vec(ir.F64, b64...)), dir+" f64")
+		require.Equal(t, want, runOp(t, "compare", cmpAttrs(dir, "TOTALORDER"), p, vec(ir.F32, a32...), vec(ir.F32, b32...)), dir+" f32")
+	}
+}

@@ -55,6 +55,11 @@ type Traits struct {
 	// convolution, reduce, …) or that read part of an operand (slice,
 	// gather) set it.
 	Cost func(op *ir.Op) Work
+	// Identity, for a binary elementwise op, reports whether the one
+	// element v (storage bytes) of type e is the op's identity on e:
+	// op(v, x) = op(x, v) = x for every x of e (a NaN x gives a NaN).
+	// Compiler rewrites drop such an op; nil is no identity known.
+	Identity func(e ir.ElemType, v []byte) bool
 	// Storage: the op moves, selects or passes elements without computing
 	// on their values (reshape, gather, select, …), or computes only in its
 	// body (reduce, scatter, map, …), so on quantized tensors it runs on the

@@ -28,8 +28,27 @@ type intT interface {
 
 func addRow[T numT](dst, src []byte, d, ds, s, ss, n int) {
 	D, S := byteview.As[T](dst), byteview.As[T](src)
+	if ds == 1 && ss == 1 {
+		// Contiguous rows (segment_sum, embedding gradients): a loop the
+		// compiler can unroll without index arithmetic or bounds checks.
+		add4(D[d:d+n], S[s:s+n])
+		return
+	}
 	for i := 0; i < n; i, d, s = i+1, d+ds, s+ss {
 		D[d] += S[s]
+	}
+}
+
+// add4 adds s into d, four elements a step.
+func add4[T numT](d, s []T) {
+	s = s[:len(d)]
+	i := 0
+	for ; i+4 <= len(d); i += 4 {
+		dd, ss := d[i:i+4:i+4], s[i:i+4:i+4]
+		dd[0], dd[1], dd[2], dd[3] = dd[0]+ss[0], dd[1]+ss[1], dd[2]+ss[2], dd[3]+ss[3]
+	}
+	for ; i < len(d); i++ {
+		d[i] += s[i]
 	}
 }
 

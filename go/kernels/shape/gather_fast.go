@@ -138,7 +138,7 @@ type pointRun struct {
 }
 
 // take moves a run of the commonest gathers, one element per slice found
-// by one 32- or 64-bit index, of 4- or 8-byte elements (jnp.take,
+// by one 32- or 64-bit signed or 32-bit unsigned index, of 4- or 8-byte elements (jnp.take,
 // take_along_axis), in one loop: decoding a block of offsets and then
 // moving it cost two passes of instruction-bound loops. It reports false,
 // doing nothing, for any other gather.
@@ -159,13 +159,19 @@ func (g *fastGather) take(dst, src, ix []byte, r pointRun) bool {
 		takeTyped(byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[int64](ix), r, m, st)
 	case g.idxElem == ir.S64 && g.es == 8:
 		takeTyped(byteview.As[uint64](dst), byteview.As[uint64](src), byteview.As[int64](ix), r, m, st)
+	case g.idxElem == ir.U32 && g.es == 4:
+		// Unsigned indices (searchsorted's bisection): no table loop, whose
+		// int32 clamp would send indices of 2^31 and up to 0.
+		takeTyped(byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[uint32](ix), r, m, st)
+	case g.idxElem == ir.U32 && g.es == 8:
+		takeTyped(byteview.As[uint64](dst), byteview.As[uint64](src), byteview.As[uint32](ix), r, m, st)
 	default:
 		return false
 	}
 	return true
 }
 
-func takeTyped[T uint32 | uint64, I int32 | int64](dst, src []T, ix []I, r pointRun, maxStart, stride int64) {
+func takeTyped[T uint32 | uint64, I int32 | int64 | uint32](dst, src []T, ix []I, r pointRun, maxStart, stride int64) {
 	if r.ds == 1 && r.ss == 0 && r.is == 1 && stride == 1 {
 		// Contiguous indices and results (take): no stride arithmetic.
 		d, x, s := dst[r.d0:r.d0+r.n], ix[r.i0:r.i0+r.n], src[r.s0:]

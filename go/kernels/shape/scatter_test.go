@@ -142,6 +142,7 @@ func (a *affine) Call(ins, outs [][]byte) error {
 func TestScatterMatchesSpec(t *testing.T) {
 	cases := []scatterCase{
 		{name: "rows", operand: []int64{6, 4}, idx: []int64{5, 1}, upd: []int64{5, 4}, windowDims: []int64{1}, inserted: []int64{0}, sdo: []int64{0}, ivd: 1},
+		{name: "rows of 7", operand: []int64{6, 7}, idx: []int64{9, 1}, upd: []int64{9, 7}, windowDims: []int64{1}, inserted: []int64{0}, sdo: []int64{0}, ivd: 1},
 		{name: "points implicit ivd", operand: []int64{7}, idx: []int64{9}, upd: []int64{9}, inserted: []int64{0}, sdo: []int64{0}, ivd: 1},
 		{name: "2d points", operand: []int64{5, 5}, idx: []int64{6, 2}, upd: []int64{6}, inserted: []int64{0, 1}, sdo: []int64{0, 1}, ivd: 1},
 		{name: "windows", operand: []int64{6, 5, 4}, idx: []int64{2, 3, 2}, upd: []int64{2, 3, 3, 2}, windowDims: []int64{2, 3}, inserted: []int64{1}, sdo: []int64{1, 0}, ivd: 2},
