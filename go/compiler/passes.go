@@ -24,8 +24,9 @@ type pass struct {
 	fn   func(*passState) error
 }
 
-// passes run in order; checkInvariants runs after each one so a broken
-// rewrite is reported by the pass that broke it, not by the planner later.
+// passes run in order; checkInvariants runs on their input and output (and
+// after each one under go test or after a failure, see runPasses) so a
+// broken rewrite is reported by the pass that broke it, not by the planner.
 var passes = []pass{
 	{"composite", lowerComposites},       // stablehlo.composite → func.call of its decomposition
 	{"called", attachCalledComputations}, // custom_call called_computations → regions of the op
