@@ -69,6 +69,17 @@ func cloneOp(op *ir.Op, vmap map[*ir.Value]*ir.Value) *ir.Op {
 	return nop
 }
 
+// applyRewrites splices each rewritten op's replacement ops into r and
+// points the uses of replaced results at their new values (repl): the end
+// of every pass that rewrites ops one by one.
+func applyRewrites(r *ir.Region, rewritten map[*ir.Op][]*ir.Op, repl map[*ir.Value]*ir.Value) {
+	if len(rewritten) == 0 {
+		return
+	}
+	spliceOps(r, rewritten)
+	replaceUses(r, repl)
+}
+
 // spliceOps replaces, in every block of r and of the regions nested in it,
 // each op that is a key of rewritten with the ops it maps to (one rebuild per
 // block). Passes that rewrite ops into others share it.

@@ -75,11 +75,10 @@ func rewriteAsyncCollectives(st *passState) error {
 		}
 		return true
 	})
-	if err != nil || len(rewritten) == 0 {
+	if err != nil {
 		return err
 	}
-	spliceOps(st.entry.Body, rewritten)
-	replaceUses(st.entry.Body, repl)
+	applyRewrites(st.entry.Body, rewritten, repl)
 	return nil
 }
 

@@ -43,11 +43,10 @@ func rewriteLegacyOps(st *passState) error {
 		rewritten[op] = ops
 		return true
 	})
-	if err != nil || len(rewritten) == 0 {
+	if err != nil {
 		return err
 	}
-	spliceOps(st.entry.Body, rewritten)
-	replaceUses(st.entry.Body, repl)
+	applyRewrites(st.entry.Body, rewritten, repl)
 	return nil
 }
 

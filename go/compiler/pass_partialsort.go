@@ -90,11 +90,7 @@ func sortPrefixes(st *passState) error {
 		}
 		return true
 	})
-	if len(rewritten) == 0 {
-		return nil
-	}
-	spliceOps(st.entry.Body, rewritten)
-	replaceUses(st.entry.Body, repl)
+	applyRewrites(st.entry.Body, rewritten, repl)
 	return nil
 }
 

@@ -61,11 +61,7 @@ func rewritePowers(st *passState) error {
 		rewritten[op] = ops
 		return true
 	})
-	if len(rewritten) == 0 {
-		return nil
-	}
-	spliceOps(st.entry.Body, rewritten)
-	replaceUses(st.entry.Body, repl)
+	applyRewrites(st.entry.Body, rewritten, repl)
 	return nil
 }
 

@@ -35,11 +35,7 @@ func pushSlices(st *passState) error {
 		repl[op.Results[0]] = v
 		return true
 	})
-	if len(rewritten) == 0 {
-		return nil
-	}
-	spliceOps(st.entry.Body, rewritten)
-	replaceUses(st.entry.Body, repl)
+	applyRewrites(st.entry.Body, rewritten, repl)
 	return nil
 }
 

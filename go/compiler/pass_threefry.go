@@ -46,11 +46,7 @@ func rollThreefry(st *passState) error {
 		repl[op.Results[2]], repl[op.Results[3]] = tf.Results[0], tf.Results[1]
 		return true
 	})
-	if len(rewritten) == 0 {
-		return nil
-	}
-	spliceOps(st.entry.Body, rewritten)
-	replaceUses(st.entry.Body, repl)
+	applyRewrites(st.entry.Body, rewritten, repl)
 	return nil
 }
 

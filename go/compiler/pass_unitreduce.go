@@ -45,11 +45,7 @@ func dropUnitReduces(st *passState) error {
 		repl[op.Results[0]] = r.Results[0]
 		return true
 	})
-	if len(rewritten) == 0 {
-		return nil
-	}
-	spliceOps(st.entry.Body, rewritten)
-	replaceUses(st.entry.Body, repl)
+	applyRewrites(st.entry.Body, rewritten, repl)
 	return nil
 }
 
