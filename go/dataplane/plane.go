@@ -236,21 +236,31 @@ func (p *Plane) fail(i int, err error) {
 	close(p.gone[i])
 }
 
+// readHeader reads one frame header from process from: the message it
+// names and the payload size the sender claims (checked by the caller
+// against what it expects, never used to size an allocation).
+func readHeader(from int, conn net.Conn) (msgID, uint64, error) {
+	var h [headerSize]byte
+	if _, err := io.ReadFull(conn, h[:]); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return msgID{}, 0, fmt.Errorf("truncated frame header: %w", err)
+		}
+		return msgID{}, 0, err
+	}
+	if binary.LittleEndian.Uint32(h[0:]) != frameMagic {
+		return msgID{}, 0, fmt.Errorf("bad frame (not a gojax data-plane frame header)")
+	}
+	id := msgID{from: from, key: binary.LittleEndian.Uint64(h[4:]), seq: binary.LittleEndian.Uint64(h[12:])}
+	return id, binary.LittleEndian.Uint64(h[20:]), nil
+}
+
 // readLoop reads frames from process from until the connection ends.
 func (p *Plane) readLoop(from int, conn net.Conn) error {
-	var h [headerSize]byte
 	for {
-		if _, err := io.ReadFull(conn, h[:]); err != nil {
-			if errors.Is(err, io.ErrUnexpectedEOF) {
-				return fmt.Errorf("truncated frame header: %w", err)
-			}
+		id, size, err := readHeader(from, conn)
+		if err != nil {
 			return err
 		}
-		if binary.LittleEndian.Uint32(h[0:]) != frameMagic {
-			return fmt.Errorf("bad frame (not a gojax data-plane frame header)")
-		}
-		id := msgID{from: from, key: binary.LittleEndian.Uint64(h[4:]), seq: binary.LittleEndian.Uint64(h[12:])}
-		size := binary.LittleEndian.Uint64(h[20:])
 		s := p.slot(id)
 		select {
 		case <-s.registered:

@@ -1,8 +1,6 @@
 package dataplane
 
 import (
-	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -105,22 +103,15 @@ func (p *Plane) sendTransfer(i int, key, seq uint64, payload []byte) error {
 // readTransfers reads transfer frames from process from until the
 // connection ends.
 func (p *Plane) readTransfers(from int, conn net.Conn) error {
-	var h [headerSize]byte
 	for {
-		if _, err := io.ReadFull(conn, h[:]); err != nil {
-			if errors.Is(err, io.ErrUnexpectedEOF) {
-				return fmt.Errorf("truncated frame header: %w", err)
-			}
+		id, size, err := readHeader(from, conn)
+		if err != nil {
 			return err
 		}
-		if binary.LittleEndian.Uint32(h[0:]) != frameMagic {
-			return fmt.Errorf("bad frame (not a gojax data-plane frame header)")
-		}
-		id := msgID{from: from, key: binary.LittleEndian.Uint64(h[4:]), seq: binary.LittleEndian.Uint64(h[12:])}
 		if id.key != dataKey && id.key != askKey {
 			return fmt.Errorf("sent a frame that is not a transfer on a transfer connection")
 		}
-		if err := p.readTransfer(conn, id, binary.LittleEndian.Uint64(h[20:])); err != nil {
+		if err := p.readTransfer(conn, id, size); err != nil {
 			return err
 		}
 	}
