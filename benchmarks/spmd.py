@@ -117,14 +117,21 @@ def _memory() -> list[dict]:
     import gojax
     from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
-    a = np.ones((MEM_ROWS, MEM_COLS), np.float32)
+    import jax.numpy as jnp
+
+    shape = (MEM_ROWS, MEM_COLS)
     f = jax.jit(lambda u, v: u * 2 + v)
     rows = []
     for n in MEM_COUNTS:
-        row = {"devices": n, "array_bytes": a.nbytes}
+        row = {"devices": n, "array_bytes": MEM_ROWS * MEM_COLS * np.dtype(np.float32).itemsize}
         for k, devs in (("gojax", jax.devices("gojax")[:n]), ("xla", jax.devices("cpu")[:n])):
             sh = NamedSharding(Mesh(devs, ("x",)), P("x"))
-            u, v = jax.device_put(a, sh), jax.device_put(a * 3, sh)
+            # Made by a program, so each backend allocates them: device_put
+            # of a NumPy array may alias the host memory instead (zero-copy
+            # when its address happens to be 64-byte aligned), which the
+            # backend's byte count then leaves out.
+            u = jax.jit(lambda: jnp.ones(shape, jnp.float32), out_shardings=sh)()
+            v = jax.jit(lambda: jnp.full(shape, 3, jnp.float32), out_shardings=sh)()
             jax.block_until_ready((u, v))
             row[f"{k}_declared_per_device"] = _declared(f.lower(u, v).compile())
             if k == "gojax":
