@@ -366,15 +366,17 @@ func trsmS[T single](p triParams, a []T, lda, k int, b []T, ldb, m, n int) {
 // once: a complex product rounded in float32 loses its small component to
 // the large one's rounding (an element 0.3136+31.39i came out 1.9e-6 off in
 // its real part, where LAPACK's ctrsm and the wide solve agree). Leaves are
-// at most trsmBase wide, so the copies cost little beside the solve.
+// at most trsmBase wide, so the copies cost little beside the solve; the
+// wide copies live in the package's pooled scratch (leaves run per block).
 func trsmC64Leaf(p triParams, a []complex64, lda, k int, b []complex64, ldb, m, n int) {
-	aw := make([]complex128, k*k)
+	sc := getBuf[complex128](&poolGenC128, k*k+m*n)
+	defer sc.release()
+	aw, bw := sc.s[:k*k], sc.s[k*k:]
 	for i := 0; i < k; i++ {
 		for j, v := range a[i*lda : i*lda+k] {
 			aw[i*k+j] = complex128(v)
 		}
 	}
-	bw := make([]complex128, m*n)
 	for i := 0; i < m; i++ {
 		for j, v := range b[i*ldb : i*ldb+n] {
 			bw[i*n+j] = complex128(v)
