@@ -233,7 +233,7 @@ func (in *inliner) keepCall(call *ir.Op, name string, body []*ir.Op, chain []str
 	kept := ir.NewOp("stablehlo.case", []*ir.Value{index.Result()}, types, ir.Attrs{"gojax.call": ir.StringAttr{Value: name}})
 	kept.Loc = call.Loc
 	kept.AddRegion(region)
-	if err := in.bindResults(call, name, ir.NewOp("func.return", ret.Operands, nil, nil)); err != nil {
+	if err := in.bindResults(call, name, ret); err != nil {
 		return nil, err
 	}
 	for i, r := range call.Results {
