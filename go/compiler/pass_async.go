@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -198,7 +199,7 @@ func intMatrix(rows [][]int64) (*ir.ElementsAttr, int, error) {
 			return nil, 0, fmt.Errorf("rows of %d and %d entries", n, len(r))
 		}
 		for _, v := range r {
-			data = append(data, byte(v), byte(v>>8), byte(v>>16), byte(v>>24), byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56))
+			data = binary.LittleEndian.AppendUint64(data, uint64(v))
 		}
 	}
 	return &ir.ElementsAttr{Type: &ir.TensorType{Elem: ir.S64, Shape: []int64{int64(len(rows)), int64(n)}}, Data: data}, n, nil
