@@ -46,3 +46,14 @@ func detectAVX512VNNI() bool {
 	_, _, ecx, _ := cpuid(7, 0)
 	return ecx&(1<<11) != 0
 }
+
+func detectAMXBF16() bool {
+	// XCR0 bits 17 (XTILECFG) and 18 (XTILEDATA): the OS saves tile state.
+	if xgetbv0()&(3<<17) != 3<<17 {
+		return false
+	}
+	// Leaf 7.0 EDX: bit 22 AMX-BF16, bit 24 AMX-TILE.
+	_, _, _, edx := cpuid(7, 0)
+	const want = 1<<22 | 1<<24
+	return edx&want == want
+}

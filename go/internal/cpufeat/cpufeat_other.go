@@ -7,3 +7,5 @@ func detectAVX512() bool     { return false }
 func detectAVX512BF16() bool { return false }
 func detectF16C() bool       { return false }
 func detectAVX512VNNI() bool { return false }
+func detectAMXBF16() bool    { return false }
+func requestAMX() bool       { return false }

@@ -19,6 +19,7 @@ func TestAgreesWithProcCpuinfo(t *testing.T) {
 		require.False(t, DetectedAVX512BF16)
 		require.False(t, DetectedAVX512VNNI)
 		require.False(t, DetectedF16C)
+		require.False(t, DetectedAMXBF16)
 		return
 	}
 	flags := ""
@@ -38,6 +39,7 @@ func TestAgreesWithProcCpuinfo(t *testing.T) {
 	require.Equal(t, want512 && has("avx512_bf16"), DetectedAVX512BF16)
 	require.Equal(t, want512 && has("avx512_vnni"), DetectedAVX512VNNI)
 	require.Equal(t, want && has("f16c"), DetectedF16C)
+	require.Equal(t, want512 && has("avx512_bf16") && has("amx_bf16") && has("amx_tile"), DetectedAMXBF16)
 	t.Logf("detected AVX2FMA=%v AVX512=%v AVX512BF16=%v; in use: %s", DetectedAVX2FMA, DetectedAVX512, DetectedAVX512BF16, Describe())
 }
 
@@ -52,10 +54,14 @@ func TestSetsFollowFlags(t *testing.T) {
 // The flags in use are what the CPU has, capped by GOJAX_VECTOR.
 func TestLimitCapsDetected(t *testing.T) {
 	require.Equal(t, DetectedAVX2FMA && Limit != "", AVX2FMA)
-	require.Equal(t, DetectedAVX512 && Limit == "Z", AVX512)
-	require.Equal(t, DetectedAVX512BF16 && Limit == "Z", AVX512BF16)
-	require.Equal(t, DetectedAVX512VNNI && Limit == "Z", AVX512VNNI)
+	wide := Limit == "Z" || Limit == "T"
+	require.Equal(t, DetectedAVX512 && wide, AVX512)
+	require.Equal(t, DetectedAVX512BF16 && wide, AVX512BF16)
+	require.Equal(t, DetectedAVX512VNNI && wide, AVX512VNNI)
 	require.Equal(t, DetectedF16C && Limit != "", F16C)
+	// Tiles only under "auto", and only where Linux granted them (which
+	// it does on every kernel that sets XCR0's tile bits).
+	require.Equal(t, DetectedAMXBF16 && Limit == "T", AMXBF16)
 }
 
 // Every value package config accepts for GOJAX_VECTOR maps to a limit.

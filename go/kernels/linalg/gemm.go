@@ -75,6 +75,25 @@ type microKernel[T float32 | float64] struct {
 	// each packed float32 slot holds two bf16 values adjacent in k (low
 	// half first), so fn's kc counts k pairs.
 	pairs bool
+	// tilePairs marks a pairs kernel on matrix tiles (AMX): its A panels
+	// hold each row's k pairs contiguously, 16 pairs at a time
+	// (packAPairsRows), and both panels are zero-padded to a whole number
+	// of 16-pair steps, so fn's kc is always a multiple of 16.
+	tilePairs bool
+}
+
+// tileStep is the k pairs a tile kernel consumes per step (a 64-byte tile
+// row of bf16 pairs).
+const tileStep = 16
+
+// panelPairs is the k pairs (slots per panel row or column) a pairs
+// kernel's panels hold for k contracting indices.
+func (uk *microKernel[T]) panelPairs(k int) int {
+	kp := (k + 1) / 2
+	if uk.tilePairs {
+		kp = roundUp(kp, tileStep)
+	}
+	return kp
 }
 
 var (
@@ -169,7 +188,7 @@ func gemmSrc[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b operand[T
 	if uk.pairs {
 		// Slots hold k pairs: half as many, rounded up (kcBlock is even,
 		// so pairs never straddle K blocks).
-		kc = (kc + 1) / 2
+		kc = uk.panelPairs(kc)
 	}
 	gtmpLen := 0
 	if a.gather != nil {
@@ -196,11 +215,11 @@ func gemmSrc[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b operand[T
 				k := min(kcb, p.k-p0)
 				kk := k
 				if uk.pairs {
-					kk = (k + 1) / 2
+					kk = uk.panelPairs(k)
 				}
 				if key := bi*tilesN + jt; !oneK || packed != key {
 					if uk.pairs {
-						packBPairs(asU32(bp), b.bf16[p.rhsBatch[bi]:], p.rhsK[p0:p0+k], p.rhsCol[j0:j0+n], nr, p.rhsColUnit)
+						packBPairs(asU32(bp), b.bf16[p.rhsBatch[bi]:], p.rhsK[p0:p0+k], p.rhsCol[j0:j0+n], nr, p.rhsColUnit, kk)
 					} else if b.bf16 != nil {
 						packBBF16(asF32(bp), b.bf16[p.rhsBatch[bi]:], p.rhsK[p0:p0+k], p.rhsCol[j0:j0+n], nr, p.rhsColUnit)
 					} else {
@@ -213,6 +232,8 @@ func gemmSrc[T float32 | float64](p *gemmPlan, uk microKernel[T], a, b operand[T
 					mm := min(mcb, m-ic)
 					if a.gather != nil {
 						packAGather(ap, a.gather, a.panel, i0+ic, mm, p0, k, mr, gtmp)
+					} else if uk.tilePairs {
+						packAPairsRows(asU32(ap), a.bf16[p.lhsBatch[bi]:], p.lhsRow[i0+ic:i0+ic+mm], p.lhsK[p0:p0+k], mr, p.lhsKUnit, kk)
 					} else if uk.pairs {
 						packAPairs(asU32(ap), a.bf16[p.lhsBatch[bi]:], p.lhsRow[i0+ic:i0+ic+mm], p.lhsK[p0:p0+k], mr, p.lhsKUnit)
 					} else if a.bf16 != nil {
@@ -563,6 +584,48 @@ func packAPairs(dst []uint32, a []uint16, rows, ks []int, mr int, unit bool) {
 	}
 }
 
+// packAPairsRows packs rows×ks of bf16 A into mr-row panels for tile
+// kernels: step c of a panel (16 k pairs) is mr rows of 16 slots, slot
+// c*16*mr + i*16 + q%16 holding A[i][2q] (low half) and A[i][2q+1] (high
+// half), so each tile row is one panel row's 64 contiguous bytes. Pairs
+// past the end (up to kpad, a multiple of 16) and rows past the last are
+// zero.
+func packAPairsRows(dst []uint32, a []uint16, rows, ks []int, mr int, unit bool, kpad int) {
+	k := len(ks)
+	kp := (k + 1) / 2
+	for i0 := 0; i0 < len(rows); i0 += mr {
+		pan := dst[(i0/mr)*mr*kpad : (i0/mr+1)*mr*kpad]
+		mm := min(mr, len(rows)-i0)
+		if mm < mr || kp < kpad {
+			clear(pan)
+		}
+		for i := 0; i < mm; i++ {
+			ro := rows[i0+i]
+			if unit && k > 0 {
+				// A row's whole pairs are little-endian uint32s already.
+				src := a[ro+ks[0]:][:k]
+				kq := k / 2
+				w := byteview.As[uint32](byteview.Bytes(src[:2*kq]))
+				for c := 0; c*tileStep < kq; c++ {
+					n := min(tileStep, kq-c*tileStep)
+					copy(pan[c*tileStep*mr+i*tileStep:][:n], w[c*tileStep:c*tileStep+n])
+				}
+				if k%2 == 1 {
+					pan[(kq/tileStep)*tileStep*mr+i*tileStep+kq%tileStep] = uint32(src[k-1])
+				}
+				continue
+			}
+			for q := 0; q < kp; q++ {
+				v := uint32(a[ro+ks[2*q]])
+				if 2*q+1 < k {
+					v |= uint32(a[ro+ks[2*q+1]]) << 16
+				}
+				pan[(q/tileStep)*tileStep*mr+i*tileStep+q%tileStep] = v
+			}
+		}
+	}
+}
+
 // packAPairs14 packs a full 14-row panel of unit-stride bf16 rows: a k pair
 // of a row is one little-endian uint32 there already.
 func packAPairs14(pan []uint32, a []uint16, rows []int, k0, k int) {
@@ -593,19 +656,22 @@ func packAPairs14(pan []uint32, a []uint16, rows []int, k0, k int) {
 	}
 }
 
-// packBPairs packs ks×cols of bf16 B into nr-column panels of k pairs:
-// slot q*nr+j holds B[2q][j] (low half) and B[2q+1][j] (high half).
-// Whole pairs of unit-stride columns may be packed in assembly first.
-func packBPairs(dst []uint32, b []uint16, ks, cols []int, nr int, unit bool) {
+// packBPairs packs ks×cols of bf16 B into nr-column panels of kpad k
+// pairs: slot q*nr+j holds B[2q][j] (low half) and B[2q+1][j] (high
+// half); pairs past the end ((k+1)/2 <= q < kpad) are zero. Whole pairs of
+// unit-stride columns may be packed in assembly first.
+func packBPairs(dst []uint32, b []uint16, ks, cols []int, nr int, unit bool, kpad int) {
 	k := len(ks)
 	kp := (k + 1) / 2
-	q0 := packBPairsVec(dst, b, ks, cols, nr, unit)
+	q0 := packBPairsVec(dst, b, ks, cols, nr, unit, kpad)
 	for j0 := 0; j0 < len(cols); j0 += nr {
-		pan := dst[(j0/nr)*nr*kp : (j0/nr+1)*nr*kp]
+		pan := dst[(j0/nr)*nr*kpad : (j0/nr+1)*nr*kpad]
 		nn := min(nr, len(cols)-j0)
 		cs := cols[j0 : j0+nn]
 		if nn < nr {
 			clear(pan[q0*nr:]) // the assembly zeroes its rows' padding
+		} else {
+			clear(pan[kp*nr:])
 		}
 		for q := q0; q < kp; q++ {
 			row := pan[q*nr : q*nr+nn]

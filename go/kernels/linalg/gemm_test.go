@@ -233,58 +233,93 @@ func TestBF16PairKernels(t *testing.T) {
 	if len(kernelsBF16) == 0 {
 		t.Skip("no bf16 dot-product kernel on this machine")
 	}
+	for i := range kernelsBF16 {
+		t.Run(kernelsBF16[i].name, func(t *testing.T) { testBF16PairKernel(t, &kernelsBF16[i]) })
+	}
+}
+
+// A tile kernel's panels (packAPairsRows, padded packBPairs) through the
+// whole GEMM, on every machine: kern32x32TileRef computes what the AMX
+// kernel's tile instructions compute, from the same packed panels.
+func TestTilePairPanels(t *testing.T) {
+	uk := microKernel[float32]{name: "tile-ref-32x32", mr: 32, nr: 32, fn: kern32x32TileRef, pairs: true, tilePairs: true}
+	testBF16PairKernel(t, &uk)
+}
+
+// kern32x32TileRef is the AMX kernel's arithmetic in Go: per 16-pair
+// step, C[i][j] += Σ_q A-row pair q · B-column pair q (high products
+// first, as the tiles add them).
+func kern32x32TileRef(kp int, a, b, c []float32, ldc int, acc bool) {
+	if kp%tileStep != 0 {
+		panic("tile kernel given a k not padded to whole steps")
+	}
+	au, bu := asU32(a), asU32(b)
+	for i := 0; i < 32; i++ {
+		for j := 0; j < 32; j++ {
+			var s float32
+			if acc {
+				s = c[i*ldc+j]
+			}
+			for q := 0; q < kp; q++ {
+				av := au[(q/tileStep)*tileStep*32+i*tileStep+q%tileStep]
+				bv := bu[q*32+j]
+				s += widenBF16(uint16(av>>16)) * widenBF16(uint16(bv>>16))
+				s += widenBF16(uint16(av)) * widenBF16(uint16(bv))
+			}
+			c[i*ldc+j] = s
+		}
+	}
+}
+
+func testBF16PairKernel(t *testing.T, uk *microKernel[float32]) {
 	oldBF := ukBF16
 	defer func() { ukBF16 = oldBF }()
-	for i := range kernelsBF16 {
-		ukBF16 = &kernelsBF16[i]
-		t.Run(ukBF16.name, func(t *testing.T) {
-			r := rand.New(rand.NewSource(13))
-			cases := append(append([]dotShapeCase(nil), dotShapeCases...),
-				dotShapeCase{"edges-oddk", []int64{45, 531}, []int64{531, 77}, dotDims{lhsContract: []int64{1}, rhsContract: []int64{0}}},
-				dotShapeCase{"k1", []int64{20, 1}, []int64{1, 40}, dotDims{lhsContract: []int64{1}, rhsContract: []int64{0}}},
-				dotShapeCase{"k3", []int64{20, 3}, []int64{3, 40}, dotDims{lhsContract: []int64{1}, rhsContract: []int64{0}}},
-				dotShapeCase{"deep", []int64{30, 1100}, []int64{1100, 50}, dotDims{lhsContract: []int64{1}, rhsContract: []int64{0}}})
-			for _, tc := range cases {
-				os := dotOutShape(tc.ls, tc.rs, tc.d)
-				attrs := dotAttrs(tc.d.lhsBatch, tc.d.rhsBatch, tc.d.lhsContract, tc.d.rhsContract)
-				nl, nr := 1, 1
-				for _, x := range tc.ls {
-					nl *= int(x)
-				}
-				for _, x := range tc.rs {
-					nr *= int(x)
-				}
-				k := 1
-				for _, x := range tc.d.lhsContract {
-					k *= int(tc.ls[x])
-				}
-				ah, bh := make([]byte, 2*nl), make([]byte, 2*nr)
-				fromF32(ah, randF32(r, nl), ir.BF16)
-				fromF32(bh, randF32(r, nr), ir.BF16)
-				af, bf := make([]float32, nl), make([]float32, nr)
-				toF32(af, ah, ir.BF16)
-				toF32(bf, bh, ir.BF16)
-				ac, bc := make([]complex128, nl), make([]complex128, nr)
-				for i := range af {
-					ac[i] = complex(float64(af[i]), 0)
-				}
-				for i := range bf {
-					bc[i] = complex(float64(bf[i]), 0)
-				}
-				want := refDot(tc.ls, tc.rs, os, tc.d, ac, bc)
-				op := mkOp("stablehlo.dot_general", []*ir.TensorType{ir.Tensor(ir.BF16, tc.ls...), ir.Tensor(ir.BF16, tc.rs...)},
-					[]*ir.TensorType{ir.Tensor(ir.F32, os...)}, attrs)
-				ref := runOp(t, fakeCtx{1}, op, ah, bh)[0]
-				got := bytesF32(ref)
-				for i := range got {
-					require.InDelta(t, real(want[i]), float64(got[i]), 1e-5*math.Sqrt(float64(k))*4, "%s element %d", tc.name, i)
-				}
-				func() {
-					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
-					require.Equal(t, ref, runOp(t, fakeCtx{3}, op, ah, bh)[0], "%s: workers changed the result", tc.name)
-				}()
-			}
-		})
+	ukBF16 = uk
+	r := rand.New(rand.NewSource(13))
+	cases := append(append([]dotShapeCase(nil), dotShapeCases...),
+		dotShapeCase{"edges-oddk", []int64{45, 531}, []int64{531, 77}, dotDims{lhsContract: []int64{1}, rhsContract: []int64{0}}},
+		dotShapeCase{"k1", []int64{20, 1}, []int64{1, 40}, dotDims{lhsContract: []int64{1}, rhsContract: []int64{0}}},
+		dotShapeCase{"k3", []int64{20, 3}, []int64{3, 40}, dotDims{lhsContract: []int64{1}, rhsContract: []int64{0}}},
+		dotShapeCase{"deep", []int64{30, 1100}, []int64{1100, 50}, dotDims{lhsContract: []int64{1}, rhsContract: []int64{0}}})
+	for _, tc := range cases {
+		os := dotOutShape(tc.ls, tc.rs, tc.d)
+		attrs := dotAttrs(tc.d.lhsBatch, tc.d.rhsBatch, tc.d.lhsContract, tc.d.rhsContract)
+		nl, nr := 1, 1
+		for _, x := range tc.ls {
+			nl *= int(x)
+		}
+		for _, x := range tc.rs {
+			nr *= int(x)
+		}
+		k := 1
+		for _, x := range tc.d.lhsContract {
+			k *= int(tc.ls[x])
+		}
+		ah, bh := make([]byte, 2*nl), make([]byte, 2*nr)
+		fromF32(ah, randF32(r, nl), ir.BF16)
+		fromF32(bh, randF32(r, nr), ir.BF16)
+		af, bf := make([]float32, nl), make([]float32, nr)
+		toF32(af, ah, ir.BF16)
+		toF32(bf, bh, ir.BF16)
+		ac, bc := make([]complex128, nl), make([]complex128, nr)
+		for i := range af {
+			ac[i] = complex(float64(af[i]), 0)
+		}
+		for i := range bf {
+			bc[i] = complex(float64(bf[i]), 0)
+		}
+		want := refDot(tc.ls, tc.rs, os, tc.d, ac, bc)
+		op := mkOp("stablehlo.dot_general", []*ir.TensorType{ir.Tensor(ir.BF16, tc.ls...), ir.Tensor(ir.BF16, tc.rs...)},
+			[]*ir.TensorType{ir.Tensor(ir.F32, os...)}, attrs)
+		ref := runOp(t, fakeCtx{1}, op, ah, bh)[0]
+		got := bytesF32(ref)
+		for i := range got {
+			require.InDelta(t, real(want[i]), float64(got[i]), 1e-5*math.Sqrt(float64(k))*4, "%s element %d", tc.name, i)
+		}
+		func() {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
+			require.Equal(t, ref, runOp(t, fakeCtx{3}, op, ah, bh)[0], "%s: workers changed the result", tc.name)
+		}()
 	}
 }
 

@@ -33,17 +33,25 @@ func TestPackBPairsVecMatchesGo(t *testing.T) {
 					b[i] = uint16(r.Uint32())
 				}
 				kp := (k + 1) / 2
-				size := (n + 31) / 32 * 32 * kp
-				want, got := make([]uint32, size), make([]uint32, size)
-				for i := range want {
-					want[i], got[i] = 0xdeadbeef, 0xdeadbeef
+				// Panels of exactly kp pairs, and padded for tile kernels.
+				for _, kpad := range []int{kp, roundUp(kp, tileStep)} {
+					size := (n + 31) / 32 * 32 * kpad
+					want, got := make([]uint32, size), make([]uint32, size)
+					for i := range want {
+						want[i], got[i] = 0xdeadbeef, 0xdeadbeef
+					}
+					old := packTransOK
+					packTransOK = false
+					packBPairs(want, b, ks, cols, 32, true, kpad)
+					packTransOK = old
+					packBPairs(got, b, ks, cols, 32, true, kpad)
+					require.Equal(t, want, got, "k=%d n=%d %s kpad=%d", k, n, order, kpad)
+					for p := 0; p < len(want); p += 32 * kpad {
+						for _, v := range want[p+32*kp : p+32*kpad] {
+							require.Zero(t, v, "padding pair not zero")
+						}
+					}
 				}
-				old := packTransOK
-				packTransOK = false
-				packBPairs(want, b, ks, cols, 32, true)
-				packTransOK = old
-				packBPairs(got, b, ks, cols, 32, true)
-				require.Equal(t, want, got, "k=%d n=%d %s", k, n, order)
 			}
 		}
 	}

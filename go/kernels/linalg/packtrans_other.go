@@ -12,4 +12,6 @@ func packAPairs14Trans(pan []uint32, a []uint16, offs *[14]int, kq int) int { re
 
 func packA14RowsF32(pan, a []float32, offs *[14]int, k int) bool { return false }
 
-func packBPairsVec(dst []uint32, b []uint16, ks, cols []int, nr int, unit bool) int { return 0 }
+func packBPairsVec(dst []uint32, b []uint16, ks, cols []int, nr int, unit bool, kpad int) int {
+	return 0
+}
