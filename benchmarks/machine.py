@@ -89,15 +89,21 @@ def detect(measure_bandwidth: bool = True) -> Machine:
     else:
         ghz, src = 1.0, "unknown (assumed 1 GHz)"
     isa, f32, why = _fma_lanes(vendor, family, flags)
-    per_cycle = {"f32": f32, "f64": f32 // 2,
-                 # VDPBF16PS does two bf16 products per f32 lane: twice the f32 rate.
-                 "bf16": f32 * 2 if "avx512_bf16" in flags else f32}
+    if "amx_bf16" in flags:
+        # TDPBF16PS: a 16x16 f32 tile += 16x32 by 32x16 bf16 (16,384 products)
+        # every 16 cycles per core.
+        bf16, bf16_why = 1024, "bf16 1024/cycle via AMX tiles (16x16x32 products / 16 cycles)"
+    elif "avx512_bf16" in flags:
+        # VDPBF16PS does two bf16 products per f32 lane: twice the f32 rate.
+        bf16, bf16_why = f32 * 2, "bf16 2x f32 via avx512_bf16 dot products"
+    else:
+        bf16, bf16_why = f32, "bf16 at the f32 rate"
+    per_cycle = {"f32": f32, "f64": f32 // 2, "bf16": bf16}
     peak = {k: cores * ghz * v for k, v in per_cycle.items()}
     derivation = [
         f"CPU: {info.get('model name', '?')} ({vendor}, family {family:#x}), {cores} cores usable by this process",
         f"clock: {ghz:.3f} GHz from {src}",
-        f"ISA: {isa}: {why} = {f32} f32 FLOPs/cycle/core; f64 half that ({f32 // 2}); "
-        + ("bf16 2x f32 via avx512_bf16 dot products" if "avx512_bf16" in flags else "bf16 at the f32 rate"),
+        f"ISA: {isa}: {why} = {f32} f32 FLOPs/cycle/core; f64 half that ({f32 // 2}); {bf16_why}",
         "peak = cores x GHz x FLOPs/cycle: "
         + ", ".join(f"{k} {cores} x {ghz:.3f} x {per_cycle[k]} = {peak[k]:.1f} GFLOP/s" for k in ("f32", "f64", "bf16")),
     ]
