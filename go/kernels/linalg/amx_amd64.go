@@ -2,6 +2,8 @@
 
 package linalg
 
+// AMX micro-kernels (amx_amd64.s), 32×32 blocks of C on the matrix tiles.
+
 // kern32x32AMXAsm is the AMX bf16 micro-kernel: a 32×32 f32 block of C
 // (+)= A·B over kp k pairs (a multiple of 16), A packed by packAPairsRows
 // and B by packBPairs (nr 32), both with mr = nr = 32. It loads the tile
