@@ -15,7 +15,7 @@ import "github.com/gojax/gojax/go/internal/cpufeat"
 //   - AVX512_BF16 (microkernelbf16_amd64.s): 14×32 bf16 dot products
 //     into f32, for dots whose operands are both bf16, and their first 4
 //     rows for edge panels (microkernelbf16edge_amd64.s);
-//   - AMX-BF16 (amxbf16_amd64.s): 32×32 bf16 dot products into f32 on
+//   - AMX-BF16 (amx_amd64.s): 32×32 bf16 dot products into f32 on
 //     matrix tiles, with A packed row-wise (packAPairsRows);
 //   - AVX2+FMA (microkernel_amd64.s): 4×16 f32 and 4×8 f64, eight YMM
 //     accumulators plus two B vectors and a broadcast A element.
