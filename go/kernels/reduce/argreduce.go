@@ -1,6 +1,7 @@
 package reduce
 
 import (
+	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
@@ -151,11 +152,76 @@ func argStep(ctx kernel.Context, lay layout, ab argBody, ve, ie ir.ElemType) ker
 				copy(outs[1][k*ies:(k+1)*ies], aI[aIi*ies:])
 			}
 		}
+		if fast := argRowsFast(lay, ab, ve, ie, ins, outs); fast != nil {
+			work = fast
+		}
 		if ctx == nil || lay.kn < 2 || lay.kn*lay.rn < parallelMin {
 			work(0, lay.kn)
 		} else {
 			ctx.Parallel(lay.kn, max(1, parallelMin/max(1, lay.rn)), work)
 		}
 		return nil
+	}
+}
+
+// argRowsFast returns a typed worker for the common layout: f32 or f64
+// values with signed 32/64-bit indices, every output folding one
+// contiguous run of rn elements (the reduced dims are the innermost ones),
+// or nil. It folds in the same order, with the same comparisons, as the
+// generic loop, on typed slices instead of per-element offsets and
+// conversions.
+func argRowsFast(lay layout, ab argBody, ve, ie ir.ElemType, ins, outs [][]byte) func(lo, hi int) {
+	if ab.valType != "FLOAT" || ab.idxUnsigned || !contiguousRows(lay) {
+		return nil
+	}
+	switch {
+	case ve == ir.F32 && ie == ir.S32:
+		return argRows[float32, int32](lay, ab.gt, ins, outs)
+	case ve == ir.F32 && ie == ir.S64:
+		return argRows[float32, int64](lay, ab.gt, ins, outs)
+	case ve == ir.F64 && ie == ir.S32:
+		return argRows[float64, int32](lay, ab.gt, ins, outs)
+	case ve == ir.F64 && ie == ir.S64:
+		return argRows[float64, int64](lay, ab.gt, ins, outs)
+	}
+	return nil
+}
+
+// contiguousRows reports whether output k folds elements
+// [offset(k), offset(k)+rn) of the input in order.
+func contiguousRows(lay layout) bool {
+	want := 1
+	for d := len(lay.rShape) - 1; d >= 0; d-- {
+		if lay.rShape[d] != 1 && lay.rStride[d] != want {
+			return false
+		}
+		want *= lay.rShape[d]
+	}
+	return true
+}
+
+func argRows[V float32 | float64, I int32 | int64](lay layout, gt bool, ins, outs [][]byte) func(lo, hi int) {
+	vals, idxs := byteview.As[V](ins[0]), byteview.As[I](ins[1])
+	v0, i0 := byteview.As[V](ins[2])[0], byteview.As[I](ins[3])[0]
+	ov, oi := byteview.As[V](outs[0]), byteview.As[I](outs[1])
+	return func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			base := offset(k, lay.kShape, lay.kStride)
+			av, ai := v0, i0
+			vs, is := vals[base:base+lay.rn], idxs[base:base+lay.rn]
+			for r, bv := range vs {
+				// pick: the accumulator wins (larger/smaller, or NaN).
+				if (gt && av > bv) || (!gt && av < bv) || av != av {
+					continue
+				}
+				bi := is[r]
+				if av == bv && ai < bi {
+					av = bv // equal values: the element's value, the lower index
+					continue
+				}
+				av, ai = bv, bi
+			}
+			ov[k], oi[k] = av, ai
+		}
 	}
 }

@@ -264,7 +264,9 @@ func TestArgReduceFastMatchesGeneric(t *testing.T) {
 			tc{[]int64{6, 7}, []int64{0}, ir.F32, ir.S32, "FLOAT", "SIGNED", dir},
 			tc{[]int64{3, 4, 5}, []int64{0, 2}, ir.F32, ir.U64, "FLOAT", "UNSIGNED", dir},
 			tc{[]int64{5, 9}, []int64{1}, ir.S32, ir.S32, "SIGNED", "SIGNED", dir},
-			tc{[]int64{40, 300}, []int64{1}, ir.F32, ir.S32, "FLOAT", "SIGNED", dir})
+			tc{[]int64{40, 300}, []int64{1}, ir.F32, ir.S32, "FLOAT", "SIGNED", dir},
+			tc{[]int64{40, 300}, []int64{1}, ir.F32, ir.S64, "FLOAT", "SIGNED", dir},
+			tc{[]int64{2, 3, 8}, []int64{1, 2}, ir.F32, ir.S32, "FLOAT", "SIGNED", dir})
 	}
 	for _, c := range cases {
 		n := lowerutil.Numel(c.shape)
@@ -275,6 +277,9 @@ func TestArgReduceFastMatchesGeneric(t *testing.T) {
 				v[i] = float32(rng.Intn(5))
 				if rng.Intn(8) == 0 {
 					v[i] = float32(math.NaN())
+				}
+				if rng.Intn(10) == 0 {
+					v[i] = float32(math.Copysign(0, -1)) // ties with +0 keep the element's bits
 				}
 			}
 			vals = f32s(v...)
