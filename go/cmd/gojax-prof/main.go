@@ -64,7 +64,7 @@ type sidecar struct {
 var numpyElem = map[string]ir.ElemType{
 	"bool": ir.Pred, "int8": ir.S8, "int16": ir.S16, "int32": ir.S32, "int64": ir.S64,
 	"uint8": ir.U8, "uint16": ir.U16, "uint32": ir.U32, "uint64": ir.U64,
-	"bfloat16": ir.BF16, "float32": ir.F32, "float64": ir.F64,
+	"bfloat16": ir.BF16, "float16": ir.F16, "float32": ir.F32, "float64": ir.F64,
 }
 
 func main() {
@@ -242,6 +242,8 @@ func fill(buf []byte, et ir.ElemType, next func() float64) error {
 			le.PutUint64(b, math.Float64bits(2*u-1))
 		case ir.BF16:
 			le.PutUint16(b, uint16(math.Float32bits(float32(2*u-1))>>16))
+		case ir.F16:
+			le.PutUint16(b, f16Bits(2*u-1))
 		case ir.Pred:
 			b[0] = byte(off/size) & 1
 		case ir.S8, ir.U8:
@@ -273,4 +275,20 @@ func (r *report) print(w io.Writer, c config) {
 	if c.cpuProfile != "" {
 		fmt.Fprintf(w, "CPU profile of the timed runs: %s (go tool pprof -top %s)\n", c.cpuProfile, c.cpuProfile)
 	}
+}
+
+// f16Bits encodes x (|x| <= 1) as IEEE half precision, truncating the
+// mantissa and flushing values below the normal range to zero: inputs for
+// timing, not conversions to test.
+func f16Bits(x float64) uint16 {
+	var sign uint16
+	if math.Signbit(x) {
+		sign, x = 0x8000, -x
+	}
+	frac, exp := math.Frexp(x) // x = frac·2^exp, frac in [0.5, 1)
+	e := exp - 1 + 15          // biased exponent of 2·frac·2^(exp-1)
+	if x == 0 || e <= 0 {
+		return sign
+	}
+	return sign | uint16(e)<<10 | uint16((2*frac-1)*1024)
 }

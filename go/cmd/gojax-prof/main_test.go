@@ -76,3 +76,12 @@ func TestFillRejectsUnknownTypes(t *testing.T) {
 	buf := make([]byte, 8)
 	require.Error(t, fill(buf, 0, func() float64 { return 0.5 }))
 }
+
+func TestF16Bits(t *testing.T) {
+	for _, c := range []struct {
+		x    float64
+		want uint16
+	}{{1, 0x3c00}, {-1, 0xbc00}, {0.5, 0x3800}, {0.75, 0x3a00}, {0, 0}, {-0.0, 0}, {1e-6, 0}, {0.099975586, 0x2e66}} {
+		require.Equal(t, c.want, f16Bits(c.x), "%v", c.x)
+	}
+}
