@@ -236,3 +236,24 @@ func binaryScalarLoop(op string, t ir.ElemType, scalarFirst bool) (func(dst, v, 
 	}
 	return nil, false
 }
+
+// MaxAcc sets dst[i] = max(dst[i], src[i]) and MinAcc the minimum, with
+// the vector loops where the CPU has them and the built-in's semantics
+// (NaN propagates, max(-0, +0) = +0): for accumulating kernels elsewhere
+// (pooling windows), bit for bit what `max`/`min` give.
+func MaxAcc[T float32 | float64](dst, src []T) { accF(arMax, dst, src) }
+
+// MinAcc: see MaxAcc.
+func MinAcc[T float32 | float64](dst, src []T) { accF(arMin, dst, src) }
+
+func accF[T float32 | float64](op arithOp, dst, src []T) {
+	if len(dst) == 0 {
+		return
+	}
+	switch d := any(dst).(type) {
+	case []float32:
+		arithF32(op, formVV, d, d, any(src).([]float32))
+	case []float64:
+		arithF64(op, formVV, d, d, any(src).([]float64))
+	}
+}

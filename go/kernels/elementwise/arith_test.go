@@ -186,6 +186,47 @@ func TestArithMaxMinSemantics(t *testing.T) {
 	}
 }
 
+// MaxAcc/MinAcc accumulate in place (dst is an operand too) with the
+// built-in max/min's bits, every length (tails too) on every loop set.
+func TestMaxMinAccMatchBuiltin(t *testing.T) {
+	defer useArith(cpufeat.Widest())
+	r := rand.New(rand.NewSource(5))
+	for _, isa := range cpufeat.Sets() {
+		useArith(isa)
+		for _, n := range []int{0, 1, 7, 16, 33, 100} {
+			d32, s32 := make([]float32, n), make([]float32, n)
+			d64, s64 := make([]float64, n), make([]float64, n)
+			for i := range d32 {
+				d32[i], s32[i] = arithSpecials32[r.Intn(len(arithSpecials32))], arithSpecials32[r.Intn(len(arithSpecials32))]
+				d64[i], s64[i] = arithSpecials64[r.Intn(len(arithSpecials64))], arithSpecials64[r.Intn(len(arithSpecials64))]
+			}
+			for _, isMax := range []bool{true, false} {
+				g32, g64 := append([]float32(nil), d32...), append([]float64(nil), d64...)
+				if isMax {
+					MaxAcc(g32, s32)
+					MaxAcc(g64, s64)
+				} else {
+					MinAcc(g32, s32)
+					MinAcc(g64, s64)
+				}
+				for i := range g32 {
+					w32, w64 := max(d32[i], s32[i]), max(d64[i], s64[i])
+					if !isMax {
+						w32, w64 = min(d32[i], s32[i]), min(d64[i], s64[i])
+					}
+					// Which NaN survives two NaNs is the hardware's choice.
+					if w32 == w32 && math.Float32bits(w32) != math.Float32bits(g32[i]) || w32 != w32 && g32[i] == g32[i] {
+						t.Errorf("isa %q n %d max=%v: f32 (%v, %v) -> %v, want %v", isa, n, isMax, d32[i], s32[i], g32[i], w32)
+					}
+					if w64 == w64 && math.Float64bits(w64) != math.Float64bits(g64[i]) || w64 != w64 && g64[i] == g64[i] {
+						t.Errorf("isa %q n %d max=%v: f64 (%v, %v) -> %v, want %v", isa, n, isMax, d64[i], s64[i], g64[i], w64)
+					}
+				}
+			}
+		}
+	}
+}
+
 // BenchmarkArith times each loop set on a fusion block (1024, in L1) and
 // on 1M elements (memory).
 func BenchmarkArith(b *testing.B) {

@@ -1,6 +1,7 @@
 package reduce
 
 import (
+	"github.com/gojax/gojax/go/kernels/elementwise"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
@@ -196,7 +197,8 @@ func (t *typed[A]) pool(ctx kernel.Context, g *windowGeom, p *poolForm, in, out 
 }
 
 // poolMinMaxAcc returns, for float32 and float64 maximum and minimum, an
-// accumulate using the builtin max and min: IEEE 754-2019 maximum and
+// accumulate with the builtin max's and min's semantics (elementwise's
+// vector loops where the CPU has them): IEEE 754-2019 maximum and
 // minimum (NaN propagates, -0 < +0) as maxAccF and minAccF, without their
 // data-dependent branches, which mispredict on a pooling window's values
 // (4x slower). Only which NaN comes out when two meet may differ, and
@@ -217,35 +219,9 @@ func poolMinMaxAcc[A any](kind opKind) func(dst, src []A) {
 func minMaxAcc[E float32 | float64](kind opKind) func(dst, src []E) {
 	switch kind {
 	case opMax:
-		return maxAccBuiltin[E]
+		return elementwise.MaxAcc[E]
 	case opMin:
-		return minAccBuiltin[E]
+		return elementwise.MinAcc[E]
 	}
 	return nil
-}
-
-// maxAccBuiltin and minAccBuiltin are unrolled by four (a fifth faster
-// than the plain loop).
-func maxAccBuiltin[E float32 | float64](dst, src []E) {
-	src = src[:len(dst)]
-	i := 0
-	for ; i+4 <= len(dst); i += 4 {
-		d, s := dst[i:i+4:i+4], src[i:i+4:i+4]
-		d[0], d[1], d[2], d[3] = max(d[0], s[0]), max(d[1], s[1]), max(d[2], s[2]), max(d[3], s[3])
-	}
-	for ; i < len(dst); i++ {
-		dst[i] = max(dst[i], src[i])
-	}
-}
-
-func minAccBuiltin[E float32 | float64](dst, src []E) {
-	src = src[:len(dst)]
-	i := 0
-	for ; i+4 <= len(dst); i += 4 {
-		d, s := dst[i:i+4:i+4], src[i:i+4:i+4]
-		d[0], d[1], d[2], d[3] = min(d[0], s[0]), min(d[1], s[1]), min(d[2], s[2]), min(d[3], s[3])
-	}
-	for ; i < len(dst); i++ {
-		dst[i] = min(dst[i], src[i])
-	}
 }
