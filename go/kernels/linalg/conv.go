@@ -75,7 +75,8 @@ type convPlan struct {
 	outCol     []int // per output feature within group (unshifted)
 	outFeatStr int
 
-	fast *convFast // f32/f64 implicit-im2col path, nil when it does not apply
+	fast  *convFast  // f32/f64 implicit-im2col path, nil when it does not apply
+	depth *convDepth // f32/f64 depthwise stencil, nil when it does not apply
 }
 
 // convFast runs a single-group convolution whose output rows are whole
@@ -135,6 +136,7 @@ func lowerConvolution(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	}
 	p := newConvPlan(&cd, lt, rt, ot)
 	p.fast = buildConvFast(p)
+	p.depth = buildConvDepth(p, int(rt.Strides()[cd.kOut]))
 	rhsGroupStr := p.n * int(rt.Strides()[cd.kOut])
 	return convStep(kind, p, lt.Elem, rt.Elem, ot.Elem, rhsGroupStr, ctx.Parallel), nil
 }
@@ -574,7 +576,9 @@ func convStep(kind computeKind, p *convPlan, le, re, oe ir.ElemType, rhsGroupStr
 			a, ar := viewF32(ins[0], le)
 			b, br := viewF32(ins[1], re)
 			c, cr := viewF32Out(outs[0], oe)
-			if p.fast != nil {
+			if p.depth != nil {
+				runConvDepth(p.depth, a, b, c, par, f32scratch)
+			} else if p.fast != nil {
 				runConvFast(p.fast, ukF32, a, b, c, par, f32scratch)
 			} else {
 				runConv(p, a, b, c, rhsGroupStr, par, f32scratch, func(g *gemmPlan, x, y, z []float32) { gemm(g, ukF32, x, y, z, par, f32scratch) })
@@ -591,7 +595,9 @@ func convStep(kind computeKind, p *convPlan, le, re, oe ir.ElemType, rhsGroupStr
 			a, ar := viewF64(ins[0], le)
 			b, br := viewF64(ins[1], re)
 			c, cr := viewF64Out(outs[0], oe)
-			if p.fast != nil {
+			if p.depth != nil {
+				runConvDepth(p.depth, a, b, c, par, f64scratch)
+			} else if p.fast != nil {
 				runConvFast(p.fast, ukF64, a, b, c, par, f64scratch)
 			} else {
 				runConv(p, a, b, c, rhsGroupStr, par, f64scratch, func(g *gemmPlan, x, y, z []float64) { gemm(g, ukF64, x, y, z, par, f64scratch) })

@@ -201,6 +201,14 @@ var convCases = []convCase{
 	{name: "nhwc-weight-grad-wide", lhsShape: []int64{3, 5, 6, 30}, rhsShape: []int64{3, 5, 6, 9},
 		inB: 3, inF: 0, inSp: []int64{1, 2}, kI: 0, kO: 3, kSp: []int64{1, 2}, outB: 2, outF: 3, outSp: []int64{0, 1},
 		pad: []int64{1, 1, 1, 1}},
+	// Depthwise stencil: a channel multiplier over strided (NCHW) features,
+	// and a parallel NHWC run with reversal and window dilation.
+	{name: "depthwise-mult-nchw", lhsShape: []int64{2, 6, 7, 5}, rhsShape: []int64{12, 1, 3, 3},
+		inB: 0, inF: 1, inSp: []int64{2, 3}, kO: 0, kI: 1, kSp: []int64{2, 3}, outB: 0, outF: 1, outSp: []int64{2, 3},
+		fgc: 6, strides: []int64{2, 1}, pad: []int64{1, 1, 0, 2}},
+	{name: "depthwise-big", lhsShape: []int64{2, 12, 11, 64}, rhsShape: []int64{3, 3, 1, 64},
+		inB: 0, inF: 3, inSp: []int64{1, 2}, kSp: []int64{0, 1}, kI: 2, kO: 3, outB: 0, outF: 3, outSp: []int64{1, 2},
+		fgc: 64, pad: []int64{2, 2, 1, 1}, rhsDil: []int64{2, 1}, rev: []bool{true, false}},
 	{name: "empty-output", lhsShape: []int64{1, 1, 2}, rhsShape: []int64{1, 1, 4},
 		inB: 0, inF: 1, inSp: []int64{2}, kO: 0, kI: 1, kSp: []int64{2}, outB: 0, outF: 1, outSp: []int64{2}},
 }
