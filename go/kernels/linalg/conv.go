@@ -492,6 +492,17 @@ func runConvFast[T float32 | float64](f *convFast, uk microKernel[T], lhs, rhs, 
 						offs[i] = f.rowBase[i0+i] + off + f0
 					}
 				}
+				// Few input features (first layers): the next kernel
+				// positions usually continue every row's run in memory
+				// (neighbouring input columns), so one transpose packs
+				// them all.
+				for next := pos + 1; run < k-q && next < ks; next++ {
+					if !runContinues(f, i0, pos, next) {
+						break
+					}
+					run = min(run+kin, k-q)
+					pos = next
+				}
 				if !packA14RowsF32(pan32[14*q:], lhs32, &offs, run) {
 					return false
 				}
@@ -721,4 +732,17 @@ func runConv[T float32 | float64 | complex64 | complex128 | int64](p *convPlan, 
 			}
 		}
 	}
+}
+
+// runContinues reports whether, for each of the 14 GEMM rows from i0,
+// kernel position next reads the kin input elements right after those
+// position prev reads (or both read padding).
+func runContinues(f *convFast, i0, prev, next int) bool {
+	for _, tab := range f.rowTab[i0 : i0+14] {
+		a, b := tab[prev], tab[next]
+		if (a < 0) != (b < 0) || (a >= 0 && b != a+f.kin) {
+			return false
+		}
+	}
+	return true
 }

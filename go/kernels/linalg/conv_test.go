@@ -201,6 +201,11 @@ var convCases = []convCase{
 	{name: "nhwc-weight-grad-wide", lhsShape: []int64{3, 5, 6, 30}, rhsShape: []int64{3, 5, 6, 9},
 		inB: 3, inF: 0, inSp: []int64{1, 2}, kI: 0, kO: 3, kSp: []int64{1, 2}, outB: 2, outF: 3, outSp: []int64{0, 1},
 		pad: []int64{1, 1, 1, 1}},
+	// First layer (3 input features, stride 2): the transposing pack
+	// merges neighbouring kernel positions into one run per row.
+	{name: "nhwc-first-layer", lhsShape: []int64{2, 17, 16, 3}, rhsShape: []int64{5, 5, 3, 8},
+		inB: 0, inF: 3, inSp: []int64{1, 2}, kSp: []int64{0, 1}, kI: 2, kO: 3, outB: 0, outF: 3, outSp: []int64{1, 2},
+		strides: []int64{2, 2}, pad: []int64{2, 2, 0, 3}},
 	// Depthwise stencil: a channel multiplier over strided (NCHW) features,
 	// and a parallel NHWC run with reversal and window dilation.
 	{name: "depthwise-mult-nchw", lhsShape: []int64{2, 6, 7, 5}, rhsShape: []int64{12, 1, 3, 3},
