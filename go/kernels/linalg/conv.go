@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/gojax/gojax/go/ir"
@@ -96,7 +97,25 @@ type convFast struct {
 	// channels); a 14-row panel of such rows is 14 contiguous elements per
 	// contracting index and is packed without a transpose.
 	unitRun []int32
+	// conts[contIdx[i]]: bit pos set when, for GEMM row i, kernel
+	// position pos+1 reads the kin input elements right after those
+	// position pos reads (or both read padding). Nil unless posMajor with
+	// at most contMax positions.
+	conts   [][contWords]uint64
+	contIdx []int32
+	// rowOrig[i] >= 0: GEMM row i reads no padding and its lhs offset at
+	// kernel position pos is rowOrig[i]+delta[pos] (interior rows; saves
+	// reading its spatial table, which for large outputs outweighs the
+	// input). -1 otherwise.
+	rowOrig []int
+	delta   []int
 }
+
+// contWords bounds the kernel positions whose runs the pack merges.
+const (
+	contWords = 4
+	contMax   = 64 * contWords
+)
 
 // convDims are the convolution's dimension numbers and window. The verifier
 // has checked the dimension numbers (in range, each a permutation), the
@@ -406,6 +425,31 @@ func buildConvFast(p *convPlan) *convFast {
 		f.rowBase[i] = p.rowBatch[r] * p.lhsBatchStr
 		f.rowTab[i] = p.spatialTab[p.rowSpatial[r]]
 	}
+	if f.posMajor && p.ks <= contMax {
+		f.contIdx = kernel.Make[int32](p.m)
+		idx := map[[contWords]uint64]int32{}
+		spIdx := kernel.Make[int32](len(p.spatialTab))
+		for o, tab := range p.spatialTab {
+			var m [contWords]uint64
+			for pos := 0; pos+1 < len(tab); pos++ {
+				a, b := tab[pos], tab[pos+1]
+				if (a < 0) == (b < 0) && (a < 0 || b == a+p.kin) {
+					m[pos>>6] |= 1 << (pos & 63)
+				}
+			}
+			j, ok := idx[m]
+			if !ok {
+				j = int32(len(f.conts))
+				idx[m] = j
+				f.conts = append(f.conts, m)
+			}
+			spIdx[o] = j
+		}
+		for i, r := range order {
+			f.contIdx[i] = spIdx[p.rowSpatial[r]]
+		}
+	}
+	f.setOrigins(p, order)
 	f.unitRun = kernel.Make[int32](p.m)
 	for i := p.m - 1; i >= 0; i-- {
 		f.unitRun[i] = 1
@@ -481,12 +525,24 @@ func runConvFast[T float32 | float64](f *convFast, uk microKernel[T], lhs, rhs, 
 		lhs32 := asF32(lhs)
 		panel = func(pan []T, i0, p0, k int) bool {
 			pan32 := asF32(pan)
+			// Positions where every row of the panel continues its run.
+			var all [contWords]uint64
+			if f.conts != nil {
+				all = f.conts[f.contIdx[i0]]
+				for _, c := range f.contIdx[i0+1 : i0+14] {
+					for w := range all {
+						all[w] &= f.conts[c][w]
+					}
+				}
+			}
 			for q := 0; q < k; {
 				pos, f0 := (p0+q)/kin, (p0+q)%kin
 				run := min(kin-f0, k-q)
 				var offs [14]int
 				for i := range offs {
-					if off := f.rowTab[i0+i][pos]; off < 0 {
+					if o := f.rowOrig[i0+i]; o >= 0 {
+						offs[i] = o + f.delta[pos] + f0
+					} else if off := f.rowTab[i0+i][pos]; off < 0 {
 						offs[i] = -1
 					} else {
 						offs[i] = f.rowBase[i0+i] + off + f0
@@ -496,12 +552,8 @@ func runConvFast[T float32 | float64](f *convFast, uk microKernel[T], lhs, rhs, 
 				// positions usually continue every row's run in memory
 				// (neighbouring input columns), so one transpose packs
 				// them all.
-				for next := pos + 1; run < k-q && next < ks; next++ {
-					if !runContinues(f, i0, pos, next) {
-						break
-					}
+				for ; run < k-q && pos+1 < ks && all[pos>>6]>>(pos&63)&1 != 0; pos++ {
 					run = min(run+kin, k-q)
-					pos = next
 				}
 				if !packA14RowsF32(pan32[14*q:], lhs32, &offs, run) {
 					return false
@@ -734,15 +786,40 @@ func runConv[T float32 | float64 | complex64 | complex128 | int64](p *convPlan, 
 	}
 }
 
-// runContinues reports whether, for each of the 14 GEMM rows from i0,
-// kernel position next reads the kin input elements right after those
-// position prev reads (or both read padding).
-func runContinues(f *convFast, i0, prev, next int) bool {
-	for _, tab := range f.rowTab[i0 : i0+14] {
-		a, b := tab[prev], tab[next]
-		if (a < 0) != (b < 0) || (a >= 0 && b != a+f.kin) {
-			return false
+// setOrigins finds the interior rows: those whose spatial table is the
+// first padding-free table shifted by a constant.
+func (f *convFast) setOrigins(p *convPlan, order []int) {
+	f.rowOrig = kernel.Make[int](len(f.rowBase))
+	for _, tab := range p.spatialTab {
+		if !slices.Contains(tab, -1) {
+			f.delta = kernel.Make[int](len(tab))
+			for kk, off := range tab {
+				f.delta[kk] = off - tab[0]
+			}
+			break
 		}
 	}
-	return true
+	spOrig := kernel.Make[int](len(p.spatialTab))
+	for o, tab := range p.spatialTab {
+		spOrig[o] = -1
+		if f.delta == nil {
+			continue
+		}
+		regular := true
+		for kk, off := range tab {
+			if off < 0 || off-tab[0] != f.delta[kk] {
+				regular = false
+				break
+			}
+		}
+		if regular {
+			spOrig[o] = tab[0]
+		}
+	}
+	for i, r := range order {
+		f.rowOrig[i] = -1
+		if o := spOrig[p.rowSpatial[r]]; o >= 0 {
+			f.rowOrig[i] = f.rowBase[i] + o
+		}
+	}
 }
