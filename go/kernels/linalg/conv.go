@@ -76,8 +76,9 @@ type convPlan struct {
 	outCol     []int // per output feature within group (unshifted)
 	outFeatStr int
 
-	fast  *convFast  // f32/f64 implicit-im2col path, nil when it does not apply
-	depth *convDepth // f32/f64 depthwise stencil, nil when it does not apply
+	fast   *convFast   // f32/f64 implicit-im2col path, nil when it does not apply
+	depth  *convDepth  // f32/f64 depthwise stencil, nil when it does not apply
+	phases *convPhases // f32/f64 base-dilated convolution split by output phase, or nil
 }
 
 // convFast runs a single-group convolution whose output rows are whole
@@ -156,6 +157,7 @@ func lowerConvolution(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	p := newConvPlan(&cd, lt, rt, ot)
 	p.fast = buildConvFast(p)
 	p.depth = buildConvDepth(p, int(rt.Strides()[cd.kOut]))
+	p.phases = buildConvPhases(p, &cd, rt, ot)
 	rhsGroupStr := p.n * int(rt.Strides()[cd.kOut])
 	return convStep(kind, p, lt.Elem, rt.Elem, ot.Elem, rhsGroupStr, ctx.Parallel), nil
 }
@@ -418,6 +420,12 @@ func buildConvFast(p *convPlan) *convFast {
 		seen[off/p.n] = true
 		order[off/p.n] = r
 	}
+	return newConvFast(p, order)
+}
+
+// newConvFast is the implicit-im2col plan whose GEMM row i is conv row
+// order[i].
+func newConvFast(p *convPlan, order []int) *convFast {
 	f := &convFast{kin: p.kin, ks: p.ks, featStr: p.lhsFeatStr, posMajor: p.lhsFeatStr == 1}
 	f.rowBase = kernel.Make[int](p.m)
 	f.rowTab = kernel.Make[[]int](p.m)
@@ -475,6 +483,12 @@ func buildConvFast(p *convPlan) *convFast {
 // straight into out. Every output element is the GEMM's sum over K blocks
 // in order, as for dot_general, whatever the worker count.
 func runConvFast[T float32 | float64](f *convFast, uk microKernel[T], lhs, rhs, out []T, par parallelFn, pool func(int) *buf[T]) {
+	runConvFastFin(f, uk, lhs, rhs, out, par, pool, nil)
+}
+
+// runConvFastFin is runConvFast handing each finished block of GEMM rows
+// to fin (see gemmSrc).
+func runConvFastFin[T float32 | float64](f *convFast, uk microKernel[T], lhs, rhs, out []T, par parallelFn, pool func(int) *buf[T], fin func(off, rows, cols, ldc int)) {
 	kin, ks, featStr := f.kin, f.ks, f.featStr
 	var gather func(dst []T, ld, i0, i1, p0, p1 int)
 	if f.posMajor {
@@ -592,7 +606,7 @@ func runConvFast[T float32 | float64](f *convFast, uk microKernel[T], lhs, rhs, 
 			return true
 		}
 	}
-	gemmSrc(&f.g, uk, operand[T]{gather: gather, panel: panel}, operand[T]{v: rhs}, out[:f.g.m*f.g.n], par, pool, nil)
+	gemmSrc(&f.g, uk, operand[T]{gather: gather, panel: panel}, operand[T]{v: rhs}, out[:f.g.m*f.g.n], par, pool, fin)
 }
 
 // convPrefetch makes each transposing panel pack ask L2 for the input the
@@ -641,6 +655,8 @@ func convStep(kind computeKind, p *convPlan, le, re, oe ir.ElemType, rhsGroupStr
 			c, cr := viewF32Out(outs[0], oe)
 			if p.depth != nil {
 				runConvDepth(p.depth, a, b, c, par, f32scratch)
+			} else if p.phases != nil {
+				runConvPhases(p.phases, ukF32, a, b, c, par, f32scratch)
 			} else if p.fast != nil {
 				runConvFast(p.fast, ukF32, a, b, c, par, f32scratch)
 			} else {
@@ -660,6 +676,8 @@ func convStep(kind computeKind, p *convPlan, le, re, oe ir.ElemType, rhsGroupStr
 			c, cr := viewF64Out(outs[0], oe)
 			if p.depth != nil {
 				runConvDepth(p.depth, a, b, c, par, f64scratch)
+			} else if p.phases != nil {
+				runConvPhases(p.phases, ukF64, a, b, c, par, f64scratch)
 			} else if p.fast != nil {
 				runConvFast(p.fast, ukF64, a, b, c, par, f64scratch)
 			} else {

@@ -206,6 +206,18 @@ var convCases = []convCase{
 	{name: "nhwc-first-layer", lhsShape: []int64{2, 17, 16, 3}, rhsShape: []int64{5, 5, 3, 8},
 		inB: 0, inF: 3, inSp: []int64{1, 2}, kSp: []int64{0, 1}, kI: 2, kO: 3, outB: 0, outF: 3, outSp: []int64{1, 2},
 		strides: []int64{2, 2}, pad: []int64{2, 2, 0, 3}},
+	// Base-dilated (transposed) convolutions split by output phase: 2-D
+	// with every phase, 1-D with phases that meet no input (zero rows), and
+	// strided input features.
+	{name: "nhwc-transposed", lhsShape: []int64{2, 5, 6, 8}, rhsShape: []int64{3, 3, 8, 6},
+		inB: 0, inF: 3, inSp: []int64{1, 2}, kSp: []int64{0, 1}, kI: 2, kO: 3, outB: 0, outF: 3, outSp: []int64{1, 2},
+		lhsDil: []int64{2, 2}, pad: []int64{2, 1, 1, 2}},
+	{name: "nwc-dilated-empty-phases", lhsShape: []int64{2, 9, 4}, rhsShape: []int64{2, 4, 5},
+		inB: 0, inF: 2, inSp: []int64{1}, kSp: []int64{0}, kI: 1, kO: 2, outB: 0, outF: 2, outSp: []int64{1},
+		lhsDil: []int64{3}, rhsDil: []int64{3}, pad: []int64{1, 1}},
+	{name: "nchw-in-nhwc-out-dilated", lhsShape: []int64{2, 4, 5, 5}, rhsShape: []int64{6, 4, 3, 2},
+		inB: 0, inF: 1, inSp: []int64{2, 3}, kO: 0, kI: 1, kSp: []int64{2, 3}, outB: 0, outF: 3, outSp: []int64{1, 2},
+		lhsDil: []int64{2, 3}, strides: []int64{1, 2}, pad: []int64{1, 1, 0, 1}, rev: []bool{false, true}},
 	// Depthwise stencil: a channel multiplier over strided (NCHW) features,
 	// and a parallel NHWC run with reversal and window dilation.
 	{name: "depthwise-mult-nchw", lhsShape: []int64{2, 6, 7, 5}, rhsShape: []int64{12, 1, 3, 3},
@@ -284,6 +296,11 @@ func TestConvolutionRandom(t *testing.T) {
 				}
 				for i := range want {
 					require.InDelta(t, want[i], got[i], tol*(1+math.Abs(want[i])), "element %d", i)
+					if want[i] == 0 {
+						// No input met (random inputs): exactly zero, not
+						// whatever the output buffer held.
+						require.Zero(t, got[i], "element %d", i)
+					}
 				}
 			})
 		}
