@@ -79,6 +79,7 @@ type convPlan struct {
 	fast   *convFast   // f32/f64 implicit-im2col path, nil when it does not apply
 	depth  *convDepth  // f32/f64 depthwise stencil, nil when it does not apply
 	phases *convPhases // f32/f64 base-dilated convolution split by output phase, or nil
+	bgVec  *convBGVec  // f32/f64 batch-grouped, one feature per group (depthwise weight gradient), or nil
 }
 
 // convFast runs a single-group convolution whose output rows are whole
@@ -156,9 +157,10 @@ func lowerConvolution(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	}
 	p := newConvPlan(&cd, lt, rt, ot)
 	p.fast = buildConvFast(p)
+	rhsGroupStr := p.n * int(rt.Strides()[cd.kOut])
 	p.depth = buildConvDepth(p, int(rt.Strides()[cd.kOut]))
 	p.phases = buildConvPhases(p, &cd, rt, ot)
-	rhsGroupStr := p.n * int(rt.Strides()[cd.kOut])
+	p.bgVec = buildConvBGVec(p, rhsGroupStr)
 	return convStep(kind, p, lt.Elem, rt.Elem, ot.Elem, rhsGroupStr, ctx.Parallel), nil
 }
 
@@ -657,6 +659,8 @@ func convStep(kind computeKind, p *convPlan, le, re, oe ir.ElemType, rhsGroupStr
 				runConvDepth(p.depth, a, b, c, par, f32scratch)
 			} else if p.phases != nil {
 				runConvPhases(p.phases, ukF32, a, b, c, par, f32scratch)
+			} else if p.bgVec != nil {
+				runConvBGVec(p.bgVec, a, b, c, par, f32scratch)
 			} else if p.fast != nil {
 				runConvFast(p.fast, ukF32, a, b, c, par, f32scratch)
 			} else {
@@ -678,6 +682,8 @@ func convStep(kind computeKind, p *convPlan, le, re, oe ir.ElemType, rhsGroupStr
 				runConvDepth(p.depth, a, b, c, par, f64scratch)
 			} else if p.phases != nil {
 				runConvPhases(p.phases, ukF64, a, b, c, par, f64scratch)
+			} else if p.bgVec != nil {
+				runConvBGVec(p.bgVec, a, b, c, par, f64scratch)
 			} else if p.fast != nil {
 				runConvFast(p.fast, ukF64, a, b, c, par, f64scratch)
 			} else {

@@ -129,3 +129,78 @@ func axpy3[T float32 | float64](o, lhs, w []T, taps *[3][2]int) {
 		o[i] = s
 	}
 }
+
+// The weight gradient of a depthwise convolution is a batch-grouped
+// convolution with one output feature per group: group g's kernel
+// positions are output rows, each summing input × cotangent over every
+// batch element and position. As per-group GEMMs that is C matrix-vector
+// products (N = 1); here all groups advance together as vectors, and all
+// output rows share each pass over the operands (each cotangent vector is
+// loaded once for every row it meets), so both operands stream once.
+
+// convBGVec is that plan, for unit group strides (channel-minor layouts).
+type convBGVec struct {
+	g, kin, ks int
+	rowBase    []int   // per conv row: lhs offset of its batch within group 0
+	rowTab     [][]int // per conv row: spatialTab entry of its output position
+	outRow     []int
+	featStr    int
+	rhsK       []int // per (input feature, tap), feature-major: rhs offset
+}
+
+// bgVecChunk is how many groups one task accumulates; bgVecAcc bounds the
+// accumulators (rows × chunk) so they stay in L1.
+const (
+	bgVecChunk = 32
+	bgVecAcc   = 1 << 12
+)
+
+func buildConvBGVec(p *convPlan, rhsGroupStr int) *convBGVec {
+	if !p.batchGroup || p.n != 1 || p.outBatch*p.lhsBatchStr != 1 || rhsGroupStr != 1 || p.outFeatStr != 1 ||
+		p.m == 0 || p.k == 0 || p.m*min(p.groups, bgVecChunk) > bgVecAcc {
+		return nil
+	}
+	v := &convBGVec{g: p.groups, kin: p.kin, ks: p.ks, featStr: p.lhsFeatStr, rhsK: p.rhs.rhsK, outRow: p.outRow,
+		rowBase: make([]int, p.m), rowTab: make([][]int, p.m)}
+	for r := range v.rowBase {
+		v.rowBase[r] = p.rowBatch[r] * p.lhsBatchStr
+		v.rowTab[r] = p.spatialTab[p.rowSpatial[r]]
+	}
+	return v
+}
+
+// runConvBGVec sums each output element's products in ascending (input
+// feature, tap) order, whatever the worker count.
+func runConvBGVec[T float32 | float64](v *convBGVec, lhs, rhs, out []T, par parallelFn, pool func(int) *buf[T]) {
+	m := len(v.rowBase)
+	chunks := ceilDiv(v.g, bgVecChunk)
+	par(chunks, 1, func(lo, hi int) {
+		ab := pool(m * bgVecChunk)
+		defer ab.release()
+		for ch := lo; ch < hi; ch++ {
+			g0 := ch * bgVecChunk
+			w := min(bgVecChunk, v.g-g0)
+			acc := ab.s[:m*w]
+			clear(acc)
+			for f := range v.kin {
+				for kk := range v.ks {
+					y := rhs[v.rhsK[f*v.ks+kk]+g0:][:w]
+					for r, tab := range v.rowTab {
+						off := tab[kk]
+						if off < 0 {
+							continue
+						}
+						x := lhs[v.rowBase[r]+f*v.featStr+off+g0:][:w]
+						a := acc[r*w : (r+1)*w]
+						for i := range a {
+							a[i] += x[i] * y[i]
+						}
+					}
+				}
+			}
+			for r := range m {
+				copy(out[v.outRow[r]+g0:][:w], acc[r*w:(r+1)*w])
+			}
+		}
+	})
+}

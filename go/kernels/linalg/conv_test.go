@@ -226,6 +226,11 @@ var convCases = []convCase{
 	{name: "depthwise-big", lhsShape: []int64{2, 12, 11, 64}, rhsShape: []int64{3, 3, 1, 64},
 		inB: 0, inF: 3, inSp: []int64{1, 2}, kSp: []int64{0, 1}, kI: 2, kO: 3, outB: 0, outF: 3, outSp: []int64{1, 2},
 		fgc: 64, pad: []int64{2, 2, 1, 1}, rhsDil: []int64{2, 1}, rev: []bool{true, false}},
+	// Depthwise weight gradient as JAX emits it (batch groups = channels,
+	// channel-minor): group vectors, a partial last chunk.
+	{name: "depthwise-wgrad", lhsShape: []int64{3, 7, 6, 40}, rhsShape: []int64{3, 7, 6, 40},
+		inB: 3, inF: 0, inSp: []int64{1, 2}, kI: 0, kO: 3, kSp: []int64{1, 2}, outB: 2, outF: 3, outSp: []int64{0, 1},
+		bgc: 40, pad: []int64{1, 1, 2, 0}},
 	{name: "empty-output", lhsShape: []int64{1, 1, 2}, rhsShape: []int64{1, 1, 4},
 		inB: 0, inF: 1, inSp: []int64{2}, kO: 0, kI: 1, kSp: []int64{2}, outB: 0, outF: 1, outSp: []int64{2}},
 }
