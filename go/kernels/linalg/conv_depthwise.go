@@ -1,5 +1,7 @@
 package linalg
 
+import "github.com/gojax/gojax/go/internal/workers"
+
 // Depthwise convolutions (every feature group has one input feature, so
 // group g's output features g*mult..g*mult+mult-1 read only input feature
 // g) run as a direct stencil: per output position, each kernel tap adds
@@ -148,16 +150,16 @@ type convBGVec struct {
 	rhsK       []int // per (input feature, tap), feature-major: rhs offset
 }
 
-// bgVecChunk is how many groups one task accumulates; bgVecAcc bounds the
-// accumulators (rows × chunk) so they stay in L1.
+// bgVecAcc bounds the accumulators (rows × groups of one task) so they
+// stay in L1; bgVecMin is the fewest groups a task takes.
 const (
-	bgVecChunk = 32
-	bgVecAcc   = 1 << 12
+	bgVecAcc = 1 << 12
+	bgVecMin = 16
 )
 
 func buildConvBGVec(p *convPlan, rhsGroupStr int) *convBGVec {
 	if !p.batchGroup || p.n != 1 || p.outBatch*p.lhsBatchStr != 1 || rhsGroupStr != 1 || p.outFeatStr != 1 ||
-		p.m == 0 || p.k == 0 || p.m*min(p.groups, bgVecChunk) > bgVecAcc {
+		p.m == 0 || p.k == 0 || p.m*min(p.groups, bgVecMin) > bgVecAcc {
 		return nil
 	}
 	v := &convBGVec{g: p.groups, kin: p.kin, ks: p.ks, featStr: p.lhsFeatStr, rhsK: p.rhs.rhsK, outRow: p.outRow,
@@ -173,13 +175,15 @@ func buildConvBGVec(p *convPlan, rhsGroupStr int) *convBGVec {
 // feature, tap) order, whatever the worker count.
 func runConvBGVec[T float32 | float64](v *convBGVec, lhs, rhs, out []T, par parallelFn, pool func(int) *buf[T]) {
 	m := len(v.rowBase)
-	chunks := ceilDiv(v.g, bgVecChunk)
-	par(chunks, 1, func(lo, hi int) {
-		ab := pool(m * bgVecChunk)
+	// One task per worker where the accumulators allow: long vectors
+	// amortise the loop overhead per (feature, tap, row).
+	chunk := max(bgVecMin, min(roundUp(ceilDiv(v.g, workers.Count()), 8), bgVecAcc/m))
+	par(ceilDiv(v.g, chunk), 1, func(lo, hi int) {
+		ab := pool(m * chunk)
 		defer ab.release()
 		for ch := lo; ch < hi; ch++ {
-			g0 := ch * bgVecChunk
-			w := min(bgVecChunk, v.g-g0)
+			g0 := ch * chunk
+			w := min(chunk, v.g-g0)
 			acc := ab.s[:m*w]
 			clear(acc)
 			for f := range v.kin {
