@@ -111,6 +111,12 @@ type convFast struct {
 	// input). -1 otherwise.
 	rowOrig []int
 	delta   []int
+	// One input feature: lineRun[i] counts the GEMM rows from i on whose
+	// window origins (rowV, where padding rows would read) rise by one,
+	// so at each kernel position 14 such rows read 14 consecutive
+	// elements. Nil unless kin is 1.
+	rowV    []int
+	lineRun []int32
 }
 
 // contWords bounds the kernel positions whose runs the pack merges.
@@ -540,6 +546,10 @@ func runConvFastFin[T float32 | float64](f *convFast, uk microKernel[T], lhs, rh
 		// straight from lhs (padded rows read zeros).
 		lhs32 := asF32(lhs)
 		panel = func(pan []T, i0, p0, k int) bool {
+			if f.lineRun != nil && f.lineRun[i0] >= 14 {
+				packLine(f, pan, lhs, i0, p0, k)
+				return true
+			}
 			pan32 := asF32(pan)
 			// Positions where every row of the panel continues its run.
 			var all [contWords]uint64
@@ -844,6 +854,84 @@ func (f *convFast) setOrigins(p *convPlan, order []int) {
 		f.rowOrig[i] = -1
 		if o := spOrig[p.rowSpatial[r]]; o >= 0 {
 			f.rowOrig[i] = f.rowBase[i] + o
+		}
+	}
+	if f.posMajor && f.kin == 1 && f.delta != nil {
+		f.setLines(p, order)
+	}
+}
+
+// setLines finds each row's window origin from any tap that meets the
+// input (the origin is that tap's offset less its delta) and the runs of
+// rows whose origins rise by one.
+func (f *convFast) setLines(p *convPlan, order []int) {
+	const unknown = -1 << 62
+	spV := kernel.Make[int](len(p.spatialTab))
+	for o, tab := range p.spatialTab {
+		spV[o] = unknown
+		for kk, off := range tab {
+			if off < 0 {
+				continue
+			}
+			v := off - f.delta[kk]
+			if spV[o] != unknown && spV[o] != v {
+				spV[o] = unknown // not a shifted window (cannot happen without lhs dilation)
+				break
+			}
+			spV[o] = v
+		}
+	}
+	f.rowV = kernel.Make[int](len(order))
+	for i, r := range order {
+		f.rowV[i] = unknown
+		if v := spV[p.rowSpatial[r]]; v != unknown {
+			f.rowV[i] = f.rowBase[i] + v
+		}
+	}
+	f.lineRun = kernel.Make[int32](len(order))
+	for i := len(order) - 1; i >= 0; i-- {
+		if f.rowV[i] == unknown {
+			continue
+		}
+		f.lineRun[i] = 1
+		if i+1 < len(order) && f.rowV[i+1] == f.rowV[i]+1 {
+			f.lineRun[i] = f.lineRun[i+1] + 1
+		}
+	}
+}
+
+// packLine packs the panel of 14 rows from i0, whose window origins rise
+// by one, for contracting indices [p0,p0+k) (one input feature: index =
+// kernel position): each position is one 14-element copy, then the rows
+// that read padding there are zeroed.
+func packLine[T float32 | float64](f *convFast, pan, lhs []T, i0, p0, k int) {
+	var border [14]int
+	nb := 0
+	for i, o := range f.rowOrig[i0 : i0+14] {
+		if o < 0 {
+			border[nb] = i
+			nb++
+		}
+	}
+	v := f.rowV[i0]
+	for q := range k {
+		pos := p0 + q
+		d := (*[14]T)(pan[14*q:])
+		if b := v + f.delta[pos]; b >= 0 && b+14 <= len(lhs) {
+			*d = *(*[14]T)(lhs[b:])
+		} else {
+			*d = [14]T{}
+			for i := range d {
+				if f.rowTab[i0+i][pos] >= 0 {
+					d[i] = lhs[b+i]
+				}
+			}
+			continue
+		}
+		for _, i := range border[:nb] {
+			if f.rowTab[i0+i][pos] < 0 {
+				d[i] = 0
+			}
 		}
 	}
 }

@@ -218,6 +218,14 @@ var convCases = []convCase{
 	{name: "nchw-in-nhwc-out-dilated", lhsShape: []int64{2, 4, 5, 5}, rhsShape: []int64{6, 4, 3, 2},
 		inB: 0, inF: 1, inSp: []int64{2, 3}, kO: 0, kI: 1, kSp: []int64{2, 3}, outB: 0, outF: 3, outSp: []int64{1, 2},
 		lhsDil: []int64{2, 3}, strides: []int64{1, 2}, pad: []int64{1, 1, 0, 1}, rev: []bool{false, true}},
+	// One input feature: 14-row panels read consecutive elements per
+	// kernel position (padding rows zeroed, panels at the buffer ends).
+	{name: "nhwc-one-feature", lhsShape: []int64{2, 9, 16, 1}, rhsShape: []int64{3, 3, 1, 8},
+		inB: 0, inF: 3, inSp: []int64{1, 2}, kSp: []int64{0, 1}, kI: 2, kO: 3, outB: 0, outF: 3, outSp: []int64{1, 2},
+		pad: []int64{1, 1, 1, 1}},
+	{name: "nhwc-one-feature-valid-w", lhsShape: []int64{2, 9, 17, 1}, rhsShape: []int64{3, 3, 1, 8},
+		inB: 0, inF: 3, inSp: []int64{1, 2}, kSp: []int64{0, 1}, kI: 2, kO: 3, outB: 0, outF: 3, outSp: []int64{1, 2},
+		pad: []int64{1, 1, 0, 0}},
 	// Depthwise stencil: a channel multiplier over strided (NCHW) features,
 	// and a parallel NHWC run with reversal and window dilation.
 	{name: "depthwise-mult-nchw", lhsShape: []int64{2, 6, 7, 5}, rhsShape: []int64{12, 1, 3, 3},
