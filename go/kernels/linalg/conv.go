@@ -597,7 +597,7 @@ func runConvFastFin[T float32 | float64](f *convFast, uk microKernel[T], lhs, rh
 	if !f.posMajor && uk.mr == 14 {
 		panel = func(pan []T, i0, p0, k int) bool {
 			if f.unitRun[i0] < 14 {
-				return false
+				return packSegments(f, pan, lhs, i0, p0, k)
 			}
 			base, tab := f.rowBase[i0], f.rowTab[i0]
 			fi, kk := p0/ks, p0%ks
@@ -934,4 +934,49 @@ func packLine[T float32 | float64](f *convFast, pan, lhs []T, i0, p0, k int) {
 			}
 		}
 	}
+}
+
+// maxSegments bounds the runs packSegments splits a panel into; more
+// scattered rows are gathered element by element.
+const maxSegments = 4
+
+// packSegments packs a 14-row panel made of a few unit runs (a weight
+// gradient's panel that spans two kernel positions' runs of input
+// channels): per contracting index, one contiguous copy per run.
+func packSegments[T float32 | float64](f *convFast, pan, lhs []T, i0, p0, k int) bool {
+	var start, n, base [maxSegments]int
+	var tabs [maxSegments][]int
+	ns := 0
+	for i := 0; i < 14; ns++ {
+		if ns == maxSegments {
+			return false
+		}
+		u := min(int(f.unitRun[i0+i]), 14-i)
+		start[ns], n[ns], base[ns], tabs[ns] = i, u, f.rowBase[i0+i], f.rowTab[i0+i]
+		i += u
+	}
+	ks, featStr := f.ks, f.featStr
+	fi, kk := p0/ks, p0%ks
+	fb := fi * featStr
+	pan = pan[:14*k]
+	for q := 0; q < k; q++ {
+		d := pan[14*q : 14*q+14]
+		for s := range ns {
+			dd := d[start[s] : start[s]+n[s]]
+			if off := tabs[s][kk]; off < 0 {
+				clear(dd)
+			} else {
+				// Runs are a few elements: a loop beats a memmove call.
+				src := lhs[base[s]+fb+off:][:len(dd)]
+				for t, v := range src {
+					dd[t] = v
+				}
+			}
+		}
+		if kk++; kk == ks {
+			kk = 0
+			fb += featStr
+		}
+	}
+	return true
 }
