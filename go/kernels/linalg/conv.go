@@ -162,10 +162,14 @@ func lowerConvolution(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		return nil, op.Errorf("result type %s does not match operands %s, %s", ot, lt, rt)
 	}
 	p := newConvPlan(&cd, lt, rt, ot)
-	p.fast = buildConvFast(p)
+	// The special paths, most specific first; each applies to f32/f64
+	// compute only, the rest runs im2col + GEMM.
 	rhsGroupStr := p.n * int(rt.Strides()[cd.kOut])
-	p.depth = buildConvDepth(p, int(rt.Strides()[cd.kOut]))
-	p.phases = buildConvPhases(p, &cd, rt, ot)
+	if p.depth = buildConvDepth(p, int(rt.Strides()[cd.kOut])); p.depth == nil {
+		if p.phases = buildConvPhases(p, &cd, rt, ot); p.phases == nil {
+			p.fast = buildConvFast(p)
+		}
+	}
 	p.bgVec = buildConvBGVec(p, rhsGroupStr)
 	return convStep(kind, p, lt.Elem, rt.Elem, ot.Elem, rhsGroupStr, ctx.Parallel), nil
 }
