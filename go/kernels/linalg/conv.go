@@ -12,7 +12,11 @@ import (
 // im2col gather applies padding, base (lhs) and window (rhs) dilation,
 // strides and window reversal exactly as the spec's per-element definition
 // does, so no configuration needs a separate slow path. Feature and batch
-// groups become one GEMM per group over the corresponding slices.
+// groups become one GEMM per group over the corresponding slices. For f32
+// and f64 compute, faster plans take the shapes they fit: the implicit
+// im2col below (one group), a stencil for depthwise convolutions and
+// their weight gradients (conv_depthwise.go), and per-phase GEMMs for
+// base-dilated ones (conv_phase.go).
 
 func init() {
 	kernel.RegisterOp("stablehlo.convolution", lowerConvolution, kernel.Traits{Cost: convCost})
