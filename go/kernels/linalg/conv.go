@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/gojax/gojax/go/ir"
@@ -11,7 +12,11 @@ import (
 // im2col gather applies padding, base (lhs) and window (rhs) dilation,
 // strides and window reversal exactly as the spec's per-element definition
 // does, so no configuration needs a separate slow path. Feature and batch
-// groups become one GEMM per group over the corresponding slices.
+// groups become one GEMM per group over the corresponding slices. For f32
+// and f64 compute, faster plans take the shapes they fit: the implicit
+// im2col below (one group), a stencil for depthwise convolutions and
+// their weight gradients (conv_depthwise.go), and per-phase GEMMs for
+// base-dilated ones (conv_phase.go).
 
 func init() {
 	kernel.RegisterOp("stablehlo.convolution", lowerConvolution, kernel.Traits{Cost: convCost})
@@ -75,7 +80,10 @@ type convPlan struct {
 	outCol     []int // per output feature within group (unshifted)
 	outFeatStr int
 
-	fast *convFast // f32/f64 implicit-im2col path, nil when it does not apply
+	fast   *convFast   // f32/f64 implicit-im2col path, nil when it does not apply
+	depth  *convDepth  // f32/f64 depthwise stencil, nil when it does not apply
+	phases *convPhases // f32/f64 base-dilated convolution split by output phase, or nil
+	bgVec  *convBGVec  // f32/f64 batch-grouped, one feature per group (depthwise weight gradient), or nil
 }
 
 // convFast runs a single-group convolution whose output rows are whole
@@ -95,7 +103,31 @@ type convFast struct {
 	// channels); a 14-row panel of such rows is 14 contiguous elements per
 	// contracting index and is packed without a transpose.
 	unitRun []int32
+	// conts[contIdx[i]]: bit pos set when, for GEMM row i, kernel
+	// position pos+1 reads the kin input elements right after those
+	// position pos reads (or both read padding). Nil unless posMajor with
+	// at most contMax positions.
+	conts   [][contWords]uint64
+	contIdx []int32
+	// rowOrig[i] >= 0: GEMM row i reads no padding and its lhs offset at
+	// kernel position pos is rowOrig[i]+delta[pos] (interior rows; saves
+	// reading its spatial table, which for large outputs outweighs the
+	// input). -1 otherwise.
+	rowOrig []int
+	delta   []int
+	// One input feature: lineRun[i] counts the GEMM rows from i on whose
+	// window origins (rowV, where padding rows would read) rise by one,
+	// so at each kernel position 14 such rows read 14 consecutive
+	// elements. Nil unless kin is 1.
+	rowV    []int
+	lineRun []int32
 }
+
+// contWords bounds the kernel positions whose runs the pack merges.
+const (
+	contWords = 4
+	contMax   = 64 * contWords
+)
 
 // convDims are the convolution's dimension numbers and window. The verifier
 // has checked the dimension numbers (in range, each a permutation), the
@@ -134,8 +166,15 @@ func lowerConvolution(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		return nil, op.Errorf("result type %s does not match operands %s, %s", ot, lt, rt)
 	}
 	p := newConvPlan(&cd, lt, rt, ot)
-	p.fast = buildConvFast(p)
+	// The special paths, most specific first; each applies to f32/f64
+	// compute only, the rest runs im2col + GEMM.
 	rhsGroupStr := p.n * int(rt.Strides()[cd.kOut])
+	if p.depth = buildConvDepth(p, int(rt.Strides()[cd.kOut])); p.depth == nil {
+		if p.phases = buildConvPhases(p, &cd, rt, ot); p.phases == nil {
+			p.fast = buildConvFast(p)
+		}
+	}
+	p.bgVec = buildConvBGVec(p, rhsGroupStr)
 	return convStep(kind, p, lt.Elem, rt.Elem, ot.Elem, rhsGroupStr, ctx.Parallel), nil
 }
 
@@ -397,6 +436,12 @@ func buildConvFast(p *convPlan) *convFast {
 		seen[off/p.n] = true
 		order[off/p.n] = r
 	}
+	return newConvFast(p, order)
+}
+
+// newConvFast is the implicit-im2col plan whose GEMM row i is conv row
+// order[i].
+func newConvFast(p *convPlan, order []int) *convFast {
 	f := &convFast{kin: p.kin, ks: p.ks, featStr: p.lhsFeatStr, posMajor: p.lhsFeatStr == 1}
 	f.rowBase = kernel.Make[int](p.m)
 	f.rowTab = kernel.Make[[]int](p.m)
@@ -404,6 +449,31 @@ func buildConvFast(p *convPlan) *convFast {
 		f.rowBase[i] = p.rowBatch[r] * p.lhsBatchStr
 		f.rowTab[i] = p.spatialTab[p.rowSpatial[r]]
 	}
+	if f.posMajor && p.ks <= contMax {
+		f.contIdx = kernel.Make[int32](p.m)
+		idx := map[[contWords]uint64]int32{}
+		spIdx := kernel.Make[int32](len(p.spatialTab))
+		for o, tab := range p.spatialTab {
+			var m [contWords]uint64
+			for pos := 0; pos+1 < len(tab); pos++ {
+				a, b := tab[pos], tab[pos+1]
+				if (a < 0) == (b < 0) && (a < 0 || b == a+p.kin) {
+					m[pos>>6] |= 1 << (pos & 63)
+				}
+			}
+			j, ok := idx[m]
+			if !ok {
+				j = int32(len(f.conts))
+				idx[m] = j
+				f.conts = append(f.conts, m)
+			}
+			spIdx[o] = j
+		}
+		for i, r := range order {
+			f.contIdx[i] = spIdx[p.rowSpatial[r]]
+		}
+	}
+	f.setOrigins(p, order)
 	f.unitRun = kernel.Make[int32](p.m)
 	for i := p.m - 1; i >= 0; i-- {
 		f.unitRun[i] = 1
@@ -429,6 +499,12 @@ func buildConvFast(p *convPlan) *convFast {
 // straight into out. Every output element is the GEMM's sum over K blocks
 // in order, as for dot_general, whatever the worker count.
 func runConvFast[T float32 | float64](f *convFast, uk microKernel[T], lhs, rhs, out []T, par parallelFn, pool func(int) *buf[T]) {
+	runConvFastFin(f, uk, lhs, rhs, out, par, pool, nil)
+}
+
+// runConvFastFin is runConvFast handing each finished block of GEMM rows
+// to fin (see gemmSrc).
+func runConvFastFin[T float32 | float64](f *convFast, uk microKernel[T], lhs, rhs, out []T, par parallelFn, pool func(int) *buf[T], fin func(off, rows, cols, ldc int)) {
 	kin, ks, featStr := f.kin, f.ks, f.featStr
 	var gather func(dst []T, ld, i0, i1, p0, p1 int)
 	if f.posMajor {
@@ -478,17 +554,40 @@ func runConvFast[T float32 | float64](f *convFast, uk microKernel[T], lhs, rhs, 
 		// straight from lhs (padded rows read zeros).
 		lhs32 := asF32(lhs)
 		panel = func(pan []T, i0, p0, k int) bool {
+			if f.lineRun != nil && f.lineRun[i0] >= 14 {
+				packLine(f, pan, lhs, i0, p0, k)
+				return true
+			}
 			pan32 := asF32(pan)
+			// Positions where every row of the panel continues its run.
+			var all [contWords]uint64
+			if f.conts != nil {
+				all = f.conts[f.contIdx[i0]]
+				for _, c := range f.contIdx[i0+1 : i0+14] {
+					for w := range all {
+						all[w] &= f.conts[c][w]
+					}
+				}
+			}
 			for q := 0; q < k; {
 				pos, f0 := (p0+q)/kin, (p0+q)%kin
 				run := min(kin-f0, k-q)
 				var offs [14]int
 				for i := range offs {
-					if off := f.rowTab[i0+i][pos]; off < 0 {
+					if o := f.rowOrig[i0+i]; o >= 0 {
+						offs[i] = o + f.delta[pos] + f0
+					} else if off := f.rowTab[i0+i][pos]; off < 0 {
 						offs[i] = -1
 					} else {
 						offs[i] = f.rowBase[i0+i] + off + f0
 					}
+				}
+				// Few input features (first layers): the next kernel
+				// positions usually continue every row's run in memory
+				// (neighbouring input columns), so one transpose packs
+				// them all.
+				for ; run < k-q && pos+1 < ks && all[pos>>6]>>(pos&63)&1 != 0; pos++ {
+					run = min(run+kin, k-q)
 				}
 				if !packA14RowsF32(pan32[14*q:], lhs32, &offs, run) {
 					return false
@@ -506,7 +605,7 @@ func runConvFast[T float32 | float64](f *convFast, uk microKernel[T], lhs, rhs, 
 	if !f.posMajor && uk.mr == 14 {
 		panel = func(pan []T, i0, p0, k int) bool {
 			if f.unitRun[i0] < 14 {
-				return false
+				return packSegments(f, pan, lhs, i0, p0, k)
 			}
 			base, tab := f.rowBase[i0], f.rowTab[i0]
 			fi, kk := p0/ks, p0%ks
@@ -527,7 +626,7 @@ func runConvFast[T float32 | float64](f *convFast, uk microKernel[T], lhs, rhs, 
 			return true
 		}
 	}
-	gemmSrc(&f.g, uk, operand[T]{gather: gather, panel: panel}, operand[T]{v: rhs}, out[:f.g.m*f.g.n], par, pool, nil)
+	gemmSrc(&f.g, uk, operand[T]{gather: gather, panel: panel}, operand[T]{v: rhs}, out[:f.g.m*f.g.n], par, pool, fin)
 }
 
 // convPrefetch makes each transposing panel pack ask L2 for the input the
@@ -574,7 +673,13 @@ func convStep(kind computeKind, p *convPlan, le, re, oe ir.ElemType, rhsGroupStr
 			a, ar := viewF32(ins[0], le)
 			b, br := viewF32(ins[1], re)
 			c, cr := viewF32Out(outs[0], oe)
-			if p.fast != nil {
+			if p.depth != nil {
+				runConvDepth(p.depth, a, b, c, par, f32scratch)
+			} else if p.phases != nil {
+				runConvPhases(p.phases, ukF32, a, b, c, par, f32scratch)
+			} else if p.bgVec != nil {
+				runConvBGVec(p.bgVec, a, b, c, par, f32scratch)
+			} else if p.fast != nil {
 				runConvFast(p.fast, ukF32, a, b, c, par, f32scratch)
 			} else {
 				runConv(p, a, b, c, rhsGroupStr, par, f32scratch, func(g *gemmPlan, x, y, z []float32) { gemm(g, ukF32, x, y, z, par, f32scratch) })
@@ -591,7 +696,13 @@ func convStep(kind computeKind, p *convPlan, le, re, oe ir.ElemType, rhsGroupStr
 			a, ar := viewF64(ins[0], le)
 			b, br := viewF64(ins[1], re)
 			c, cr := viewF64Out(outs[0], oe)
-			if p.fast != nil {
+			if p.depth != nil {
+				runConvDepth(p.depth, a, b, c, par, f64scratch)
+			} else if p.phases != nil {
+				runConvPhases(p.phases, ukF64, a, b, c, par, f64scratch)
+			} else if p.bgVec != nil {
+				runConvBGVec(p.bgVec, a, b, c, par, f64scratch)
+			} else if p.fast != nil {
 				runConvFast(p.fast, ukF64, a, b, c, par, f64scratch)
 			} else {
 				runConv(p, a, b, c, rhsGroupStr, par, f64scratch, func(g *gemmPlan, x, y, z []float64) { gemm(g, ukF64, x, y, z, par, f64scratch) })
@@ -715,4 +826,165 @@ func runConv[T float32 | float64 | complex64 | complex128 | int64](p *convPlan, 
 			}
 		}
 	}
+}
+
+// setOrigins finds the interior rows: those whose spatial table is the
+// first padding-free table shifted by a constant.
+func (f *convFast) setOrigins(p *convPlan, order []int) {
+	f.rowOrig = kernel.Make[int](len(f.rowBase))
+	for _, tab := range p.spatialTab {
+		if !slices.Contains(tab, -1) {
+			f.delta = kernel.Make[int](len(tab))
+			for kk, off := range tab {
+				f.delta[kk] = off - tab[0]
+			}
+			break
+		}
+	}
+	spOrig := kernel.Make[int](len(p.spatialTab))
+	for o, tab := range p.spatialTab {
+		spOrig[o] = -1
+		if f.delta == nil {
+			continue
+		}
+		regular := true
+		for kk, off := range tab {
+			if off < 0 || off-tab[0] != f.delta[kk] {
+				regular = false
+				break
+			}
+		}
+		if regular {
+			spOrig[o] = tab[0]
+		}
+	}
+	for i, r := range order {
+		f.rowOrig[i] = -1
+		if o := spOrig[p.rowSpatial[r]]; o >= 0 {
+			f.rowOrig[i] = f.rowBase[i] + o
+		}
+	}
+	if f.posMajor && f.kin == 1 && f.delta != nil {
+		f.setLines(p, order)
+	}
+}
+
+// setLines finds each row's window origin from any tap that meets the
+// input (the origin is that tap's offset less its delta) and the runs of
+// rows whose origins rise by one.
+func (f *convFast) setLines(p *convPlan, order []int) {
+	const unknown = -1 << 62
+	spV := kernel.Make[int](len(p.spatialTab))
+	for o, tab := range p.spatialTab {
+		spV[o] = unknown
+		for kk, off := range tab {
+			if off < 0 {
+				continue
+			}
+			v := off - f.delta[kk]
+			if spV[o] != unknown && spV[o] != v {
+				spV[o] = unknown // not a shifted window (cannot happen without lhs dilation)
+				break
+			}
+			spV[o] = v
+		}
+	}
+	f.rowV = kernel.Make[int](len(order))
+	for i, r := range order {
+		f.rowV[i] = unknown
+		if v := spV[p.rowSpatial[r]]; v != unknown {
+			f.rowV[i] = f.rowBase[i] + v
+		}
+	}
+	f.lineRun = kernel.Make[int32](len(order))
+	for i := len(order) - 1; i >= 0; i-- {
+		if f.rowV[i] == unknown {
+			continue
+		}
+		f.lineRun[i] = 1
+		if i+1 < len(order) && f.rowV[i+1] == f.rowV[i]+1 {
+			f.lineRun[i] = f.lineRun[i+1] + 1
+		}
+	}
+}
+
+// packLine packs the panel of 14 rows from i0, whose window origins rise
+// by one, for contracting indices [p0,p0+k) (one input feature: index =
+// kernel position): each position is one 14-element copy, then the rows
+// that read padding there are zeroed.
+func packLine[T float32 | float64](f *convFast, pan, lhs []T, i0, p0, k int) {
+	var border [14]int
+	nb := 0
+	for i, o := range f.rowOrig[i0 : i0+14] {
+		if o < 0 {
+			border[nb] = i
+			nb++
+		}
+	}
+	v := f.rowV[i0]
+	for q := range k {
+		pos := p0 + q
+		d := (*[14]T)(pan[14*q:])
+		if b := v + f.delta[pos]; b >= 0 && b+14 <= len(lhs) {
+			*d = *(*[14]T)(lhs[b:])
+		} else {
+			*d = [14]T{}
+			for i := range d {
+				if f.rowTab[i0+i][pos] >= 0 {
+					d[i] = lhs[b+i]
+				}
+			}
+			continue
+		}
+		for _, i := range border[:nb] {
+			if f.rowTab[i0+i][pos] < 0 {
+				d[i] = 0
+			}
+		}
+	}
+}
+
+// maxSegments bounds the runs packSegments splits a panel into; more
+// scattered rows are gathered element by element.
+const maxSegments = 4
+
+// packSegments packs a 14-row panel made of a few unit runs (a weight
+// gradient's panel that spans two kernel positions' runs of input
+// channels): per contracting index, one contiguous copy per run.
+func packSegments[T float32 | float64](f *convFast, pan, lhs []T, i0, p0, k int) bool {
+	var start, n, base [maxSegments]int
+	var tabs [maxSegments][]int
+	ns := 0
+	for i := 0; i < 14; ns++ {
+		if ns == maxSegments {
+			return false
+		}
+		u := min(int(f.unitRun[i0+i]), 14-i)
+		start[ns], n[ns], base[ns], tabs[ns] = i, u, f.rowBase[i0+i], f.rowTab[i0+i]
+		i += u
+	}
+	ks, featStr := f.ks, f.featStr
+	fi, kk := p0/ks, p0%ks
+	fb := fi * featStr
+	pan = pan[:14*k]
+	for q := 0; q < k; q++ {
+		d := pan[14*q : 14*q+14]
+		for s := range ns {
+			dd := d[start[s] : start[s]+n[s]]
+			if off := tabs[s][kk]; off < 0 {
+				clear(dd)
+			} else {
+				// Runs are a few elements: a loop beats a memmove call.
+				src := lhs[base[s]+fb+off:][:len(dd)]
+				for t, v := range src {
+					dd[t] = v
+				}
+			}
+		}
+		if kk++; kk == ks {
+			kk = 0
+			fb += featStr
+		}
+	}
+	return true
 }

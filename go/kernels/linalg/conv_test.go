@@ -201,6 +201,44 @@ var convCases = []convCase{
 	{name: "nhwc-weight-grad-wide", lhsShape: []int64{3, 5, 6, 30}, rhsShape: []int64{3, 5, 6, 9},
 		inB: 3, inF: 0, inSp: []int64{1, 2}, kI: 0, kO: 3, kSp: []int64{1, 2}, outB: 2, outF: 3, outSp: []int64{0, 1},
 		pad: []int64{1, 1, 1, 1}},
+	// First layer (3 input features, stride 2): the transposing pack
+	// merges neighbouring kernel positions into one run per row.
+	{name: "nhwc-first-layer", lhsShape: []int64{2, 17, 16, 3}, rhsShape: []int64{5, 5, 3, 8},
+		inB: 0, inF: 3, inSp: []int64{1, 2}, kSp: []int64{0, 1}, kI: 2, kO: 3, outB: 0, outF: 3, outSp: []int64{1, 2},
+		strides: []int64{2, 2}, pad: []int64{2, 2, 0, 3}},
+	// Base-dilated (transposed) convolutions split by output phase: 2-D
+	// with every phase, 1-D with phases that meet no input (zero rows), and
+	// strided input features.
+	{name: "nhwc-transposed", lhsShape: []int64{2, 5, 6, 8}, rhsShape: []int64{3, 3, 8, 6},
+		inB: 0, inF: 3, inSp: []int64{1, 2}, kSp: []int64{0, 1}, kI: 2, kO: 3, outB: 0, outF: 3, outSp: []int64{1, 2},
+		lhsDil: []int64{2, 2}, pad: []int64{2, 1, 1, 2}},
+	{name: "nwc-dilated-empty-phases", lhsShape: []int64{2, 9, 4}, rhsShape: []int64{2, 4, 5},
+		inB: 0, inF: 2, inSp: []int64{1}, kSp: []int64{0}, kI: 1, kO: 2, outB: 0, outF: 2, outSp: []int64{1},
+		lhsDil: []int64{3}, rhsDil: []int64{3}, pad: []int64{1, 1}},
+	{name: "nchw-in-nhwc-out-dilated", lhsShape: []int64{2, 4, 5, 5}, rhsShape: []int64{6, 4, 3, 2},
+		inB: 0, inF: 1, inSp: []int64{2, 3}, kO: 0, kI: 1, kSp: []int64{2, 3}, outB: 0, outF: 3, outSp: []int64{1, 2},
+		lhsDil: []int64{2, 3}, strides: []int64{1, 2}, pad: []int64{1, 1, 0, 1}, rev: []bool{false, true}},
+	// One input feature: 14-row panels read consecutive elements per
+	// kernel position (padding rows zeroed, panels at the buffer ends).
+	{name: "nhwc-one-feature", lhsShape: []int64{2, 9, 16, 1}, rhsShape: []int64{3, 3, 1, 8},
+		inB: 0, inF: 3, inSp: []int64{1, 2}, kSp: []int64{0, 1}, kI: 2, kO: 3, outB: 0, outF: 3, outSp: []int64{1, 2},
+		pad: []int64{1, 1, 1, 1}},
+	{name: "nhwc-one-feature-valid-w", lhsShape: []int64{2, 9, 17, 1}, rhsShape: []int64{3, 3, 1, 8},
+		inB: 0, inF: 3, inSp: []int64{1, 2}, kSp: []int64{0, 1}, kI: 2, kO: 3, outB: 0, outF: 3, outSp: []int64{1, 2},
+		pad: []int64{1, 1, 0, 0}},
+	// Depthwise stencil: a channel multiplier over strided (NCHW) features,
+	// and a parallel NHWC run with reversal and window dilation.
+	{name: "depthwise-mult-nchw", lhsShape: []int64{2, 6, 7, 5}, rhsShape: []int64{12, 1, 3, 3},
+		inB: 0, inF: 1, inSp: []int64{2, 3}, kO: 0, kI: 1, kSp: []int64{2, 3}, outB: 0, outF: 1, outSp: []int64{2, 3},
+		fgc: 6, strides: []int64{2, 1}, pad: []int64{1, 1, 0, 2}},
+	{name: "depthwise-big", lhsShape: []int64{2, 12, 11, 64}, rhsShape: []int64{3, 3, 1, 64},
+		inB: 0, inF: 3, inSp: []int64{1, 2}, kSp: []int64{0, 1}, kI: 2, kO: 3, outB: 0, outF: 3, outSp: []int64{1, 2},
+		fgc: 64, pad: []int64{2, 2, 1, 1}, rhsDil: []int64{2, 1}, rev: []bool{true, false}},
+	// Depthwise weight gradient as JAX emits it (batch groups = channels,
+	// channel-minor): group vectors, a partial last chunk.
+	{name: "depthwise-wgrad", lhsShape: []int64{3, 7, 6, 40}, rhsShape: []int64{3, 7, 6, 40},
+		inB: 3, inF: 0, inSp: []int64{1, 2}, kI: 0, kO: 3, kSp: []int64{1, 2}, outB: 2, outF: 3, outSp: []int64{0, 1},
+		bgc: 40, pad: []int64{1, 1, 2, 0}},
 	{name: "empty-output", lhsShape: []int64{1, 1, 2}, rhsShape: []int64{1, 1, 4},
 		inB: 0, inF: 1, inSp: []int64{2}, kO: 0, kI: 1, kSp: []int64{2}, outB: 0, outF: 1, outSp: []int64{2}},
 }
@@ -271,6 +309,11 @@ func TestConvolutionRandom(t *testing.T) {
 				}
 				for i := range want {
 					require.InDelta(t, want[i], got[i], tol*(1+math.Abs(want[i])), "element %d", i)
+					if want[i] == 0 {
+						// No input met (random inputs): exactly zero, not
+						// whatever the output buffer held.
+						require.Zero(t, got[i], "element %d", i)
+					}
 				}
 			})
 		}
