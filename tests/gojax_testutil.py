@@ -30,3 +30,22 @@ def check_python(code: str, env: dict[str, str] | None = None,
         f"subprocess exited with {proc.returncode}\n--- stdout\n{proc.stdout}\n"
         f"--- stderr\n{proc.stderr}")
     return proc.stdout
+
+
+def machine_bytes() -> int:
+    """This machine's RAM plus swap (/proc/meminfo): no process here can
+    hold more, whatever the cgroup or overcommit settings."""
+    fields = {}
+    with open("/proc/meminfo") as f:
+        for line in f:
+            name, _, rest = line.partition(":")
+            if rest.split():
+                fields[name] = int(rest.split()[0]) * 1024
+    return fields["MemTotal"] + fields.get("SwapTotal", 0)
+
+
+def float32s_past_machine() -> tuple[int, int]:
+    """(n, side): a power-of-two count of float32 elements whose bytes exceed
+    machine_bytes(), and a power-of-two side with side * side >= n."""
+    n = 1 << (machine_bytes() // 4).bit_length()
+    return n, 1 << (n.bit_length() + 1) // 2
