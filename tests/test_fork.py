@@ -141,7 +141,9 @@ def test_forked_child_metadata_matches_parent():
     # must work; only calls that do work fail there.
     got, _ = _run(
         """
+        from jax._src import xla_bridge
         compiled = f.lower(x).compile()
+        topo = xla_bridge.make_pjrt_topology("gojax", "")
         def facts():
             mem = dev.default_memory()
             return {
@@ -153,6 +155,8 @@ def test_forked_child_metadata_matches_parent():
                 "array": [str(x.dtype), list(x.shape), [d.id for d in x.devices()], x.sharding.memory_kind,
                           x.is_deleted()],
                 "executable": [compiled.output_shardings.memory_kind, str(compiled.out_info)],
+                "topology": [topo.platform, topo.platform_version,
+                             [[d.id, d.device_kind, d.process_index] for d in topo._make_compile_only_devices()]],
             }
         parent = facts()
         r, w = os.pipe()

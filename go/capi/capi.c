@@ -461,6 +461,16 @@ CHILD_GETTER(PJRT_Buffer_Delete, args->buffer != NULL,
 /* Releasing an external reference frees nothing in a child (as destroys). */
 CHILD_GETTER(PJRT_Buffer_DecreaseExternalReferenceCount, args->buffer != NULL, (void)0)
 #undef EXEC_INFO
+#define TOPO ((const PJRT_TopologyDescription*)args->topology)
+CHILD_GETTER(PJRT_TopologyDescription_GetDeviceDescriptions, TOPO != NULL,
+             args->descriptions = TOPO->descs; args->num_descriptions = TOPO->num_descs)
+CHILD_GETTER(PJRT_TopologyDescription_Attributes, TOPO != NULL && TOPO->attrs != NULL,
+             args->attributes = TOPO->attrs; args->num_attributes = 0)
+CHILD_GETTER(PJRT_TopologyDescription_PlatformName, TOPO != NULL && TOPO->name != NULL,
+             args->platform_name = TOPO->name; args->platform_name_size = TOPO->name_size)
+CHILD_GETTER(PJRT_TopologyDescription_PlatformVersion, TOPO != NULL && TOPO->version != NULL,
+             args->platform_version = TOPO->version; args->platform_version_size = TOPO->version_size)
+#undef TOPO
 
 /* The unloaded handle a child asks for is a C copy of the facts only: no Go
  * handle (h 0), never reaches Go, and is leaked by Destroy as all are. */
@@ -1059,6 +1069,10 @@ static void api_init(void) {
   CHILD_SLOT(PJRT_LoadedExecutable_GetExecutable)
   CHILD_SLOT(PJRT_Buffer_Delete)
   CHILD_SLOT(PJRT_Buffer_DecreaseExternalReferenceCount)
+  CHILD_SLOT(PJRT_TopologyDescription_GetDeviceDescriptions)
+  CHILD_SLOT(PJRT_TopologyDescription_Attributes)
+  CHILD_SLOT(PJRT_TopologyDescription_PlatformName)
+  CHILD_SLOT(PJRT_TopologyDescription_PlatformVersion)
 #undef CHILD_SLOT
   api.PJRT_Error_GetCode = c_Error_GetCode;
   api.PJRT_Error_ForEachPayload = c_Error_ForEachPayload;

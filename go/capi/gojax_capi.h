@@ -61,7 +61,16 @@ typedef struct gojax_ExecInfo {
 /* PJRT_Executable also keeps its output count, answered in C. */
 struct PJRT_Executable { uintptr_t h; size_t num_outputs; gojax_ExecInfo* info; };
 struct PJRT_LoadedExecutable { uintptr_t h; gojax_ExecInfo* info; };
-struct PJRT_TopologyDescription { uintptr_t h; };
+struct PJRT_TopologyDescription {
+  uintptr_t h;
+  PJRT_DeviceDescription** descs;
+  size_t num_descs;
+  const PJRT_NamedValue* attrs; /* none: a valid, empty list */
+  const char* name;
+  size_t name_size;
+  const char* version;
+  size_t version_size;
+};
 struct PJRT_AsyncTrackingEvent { uintptr_t h; };
 struct PJRT_AsyncHostToDeviceTransferManager { uintptr_t h; };
 struct PJRT_SerializedExecutable { uintptr_t h; };
