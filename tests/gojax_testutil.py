@@ -16,8 +16,10 @@ def run_python(code: str, env: dict[str, str] | None = None,
     """Runs `code` in a fresh interpreter (same venv); returns the process."""
     full_env = dict(os.environ)
     full_env.update(env or {})
+    # A PYTHONPATH in env adds to the caller's (which may be where gojax
+    # and jax are installed), it does not replace it.
     full_env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (TESTS_DIR, full_env.get("PYTHONPATH", "")) if p)
+        p for p in (TESTS_DIR, (env or {}).get("PYTHONPATH", ""), os.environ.get("PYTHONPATH", "")) if p)
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=TESTS_DIR,
                           env=full_env, capture_output=True, text=True, timeout=timeout)
 
