@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from jax._src.lib import xla_client
 
-from gojax_testutil import check_python, run_python
+from gojax_testutil import check_python, float32s_past_machine, run_python
 
 _RUNNER = """
 import json, sys
@@ -160,20 +160,22 @@ def test_output_too_large_is_resource_exhausted(gojax_device):
 
 def test_go_heap_exhaustion_is_resource_exhausted():
     # Tables and arenas gojax keeps on the Go heap, whose exhaustion ends the
-    # process (Go's runtime aborts): a 64 GiB iota table and a 4 TiB arena
-    # of temporaries, both known while compiling. Each must be a
-    # RESOURCE_EXHAUSTED error from the compiler naming an op and its source
-    # line, after which the same process goes on computing. Run in a child
-    # so that a regression aborts it, not pytest.
-    out = check_python("""
+    # process (Go's runtime aborts): an iota table and an arena of
+    # temporaries, both known while compiling and each sized past this
+    # machine's RAM plus swap (powers of two, so the shapes stay simple).
+    # Each must be a RESOURCE_EXHAUSTED error from the compiler naming an op
+    # and its source line, after which the same process goes on computing.
+    # Run in a child so that a regression aborts it, not pytest.
+    floats, side = float32s_past_machine()
+    out = check_python(r"""
         import re
         import jax, jax.numpy as jnp
         gojax = jax.devices()[0]
         assert "gojax" in gojax.client.platform_version, gojax.client.platform_version
         cases = {
-            "iota table": lambda: jax.jit(lambda a: jnp.sort(jnp.arange(1 << 34, dtype=jnp.float32) * a)[:4])
+            "iota table": lambda: jax.jit(lambda a: jnp.sort(jnp.arange(FLOATS, dtype=jnp.float32) * a)[:4])
                 .lower(jnp.float32(-1)).compile(),
-            "temporaries": lambda: jax.jit(lambda: jnp.sum(jnp.ones((1 << 20, 1 << 20)))).lower().compile(),
+            "temporaries": lambda: jax.jit(lambda: jnp.sum(jnp.ones((SIDE, SIDE)))).lower().compile(),
         }
         for name, f in cases.items():
             try:
@@ -186,5 +188,5 @@ def test_go_heap_exhaustion_is_resource_exhausted():
                 assert name != "iota table" or "stablehlo.iota at" in msg, msg
                 print(name, "RESOURCE_EXHAUSTED")
         print("after", float(jax.jit(lambda x: x * 2)(jnp.float32(21))))
-    """)
+    """.replace("FLOATS", str(floats)).replace("SIDE", str(side)))
     assert out.split("\n")[:3] == ["iota table RESOURCE_EXHAUSTED", "temporaries RESOURCE_EXHAUSTED", "after 42.0"], out

@@ -132,3 +132,57 @@ def test_multiprocessing_fork_worker_gets_error():
     assert MESSAGE in got["worker"]["error"], got
     assert got["worker"]["seconds"] < 1.0, got
     assert got["parent"] == [1, 3, 5, 7]
+
+
+def test_forked_child_metadata_matches_parent():
+    # jaxlib aborts the process (LOG(FATAL)) when a getter it treats as
+    # infallible fails: device, memory, client and executable metadata must
+    # answer in a child as in the parent, and deleting an array in the child
+    # must work; only calls that do work fail there.
+    got, _ = _run(
+        """
+        from jax._src import xla_bridge
+        compiled = f.lower(x).compile()
+        topo = xla_bridge.make_pjrt_topology("gojax", "")
+        def facts():
+            mem = dev.default_memory()
+            return {
+                "device": [dev.id, dev.process_index, dev.device_kind, str(dev), repr(dev),
+                           dev.local_hardware_id, dev.platform],
+                "memories": [[m.kind, str(m), repr(m)] for m in dev.addressable_memories()],
+                "default_memory": [mem.kind, str(mem), [d.id for d in mem.addressable_by_devices()]],
+                "process_index": jax.process_index(),
+                "array": [str(x.dtype), list(x.shape), [d.id for d in x.devices()], x.sharding.memory_kind,
+                          x.is_deleted()],
+                "executable": [compiled.output_shardings.memory_kind, str(compiled.out_info)],
+                "topology": [topo.platform, topo.platform_version,
+                             [[d.id, d.device_kind, d.process_index] for d in topo._make_compile_only_devices()]],
+            }
+        parent = facts()
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            res = {"facts": facts(), "cached": attempt(lambda: f(x).block_until_ready()),
+                   "compiled": attempt(lambda: compiled(x).block_until_ready())}
+            x.delete()
+            res["deleted"] = x.is_deleted()
+            os.write(w, json.dumps(res).encode())
+            os.close(w)
+            os._exit(0)
+        os.close(w)
+        data = b""
+        while chunk := os.read(r, 65536):
+            data += chunk
+        _, status = os.waitpid(pid, 0)
+        print(json.dumps({"child": json.loads(data) if data else None, "status": status, "parent": parent,
+                          "after": np.asarray(f(x)).tolist()}))
+        """
+    )
+    assert got["status"] == 0, got
+    child = got["child"]
+    assert child["facts"] == got["parent"]
+    for what in ("cached", "compiled"):
+        assert MESSAGE in child[what]["error"], (what, child[what])
+    assert child["deleted"] is True
+    assert got["after"] == [1, 3, 5, 7]  # the child's delete left the parent's array alone

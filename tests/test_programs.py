@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from jax import lax
 
-from gojax_testutil import check_python
+from gojax_testutil import check_python, float32s_past_machine
 
 
 @jax.jit  # a nested jit lowers to func.call of a private function
@@ -132,12 +132,15 @@ def test_donating_a_buffer_also_passed_again_is_an_error(gojax_device):
 
 
 @pytest.mark.parametrize("body", [
-    "jnp.broadcast_to(v, (1 << 20, 1 << 20)) * v",  # only the output is huge
-    "jnp.broadcast_to(v, (1 << 20, 1 << 20)) + 1",  # a huge constant too (folding)
+    "jnp.broadcast_to(v, (SIDE, SIDE)) * v",  # only the output is huge
+    "jnp.broadcast_to(v, (SIDE, SIDE)) + 1",  # a huge constant too (folding)
 ])
 def test_failed_execution_raises_and_backend_survives(body):
-    # 2**40 float32 outputs (4 TiB) cannot be allocated: the failure must come
-    # back to Python as an exception, and gojax must keep working afterwards.
+    # An output larger than this machine's RAM plus swap cannot be allocated:
+    # it must be refused up front (under memory overcommit mmap succeeds and
+    # touching the pages would get the process killed), come back to Python
+    # as an exception, and gojax must keep working afterwards.
+    side = float32s_past_machine()[1]
     out = check_python("""
         import jax, jax.numpy as jnp, numpy as np
         dev = jax.devices("gojax")[0]
@@ -152,9 +155,10 @@ def test_failed_execution_raises_and_backend_survives(body):
             print("no exception")
         y = jax.jit(lambda v: v * 3)(x)
         print("after", float(y))
-    """.replace("BODY", body))
+    """.replace("BODY", body.replace("SIDE", str(side))))
     lines = dict(line.split(" ", 1) for line in out.strip().splitlines())
     assert "raised" in lines, out
+    assert "RESOURCE_EXHAUSTED" in lines["message"] and "more than this machine can hold" in lines["message"], out
     assert lines["after"] == "3.0"
 
 

@@ -365,12 +365,141 @@ GUARD_EXT(FFI_TypeRegister, gojax_FFI_TypeRegister_Args)
 GUARD_EXT(FFI_RegisterHandler, gojax_FFI_RegisterHandler_Args)
 GUARD_EXT(Shardings_ParameterShardings, gojax_Shardings_Args)
 GUARD_EXT(Shardings_OutputShardings, gojax_Shardings_Args)
-GUARD_EXT(Layouts_BufferLayout, gojax_Layouts_Buffer_Args)
 GUARD_EXT(Layouts_ExecutableOutputs, gojax_Layouts_Executable_Args)
 GUARD_EXT(Layouts_ExecutableParameters, gojax_Layouts_Executable_Args)
 GUARD_EXT(CrossHost_SendBuffers, gojax_CrossHostSend_Args)
 GUARD_EXT(CrossHost_ReceiveBuffers, gojax_CrossHostReceive_Args)
 #undef GUARD_EXT
+
+/* ---- forked child --------------------------------------------------------- */
+
+/* The framework treats some getters as infallible: it aborts the process
+ * (LOG(FATAL)) when one returns an error, and it calls them on the way to an
+ * execution, e.g. a cached jit function asks its executable for its replica
+ * and partition counts before Execute. In a forked child these answer from
+ * the static facts the handles keep (gojax_capi.h), so that the child gets
+ * its error from the call that does work (Execute, a transfer, a compile)
+ * and never aborts. Outside a child they call Go exactly as before. */
+#define CHILD_GETTER(slot, handle_ok, ...)                          \
+  static PJRT_Error* child_##slot(slot##_Args* args) {              \
+    if (!FORKED()) return gojax_##slot(args);                       \
+    if (!ARGS_OK(args, slot##_Args) || !(handle_ok)) return forked_error(#slot); \
+    __VA_ARGS__;                                                    \
+    return NULL;                                                    \
+  }
+#define ARGS_OK(args, T) ((args) != NULL && (args)->struct_size >= T##_STRUCT_SIZE)
+#define EXEC_INFO (args->executable != NULL ? args->executable->info : NULL)
+#define DESC (args->device_description)
+#define MEM ((gojax_Memory*)args->memory)
+
+CHILD_GETTER(PJRT_Client_ProcessIndex, args->client != NULL,
+             args->process_index = args->client->process_index)
+CHILD_GETTER(PJRT_DeviceDescription_Id, DESC != NULL, args->id = DESC->id)
+CHILD_GETTER(PJRT_DeviceDescription_ProcessIndex, DESC != NULL,
+             args->process_index = DESC->process_index)
+CHILD_GETTER(PJRT_DeviceDescription_Attributes, DESC != NULL,
+             args->attributes = DESC->attrs; args->num_attributes = DESC->num_attrs)
+CHILD_GETTER(PJRT_DeviceDescription_Kind, DESC != NULL && DESC->kind != NULL,
+             args->device_kind = DESC->kind; args->device_kind_size = DESC->kind_size)
+CHILD_GETTER(PJRT_DeviceDescription_DebugString, DESC != NULL && DESC->debug != NULL,
+             args->debug_string = DESC->debug; args->debug_string_size = DESC->debug_size)
+CHILD_GETTER(PJRT_DeviceDescription_ToString, DESC != NULL && DESC->str != NULL,
+             args->to_string = DESC->str; args->to_string_size = DESC->str_size)
+CHILD_GETTER(PJRT_Device_GetDescription, args->device != NULL && args->device->desc != NULL,
+             args->device_description = args->device->desc)
+CHILD_GETTER(PJRT_Device_IsAddressable, args->device != NULL,
+             args->is_addressable = args->device->addressable != 0)
+CHILD_GETTER(PJRT_Device_LocalHardwareId, args->device != NULL,
+             args->local_hardware_id = args->device->local_hardware_id)
+CHILD_GETTER(PJRT_Device_AddressableMemories, args->device != NULL,
+             args->memories = args->device->memories; args->num_memories = args->device->num_memories)
+CHILD_GETTER(PJRT_Device_DefaultMemory, args->device != NULL && args->device->num_memories > 0,
+             args->memory = args->device->memories[0])
+/* Tracking events only mark spans for profilers: none in a child. */
+CHILD_GETTER(PJRT_Device_CreateAsyncTrackingEvent, args->device != NULL, args->event = NULL)
+CHILD_GETTER(PJRT_Memory_Id, MEM != NULL, args->id = MEM->id)
+CHILD_GETTER(PJRT_Memory_Kind_Id, MEM != NULL, args->kind_id = MEM->kind_id)
+CHILD_GETTER(PJRT_Memory_DebugString, MEM != NULL && MEM->debug != NULL,
+             args->debug_string = MEM->debug; args->debug_string_size = MEM->debug_size)
+CHILD_GETTER(PJRT_Memory_ToString, MEM != NULL && MEM->str != NULL,
+             args->to_string = MEM->str; args->to_string_size = MEM->str_size)
+CHILD_GETTER(PJRT_Memory_AddressableByDevices, MEM != NULL,
+             args->devices = MEM->devices; args->num_devices = MEM->num_devices)
+CHILD_GETTER(PJRT_Executable_Name, EXEC_INFO != NULL,
+             args->executable_name = EXEC_INFO->name; args->executable_name_size = EXEC_INFO->name_size)
+CHILD_GETTER(PJRT_Executable_NumReplicas, EXEC_INFO != NULL,
+             args->num_replicas = EXEC_INFO->num_replicas)
+CHILD_GETTER(PJRT_Executable_NumPartitions, EXEC_INFO != NULL,
+             args->num_partitions = EXEC_INFO->num_partitions)
+CHILD_GETTER(PJRT_Executable_SizeOfGeneratedCodeInBytes, EXEC_INFO != NULL,
+             args->size_in_bytes = EXEC_INFO->code_size)
+CHILD_GETTER(PJRT_Executable_OutputElementTypes, EXEC_INFO != NULL,
+             args->output_types = EXEC_INFO->out_types; args->num_output_types = EXEC_INFO->num_outputs)
+CHILD_GETTER(PJRT_Executable_OutputDimensions, EXEC_INFO != NULL,
+             args->num_outputs = EXEC_INFO->num_outputs; args->dims = EXEC_INFO->out_dims;
+             args->dim_sizes = EXEC_INFO->out_dim_sizes)
+CHILD_GETTER(PJRT_Executable_OutputMemoryKinds, EXEC_INFO != NULL,
+             args->num_outputs = EXEC_INFO->num_outputs; args->memory_kinds = EXEC_INFO->out_kinds;
+             args->memory_kind_sizes = EXEC_INFO->out_kind_sizes)
+CHILD_GETTER(PJRT_Executable_Fingerprint, EXEC_INFO != NULL,
+             args->executable_fingerprint = EXEC_INFO->fingerprint;
+             args->executable_fingerprint_size = EXEC_INFO->fingerprint_size)
+CHILD_GETTER(PJRT_LoadedExecutable_Fingerprint, EXEC_INFO != NULL,
+             args->executable_fingerprint = EXEC_INFO->fingerprint;
+             args->executable_fingerprint_size = EXEC_INFO->fingerprint_size)
+CHILD_GETTER(PJRT_LoadedExecutable_AddressableDevices, EXEC_INFO != NULL,
+             args->addressable_devices = EXEC_INFO->devices;
+             args->num_addressable_devices = EXEC_INFO->num_devices)
+CHILD_GETTER(PJRT_LoadedExecutable_IsDeleted, EXEC_INFO != NULL,
+             args->is_deleted = __atomic_load_n(&EXEC_INFO->deleted, __ATOMIC_ACQUIRE) != 0)
+/* Deleting in a child marks the child's copy only; the memory is the
+ * child's copy of the parent's. */
+CHILD_GETTER(PJRT_LoadedExecutable_Delete, EXEC_INFO != NULL,
+             __atomic_store_n(&EXEC_INFO->deleted, 1, __ATOMIC_RELEASE))
+CHILD_GETTER(PJRT_Buffer_Delete, args->buffer != NULL,
+             __atomic_store_n(&args->buffer->deleted, 1, __ATOMIC_RELEASE))
+/* Releasing an external reference frees nothing in a child (as destroys). */
+CHILD_GETTER(PJRT_Buffer_DecreaseExternalReferenceCount, args->buffer != NULL, (void)0)
+#undef EXEC_INFO
+#define TOPO ((const PJRT_TopologyDescription*)args->topology)
+CHILD_GETTER(PJRT_TopologyDescription_GetDeviceDescriptions, TOPO != NULL,
+             args->descriptions = TOPO->descs; args->num_descriptions = TOPO->num_descs)
+CHILD_GETTER(PJRT_TopologyDescription_Attributes, TOPO != NULL && TOPO->attrs != NULL,
+             args->attributes = TOPO->attrs; args->num_attributes = 0)
+CHILD_GETTER(PJRT_TopologyDescription_PlatformName, TOPO != NULL && TOPO->name != NULL,
+             args->platform_name = TOPO->name; args->platform_name_size = TOPO->name_size)
+CHILD_GETTER(PJRT_TopologyDescription_PlatformVersion, TOPO != NULL && TOPO->version != NULL,
+             args->platform_version = TOPO->version; args->platform_version_size = TOPO->version_size)
+#undef TOPO
+
+/* The unloaded handle a child asks for is a C copy of the facts only: no Go
+ * handle (h 0), never reaches Go, and is leaked by Destroy as all are. */
+static PJRT_Error* child_PJRT_LoadedExecutable_GetExecutable(PJRT_LoadedExecutable_GetExecutable_Args* args) {
+  if (!FORKED()) return gojax_PJRT_LoadedExecutable_GetExecutable(args);
+  static const char fn[] = "PJRT_LoadedExecutable_GetExecutable";
+  if (!ARGS_OK(args, PJRT_LoadedExecutable_GetExecutable_Args) || args->loaded_executable == NULL ||
+      args->loaded_executable->info == NULL)
+    return forked_error(fn);
+  PJRT_Executable* x = (PJRT_Executable*)calloc(1, sizeof *x);
+  if (x == NULL) return forked_error(fn);
+  x->info = args->loaded_executable->info;
+  x->num_outputs = x->info->num_outputs;
+  args->executable = x;
+  return NULL;
+}
+
+/* A child's pending buffers never become ready: their ready event is one
+ * the event functions fail on (with the fork error), never fatal. */
+static PJRT_Event gojax_forked_event = {0};
+
+/* A buffer's layout is its own minor_to_major list, kept in C. */
+static PJRT_Error* guard_Layouts_BufferLayout(gojax_Layouts_Buffer_Args* args) {
+  if (!FORKED()) return gojax_Layouts_BufferLayout(args);
+  static const char fn[] = "PJRT_Layouts_PJRT_Buffer_MemoryLayout";
+  if (!ARGS_OK(args, gojax_Layouts_Buffer_Args) || args->buffer == NULL) return forked_error(fn);
+  args->layout = gojax_layout_new(args->buffer->minor_to_major, args->buffer->num_dims, 1);
+  return args->layout == NULL ? forked_error(fn) : NULL;
+}
 
 /* ---- fast paths --------------------------------------------------------- */
 
@@ -401,7 +530,6 @@ PJRT_Buffer* gojax_new_buffer(const int64_t* dims, size_t num_dims) {
 
 PJRT_Event gojax_ready_event = {0};
 
-#define ARGS_OK(args, T) ((args) != NULL && (args)->struct_size >= T##_STRUCT_SIZE)
 #define LIVE_BUFFER(b) ((b) != NULL && (b)->h != 0)
 #define LOAD32(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 
@@ -420,6 +548,11 @@ static PJRT_Error* c_Buffer_IsDeleted(PJRT_Buffer_IsDeleted_Args* args) {
 }
 
 static PJRT_Error* c_Buffer_ReadyEvent(PJRT_Buffer_ReadyEvent_Args* args) {
+  if (FORKED() && ARGS_OK(args, PJRT_Buffer_ReadyEvent_Args) && LIVE_BUFFER(args->buffer) &&
+      !LOAD32(&args->buffer->ready)) {
+    args->event = &gojax_forked_event;
+    return NULL;
+  }
   if (!ARGS_OK(args, PJRT_Buffer_ReadyEvent_Args) || !LIVE_BUFFER(args->buffer) ||
       !LOAD32(&args->buffer->ready) || LOAD32(&args->buffer->deleted))
     return guard_PJRT_Buffer_ReadyEvent(args);
@@ -503,7 +636,8 @@ static PJRT_Error* c_Memory_Kind(PJRT_Memory_Kind_Args* args) {
 }
 
 static PJRT_Error* c_Executable_NumOutputs(PJRT_Executable_NumOutputs_Args* args) {
-  if (!ARGS_OK(args, PJRT_Executable_NumOutputs_Args) || args->executable == NULL || args->executable->h == 0)
+  if (!ARGS_OK(args, PJRT_Executable_NumOutputs_Args) || args->executable == NULL ||
+      (args->executable->h == 0 && !(FORKED() && args->executable->info != NULL)))
     return guard_PJRT_Executable_NumOutputs(args);
   args->num_outputs = args->executable->num_outputs;
   return NULL;
@@ -901,6 +1035,45 @@ static void api_init(void) {
 #undef GOJAX_VOID_SLOT
   /* Pure C, so they work in a forked child: the framework must be able to
    * read and free the errors the child gets. */
+#define CHILD_SLOT(name) api.name = child_##name;
+  CHILD_SLOT(PJRT_Client_ProcessIndex)
+  CHILD_SLOT(PJRT_DeviceDescription_Id)
+  CHILD_SLOT(PJRT_DeviceDescription_ProcessIndex)
+  CHILD_SLOT(PJRT_DeviceDescription_Attributes)
+  CHILD_SLOT(PJRT_DeviceDescription_Kind)
+  CHILD_SLOT(PJRT_DeviceDescription_DebugString)
+  CHILD_SLOT(PJRT_DeviceDescription_ToString)
+  CHILD_SLOT(PJRT_Device_GetDescription)
+  CHILD_SLOT(PJRT_Device_IsAddressable)
+  CHILD_SLOT(PJRT_Device_LocalHardwareId)
+  CHILD_SLOT(PJRT_Device_AddressableMemories)
+  CHILD_SLOT(PJRT_Device_DefaultMemory)
+  CHILD_SLOT(PJRT_Device_CreateAsyncTrackingEvent)
+  CHILD_SLOT(PJRT_Memory_Id)
+  CHILD_SLOT(PJRT_Memory_Kind_Id)
+  CHILD_SLOT(PJRT_Memory_DebugString)
+  CHILD_SLOT(PJRT_Memory_ToString)
+  CHILD_SLOT(PJRT_Memory_AddressableByDevices)
+  CHILD_SLOT(PJRT_Executable_Name)
+  CHILD_SLOT(PJRT_Executable_NumReplicas)
+  CHILD_SLOT(PJRT_Executable_NumPartitions)
+  CHILD_SLOT(PJRT_Executable_SizeOfGeneratedCodeInBytes)
+  CHILD_SLOT(PJRT_Executable_OutputElementTypes)
+  CHILD_SLOT(PJRT_Executable_OutputDimensions)
+  CHILD_SLOT(PJRT_Executable_OutputMemoryKinds)
+  CHILD_SLOT(PJRT_Executable_Fingerprint)
+  CHILD_SLOT(PJRT_LoadedExecutable_Fingerprint)
+  CHILD_SLOT(PJRT_LoadedExecutable_AddressableDevices)
+  CHILD_SLOT(PJRT_LoadedExecutable_IsDeleted)
+  CHILD_SLOT(PJRT_LoadedExecutable_Delete)
+  CHILD_SLOT(PJRT_LoadedExecutable_GetExecutable)
+  CHILD_SLOT(PJRT_Buffer_Delete)
+  CHILD_SLOT(PJRT_Buffer_DecreaseExternalReferenceCount)
+  CHILD_SLOT(PJRT_TopologyDescription_GetDeviceDescriptions)
+  CHILD_SLOT(PJRT_TopologyDescription_Attributes)
+  CHILD_SLOT(PJRT_TopologyDescription_PlatformName)
+  CHILD_SLOT(PJRT_TopologyDescription_PlatformVersion)
+#undef CHILD_SLOT
   api.PJRT_Error_GetCode = c_Error_GetCode;
   api.PJRT_Error_ForEachPayload = c_Error_ForEachPayload;
   api.PJRT_ExecuteContext_Create = c_ExecuteContext_Create;

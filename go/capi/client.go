@@ -40,6 +40,7 @@ func newClient(rt *engine.Client) *client {
 	cl := &client{rt: rt, name: newCstr(rt.PlatformName()), version: newCstr(rt.PlatformVersion())}
 	cl.c = cAlloc[C.PJRT_Client](1)
 	cl.c.h = newHandle(cl)
+	cl.c.process_index = C.int(rt.ProcessIndex())
 	rdevs := rt.Devices()
 	cl.devArr = cAlloc[*C.PJRT_Device](len(rdevs))
 	rmems := rt.Memories()
@@ -54,6 +55,7 @@ func newClient(rt *engine.Client) *client {
 		d.desc.h = d.c.h
 		d.attrObj = cAlloc[C.PJRT_Device_Attributes](1)
 		d.buildAttrs()
+		d.fillStatic()
 		drm := rd.Memories()
 		d.memArr = cAlloc[*C.PJRT_Memory](len(drm))
 		for j, rm := range drm {
@@ -64,6 +66,9 @@ func newClient(rt *engine.Client) *client {
 			}
 			m.c.h = newHandle(m)
 			m.c.kind, m.c.kind_size = m.kind.p, m.kind.n
+			m.c.id, m.c.kind_id = C.int(rm.ID), C.int(rm.KindID())
+			m.c.debug, m.c.debug_size = m.debug.p, m.debug.n
+			m.c.str, m.c.str_size = m.str.p, m.str.n
 			d.mems = append(d.mems, m)
 			cSlice(d.memArr, len(drm))[j] = m.ptr()
 			// The engine numbers memories densely in client order, so
@@ -71,6 +76,7 @@ func newClient(rt *engine.Client) *client {
 			memArr[rm.Index] = m.ptr()
 			cl.memories = append(cl.memories, m)
 		}
+		d.c.memories, d.c.num_memories = d.memArr, C.size_t(len(drm))
 		devArr[i] = d.c
 		cl.devices = append(cl.devices, d)
 	}
@@ -86,6 +92,7 @@ func newClient(rt *engine.Client) *client {
 		for i, rd := range devs {
 			arr[i] = cl.devices[rd.Index].c
 		}
+		m.c.devices, m.c.num_devices = m.devArr, C.size_t(len(devs))
 	}
 	local, localMems := rt.AddressableDevices(), rt.AddressableMemories()
 	cl.addrDevArr = cAlloc[*C.PJRT_Device](len(local))

@@ -47,6 +47,22 @@ func (d *device) buildAttrs() {
 	}
 }
 
+// fillStatic copies what a forked child may be asked into the C handles
+// (gojax_capi.h); the strings and attributes stay owned by d.
+func (d *device) fillStatic() {
+	c, desc := d.c, d.desc
+	c.desc = desc
+	c.local_hardware_id = C.int(d.rt.LocalHardwareID)
+	if d.rt.Addressable() {
+		c.addressable = 1
+	}
+	desc.id, desc.process_index = C.int(d.rt.ID), C.int(d.rt.ProcessIndex)
+	desc.kind, desc.kind_size = d.kind.p, d.kind.n
+	desc.debug, desc.debug_size = d.debug.p, d.debug.n
+	desc.str, desc.str_size = d.str.p, d.str.n
+	desc.attrs, desc.num_attrs = d.attrs, C.size_t(d.nattrs)
+}
+
 func getDevice(fn string, d *C.PJRT_Device) (*device, pjrtErr) {
 	if d == nil {
 		return nil, errf(engine.CodeInvalidArgument, fn, "device is NULL")

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/gojax/gojax/go/engine"
@@ -41,6 +42,7 @@ type executable struct {
 	outShard      shardingList
 	paramLayouts  layoutList
 	outLayouts    layoutList
+	info          *C.gojax_ExecInfo // the static facts its handles share (gojax_capi.h)
 
 	// The cost analysis, made at the first request.
 	costOnce  sync.Once
@@ -138,7 +140,26 @@ func newExecutable(rt *engine.Executable, cl *client) *executable {
 			l.partition = C.int(rt.LogicalIDs()[i][1])
 		}
 	}
+	x.fillInfo()
 	return x
+}
+
+// fillInfo copies the executable's static facts into C, for its handles to
+// answer in a forked child; the arrays stay owned by x.
+func (x *executable) fillInfo() {
+	i := cAlloc[C.gojax_ExecInfo](1)
+	i.name, i.name_size = x.name.p, x.name.n
+	i.fingerprint, i.fingerprint_size = x.fingerprint.p, x.fingerprint.n
+	i.num_replicas = C.size_t(x.rt.NumReplicas())
+	i.num_partitions = C.size_t(x.rt.NumPartitions())
+	i.num_outputs = C.size_t(len(x.rt.OutputTypes()))
+	i.code_size = C.int64_t(x.rt.CodeSize())
+	i.out_types, i.out_dims, i.out_dim_sizes = x.outTypes, x.outDims, x.outDimSizes
+	i.out_kinds, i.out_kind_sizes = x.outKinds, x.outKindSizes
+	if x.cl != nil {
+		i.devices, i.num_devices = x.devArr, C.size_t(len(x.rt.AddressableDevices()))
+	}
+	x.info = i
 }
 
 // typeDims returns a tensor type's dims (none for tokens).
@@ -177,6 +198,7 @@ func (x *executable) releaseRef() {
 	x.outShard.free()
 	x.paramLayouts.free()
 	x.outLayouts.free()
+	cFree(x.info)
 	cFree(x.cost)
 	for _, n := range x.costNames {
 		n.free()
@@ -209,6 +231,7 @@ func (x *executable) newLoaded() *C.PJRT_LoadedExecutable {
 	x.acquire()
 	p := cAlloc[C.PJRT_LoadedExecutable](1)
 	p.h = newHandle(x)
+	p.info = x.info
 	return p
 }
 
@@ -217,6 +240,7 @@ func (x *executable) newUnloaded() *C.PJRT_Executable {
 	p := cAlloc[C.PJRT_Executable](1)
 	p.num_outputs = C.size_t(len(x.rt.OutputTypes()))
 	p.h = newHandle(x)
+	p.info = x.info
 	return p
 }
 
@@ -473,6 +497,7 @@ func gojax_PJRT_LoadedExecutable_Delete(args *C.PJRT_LoadedExecutable_Delete_Arg
 		return e
 	}
 	x.rt.Delete()
+	atomic.StoreInt32((*int32)(unsafe.Pointer(&x.info.deleted)), 1)
 	return nil
 }
 

@@ -9,15 +9,68 @@
 #include <stdlib.h>
 #include "pjrt_c_api.h"
 
-/* Opaque handles: each holds a runtime/cgo.Handle of its Go object. */
-struct PJRT_Client { uintptr_t h; };
-struct PJRT_Device { uintptr_t h; };
-struct PJRT_DeviceDescription { uintptr_t h; };
+/* Opaque handles: each holds a runtime/cgo.Handle of its Go object.
+ *
+ * Some also keep static facts about their object, filled in by Go when the
+ * handle is made and never changed: the getters the framework treats as
+ * infallible (it aborts the process when they fail) answer from them in a
+ * forked child, where Go cannot run (capi.c, "forked child"). */
+struct PJRT_Client { uintptr_t h; int process_index; };
+struct PJRT_DeviceDescription {
+  uintptr_t h;
+  int id;
+  int process_index;
+  const char* kind;
+  size_t kind_size;
+  const char* debug;
+  size_t debug_size;
+  const char* str;
+  size_t str_size;
+  const PJRT_NamedValue* attrs;
+  size_t num_attrs;
+};
+struct PJRT_Device {
+  uintptr_t h;
+  PJRT_DeviceDescription* desc;
+  int local_hardware_id;
+  int addressable;
+  PJRT_Memory** memories; /* the default first */
+  size_t num_memories;
+};
 struct PJRT_Event { uintptr_t h; };
+/* An executable's static facts, shared by its loaded and unloaded handles
+ * and freed with the Go executable. deleted mirrors the engine's flag. */
+typedef struct gojax_ExecInfo {
+  const char* name;
+  size_t name_size;
+  const char* fingerprint;
+  size_t fingerprint_size;
+  size_t num_replicas;
+  size_t num_partitions;
+  size_t num_outputs;
+  int64_t code_size;
+  PJRT_Buffer_Type* out_types;
+  int64_t* out_dims;
+  size_t* out_dim_sizes;
+  const char** out_kinds;
+  size_t* out_kind_sizes;
+  PJRT_Device** devices;
+  size_t num_devices;
+  int32_t deleted;
+} gojax_ExecInfo;
 /* PJRT_Executable also keeps its output count, answered in C. */
-struct PJRT_Executable { uintptr_t h; size_t num_outputs; };
-struct PJRT_LoadedExecutable { uintptr_t h; };
-struct PJRT_TopologyDescription { uintptr_t h; };
+struct PJRT_Executable { uintptr_t h; size_t num_outputs; gojax_ExecInfo* info; };
+struct PJRT_LoadedExecutable { uintptr_t h; gojax_ExecInfo* info; };
+struct PJRT_TopologyDescription {
+  uintptr_t h;
+  PJRT_DeviceDescription** descs;
+  size_t num_descs;
+  const PJRT_NamedValue* attrs; /* none: a valid, empty list */
+  const char* name;
+  size_t name_size;
+  const char* version;
+  size_t version_size;
+};
 struct PJRT_AsyncTrackingEvent { uintptr_t h; };
 struct PJRT_AsyncHostToDeviceTransferManager { uintptr_t h; };
 struct PJRT_SerializedExecutable { uintptr_t h; };
@@ -91,6 +144,15 @@ typedef struct gojax_Memory {
   gojax_UserData* user_data;
   const char* kind; /* PJRT_Memory_Kind, answered in C; owned by Go's memory */
   size_t kind_size;
+  /* Static facts for a forked child (see the handles above). */
+  int id;
+  int kind_id;
+  const char* debug;
+  size_t debug_size;
+  const char* str;
+  size_t str_size;
+  PJRT_Device** devices;
+  size_t num_devices;
 } gojax_Memory;
 
 /* The Shardings extension (PJRT_Extension_Type_Shardings): lets the

@@ -34,6 +34,10 @@ func newTopology(cl *client, owned bool) *topology {
 		arr[i] = d.desc
 	}
 	t.attrs = cAlloc[C.PJRT_NamedValue](1)
+	// Static facts for a forked child (gojax_capi.h).
+	t.c.descs, t.c.num_descs, t.c.attrs = t.descArr, C.size_t(len(cl.devices)), t.attrs
+	t.c.name, t.c.name_size = cl.name.p, cl.name.n
+	t.c.version, t.c.version_size = cl.version.p, cl.version.n
 	ids := engine.MemoryKindIDs()
 	t.kindIDs = cAlloc[C.int](len(ids))
 	for i, id := range ids {

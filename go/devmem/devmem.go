@@ -69,9 +69,16 @@ type OutOfMemoryError struct {
 	// Limit is the memory limit that refused it (0: the system did), with
 	// the bytes in use then.
 	Limit, InUse int64
+	// Machine is set when the request would take the bytes in use past the
+	// machine's memory (MachineBytes); Limit is 0 then.
+	Machine int64
 }
 
 func (e *OutOfMemoryError) Error() string {
+	if e.Machine > 0 {
+		return fmt.Sprintf("devmem: out of memory allocating %d bytes: more than this machine can hold "+
+			"(%d bytes of RAM, within the cgroup limit, plus swap) with %d in use", e.Bytes, e.Machine, e.InUse)
+	}
 	if e.Limit > 0 {
 		return fmt.Sprintf("devmem: out of memory allocating %d bytes: over the memory limit of %d bytes "+
 			"(gojax.config.memory_limit, GOJAX_MEMORY_LIMIT) with %d in use", e.Bytes, e.Limit, e.InUse)
@@ -100,16 +107,18 @@ func SetLimit(n int64) {
 // Limit returns the memory limit, -1 when there is none.
 func Limit() int64 { return limit.Load() }
 
-// overLimit is the error for n more bytes past the limit, else nil. It is a
-// bound checked before allocating, not a reservation: allocations racing
-// with each other may pass it together by their own sizes.
+// overLimit is the error for n more bytes past the limit or past the
+// machine's memory (MachineBytes), else nil. It is a bound checked before
+// allocating, not a reservation: allocations racing with each other may
+// pass it together by their own sizes.
 func overLimit(n int64) error {
-	l := limit.Load()
-	if l < 0 {
-		return nil
+	in := bytesInUse.Load()
+	bytes := int(min(n, int64(^uint(0)>>1)))
+	if l := limit.Load(); l >= 0 && n > l-in {
+		return &OutOfMemoryError{Bytes: bytes, Limit: l, InUse: in}
 	}
-	if in := bytesInUse.Load(); n > l-in {
-		return &OutOfMemoryError{Bytes: int(min(n, int64(^uint(0)>>1))), Limit: l, InUse: in}
+	if m := machineBytes(); m > 0 && n > m-max(in, 0) {
+		return &OutOfMemoryError{Bytes: bytes, Machine: m, InUse: in}
 	}
 	return nil
 }

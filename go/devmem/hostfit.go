@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Go's runtime ends the process when the system refuses it memory, so a
@@ -14,6 +15,38 @@ import (
 // host could hold then fail as OutOfMemoryError (RESOURCE_EXHAUSTED)
 // instead. The check is a bound, not a reservation: concurrent allocations
 // can still exhaust memory between the check and the allocation.
+
+// machineBytes is the most memory this process could ever hold: its RAM
+// (MemTotal, or the cgroup's limit when lower) plus swap. Under memory
+// overcommit (vm.overcommit_memory=1) mmap never fails, and touching pages
+// past this gets the process killed by the OOM killer instead of an error,
+// so allocations that would take the bytes in use past it are refused up
+// front. Read once: the machine does not change under a running process.
+// -1 when unknown (then nothing is refused for it).
+var machineBytes = sync.OnceValue(func() int64 {
+	ram := meminfoBytes("MemTotal:")
+	if ram <= 0 {
+		ram = physBytes()
+	}
+	if ram <= 0 {
+		return -1
+	}
+	if lim := cgroupBytes("memory.max"); lim >= 0 {
+		ram = min(ram, lim)
+	}
+	if lim := cgroupV1Bytes("memory.limit_in_bytes"); lim >= 0 {
+		ram = min(ram, lim)
+	}
+	if swap := meminfoBytes("SwapTotal:"); swap > 0 {
+		ram += swap
+	}
+	return ram
+})
+
+// MachineBytes is the machine's memory ceiling for this process (RAM
+// within the cgroup limit, plus swap; -1 when unknown): device memory in
+// use never passes it.
+func MachineBytes() int64 { return machineBytes() }
 
 // hostCheckMin is the size below which allocations are not checked (the
 // check reads /proc).

@@ -66,3 +66,29 @@ func TestGoMemoryLimitFollowsTheLimit(t *testing.T) {
 		require.Equal(t, goLimitHost, GoMemoryLimit())
 	}
 }
+
+// Under memory overcommit mmap never fails, so a request past what the
+// machine can ever hold (RAM within the cgroup limit, plus swap) must be
+// refused before any page is touched, with or without a memory limit.
+func TestAllocPastTheMachineIsRefused(t *testing.T) {
+	m := MachineBytes()
+	if m <= 0 {
+		t.Skip("this machine's memory is unknown")
+	}
+	require.Equal(t, m, MachineBytes()) // read once
+	prev := Limit()
+	t.Cleanup(func() { SetLimit(prev) })
+	for _, lim := range []int64{-1, 1 << 62} {
+		SetLimit(lim)
+		_, err := Alloc(int(m) + 1)
+		var oom *OutOfMemoryError
+		require.ErrorAs(t, err, &oom)
+		require.Equal(t, m, oom.Machine, "limit %d, in use %d: %v", lim, ReadStats().BytesInUse, err)
+		require.Equal(t, int(m)+1, oom.Bytes)
+		require.Contains(t, err.Error(), "more than this machine can hold")
+		require.ErrorAs(t, CheckHostBytes(m+1), &oom)
+		b, err := Alloc(1 << 20)
+		require.NoError(t, err)
+		Free(b)
+	}
+}

@@ -46,6 +46,8 @@ def _svd_inv(a):
 
 
 def _lu(a):
+    if a.ndim > 2:  # jax 0.11.2's jax.scipy.linalg.lu takes one matrix only
+        return jax.vmap(_lu)(a)
     p, l, u = sla.lu(a)
     lu, piv = sla.lu_factor(a)
     return p, l, u, lu, piv, sla.lu_solve((lu, piv), a[..., :, :1])
