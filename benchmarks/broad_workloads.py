@@ -37,17 +37,10 @@ class BroadWorkload:
 
 
 def _leaves(t):
-    if isinstance(t, (list, tuple)):
-        out = []
-        for x in t:
-            out += _leaves(x)
-        return out
-    if isinstance(t, dict):
-        out = []
-        for k in sorted(t):
-            out += _leaves(t[k])
-        return out
-    return [np.asarray(t)]
+    # Any pytree (flax/equinox modules and optax states too), in JAX's order.
+    import jax
+
+    return [np.asarray(x) for x in jax.tree.leaves(t)]
 
 
 def _f64(a):
