@@ -24,6 +24,36 @@ type indexBatch struct {
 	count    int64
 	idxElem  ir.ElemType
 	startMap []int64 // index vector component -> operand dim
+	wrap     int64   // added to a negative index component before it is used (WrapIndicesAttr), else 0
+}
+
+// WrapIndicesAttr names the integer attribute of a gather or scatter with
+// signed indices whose negative index components are first moved up by its
+// value (positive): index i reads as i + wrap where i < 0. The compiler sets
+// it where the op's indices were select(i < 0, i + wrap, i) (numpy's
+// negative indices as JAX spells them), so the indices are read once.
+const WrapIndicesAttr = "gojax.wrap_indices"
+
+// unwrap is index component s as the op uses it.
+func (ib *indexBatch) unwrap(s int64) int64 {
+	if s < 0 {
+		s += ib.wrap
+	}
+	return s
+}
+
+// readWrap reads the op's WrapIndicesAttr into ib (0 when absent).
+func (ib *indexBatch) readWrap(op *ir.Op) error {
+	a, ok := op.Attrs[WrapIndicesAttr]
+	if !ok {
+		return nil
+	}
+	w, isInt := a.(ir.IntAttr)
+	if !isInt || w.Value <= 0 || !ib.idxElem.IsSigned() {
+		return op.Errorf("%s must be a positive integer on signed indices, got %v on %s indices", WrapIndicesAttr, a, ib.idxElem)
+	}
+	ib.wrap = w.Value
+	return nil
 }
 
 // offsets returns the index-tensor, result and operand-batching offsets of batch b.
@@ -219,6 +249,9 @@ func gatherStep(ctx kernel.Context, op *ir.Op, sizes []int64, dynamic bool) (ker
 	if err != nil {
 		return nil, err
 	}
+	if err := ib.readWrap(op); err != nil {
+		return nil, err
+	}
 	r := operand.Rank()
 	if dynamic {
 		sizes = make([]int64, r)
@@ -283,7 +316,7 @@ func gatherStep(ctx kernel.Context, op *ir.Op, sizes []int64, dynamic bool) (ker
 			for b := int64(lo); b < int64(hi); b++ {
 				io, oo, so := ib.offsets(b)
 				for k := range ib.vecLen {
-					s := lowerutil.ReadIndex(ix, ib.idxElem, int(io+int64(k)*ib.vecSt))
+					s := ib.unwrap(lowerutil.ReadIndex(ix, ib.idxElem, int(io+int64(k)*ib.vecSt)))
 					so += lowerutil.Clamp(s, 0, maxStart[k]) * stStride[k]
 				}
 				if winElems == 1 {

@@ -52,6 +52,7 @@ type fastGather struct {
 	stStride []int64
 	es       int
 	win      *copyPlan // nil: one element per slice
+	wrap     int64     // indexBatch.wrap
 }
 
 // newFastGather returns the plan, or nil where the gather's numbering is
@@ -67,7 +68,7 @@ func newFastGather(ib *indexBatch, maxStart, stStride []int64, es int, win *copy
 		}
 	}
 	g := &fastGather{lb: lb, vecLen: ib.vecLen, vecSt: int(ib.vecSt), idxElem: ib.idxElem,
-		maxStart: maxStart, stStride: stStride, es: es}
+		maxStart: maxStart, stStride: stStride, es: es, wrap: ib.wrap}
 	if winElems != 1 {
 		g.win = win
 	}
@@ -146,42 +147,58 @@ func (g *fastGather) take(dst, src, ix []byte, r pointRun) bool {
 	if g.win != nil || g.vecLen != 1 {
 		return false
 	}
-	m, st := g.maxStart[0], g.stStride[0]
+	m, st, w := g.maxStart[0], g.stStride[0], g.wrap
 	switch {
 	case g.idxElem == ir.S32 && g.es == 4:
 		d, s, x := byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[int32](ix)
-		if !takeTable32(d, s, x, r, m, st) {
-			takeTyped(d, s, x, r, m, st)
+		if w != 0 || !takeTable32(d, s, x, r, m, st) {
+			takeTyped(d, s, x, r, m, st, w)
 		}
 	case g.idxElem == ir.S32 && g.es == 8:
-		takeTyped(byteview.As[uint64](dst), byteview.As[uint64](src), byteview.As[int32](ix), r, m, st)
+		takeTyped(byteview.As[uint64](dst), byteview.As[uint64](src), byteview.As[int32](ix), r, m, st, w)
 	case g.idxElem == ir.S64 && g.es == 4:
-		takeTyped(byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[int64](ix), r, m, st)
+		takeTyped(byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[int64](ix), r, m, st, w)
 	case g.idxElem == ir.S64 && g.es == 8:
-		takeTyped(byteview.As[uint64](dst), byteview.As[uint64](src), byteview.As[int64](ix), r, m, st)
+		takeTyped(byteview.As[uint64](dst), byteview.As[uint64](src), byteview.As[int64](ix), r, m, st, w)
 	case g.idxElem == ir.U32 && g.es == 4:
 		// Unsigned indices (searchsorted's bisection): no table loop, whose
 		// int32 clamp would send indices of 2^31 and up to 0.
-		takeTyped(byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[uint32](ix), r, m, st)
+		takeTyped(byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[uint32](ix), r, m, st, 0)
 	case g.idxElem == ir.U32 && g.es == 8:
-		takeTyped(byteview.As[uint64](dst), byteview.As[uint64](src), byteview.As[uint32](ix), r, m, st)
+		takeTyped(byteview.As[uint64](dst), byteview.As[uint64](src), byteview.As[uint32](ix), r, m, st, 0)
 	default:
 		return false
 	}
 	return true
 }
 
-func takeTyped[T uint32 | uint64, I int32 | int64 | uint32](dst, src []T, ix []I, r pointRun, maxStart, stride int64) {
+// takeTyped's wrap is fastGather.wrap (0 for unsigned indices, which are
+// never negative).
+func takeTyped[T uint32 | uint64, I int32 | int64 | uint32](dst, src []T, ix []I, r pointRun, maxStart, stride, wrap int64) {
 	if r.ds == 1 && r.ss == 0 && r.is == 1 && stride == 1 {
 		// Contiguous indices and results (take): no stride arithmetic.
 		d, x, s := dst[r.d0:r.d0+r.n], ix[r.i0:r.i0+r.n], src[r.s0:]
+		if wrap == 0 {
+			for j, i := range x {
+				d[j] = s[min(max(int64(i), 0), maxStart)]
+			}
+			return
+		}
 		for j, i := range x {
-			d[j] = s[min(max(int64(i), 0), maxStart)]
+			v := int64(i)
+			if v < 0 {
+				v += wrap
+			}
+			d[j] = s[min(max(v, 0), maxStart)]
 		}
 		return
 	}
 	for j := range r.n {
-		dst[r.d0+j*r.ds] = src[r.s0+j*r.ss+int(min(max(int64(ix[r.i0+j*r.is]), 0), maxStart)*stride)]
+		v := int64(ix[r.i0+j*r.is])
+		if v < 0 {
+			v += wrap
+		}
+		dst[r.d0+j*r.ds] = src[r.s0+j*r.ss+int(min(max(v, 0), maxStart)*stride)]
 	}
 }
 
@@ -260,13 +277,13 @@ func (g *fastGather) offsets(o []int64, ix []byte, i0, is int, base, step int64)
 		m, st := g.maxStart[k], g.stStride[k]
 		switch g.idxElem {
 		case ir.S32:
-			addClampedSigned(o, byteview.As[int32](ix), i0, is, m, st, a)
+			addClampedSigned(o, byteview.As[int32](ix), i0, is, m, st, g.wrap, a)
 		case ir.S64:
-			addClampedSigned(o, byteview.As[int64](ix), i0, is, m, st, a)
+			addClampedSigned(o, byteview.As[int64](ix), i0, is, m, st, g.wrap, a)
 		case ir.S16:
-			addClampedSigned(o, byteview.As[int16](ix), i0, is, m, st, a)
+			addClampedSigned(o, byteview.As[int16](ix), i0, is, m, st, g.wrap, a)
 		case ir.S8:
-			addClampedSigned(o, byteview.As[int8](ix), i0, is, m, st, a)
+			addClampedSigned(o, byteview.As[int8](ix), i0, is, m, st, g.wrap, a)
 		case ir.U32:
 			addClampedUnsigned(o, byteview.As[uint32](ix), i0, is, m, st, a)
 		case ir.U64:
@@ -291,15 +308,23 @@ type runStart struct {
 	first      bool
 }
 
-func addClampedSigned[I ~int8 | ~int16 | ~int32 | ~int64](o []int64, ix []I, i0, is int, maxStart, stride int64, a runStart) {
+func addClampedSigned[I ~int8 | ~int16 | ~int32 | ~int64](o []int64, ix []I, i0, is int, maxStart, stride, wrap int64, a runStart) {
 	if a.first {
 		for j := range o {
-			o[j] = a.base + int64(j)*a.step + min(max(int64(ix[i0+j*is]), 0), maxStart)*stride
+			v := int64(ix[i0+j*is])
+			if v < 0 {
+				v += wrap
+			}
+			o[j] = a.base + int64(j)*a.step + min(max(v, 0), maxStart)*stride
 		}
 		return
 	}
 	for j := range o {
-		o[j] += min(max(int64(ix[i0+j*is]), 0), maxStart) * stride
+		v := int64(ix[i0+j*is])
+		if v < 0 {
+			v += wrap
+		}
+		o[j] += min(max(v, 0), maxStart) * stride
 	}
 }
 

@@ -134,6 +134,9 @@ func lowerScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := ib.readWrap(op); err != nil {
+		return nil, err
+	}
 	opSt, updSt := in0.Strides(), upd0.Strides()
 	r := in0.Rank()
 	winSize := make([]int64, r)
@@ -172,7 +175,7 @@ func lowerScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	start := func(ix []byte, b int64) (so, uo int64, ok bool) {
 		io, uo, so := ib.offsets(b)
 		for k := range ib.vecLen {
-			s := lowerutil.ReadIndex(ix, ib.idxElem, int(io+int64(k)*ib.vecSt))
+			s := ib.unwrap(lowerutil.ReadIndex(ix, ib.idxElem, int(io+int64(k)*ib.vecSt)))
 			if s < 0 || s > maxStart[k] {
 				return 0, 0, false
 			}

@@ -23,6 +23,7 @@ type pointScatter struct {
 	ixElem   ir.ElemType
 	maxStart int64 // largest valid index
 	opStride int64 // operand elements per index step
+	wrap     int64 // indexBatch.wrap
 	combine  pointFn
 }
 
@@ -45,7 +46,7 @@ func newPointScatter(ib *indexBatch, kind string, et ir.ElemType, maxStart, opSt
 	if !ok {
 		return nil
 	}
-	return &pointScatter{lb: lb, ixElem: ib.idxElem, maxStart: maxStart, opStride: opStride, combine: combine}
+	return &pointScatter{lb: lb, ixElem: ib.idxElem, maxStart: maxStart, opStride: opStride, wrap: ib.wrap, combine: combine}
 }
 
 // run applies every update of upd at the indices of ix to out.
@@ -65,34 +66,38 @@ func (p *pointScatter) run(out, upd, ix []byte) {
 func (p *pointScatter) offsets(o []int64, ix []byte, lo int) {
 	switch p.ixElem {
 	case ir.S32:
-		decodeOffsets(o, byteview.As[int32](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[int32](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
 	case ir.S64:
-		decodeOffsets(o, byteview.As[int64](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[int64](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
 	case ir.U32:
-		decodeOffsets(o, byteview.As[uint32](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[uint32](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
 	case ir.U64:
-		decodeOffsets(o, byteview.As[uint64](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[uint64](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
 	case ir.S16:
-		decodeOffsets(o, byteview.As[int16](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[int16](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
 	case ir.U16:
-		decodeOffsets(o, byteview.As[uint16](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[uint16](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
 	case ir.S8:
-		decodeOffsets(o, byteview.As[int8](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[int8](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
 	default:
-		decodeOffsets(o, byteview.As[uint8](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[uint8](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
 	}
 }
 
-func decodeOffsets[I intT](o []int64, ix []I, i0, is int, maxStart, opStride int64) {
+// decodeOffsets' wrap is pointScatter.wrap (0 for unsigned indices).
+func decodeOffsets[I intT](o []int64, ix []I, i0, is int, maxStart, opStride, wrap int64) {
 	for j := range o {
-		v := ix[i0+j*is]
+		v := int64(ix[i0+j*is])
+		if v < 0 {
+			v += wrap
+		}
 		// As unsigned, a negative index (sign-extended) and an unsigned
 		// one above MaxInt64 both exceed maxStart.
 		if uint64(v) > uint64(maxStart) {
 			o[j] = -1
 			continue
 		}
-		o[j] = int64(v) * opStride
+		o[j] = v * opStride
 	}
 }
 

@@ -1,0 +1,150 @@
+package compiler
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gojax/gojax/go/ir"
+)
+
+// Gathers and scatters whose indices are a unit-dimension relabeling of a
+// tensor read that tensor with an implicit index vector, and JAX's
+// negative-index wrap select(i < 0, i + w, i) moves into the op; the
+// program gives what the same op on the wrapped, relabeled indices (computed
+// here and passed in, so nothing is rewritten) gives.
+func TestImplicitIndexesMatchExplicit(t *testing.T) {
+	needOps(t, "stablehlo.gather", "stablehlo.scatter", "stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.add",
+		"stablehlo.compare", "stablehlo.select")
+	i64a := func(v ...int64) ir.DenseI64Attr { return ir.DenseI64Attr{Values: v} }
+	ivd := func(v int64) ir.IntAttr { return ir.IntAttr{Value: v} }
+	const n = 7
+	// Out of range, also after the wrap: clamped (gather), skipped (scatter).
+	idx := []int32{3, -2, 0, 9, -12, 3, 1}
+	for _, tc := range []struct {
+		name     string
+		opShape  []int64 // operand
+		ixShape  []int64 // indices as passed (relabeled in the rewritten program)
+		relabel  string
+		ixFull   []int64 // after the relabeling
+		dims     []int64 // broadcast_dimensions
+		outShape []int64
+		attrs    ir.Attrs
+		scatter  bool
+	}{
+		{"take", []int64{10}, []int64{n}, "stablehlo.broadcast_in_dim", []int64{n, 1}, []int64{0}, []int64{n}, ir.Attrs{
+			"offset_dims": i64a(), "collapsed_slice_dims": i64a(0), "operand_batching_dims": i64a(), "start_indices_batching_dims": i64a(),
+			"start_index_map": i64a(0), "index_vector_dim": ivd(1), "slice_sizes": i64a(1)}, false},
+		{"rows by reshape", []int64{10, 3}, []int64{n}, "stablehlo.reshape", []int64{n, 1}, nil, []int64{n, 3}, ir.Attrs{
+			"offset_dims": i64a(1), "collapsed_slice_dims": i64a(0), "operand_batching_dims": i64a(), "start_indices_batching_dims": i64a(),
+			"start_index_map": i64a(0), "index_vector_dim": ivd(1), "slice_sizes": i64a(1, 3)}, false},
+		// Index vector dimension first: the batching dimension after it is renumbered.
+		{"batched, vector dim first", []int64{n, 10}, []int64{n}, "stablehlo.broadcast_in_dim", []int64{1, n}, []int64{1}, []int64{n}, ir.Attrs{
+			"offset_dims": i64a(), "collapsed_slice_dims": i64a(1), "operand_batching_dims": i64a(0), "start_indices_batching_dims": i64a(1),
+			"start_index_map": i64a(1), "index_vector_dim": ivd(0), "slice_sizes": i64a(1, 1)}, false},
+		{"scatter-add points", []int64{10}, []int64{n}, "stablehlo.broadcast_in_dim", []int64{n, 1}, []int64{0}, []int64{n}, ir.Attrs{
+			"update_window_dims": i64a(), "inserted_window_dims": i64a(0), "input_batching_dims": i64a(), "scatter_indices_batching_dims": i64a(),
+			"scatter_dims_to_operand_dims": i64a(0), "index_vector_dim": ivd(1)}, true},
+		{"scatter-add rows", []int64{10, 3}, []int64{n}, "stablehlo.reshape", []int64{n, 1}, nil, []int64{n, 3}, ir.Attrs{
+			"update_window_dims": i64a(1), "inserted_window_dims": i64a(0), "input_batching_dims": i64a(), "scatter_indices_batching_dims": i64a(),
+			"scatter_dims_to_operand_dims": i64a(0), "index_vector_dim": ivd(1)}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opT := ir.Tensor(ir.F32, tc.opShape...)
+			outT := ir.Tensor(ir.F32, tc.outShape...)
+			if tc.scatter {
+				outT = opT
+			}
+			updT := ir.Tensor(ir.F32, tc.outShape...)
+			build := func(relabel bool, wrap int32) *ir.Module {
+				ixT := ir.Tensor(ir.S32, tc.ixFull...)
+				if relabel {
+					ixT = ir.Tensor(ir.S32, tc.ixShape...)
+				}
+				mb := newMod()
+				mb.fn("main", "public", []ir.Type{opT, ixT, updT}, []ir.Type{outT}, func(b *blkB, a []*ir.Value) []*ir.Value {
+					ix := a[1]
+					if wrap != 0 {
+						it := ix.Type
+						lt := b.v("stablehlo.compare", ir.Tensor(ir.Pred, ix.Tensor().Shape...), ir.Attrs{
+							"comparison_direction": ir.EnumAttr{Kind: "comparison_direction", Value: "LT"},
+							"comparison_type":      ir.EnumAttr{Kind: "comparison_type", Value: "SIGNED"}},
+							ix, b.v("stablehlo.broadcast_in_dim", it, ir.Attrs{"broadcast_dimensions": i64a()}, b.i32c(0)))
+						moved := b.v("stablehlo.add", it, nil, b.v("stablehlo.broadcast_in_dim", it, ir.Attrs{"broadcast_dimensions": i64a()}, b.i32c(wrap)), ix)
+						ix = b.v("stablehlo.select", it, nil, lt, moved, ix)
+					}
+					if relabel {
+						var at ir.Attrs
+						if tc.dims != nil {
+							at = ir.Attrs{"broadcast_dimensions": i64a(tc.dims...)}
+						}
+						ix = b.v(tc.relabel, ir.Tensor(ir.S32, tc.ixFull...), at, ix)
+					}
+					attrs := ir.Attrs{}
+					for k, v := range tc.attrs {
+						attrs[k] = v
+					}
+					if !tc.scatter {
+						attrs["indices_are_sorted"] = ir.BoolAttr{Value: false}
+						return []*ir.Value{b.v("stablehlo.gather", outT, attrs, a[0], ix)}
+					}
+					attrs["indices_are_sorted"], attrs["unique_indices"] = ir.BoolAttr{Value: false}, ir.BoolAttr{Value: false}
+					sc := b.op("stablehlo.scatter", []*ir.Value{a[0], ix, a[2]}, []ir.Type{outT}, attrs)
+					sc.AddRegion(b.region([]ir.Type{ir.Tensor(ir.F32), ir.Tensor(ir.F32)}, func(rb *blkB, x []*ir.Value) []*ir.Value {
+						return []*ir.Value{rb.v("stablehlo.add", ir.Tensor(ir.F32), nil, x[0], x[1])}
+					}))
+					return sc.Results
+				})
+				return mb.m
+			}
+			const wrap = 10
+			m := build(true, wrap)
+			st := &passState{module: m, entry: m.Main()}
+			require.NoError(t, implicitIndexes(st))
+			require.NoError(t, checkInvariants(m))
+			require.NoError(t, eliminateDeadCode(st))
+			m.Main().Body.Walk(func(op *ir.Op) bool {
+				require.NotContains(t, []string{tc.relabel, "stablehlo.select"}, op.Name, "the relabeling and the wrap should be gone")
+				return true
+			})
+
+			opData := make([]float32, ir.Tensor(ir.F32, tc.opShape...).NumElements())
+			for i := range opData {
+				opData[i] = float32(i) + 0.5
+			}
+			upd := make([]float32, updT.NumElements())
+			for i := range upd {
+				upd[i] = float32(100 * (i + 1))
+			}
+			wrapped := make([]int32, n)
+			for i, v := range idx {
+				wrapped[i] = v
+				if v < 0 {
+					wrapped[i] += wrap
+				}
+			}
+			got := run(t, compile(t, build(true, wrap)), f32s(opData...), i32s(idx...), f32s(upd...))[0]
+			want := run(t, compile(t, build(false, 0)), f32s(opData...), i32s(wrapped...), f32s(upd...))[0]
+			require.Equal(t, toF32(want), toF32(got))
+		})
+	}
+}
+
+// Only a relabeling that inserts exactly the index vector dimension goes.
+func TestUnitVectorSourceRejects(t *testing.T) {
+	mk := func(name string, in, out []int64, dims []int64) *ir.Value {
+		x := &ir.Value{Type: ir.Tensor(ir.S32, in...)}
+		at := ir.Attrs{}
+		if dims != nil {
+			at["broadcast_dimensions"] = ir.DenseI64Attr{Values: dims}
+		}
+		return ir.NewOp(name, []*ir.Value{x}, []ir.Type{ir.Tensor(ir.S32, out...)}, at).Results[0]
+	}
+	require.NotNil(t, unitVectorSource(mk("stablehlo.broadcast_in_dim", []int64{4, 5}, []int64{4, 5, 1}, []int64{0, 1}), 2))
+	require.NotNil(t, unitVectorSource(mk("stablehlo.broadcast_in_dim", []int64{4, 5}, []int64{4, 1, 5}, []int64{0, 2}), 1))
+	require.Nil(t, unitVectorSource(mk("stablehlo.broadcast_in_dim", []int64{4, 5}, []int64{4, 1, 5}, []int64{0, 2}), 2), "unit dim elsewhere")
+	require.Nil(t, unitVectorSource(mk("stablehlo.broadcast_in_dim", []int64{4, 1}, []int64{4, 1, 1}, []int64{0, 1}), 1), "dims not those of an insertion at the vector dim")
+	require.Nil(t, unitVectorSource(mk("stablehlo.broadcast_in_dim", []int64{1}, []int64{4, 1}, []int64{1}), 1), "a real broadcast")
+	require.Nil(t, unitVectorSource(mk("stablehlo.reshape", []int64{2, 3}, []int64{3, 2, 1}, nil), 2), "a reshape that moves elements across dims")
+	require.Nil(t, unitVectorSource(mk("stablehlo.transpose", []int64{4}, []int64{4, 1}, nil), 1))
+}
