@@ -210,6 +210,15 @@ func lowerScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 			}, nil
 		}
 	}
+	if n == 1 && kind != "" && len(maxStart) == 1 && !winOne {
+		if rs := newRowScatter(ib, kind, elems[0], maxStart[0], stStride[0], win[0]); rs != nil {
+			return func(ins, outs [][]byte) error {
+				copyInputs(ins, outs)
+				rs.run(ctx, outs[0], ins[2], ins[1])
+				return nil
+			}, nil
+		}
+	}
 	switch {
 	case kind == "replace":
 		return func(ins, outs [][]byte) error {
