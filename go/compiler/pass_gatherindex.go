@@ -20,7 +20,15 @@ import (
 // become i and the op's shape.WrapIndicesAttr w: the kernel adds w to a
 // negative index as it reads it, the same value (i + w cannot overflow
 // for i < 0 < w).
+//
+// A gather whose only reader is select(in bounds, gather, fill), JAX's
+// mode="fill" (jnp.take, take_along_axis), where "in bounds" is
+// 0 <= v <= operand dim - slice size on the very indices v the gather
+// reads (one component), becomes the gather with shape.GatherFillAttr:
+// the kernel writes fill where it would have clamped, and the mask and
+// select passes over the result go.
 func implicitIndexes(st *passState) error {
+	foldGatherFills(st)
 	st.entry.Body.Walk(func(op *ir.Op) bool {
 		var k int
 		var batchAttr string
@@ -168,4 +176,151 @@ func negativeIndexWrap(v *ir.Value) (*ir.Value, int64) {
 		return nil, 0
 	}
 	return i, w
+}
+
+// foldGatherFills gives gathers read only by a fill select their fill
+// attribute and drops the select (see implicitIndexes). It runs before the
+// index rewrites: the mask is matched against the gather's own indices.
+func foldGatherFills(st *passState) {
+	uses := useCounts(st.entry.Body)
+	repl := map[*ir.Value]*ir.Value{}
+	rewritten := map[*ir.Op][]*ir.Op{}
+	st.entry.Body.Walk(func(sel *ir.Op) bool {
+		if sel.Name != "stablehlo.select" || len(sel.Operands) != 3 || len(sel.Results) != 1 {
+			return true
+		}
+		g := sel.Operands[1].Def
+		if g == nil || g.Name != "stablehlo.gather" || len(g.Operands) != 2 || uses[g.Results[0]] != 1 || g.Block != sel.Block {
+			return true
+		}
+		if _, done := g.Attrs[shape.GatherFillAttr]; done {
+			return true
+		}
+		fill := splatElement(sel.Operands[2])
+		out := g.Results[0].StaticTensor()
+		if fill == nil || out == nil || fill.Type.Elem != out.Elem || !gatherBoundsMask(sel.Operands[0], g) {
+			return true
+		}
+		attrs := make(ir.Attrs, len(g.Attrs)+1)
+		for name, a := range g.Attrs {
+			attrs[name] = a
+		}
+		attrs[shape.GatherFillAttr] = fill
+		g.Attrs = attrs
+		repl[sel.Results[0]] = g.Results[0]
+		rewritten[sel] = []*ir.Op{}
+		return true
+	})
+	applyRewrites(st.entry.Body, rewritten, repl)
+}
+
+// gatherBoundsMask reports whether pred is true exactly where g's index
+// (one component, read from the index tensor v it has now) lies in
+// [0, operand dim - slice size], broadcast over g's window dimensions:
+// pred = broadcast_in_dim(m) onto g's batch dimensions, or m itself, with
+// m = reshape(and(v >= 0, v <= that bound)) dropping the unit index vector
+// dimension of v.
+func gatherBoundsMask(pred *ir.Value, g *ir.Op) bool {
+	out, v := g.Results[0].StaticTensor(), g.Operands[1]
+	vt, opT := v.StaticTensor(), g.Operands[0].StaticTensor()
+	ivd, ok := g.Attrs.Int("index_vector_dim")
+	offset, ok2 := g.Attrs.I64s("offset_dims")
+	smap, ok3 := g.Attrs.I64s("start_index_map")
+	sizes, ok4 := g.Attrs.I64s("slice_sizes")
+	if out == nil || vt == nil || opT == nil || !ok || !ok2 && len(offset) > 0 || !ok3 || !ok4 || len(smap) != 1 ||
+		ivd != int64(vt.Rank()-1) || vt.Shape[ivd] != 1 || smap[0] < 0 || int(smap[0]) >= opT.Rank() || len(sizes) != opT.Rank() {
+		return false
+	}
+	bound := opT.Shape[smap[0]] - sizes[smap[0]]
+	// Batch dimensions of the result: those not in offset_dims, in order.
+	var batch []int64
+	for d := range int64(out.Rank()) {
+		if !containsI64(offset, d) {
+			batch = append(batch, d)
+		}
+	}
+	m := pred
+	if len(offset) > 0 {
+		b := pred.Def
+		if b == nil || b.Name != "stablehlo.broadcast_in_dim" || len(b.Operands) != 1 {
+			return false
+		}
+		dims, ok := b.Attrs.I64s("broadcast_dimensions")
+		if !ok && len(batch) > 0 || len(dims) != len(batch) {
+			return false
+		}
+		for i, d := range dims {
+			if d != batch[i] {
+				return false
+			}
+		}
+		m = b.Operands[0]
+	}
+	mt := m.StaticTensor()
+	if mt == nil || mt.Rank() != len(batch) {
+		return false
+	}
+	// m drops v's trailing unit dimension: a reshape of the and.
+	and := m.Def
+	if and != nil && and.Name == "stablehlo.reshape" && len(and.Operands) == 1 {
+		and = and.Operands[0].Def
+	}
+	if and == nil || and.Name != "stablehlo.and" || len(and.Operands) != 2 {
+		return false
+	}
+	ge, le := and.Operands[0].Def, and.Operands[1].Def
+	return isIndexCompare(ge, v, "GE", 0) && isIndexCompare(le, v, "LE", bound)
+}
+
+// isIndexCompare reports whether c is compare(v, splat k) signed in
+// direction dir.
+func isIndexCompare(c *ir.Op, v *ir.Value, dir string, k int64) bool {
+	if c == nil || c.Name != "stablehlo.compare" || len(c.Operands) != 2 || c.Operands[0] != v {
+		return false
+	}
+	if d, _ := c.Attrs.Enum("comparison_direction"); d != dir {
+		return false
+	}
+	if ct, ok := c.Attrs.Enum("comparison_type"); ok && ct != "SIGNED" {
+		return false
+	}
+	e := splatElement(c.Operands[1])
+	if e == nil || !e.Type.Elem.IsSigned() || len(e.Data) == 0 || len(e.Data) > 8 {
+		return false
+	}
+	var u uint64
+	for i := len(e.Data) - 1; i >= 0; i-- {
+		u = u<<8 | uint64(e.Data[i])
+	}
+	shift := 64 - 8*len(e.Data) // sign-extend
+	return int64(u<<shift)>>shift == k
+}
+
+// splatElement returns, as a rank-0 constant, the one value of a constant
+// whose elements are all equal, through broadcast_in_dim ops; else nil.
+func splatElement(v *ir.Value) *ir.ElementsAttr {
+	for v.Def != nil && v.Def.Name == "stablehlo.broadcast_in_dim" && len(v.Def.Operands) == 1 {
+		v = v.Def.Operands[0]
+	}
+	t := v.StaticTensor()
+	if t == nil {
+		return nil
+	}
+	if t.NumElements() == 1 {
+		c := constData(v)
+		if c == nil || len(c.Data) == 0 {
+			return nil
+		}
+		return &ir.ElementsAttr{Type: &ir.TensorType{Elem: t.Elem}, Data: c.Data}
+	}
+	return splatConst(v)
+}
+
+func containsI64(s []int64, v int64) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }

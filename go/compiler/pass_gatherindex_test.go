@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -147,4 +148,97 @@ func TestUnitVectorSourceRejects(t *testing.T) {
 	require.Nil(t, unitVectorSource(mk("stablehlo.broadcast_in_dim", []int64{1}, []int64{4, 1}, []int64{1}), 1), "a real broadcast")
 	require.Nil(t, unitVectorSource(mk("stablehlo.reshape", []int64{2, 3}, []int64{3, 2, 1}, nil), 2), "a reshape that moves elements across dims")
 	require.Nil(t, unitVectorSource(mk("stablehlo.transpose", []int64{4}, []int64{4, 1}, nil), 1))
+}
+
+// JAX's mode="fill" gather (jnp.take's rows; take_along_axis's batched
+// points): select(0 <= i <= bound, gather, NaN) becomes the gather with a
+// fill value; the program's result is the rule applied here on the host.
+func TestGatherFillFolded(t *testing.T) {
+	needOps(t, "stablehlo.gather", "stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.add",
+		"stablehlo.compare", "stablehlo.select", "stablehlo.and")
+	i64a := func(v ...int64) ir.DenseI64Attr { return ir.DenseI64Attr{Values: v} }
+	nan := float32(math.NaN())
+	const rows, cols, n = 6, 3, 40
+	idx := make([]int32, n)
+	for i := range idx {
+		idx[i] = int32(i%15) - 7 // -7 .. 7: wrapped below -6, past the end above 5
+	}
+	for _, batched := range []bool{false, true} {
+		t.Run(map[bool]string{false: "rows", true: "batched"}[batched], func(t *testing.T) {
+			opT := ir.Tensor(ir.F32, rows, cols)
+			ixT := ir.Tensor(ir.S32, n)
+			outT := ir.Tensor(ir.F32, n, cols)
+			bound := int64(rows - 1)
+			if batched { // operand [n, rows], out[b] = operand[b, i[b]]
+				opT, outT, bound = ir.Tensor(ir.F32, n, rows), ir.Tensor(ir.F32, n), int64(rows-1)
+			}
+			build := func() *ir.Module {
+				mb := newMod()
+				mb.fn("main", "public", []ir.Type{opT, ixT}, []ir.Type{outT}, func(b *blkB, a []*ir.Value) []*ir.Value {
+					splat := func(v int32, shape ...int64) *ir.Value {
+						return b.v("stablehlo.broadcast_in_dim", ir.Tensor(ir.S32, shape...), ir.Attrs{"broadcast_dimensions": i64a()}, b.i32c(v))
+					}
+					cmp := func(dir string, x, y *ir.Value) *ir.Value {
+						return b.v("stablehlo.compare", ir.Tensor(ir.Pred, x.Tensor().Shape...), ir.Attrs{
+							"comparison_direction": ir.EnumAttr{Kind: "comparison_direction", Value: dir},
+							"comparison_type":      ir.EnumAttr{Kind: "comparison_type", Value: "SIGNED"}}, x, y)
+					}
+					i := a[1]
+					w := b.v("stablehlo.select", ixT, nil, cmp("LT", i, splat(0, n)), b.v("stablehlo.add", ixT, nil, i, splat(rows, n)), i)
+					v := b.v("stablehlo.reshape", ir.Tensor(ir.S32, n, 1), nil, w)
+					in := b.v("stablehlo.and", ir.Tensor(ir.Pred, n, 1), nil, cmp("GE", v, splat(0, n, 1)), cmp("LE", v, splat(int32(bound), n, 1)))
+					m := b.v("stablehlo.reshape", ir.Tensor(ir.Pred, n), nil, in)
+					attrs := ir.Attrs{"offset_dims": i64a(1), "collapsed_slice_dims": i64a(0), "operand_batching_dims": i64a(),
+						"start_indices_batching_dims": i64a(), "start_index_map": i64a(0), "index_vector_dim": ir.IntAttr{Value: 1},
+						"slice_sizes": i64a(1, cols), "indices_are_sorted": ir.BoolAttr{}}
+					pred := m
+					if batched {
+						attrs["offset_dims"], attrs["collapsed_slice_dims"], attrs["operand_batching_dims"] = i64a(), i64a(1), i64a(0)
+						attrs["start_indices_batching_dims"], attrs["start_index_map"], attrs["slice_sizes"] = i64a(0), i64a(1), i64a(1, 1)
+					} else {
+						pred = b.v("stablehlo.broadcast_in_dim", ir.Tensor(ir.Pred, n, cols), ir.Attrs{"broadcast_dimensions": i64a(0)}, m)
+					}
+					g := b.v("stablehlo.gather", outT, attrs, a[0], v)
+					fill := b.v("stablehlo.broadcast_in_dim", outT, ir.Attrs{"broadcast_dimensions": i64a()}, b.constant(ir.Tensor(ir.F32), f32s(nan)))
+					return []*ir.Value{b.v("stablehlo.select", outT, nil, pred, g, fill)}
+				})
+				return mb.m
+			}
+			m := build()
+			st := &passState{module: m, entry: m.Main()}
+			require.NoError(t, implicitIndexes(st))
+			require.NoError(t, checkInvariants(m))
+			require.NoError(t, eliminateDeadCode(st))
+			m.Main().Body.Walk(func(op *ir.Op) bool {
+				require.NotContains(t, []string{"stablehlo.select", "stablehlo.compare", "stablehlo.and"}, op.Name, "the wrap and the fill mask should be gone")
+				return true
+			})
+
+			operand := make([]float32, opT.NumElements())
+			for i := range operand {
+				operand[i] = float32(i) + 0.5
+			}
+			var want []float32
+			for b, v := range idx {
+				if v < 0 {
+					v += rows
+				}
+				for c := range map[bool]int{false: cols, true: 1}[batched] {
+					switch {
+					case v < 0 || v > int32(bound):
+						want = append(want, nan)
+					case batched:
+						want = append(want, operand[b*rows+int(v)])
+					default:
+						want = append(want, operand[int(v)*cols+c])
+					}
+				}
+			}
+			got := toF32(run(t, compile(t, build()), f32s(operand...), i32s(idx...))[0])
+			require.Len(t, got, len(want))
+			for k := range want {
+				require.Equal(t, math.Float32bits(want[k]), math.Float32bits(got[k]), "element %d", k)
+			}
+		})
+	}
 }

@@ -53,6 +53,18 @@ type fastGather struct {
 	es       int
 	win      *copyPlan // nil: one element per slice
 	wrap     int64     // indexBatch.wrap
+	fill     []byte    // GatherFillAttr's value; nil: clamp
+	fillWin  *copyPlan // writes fill over one slice (source stride 0)
+}
+
+// withFill returns g writing fill for out-of-range slices, or nil (the
+// general path then runs) for index vectors of several components.
+func (g *fastGather) withFill(fill []byte, fillWin *copyPlan) *fastGather {
+	if g.vecLen != 1 {
+		return nil
+	}
+	g.fill, g.fillWin = fill, fillWin
+	return g
 }
 
 // newFastGather returns the plan, or nil where the gather's numbering is
@@ -148,6 +160,9 @@ func (g *fastGather) take(dst, src, ix []byte, r pointRun) bool {
 		return false
 	}
 	m, st, w := g.maxStart[0], g.stStride[0], g.wrap
+	if g.fill != nil {
+		return g.takeFill(dst, src, ix, r)
+	}
 	switch {
 	case g.idxElem == ir.S32 && g.es == 4:
 		d, s, x := byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[int32](ix)
@@ -170,6 +185,40 @@ func (g *fastGather) take(dst, src, ix []byte, r pointRun) bool {
 		return false
 	}
 	return true
+}
+
+// takeFill is take for a gather with a fill value.
+func (g *fastGather) takeFill(dst, src, ix []byte, r pointRun) bool {
+	m, st, w := g.maxStart[0], g.stStride[0], g.wrap
+	switch {
+	case g.idxElem == ir.S32 && g.es == 4:
+		takeFillTyped(byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[int32](ix), r, m, st, w, byteview.As[uint32](g.fill)[0])
+	case g.idxElem == ir.S32 && g.es == 8:
+		takeFillTyped(byteview.As[uint64](dst), byteview.As[uint64](src), byteview.As[int32](ix), r, m, st, w, byteview.As[uint64](g.fill)[0])
+	case g.idxElem == ir.S64 && g.es == 4:
+		takeFillTyped(byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[int64](ix), r, m, st, w, byteview.As[uint32](g.fill)[0])
+	case g.idxElem == ir.S64 && g.es == 8:
+		takeFillTyped(byteview.As[uint64](dst), byteview.As[uint64](src), byteview.As[int64](ix), r, m, st, w, byteview.As[uint64](g.fill)[0])
+	default:
+		return false
+	}
+	return true
+}
+
+// takeFillTyped is takeTyped writing fill where the (wrapped) index is out
+// of [0, maxStart] instead of clamping it.
+func takeFillTyped[T uint32 | uint64, I int32 | int64](dst, src []T, ix []I, r pointRun, maxStart, stride, wrap int64, fill T) {
+	for j := range r.n {
+		v := int64(ix[r.i0+j*r.is])
+		if v < 0 {
+			v += wrap
+		}
+		if uint64(v) > uint64(maxStart) {
+			dst[r.d0+j*r.ds] = fill
+			continue
+		}
+		dst[r.d0+j*r.ds] = src[r.s0+j*r.ss+int(v*stride)]
+	}
 }
 
 // takeTyped's wrap is fastGather.wrap (0 for unsigned indices, which are
@@ -204,6 +253,21 @@ func takeTyped[T uint32 | uint64, I int32 | int64 | uint32](dst, src []T, ix []I
 
 // move copies the slices at operand offsets o to result offsets d0, d0+ds, ….
 func (g *fastGather) move(dst, src []byte, o []int64, d0, ds int) {
+	if g.fill != nil {
+		for j, so := range o {
+			switch {
+			case so >= 0 && g.win != nil:
+				g.win.execAll(dst, src, d0+j*ds, int(so))
+			case so >= 0:
+				copy(dst[(d0+j*ds)*g.es:(d0+j*ds+1)*g.es], src[int(so)*g.es:])
+			case g.win != nil:
+				g.fillWin.execAll(dst, g.fill, d0+j*ds, 0)
+			default:
+				copy(dst[(d0+j*ds)*g.es:(d0+j*ds+1)*g.es], g.fill)
+			}
+		}
+		return
+	}
 	if g.win == nil {
 		gatherPoints(dst, src, g.es, o, d0, ds)
 		return
@@ -272,6 +336,10 @@ func (g *fastGather) runBatched(dst, src, ix []byte, lo, hi int) {
 // Σ clamp(index component) * stride, each component clamped to
 // [0, maxStart] as StableHLO specifies.
 func (g *fastGather) offsets(o []int64, ix []byte, i0, is int, base, step int64) {
+	if g.fill != nil {
+		g.fillOffsets(o, ix, i0, is, base, step)
+		return
+	}
 	for k := range g.vecLen {
 		i0, a := i0+k*g.vecSt, runStart{base, step, k == 0}
 		m, st := g.maxStart[k], g.stStride[k]
@@ -298,6 +366,46 @@ func (g *fastGather) offsets(o []int64, ix []byte, i0, is int, base, step int64)
 		for j := range o {
 			o[j] = base + int64(j)*step
 		}
+	}
+}
+
+// fillOffsets is offsets for a gather with a fill value (one index
+// component): -1 for a slice whose index is out of range.
+func (g *fastGather) fillOffsets(o []int64, ix []byte, i0, is int, base, step int64) {
+	m, st, w := g.maxStart[0], g.stStride[0], g.wrap
+	switch g.idxElem {
+	case ir.S32:
+		offsetsOrNone(o, byteview.As[int32](ix), i0, is, m, st, w, base, step)
+	case ir.S64:
+		offsetsOrNone(o, byteview.As[int64](ix), i0, is, m, st, w, base, step)
+	case ir.S16:
+		offsetsOrNone(o, byteview.As[int16](ix), i0, is, m, st, w, base, step)
+	case ir.S8:
+		offsetsOrNone(o, byteview.As[int8](ix), i0, is, m, st, w, base, step)
+	case ir.U32:
+		offsetsOrNone(o, byteview.As[uint32](ix), i0, is, m, st, 0, base, step)
+	case ir.U64:
+		offsetsOrNone(o, byteview.As[uint64](ix), i0, is, m, st, 0, base, step)
+	case ir.U16:
+		offsetsOrNone(o, byteview.As[uint16](ix), i0, is, m, st, 0, base, step)
+	default:
+		offsetsOrNone(o, byteview.As[uint8](ix), i0, is, m, st, 0, base, step)
+	}
+}
+
+func offsetsOrNone[I intT](o []int64, ix []I, i0, is int, maxStart, stride, wrap, base, step int64) {
+	for j := range o {
+		v := int64(ix[i0+j*is])
+		if v < 0 {
+			v += wrap
+		}
+		// As unsigned, a negative index and an unsigned one above
+		// MaxInt64 both exceed maxStart.
+		if uint64(v) > uint64(maxStart) {
+			o[j] = -1
+			continue
+		}
+		o[j] = base + int64(j)*step + v*stride
 	}
 }
 

@@ -205,7 +205,7 @@ func lowerScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		if pt := newPointScatter(ib, kind, elems[0], maxStart[0], stStride[0]); pt != nil {
 			return func(ins, outs [][]byte) error {
 				copyInputs(ins, outs)
-				pt.run(outs[0], ins[2], ins[1])
+				pt.run(ctx, outs[0], ins[2], ins[1])
 				return nil
 			}, nil
 		}
