@@ -27,6 +27,10 @@ import (
 // reads (one component), becomes the gather with shape.GatherFillAttr:
 // the kernel writes fill where it would have clamped, and the mask and
 // select passes over the result go.
+//
+// A one-input scatter whose updates are a broadcast scalar (bincount's
+// and histograms' ones) reads the scalar, with shape.SplatUpdatesAttr the
+// updates' shape: the broadcast, a pass writing them all, goes.
 func implicitIndexes(st *passState) error {
 	foldGatherFills(st)
 	st.entry.Body.Walk(func(op *ir.Op) bool {
@@ -68,6 +72,14 @@ func implicitIndexes(st *passState) error {
 			if i, w := negativeIndexWrap(ins[k]); i != nil {
 				ins[k] = i
 				attrs[shape.WrapIndicesAttr] = ir.IntAttr{Value: w, Type: ir.S64}
+			}
+		}
+		if _, splat := attrs[shape.SplatUpdatesAttr]; op.Name == "stablehlo.scatter" && k == 1 && len(ins) == 3 && !splat {
+			if u := ins[2].StaticTensor(); u != nil {
+				if x := broadcastScalar(ins[2]); x != nil && x != ins[2] {
+					ins[2] = x
+					attrs[shape.SplatUpdatesAttr] = ir.DenseI64Attr{Values: append([]int64{}, u.Shape...)}
+				}
 			}
 		}
 		op.Operands, op.Attrs = ins, attrs

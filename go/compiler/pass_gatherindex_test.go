@@ -242,3 +242,53 @@ func TestGatherFillFolded(t *testing.T) {
 		})
 	}
 }
+
+// bincount's scatter-add of broadcast ones reads the one: the broadcast
+// goes and the counts are those counted here.
+func TestScatterSplatUpdatesRead(t *testing.T) {
+	needOps(t, "stablehlo.scatter", "stablehlo.broadcast_in_dim", "stablehlo.add")
+	i64a := func(v ...int64) ir.DenseI64Attr { return ir.DenseI64Attr{Values: v} }
+	const bins, n = 10, 300
+	idx := make([]int32, n)
+	for i := range idx {
+		idx[i] = int32(i*7%13) - 1 // -1 .. 11: both ends skipped
+	}
+	build := func() *ir.Module {
+		mb := newMod()
+		s32 := func(shape ...int64) *ir.TensorType { return ir.Tensor(ir.S32, shape...) }
+		mb.fn("main", "public", []ir.Type{s32(bins), s32(n)}, []ir.Type{s32(bins)}, func(b *blkB, a []*ir.Value) []*ir.Value {
+			ix := b.v("stablehlo.broadcast_in_dim", s32(n, 1), ir.Attrs{"broadcast_dimensions": i64a(0)}, a[1])
+			ones := b.v("stablehlo.broadcast_in_dim", s32(n), ir.Attrs{"broadcast_dimensions": i64a()}, b.i32c(1))
+			sc := b.op("stablehlo.scatter", []*ir.Value{a[0], ix, ones}, []ir.Type{s32(bins)}, ir.Attrs{
+				"update_window_dims": i64a(), "inserted_window_dims": i64a(0), "input_batching_dims": i64a(), "scatter_indices_batching_dims": i64a(),
+				"scatter_dims_to_operand_dims": i64a(0), "index_vector_dim": ir.IntAttr{Value: 1},
+				"indices_are_sorted": ir.BoolAttr{}, "unique_indices": ir.BoolAttr{}})
+			sc.AddRegion(b.region([]ir.Type{s32(), s32()}, func(rb *blkB, x []*ir.Value) []*ir.Value {
+				return []*ir.Value{rb.v("stablehlo.add", s32(), nil, x[0], x[1])}
+			}))
+			return sc.Results
+		})
+		return mb.m
+	}
+	m := build()
+	st := &passState{module: m, entry: m.Main()}
+	require.NoError(t, implicitIndexes(st))
+	require.NoError(t, checkInvariants(m))
+	require.NoError(t, eliminateDeadCode(st))
+	m.Main().Body.Walk(func(op *ir.Op) bool {
+		require.NotEqual(t, "stablehlo.broadcast_in_dim", op.Name, "the index relabeling and the ones should be gone")
+		return true
+	})
+	counts := make([]int32, bins)
+	for i := range counts {
+		counts[i] = int32(100 * i)
+	}
+	want := append([]int32(nil), counts...)
+	for _, v := range idx {
+		if v >= 0 && v < bins {
+			want[v]++
+		}
+	}
+	got := run(t, compile(t, build()), i32s(counts...), i32s(idx...))[0]
+	require.Equal(t, want, toI32(got))
+}

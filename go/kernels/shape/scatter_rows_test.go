@@ -80,3 +80,39 @@ func TestRowScatterOverlappingWindows(t *testing.T) {
 		}
 	}
 }
+
+// A scatter whose updates are one value standing for a whole shape
+// (SplatUpdatesAttr) gives what it gives on the materialized updates: the
+// point path reading the value, and the other paths on the expansion.
+func TestScatterSplatUpdates(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		c    scatterCase
+	}{
+		{"points", scatterCase{operand: []int64{40}, idx: []int64{5000}, upd: []int64{5000}, inserted: []int64{0}, sdo: []int64{0}, ivd: 1}},
+		{"rows", scatterCase{operand: []int64{40, 3}, idx: []int64{5000}, upd: []int64{5000, 3}, windowDims: []int64{1},
+			inserted: []int64{0}, sdo: []int64{0}, ivd: 1}},
+		{"general", scatterCase{operand: []int64{40, 3}, idx: []int64{500, 2}, upd: []int64{500}, inserted: []int64{0, 1},
+			sdo: []int64{0, 1}, ivd: 1}},
+	} {
+		idx := randIdx(int(numElems(tc.c.idx)), 45) // some past the end
+		operand := make([]float32, numElems(tc.c.operand))
+		for i := range operand {
+			operand[i] = float32(i)
+		}
+		full := make([]float32, numElems(tc.c.upd))
+		for i := range full {
+			full[i] = 1.5
+		}
+		for _, body := range []*ir.Region{binRegion("stablehlo.add", ir.F32), binRegion("stablehlo.maximum", ir.F32), replaceRegion(ir.F32)} {
+			for _, ctx := range testCtxs {
+				want := runOp(t, ctx, scatterOp(tc.c, body), f32s(operand...), i32s(idx...), f32s(full...))[0]
+				op := scatterOp(tc.c, body)
+				op.Operands[2] = &ir.Value{Type: ir.Tensor(ir.F32)}
+				op.Attrs[SplatUpdatesAttr] = ir.DenseI64Attr{Values: tc.c.upd}
+				got := runOp(t, ctx, op, f32s(operand...), i32s(idx...), f32s(1.5))[0]
+				require.Equal(t, toF32(want), toF32(got), "%s chunk %d", tc.name, ctx.chunk)
+			}
+		}
+	}
+}
