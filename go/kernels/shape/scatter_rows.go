@@ -37,9 +37,13 @@ func newRowScatter(ib *indexBatch, kind string, et ir.ElemType, maxStart, opStri
 		return nil
 	}
 	var fn rowFn
-	if kind == "replace" {
+	switch {
+	case kind == "replace":
 		fn = copyRow(et.ByteSize())
-	} else {
+	case kind == "stablehlo.add" && (et == ir.F32 || et == ir.F64):
+		fn = vectorRow(kind, et, win.shape[0])
+	}
+	if fn == nil {
 		fn = rowFnFor(kind, et)
 	}
 	if fn == nil {
@@ -77,6 +81,32 @@ func (p *rowScatter) run(ctx kernel.Context, out, upd, ix []byte) {
 	// Each worker decodes every index: at least a quarter of the rows apiece
 	// keeps that to a few passes over the indices.
 	ctx.Parallel(int(p.rows), max(1, int(p.rows)/4), work)
+}
+
+// vectorRow returns a row combiner running the elementwise family's loop
+// of the binary op kind over rows of n elements of et (vectorized where
+// the family has a vector loop; every element as the op's own kernel
+// computes it: for float adds the one correctly rounded sum, the scalar
+// loop's bits), or nil where the family has no such loop.
+func vectorRow(kind string, et ir.ElemType, n int) rowFn {
+	tr := kernel.TraitsOf(kind)
+	if tr.Loop == nil {
+		return nil
+	}
+	row := ir.Tensor(et, int64(n))
+	x, y := &ir.Value{Type: row}, &ir.Value{Type: row}
+	loop, ok := tr.Loop(ir.NewOp(kind, []*ir.Value{x, y}, []ir.Type{row}, nil))
+	if !ok || loop.F2 == nil {
+		return nil
+	}
+	es := et.ByteSize()
+	return func(dst, src []byte, d, ds, s, ss, n int) {
+		if ds != 1 || ss != 1 {
+			panic("vectorRow: rows must be contiguous") // newRowScatter's condition
+		}
+		row := dst[d*es : (d+n)*es]
+		loop.F2(row, row, src[s*es:(s+n)*es])
+	}
 }
 
 // copyRow returns the row combiner of replace for es-byte elements.

@@ -116,3 +116,14 @@ func TestScatterSplatUpdates(t *testing.T) {
 		}
 	}
 }
+
+// Float row adds run the elementwise family's loop (registered in these
+// tests, as in the plugin), which TestRowScatterMatchesSerialOrder checks
+// bit for bit against the serial scalar sums.
+func TestVectorRowRegistered(t *testing.T) {
+	require.NotNil(t, vectorRow("stablehlo.add", ir.F32, 64))
+	require.NotNil(t, vectorRow("stablehlo.add", ir.F64, 3))
+	src, dst := f32s(1, 2, 3, 1e-8), f32s(1e8, -2, 0.5, 1)
+	vectorRow("stablehlo.add", ir.F32, 4)(dst, src, 0, 1, 0, 1, 4)
+	require.Equal(t, []float32{1e8 + 1, 0, 3.5, 1 + 1e-8}, toF32(dst))
+}
