@@ -44,6 +44,7 @@ var passes = []pass{
 	{"threefry", rollThreefry},           // JAX's threefry2x32 while loop → gojax.threefry_rounds
 	{"unitreduce", dropUnitReduces},      // reduce over size-1 dimensions with an identity init → reshape
 	{"slicepush", pushSlices},            // slice(pad(x)), slice(concatenate(…)) → pad(slice(x)), concatenate(slices)
+	{"gatherindex", implicitIndexes},     // gather/scatter operands JAX spells out (i[:, None], its wrap and fill mask, splat updates) → attributes
 	{"dce", eliminateDeadCode},           // ops whose results are unused and that have no effects
 	{"rowfuse", fuseRows},                // row reductions + their elementwise neighbours → gojax.rowfusion (pass_rowfuse.go)
 	{"fuse", fuseElementwise},            // elementwise trees → gojax.fusion ops (pass_fuse.go)

@@ -81,3 +81,39 @@ func BenchmarkScatterAddScalars(b *testing.B) {
 	}
 	benchStep(b, scatterOp(c, binRegion("stablehlo.add", ir.F32)), make([]byte, 100000*4), i32s(idx...), make([]byte, 200000*4))
 }
+
+// randIdx is n pseudo-random indices in [0, hi): scattered loads and
+// stores, as real index data makes them.
+func randIdx(n, hi int) []int32 {
+	idx := make([]int32, n)
+	x := uint64(88172645463325252)
+	for i := range idx {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		idx[i] = int32(x % uint64(hi))
+	}
+	return idx
+}
+
+// randF32 is n pseudo-random floats in [-1, 1).
+func randF32(n int) []byte {
+	v := make([]float32, n)
+	for i, x := range randIdx(n, 1<<24) {
+		v[i] = float32(x)/(1<<23) - 1
+	}
+	return f32s(v...)
+}
+
+func BenchmarkScatterAddRowsRandom(b *testing.B) {
+	c := scatterCase{operand: []int64{10000, 64}, idx: []int64{16384}, upd: []int64{16384, 64}, windowDims: []int64{1},
+		inserted: []int64{0}, sdo: []int64{0}, ivd: 1}
+	benchStep(b, scatterOp(c, binRegion("stablehlo.add", ir.F32)), make([]byte, 10000*64*4), i32s(randIdx(16384, 10000)...),
+		randF32(16384*64))
+}
+
+func BenchmarkScatterMaxScalarsRandom(b *testing.B) {
+	c := scatterCase{operand: []int64{1000}, idx: []int64{1 << 20}, upd: []int64{1 << 20}, inserted: []int64{0}, sdo: []int64{0}, ivd: 1}
+	benchStep(b, scatterOp(c, binRegion("stablehlo.maximum", ir.F32)), make([]byte, 1000*4), i32s(randIdx(1<<20, 1000)...),
+		randF32(1<<20))
+}

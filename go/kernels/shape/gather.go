@@ -24,6 +24,57 @@ type indexBatch struct {
 	count    int64
 	idxElem  ir.ElemType
 	startMap []int64 // index vector component -> operand dim
+	wrap     int64   // added to a negative index component before it is used (WrapIndicesAttr), else 0
+}
+
+// WrapIndicesAttr names the integer attribute of a gather or scatter with
+// signed indices whose negative index components are first moved up by its
+// value (positive): index i reads as i + wrap where i < 0. The compiler sets
+// it where the op's indices were select(i < 0, i + wrap, i) (numpy's
+// negative indices as JAX spells them), so the indices are read once.
+const WrapIndicesAttr = "gojax.wrap_indices"
+
+// GatherFillAttr names the rank-0 constant attribute of a gather (of the
+// result's element type) written, instead of the slice, for every slice
+// whose start index is out of range: 0 <= index <= operand dim - slice
+// size fails for a component (after WrapIndicesAttr). It is JAX's
+// mode="fill" select, which the compiler folds into the gather.
+const GatherFillAttr = "gojax.fill"
+
+// readFill returns the op's GatherFillAttr value (one element of et), nil
+// when absent.
+func readFill(op *ir.Op, et ir.ElemType) ([]byte, error) {
+	a, ok := op.Attrs[GatherFillAttr]
+	if !ok {
+		return nil, nil
+	}
+	e, isElems := a.(*ir.ElementsAttr)
+	if !isElems || e.Type == nil || e.Type.Elem != et || len(e.Data) != et.ByteSize() || et.ByteSize() == 0 {
+		return nil, op.Errorf("%s must be one %s value, got %v", GatherFillAttr, et, a)
+	}
+	return e.Data, nil
+}
+
+// unwrap is index component s as the op uses it.
+func (ib *indexBatch) unwrap(s int64) int64 {
+	if s < 0 {
+		s += ib.wrap
+	}
+	return s
+}
+
+// readWrap reads the op's WrapIndicesAttr into ib (0 when absent).
+func (ib *indexBatch) readWrap(op *ir.Op) error {
+	a, ok := op.Attrs[WrapIndicesAttr]
+	if !ok {
+		return nil
+	}
+	w, isInt := a.(ir.IntAttr)
+	if !isInt || w.Value <= 0 || !ib.idxElem.IsSigned() {
+		return op.Errorf("%s must be a positive integer on signed indices, got %v on %s indices", WrapIndicesAttr, a, ib.idxElem)
+	}
+	ib.wrap = w.Value
+	return nil
 }
 
 // offsets returns the index-tensor, result and operand-batching offsets of batch b.
@@ -219,6 +270,9 @@ func gatherStep(ctx kernel.Context, op *ir.Op, sizes []int64, dynamic bool) (ker
 	if err != nil {
 		return nil, err
 	}
+	if err := ib.readWrap(op); err != nil {
+		return nil, err
+	}
 	r := operand.Rank()
 	if dynamic {
 		sizes = make([]int64, r)
@@ -264,8 +318,17 @@ func gatherStep(ctx kernel.Context, op *ir.Op, sizes []int64, dynamic bool) (ker
 	if out.NumElements() == 0 {
 		return func(ins, outs [][]byte) error { return nil }, nil
 	}
+	fill, err := readFill(op, out.Elem)
+	if err != nil {
+		return nil, err
+	}
+	// fillWin writes the fill value (source stride 0) over one slice.
+	fillWin := newCopyPlan(winShape, winDst, make([]int64, len(winShape)), es)
 	winElems := max(1, win.total)
 	fast := newFastGather(ib, maxStart, stStride, es, win, winElems)
+	if fast != nil && fill != nil {
+		fast = fast.withFill(fill, fillWin)
+	}
 	return func(ins, outs [][]byte) error {
 		if dynamic {
 			for d := range r {
@@ -282,13 +345,20 @@ func gatherStep(ctx kernel.Context, op *ir.Op, sizes []int64, dynamic bool) (ker
 		work := func(lo, hi int) {
 			for b := int64(lo); b < int64(hi); b++ {
 				io, oo, so := ib.offsets(b)
+				oob := false
 				for k := range ib.vecLen {
-					s := lowerutil.ReadIndex(ix, ib.idxElem, int(io+int64(k)*ib.vecSt))
+					s := ib.unwrap(lowerutil.ReadIndex(ix, ib.idxElem, int(io+int64(k)*ib.vecSt)))
+					oob = oob || s < 0 || s > maxStart[k]
 					so += lowerutil.Clamp(s, 0, maxStart[k]) * stStride[k]
 				}
-				if winElems == 1 {
+				switch {
+				case oob && fill != nil && winElems == 1:
+					copy(dst[int(oo)*es:int(oo+1)*es], fill)
+				case oob && fill != nil:
+					fillWin.execAll(dst, fill, int(oo), 0)
+				case winElems == 1:
 					copy(dst[int(oo)*es:int(oo+1)*es], src[int(so)*es:])
-				} else {
+				default:
 					win.execAll(dst, src, int(oo), int(so))
 				}
 			}

@@ -52,6 +52,19 @@ type fastGather struct {
 	stStride []int64
 	es       int
 	win      *copyPlan // nil: one element per slice
+	wrap     int64     // indexBatch.wrap
+	fill     []byte    // GatherFillAttr's value; nil: clamp
+	fillWin  *copyPlan // writes fill over one slice (source stride 0)
+}
+
+// withFill returns g writing fill for out-of-range slices, or nil (the
+// general path then runs) for index vectors of several components.
+func (g *fastGather) withFill(fill []byte, fillWin *copyPlan) *fastGather {
+	if g.vecLen != 1 {
+		return nil
+	}
+	g.fill, g.fillWin = fill, fillWin
+	return g
 }
 
 // newFastGather returns the plan, or nil where the gather's numbering is
@@ -67,7 +80,7 @@ func newFastGather(ib *indexBatch, maxStart, stStride []int64, es int, win *copy
 		}
 	}
 	g := &fastGather{lb: lb, vecLen: ib.vecLen, vecSt: int(ib.vecSt), idxElem: ib.idxElem,
-		maxStart: maxStart, stStride: stStride, es: es}
+		maxStart: maxStart, stStride: stStride, es: es, wrap: ib.wrap}
 	if winElems != 1 {
 		g.win = win
 	}
@@ -146,47 +159,115 @@ func (g *fastGather) take(dst, src, ix []byte, r pointRun) bool {
 	if g.win != nil || g.vecLen != 1 {
 		return false
 	}
-	m, st := g.maxStart[0], g.stStride[0]
+	m, st, w := g.maxStart[0], g.stStride[0], g.wrap
+	if g.fill != nil {
+		return g.takeFill(dst, src, ix, r)
+	}
 	switch {
 	case g.idxElem == ir.S32 && g.es == 4:
 		d, s, x := byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[int32](ix)
-		if !takeTable32(d, s, x, r, m, st) {
-			takeTyped(d, s, x, r, m, st)
+		if w != 0 || !takeTable32(d, s, x, r, m, st) {
+			takeTyped(d, s, x, r, m, st, w)
 		}
 	case g.idxElem == ir.S32 && g.es == 8:
-		takeTyped(byteview.As[uint64](dst), byteview.As[uint64](src), byteview.As[int32](ix), r, m, st)
+		takeTyped(byteview.As[uint64](dst), byteview.As[uint64](src), byteview.As[int32](ix), r, m, st, w)
 	case g.idxElem == ir.S64 && g.es == 4:
-		takeTyped(byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[int64](ix), r, m, st)
+		takeTyped(byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[int64](ix), r, m, st, w)
 	case g.idxElem == ir.S64 && g.es == 8:
-		takeTyped(byteview.As[uint64](dst), byteview.As[uint64](src), byteview.As[int64](ix), r, m, st)
+		takeTyped(byteview.As[uint64](dst), byteview.As[uint64](src), byteview.As[int64](ix), r, m, st, w)
 	case g.idxElem == ir.U32 && g.es == 4:
 		// Unsigned indices (searchsorted's bisection): no table loop, whose
 		// int32 clamp would send indices of 2^31 and up to 0.
-		takeTyped(byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[uint32](ix), r, m, st)
+		takeTyped(byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[uint32](ix), r, m, st, 0)
 	case g.idxElem == ir.U32 && g.es == 8:
-		takeTyped(byteview.As[uint64](dst), byteview.As[uint64](src), byteview.As[uint32](ix), r, m, st)
+		takeTyped(byteview.As[uint64](dst), byteview.As[uint64](src), byteview.As[uint32](ix), r, m, st, 0)
 	default:
 		return false
 	}
 	return true
 }
 
-func takeTyped[T uint32 | uint64, I int32 | int64 | uint32](dst, src []T, ix []I, r pointRun, maxStart, stride int64) {
+// takeFill is take for a gather with a fill value.
+func (g *fastGather) takeFill(dst, src, ix []byte, r pointRun) bool {
+	m, st, w := g.maxStart[0], g.stStride[0], g.wrap
+	switch {
+	case g.idxElem == ir.S32 && g.es == 4:
+		takeFillTyped(byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[int32](ix), r, m, st, w, byteview.As[uint32](g.fill)[0])
+	case g.idxElem == ir.S32 && g.es == 8:
+		takeFillTyped(byteview.As[uint64](dst), byteview.As[uint64](src), byteview.As[int32](ix), r, m, st, w, byteview.As[uint64](g.fill)[0])
+	case g.idxElem == ir.S64 && g.es == 4:
+		takeFillTyped(byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[int64](ix), r, m, st, w, byteview.As[uint32](g.fill)[0])
+	case g.idxElem == ir.S64 && g.es == 8:
+		takeFillTyped(byteview.As[uint64](dst), byteview.As[uint64](src), byteview.As[int64](ix), r, m, st, w, byteview.As[uint64](g.fill)[0])
+	default:
+		return false
+	}
+	return true
+}
+
+// takeFillTyped is takeTyped writing fill where the (wrapped) index is out
+// of [0, maxStart] instead of clamping it.
+func takeFillTyped[T uint32 | uint64, I int32 | int64](dst, src []T, ix []I, r pointRun, maxStart, stride, wrap int64, fill T) {
+	for j := range r.n {
+		v := int64(ix[r.i0+j*r.is])
+		if v < 0 {
+			v += wrap
+		}
+		if uint64(v) > uint64(maxStart) {
+			dst[r.d0+j*r.ds] = fill
+			continue
+		}
+		dst[r.d0+j*r.ds] = src[r.s0+j*r.ss+int(v*stride)]
+	}
+}
+
+// takeTyped's wrap is fastGather.wrap (0 for unsigned indices, which are
+// never negative).
+func takeTyped[T uint32 | uint64, I int32 | int64 | uint32](dst, src []T, ix []I, r pointRun, maxStart, stride, wrap int64) {
 	if r.ds == 1 && r.ss == 0 && r.is == 1 && stride == 1 {
 		// Contiguous indices and results (take): no stride arithmetic.
 		d, x, s := dst[r.d0:r.d0+r.n], ix[r.i0:r.i0+r.n], src[r.s0:]
+		if wrap == 0 {
+			for j, i := range x {
+				d[j] = s[min(max(int64(i), 0), maxStart)]
+			}
+			return
+		}
 		for j, i := range x {
-			d[j] = s[min(max(int64(i), 0), maxStart)]
+			v := int64(i)
+			if v < 0 {
+				v += wrap
+			}
+			d[j] = s[min(max(v, 0), maxStart)]
 		}
 		return
 	}
 	for j := range r.n {
-		dst[r.d0+j*r.ds] = src[r.s0+j*r.ss+int(min(max(int64(ix[r.i0+j*r.is]), 0), maxStart)*stride)]
+		v := int64(ix[r.i0+j*r.is])
+		if v < 0 {
+			v += wrap
+		}
+		dst[r.d0+j*r.ds] = src[r.s0+j*r.ss+int(min(max(v, 0), maxStart)*stride)]
 	}
 }
 
 // move copies the slices at operand offsets o to result offsets d0, d0+ds, ….
 func (g *fastGather) move(dst, src []byte, o []int64, d0, ds int) {
+	if g.fill != nil {
+		for j, so := range o {
+			switch {
+			case so >= 0 && g.win != nil:
+				g.win.execAll(dst, src, d0+j*ds, int(so))
+			case so >= 0:
+				copy(dst[(d0+j*ds)*g.es:(d0+j*ds+1)*g.es], src[int(so)*g.es:])
+			case g.win != nil:
+				g.fillWin.execAll(dst, g.fill, d0+j*ds, 0)
+			default:
+				copy(dst[(d0+j*ds)*g.es:(d0+j*ds+1)*g.es], g.fill)
+			}
+		}
+		return
+	}
 	if g.win == nil {
 		gatherPoints(dst, src, g.es, o, d0, ds)
 		return
@@ -255,18 +336,22 @@ func (g *fastGather) runBatched(dst, src, ix []byte, lo, hi int) {
 // Σ clamp(index component) * stride, each component clamped to
 // [0, maxStart] as StableHLO specifies.
 func (g *fastGather) offsets(o []int64, ix []byte, i0, is int, base, step int64) {
+	if g.fill != nil {
+		g.fillOffsets(o, ix, i0, is, base, step)
+		return
+	}
 	for k := range g.vecLen {
 		i0, a := i0+k*g.vecSt, runStart{base, step, k == 0}
 		m, st := g.maxStart[k], g.stStride[k]
 		switch g.idxElem {
 		case ir.S32:
-			addClampedSigned(o, byteview.As[int32](ix), i0, is, m, st, a)
+			addClampedSigned(o, byteview.As[int32](ix), i0, is, m, st, g.wrap, a)
 		case ir.S64:
-			addClampedSigned(o, byteview.As[int64](ix), i0, is, m, st, a)
+			addClampedSigned(o, byteview.As[int64](ix), i0, is, m, st, g.wrap, a)
 		case ir.S16:
-			addClampedSigned(o, byteview.As[int16](ix), i0, is, m, st, a)
+			addClampedSigned(o, byteview.As[int16](ix), i0, is, m, st, g.wrap, a)
 		case ir.S8:
-			addClampedSigned(o, byteview.As[int8](ix), i0, is, m, st, a)
+			addClampedSigned(o, byteview.As[int8](ix), i0, is, m, st, g.wrap, a)
 		case ir.U32:
 			addClampedUnsigned(o, byteview.As[uint32](ix), i0, is, m, st, a)
 		case ir.U64:
@@ -284,6 +369,46 @@ func (g *fastGather) offsets(o []int64, ix []byte, i0, is int, base, step int64)
 	}
 }
 
+// fillOffsets is offsets for a gather with a fill value (one index
+// component): -1 for a slice whose index is out of range.
+func (g *fastGather) fillOffsets(o []int64, ix []byte, i0, is int, base, step int64) {
+	m, st, w := g.maxStart[0], g.stStride[0], g.wrap
+	switch g.idxElem {
+	case ir.S32:
+		offsetsOrNone(o, byteview.As[int32](ix), i0, is, m, st, w, base, step)
+	case ir.S64:
+		offsetsOrNone(o, byteview.As[int64](ix), i0, is, m, st, w, base, step)
+	case ir.S16:
+		offsetsOrNone(o, byteview.As[int16](ix), i0, is, m, st, w, base, step)
+	case ir.S8:
+		offsetsOrNone(o, byteview.As[int8](ix), i0, is, m, st, w, base, step)
+	case ir.U32:
+		offsetsOrNone(o, byteview.As[uint32](ix), i0, is, m, st, 0, base, step)
+	case ir.U64:
+		offsetsOrNone(o, byteview.As[uint64](ix), i0, is, m, st, 0, base, step)
+	case ir.U16:
+		offsetsOrNone(o, byteview.As[uint16](ix), i0, is, m, st, 0, base, step)
+	default:
+		offsetsOrNone(o, byteview.As[uint8](ix), i0, is, m, st, 0, base, step)
+	}
+}
+
+func offsetsOrNone[I intT](o []int64, ix []I, i0, is int, maxStart, stride, wrap, base, step int64) {
+	for j := range o {
+		v := int64(ix[i0+j*is])
+		if v < 0 {
+			v += wrap
+		}
+		// As unsigned, a negative index and an unsigned one above
+		// MaxInt64 both exceed maxStart.
+		if uint64(v) > uint64(maxStart) {
+			o[j] = -1
+			continue
+		}
+		o[j] = base + int64(j)*step + v*stride
+	}
+}
+
 // runStart is what the first index component's loop starts each offset
 // from (base + j*step); later components add to the offsets in place.
 type runStart struct {
@@ -291,15 +416,23 @@ type runStart struct {
 	first      bool
 }
 
-func addClampedSigned[I ~int8 | ~int16 | ~int32 | ~int64](o []int64, ix []I, i0, is int, maxStart, stride int64, a runStart) {
+func addClampedSigned[I ~int8 | ~int16 | ~int32 | ~int64](o []int64, ix []I, i0, is int, maxStart, stride, wrap int64, a runStart) {
 	if a.first {
 		for j := range o {
-			o[j] = a.base + int64(j)*a.step + min(max(int64(ix[i0+j*is]), 0), maxStart)*stride
+			v := int64(ix[i0+j*is])
+			if v < 0 {
+				v += wrap
+			}
+			o[j] = a.base + int64(j)*a.step + min(max(v, 0), maxStart)*stride
 		}
 		return
 	}
 	for j := range o {
-		o[j] += min(max(int64(ix[i0+j*is]), 0), maxStart) * stride
+		v := int64(ix[i0+j*is])
+		if v < 0 {
+			v += wrap
+		}
+		o[j] += min(max(v, 0), maxStart) * stride
 	}
 }
 

@@ -82,7 +82,30 @@ func scatterBody(r *ir.Region, n int) string {
 	return ""
 }
 
-func lowerScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+// SplatUpdatesAttr names the shape attribute of a one-input scatter whose
+// updates operand is a single value standing for updates of that shape,
+// all equal to it: the compiler sets it where the updates were a
+// broadcast of a scalar (bincount's and histograms' ones), so they are
+// not materialized.
+const SplatUpdatesAttr = "gojax.splat_updates"
+
+// splatShape returns the op's SplatUpdatesAttr shape, nil when absent.
+func splatShape(op *ir.Op) ([]int64, error) {
+	a, ok := op.Attrs[SplatUpdatesAttr]
+	if !ok {
+		return nil, nil
+	}
+	s, isList := a.(ir.DenseI64Attr)
+	if !isList || len(op.Results) != 1 || len(op.Operands) != 3 {
+		return nil, op.Errorf("%s must be a shape on a one-input scatter, got %v", SplatUpdatesAttr, a)
+	}
+	if t := op.Operands[2].StaticTensor(); t == nil || t.NumElements() != 1 {
+		return nil, op.Errorf("%s: updates %v are not one value", SplatUpdatesAttr, op.Operands[2].Type)
+	}
+	return append([]int64{}, s.Values...), nil
+}
+
+func lowerScatter(ctx kernel.Context, op *ir.Op) (step kernel.Step, err error) {
 	n := len(op.Results)
 	if n == 0 || len(op.Operands) != 2*n+1 || len(op.Regions) != 1 {
 		return nil, op.Errorf("expected N inputs, indices, N updates, N results and an update computation")
@@ -99,6 +122,19 @@ func lowerScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if err != nil {
 		return nil, err
 	}
+	splat, err := splatShape(op)
+	if err != nil {
+		return nil, err
+	}
+	splatRead := false // the step reads the one value itself
+	if splat != nil {
+		upd0 = ir.Tensor(upd0.Elem, splat...) // the updates it stands for
+		defer func() {
+			if err == nil && !splatRead {
+				step = expandSplat(step, upd0)
+			}
+		}()
+	}
 	if !lowerutil.IsIndexType(idx.Elem) {
 		return nil, op.Errorf("scatter indices %s are not integers", idx)
 	}
@@ -111,6 +147,9 @@ func lowerScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 		upd, err := lowerutil.TensorOperand(op, n+1+i)
 		if err != nil {
 			return nil, err
+		}
+		if splat != nil {
+			upd = upd0
 		}
 		out, err := lowerutil.TensorResult(op, i)
 		if err != nil {
@@ -132,6 +171,9 @@ func lowerScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	}
 	ib, winOperand, err := dn.plan(op, in0, idx, upd0)
 	if err != nil {
+		return nil, err
+	}
+	if err := ib.readWrap(op); err != nil {
 		return nil, err
 	}
 	opSt, updSt := in0.Strides(), upd0.Strides()
@@ -172,7 +214,7 @@ func lowerScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	start := func(ix []byte, b int64) (so, uo int64, ok bool) {
 		io, uo, so := ib.offsets(b)
 		for k := range ib.vecLen {
-			s := lowerutil.ReadIndex(ix, ib.idxElem, int(io+int64(k)*ib.vecSt))
+			s := ib.unwrap(lowerutil.ReadIndex(ix, ib.idxElem, int(io+int64(k)*ib.vecSt)))
 			if s < 0 || s > maxStart[k] {
 				return 0, 0, false
 			}
@@ -200,9 +242,21 @@ func lowerScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	kind := scatterBody(op.Regions[0], n)
 	if n == 1 && kind != "" && winOne && len(maxStart) == 1 {
 		if pt := newPointScatter(ib, kind, elems[0], maxStart[0], stStride[0]); pt != nil {
+			if splat != nil {
+				pt.lb.outSt, splatRead = 0, true // every update reads the one value
+			}
 			return func(ins, outs [][]byte) error {
 				copyInputs(ins, outs)
-				pt.run(outs[0], ins[2], ins[1])
+				pt.run(ctx, outs[0], ins[2], ins[1])
+				return nil
+			}, nil
+		}
+	}
+	if n == 1 && kind != "" && len(maxStart) == 1 && !winOne {
+		if rs := newRowScatter(ib, kind, elems[0], maxStart[0], stStride[0], win[0]); rs != nil {
+			return func(ins, outs [][]byte) error {
+				copyInputs(ins, outs)
+				rs.run(ctx, outs[0], ins[2], ins[1])
 				return nil
 			}, nil
 		}
@@ -291,6 +345,20 @@ func lowerScatter(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	}, nil
 }
 
+// expandSplat runs st, a scatter step reading whole updates, on the
+// updates of type upd that the one value of a SplatUpdatesAttr scatter
+// stands for.
+func expandSplat(st kernel.Step, upd *ir.TensorType) kernel.Step {
+	es, count := upd.Elem.ByteSize(), int(upd.NumElements())
+	return func(ins, outs [][]byte) error {
+		full := make([]byte, count*es)
+		for j := 0; j < len(full); j += es {
+			copy(full[j:j+es], ins[2][:es])
+		}
+		return st([][]byte{ins[0], ins[1], full}, outs)
+	}
+}
+
 func numElems(shape []int64) int64 {
 	n := int64(1)
 	for _, d := range shape {
@@ -309,12 +377,18 @@ func scatterCost(op *ir.Op) kernel.Work {
 	}
 	read := make([]int64, len(op.Operands))
 	write := make([]int64, n)
+	updates := kernel.Elements(op.Operands[n+1])
 	for i := range n {
 		u := kernel.Bytes(op.Operands[n+1+i])
 		read[i], read[n+1+i], write[i] = u, u, u
 	}
+	if s, ok := op.Attrs[SplatUpdatesAttr].(ir.DenseI64Attr); ok && n == 1 && updates > 0 {
+		// The input is read and written where the updates it stands for land.
+		u := read[0] / updates * numElems(s.Values)
+		read[0], write[0], updates = u, u, numElems(s.Values)
+	}
 	read[n] = kernel.Bytes(op.Operands[n])
-	w := kernel.RegionWork(op.Regions[0]).Scaled(kernel.Elements(op.Operands[n+1]))
+	w := kernel.RegionWork(op.Regions[0]).Scaled(updates)
 	w.Read, w.Write = read, write
 	return w
 }

@@ -1,8 +1,11 @@
 package shape
 
 import (
+	"math"
+
 	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/ir"
+	"github.com/gojax/gojax/go/kernels/kernel"
 )
 
 // Scatters of single elements addressed by one index each (bincount,
@@ -23,7 +26,10 @@ type pointScatter struct {
 	ixElem   ir.ElemType
 	maxStart int64 // largest valid index
 	opStride int64 // operand elements per index step
+	wrap     int64 // indexBatch.wrap
 	combine  pointFn
+	identity []byte // one element: combining it changes nothing; nil where order matters
+	outElems int    // operand elements
 }
 
 // pointBlock is how many offsets are decoded at a time.
@@ -45,19 +51,128 @@ func newPointScatter(ib *indexBatch, kind string, et ir.ElemType, maxStart, opSt
 	if !ok {
 		return nil
 	}
-	return &pointScatter{lb: lb, ixElem: ib.idxElem, maxStart: maxStart, opStride: opStride, combine: combine}
+	return &pointScatter{lb: lb, ixElem: ib.idxElem, maxStart: maxStart, opStride: opStride, wrap: ib.wrap, combine: combine,
+		identity: pointIdentity(kind, et), outElems: int(maxStart*opStride) + 1}
 }
 
 // run applies every update of upd at the indices of ix to out.
-func (p *pointScatter) run(out, upd, ix []byte) {
+func (p *pointScatter) run(ctx kernel.Context, out, upd, ix []byte) {
+	if parts := p.parts(ctx); parts > 1 {
+		p.runParts(ctx, parts, out, upd, ix)
+		return
+	}
+	p.apply(out, upd, ix, 0, p.lb.count)
+}
+
+// apply combines updates [lo, hi) into out, in order.
+func (p *pointScatter) apply(out, upd, ix []byte, lo, hi int) {
 	// Sized to the updates: the block escapes (combine is a func value),
 	// and a full one per call dominated one-element scatters in loops.
-	offs := make([]int64, min(pointBlock, p.lb.count))
-	for lo := 0; lo < p.lb.count; lo += pointBlock {
-		o := offs[:min(pointBlock, p.lb.count-lo)]
-		p.offsets(o, ix, lo)
-		p.combine(out, upd, o, lo*p.lb.outSt, p.lb.outSt)
+	offs := make([]int64, min(pointBlock, hi-lo))
+	for b := lo; b < hi; b += pointBlock {
+		o := offs[:min(pointBlock, hi-b)]
+		p.offsets(o, ix, b)
+		p.combine(out, upd, o, b*p.lb.outSt, p.lb.outSt)
 	}
+}
+
+// pointPartMin is the fewest updates a part of a split point scatter takes.
+const pointPartMin = 1 << 16
+
+// parts is how many parts the updates split into (1: run serially). Only
+// ops whose result does not depend on the order of the updates split
+// (integer ops; float max and min, whose NaN and signed-zero rules make
+// them so), and only when the operand is small next to the updates: each
+// part but the first folds into a copy of it (bincount, histograms,
+// segment_max).
+func (p *pointScatter) parts(ctx kernel.Context) int {
+	if ctx == nil || p.identity == nil {
+		return 1
+	}
+	n := min(8, p.lb.count/pointPartMin)
+	for n > 1 && n*p.outElems > p.lb.count/4 {
+		n--
+	}
+	return max(n, 1)
+}
+
+// runParts folds part 0 of the updates into out and each later part into
+// its own operand-sized buffer of identities, concurrently, then folds the
+// buffers into out in part order.
+func (p *pointScatter) runParts(ctx kernel.Context, parts int, out, upd, ix []byte) {
+	es := len(p.identity)
+	bufs := make([][]byte, parts)
+	size := (p.lb.count + parts - 1) / parts
+	ctx.Parallel(parts, 1, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			dst := out
+			if k > 0 {
+				dst = make([]byte, p.outElems*es)
+				for j := 0; j < len(dst); j += es {
+					copy(dst[j:j+es], p.identity)
+				}
+				bufs[k] = dst
+			}
+			p.apply(dst, upd, ix, k*size, min(p.lb.count, (k+1)*size))
+		}
+	})
+	all := make([]int64, p.outElems)
+	for j := range all {
+		all[j] = int64(j)
+	}
+	for _, b := range bufs[1:] {
+		p.combine(out, b, all, 0, 1)
+	}
+}
+
+// pointIdentity returns one element of et that kind's combine leaves
+// unchanged (x op e = x), for the kinds whose result does not depend on the
+// order of the updates; else nil.
+func pointIdentity(kind string, et ir.ElemType) []byte {
+	e := make([]byte, et.ByteSize())
+	switch {
+	case et == ir.F32 || et == ir.F64:
+		inf := math.Inf(-1)
+		switch kind {
+		case "stablehlo.maximum":
+		case "stablehlo.minimum":
+			inf = math.Inf(1)
+		default:
+			return nil // float sums and products depend on the order
+		}
+		if et == ir.F32 {
+			byteview.As[float32](e)[0] = float32(inf)
+		} else {
+			byteview.As[float64](e)[0] = inf
+		}
+		return e
+	case !et.IsInteger() || len(e) == 0 || et.Bits() != 8*len(e):
+		return nil
+	}
+	top := len(e) - 1 // little-endian: the sign byte
+	switch kind {
+	case "stablehlo.add", "stablehlo.or", "stablehlo.xor":
+	case "stablehlo.multiply":
+		e[0] = 1
+	case "stablehlo.and":
+		for i := range e {
+			e[i] = 0xff
+		}
+	case "stablehlo.maximum": // the lowest value
+		if et.IsSigned() {
+			e[top] = 0x80
+		}
+	case "stablehlo.minimum": // the highest value
+		for i := range e {
+			e[i] = 0xff
+		}
+		if et.IsSigned() {
+			e[top] = 0x7f
+		}
+	default:
+		return nil
+	}
+	return e
 }
 
 // offsets decodes the indices of updates lo.. into operand offsets, -1
@@ -65,34 +180,38 @@ func (p *pointScatter) run(out, upd, ix []byte) {
 func (p *pointScatter) offsets(o []int64, ix []byte, lo int) {
 	switch p.ixElem {
 	case ir.S32:
-		decodeOffsets(o, byteview.As[int32](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[int32](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
 	case ir.S64:
-		decodeOffsets(o, byteview.As[int64](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[int64](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
 	case ir.U32:
-		decodeOffsets(o, byteview.As[uint32](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[uint32](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
 	case ir.U64:
-		decodeOffsets(o, byteview.As[uint64](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[uint64](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
 	case ir.S16:
-		decodeOffsets(o, byteview.As[int16](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[int16](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
 	case ir.U16:
-		decodeOffsets(o, byteview.As[uint16](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[uint16](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
 	case ir.S8:
-		decodeOffsets(o, byteview.As[int8](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[int8](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
 	default:
-		decodeOffsets(o, byteview.As[uint8](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride)
+		decodeOffsets(o, byteview.As[uint8](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
 	}
 }
 
-func decodeOffsets[I intT](o []int64, ix []I, i0, is int, maxStart, opStride int64) {
+// decodeOffsets' wrap is pointScatter.wrap (0 for unsigned indices).
+func decodeOffsets[I intT](o []int64, ix []I, i0, is int, maxStart, opStride, wrap int64) {
 	for j := range o {
-		v := ix[i0+j*is]
+		v := int64(ix[i0+j*is])
+		if v < 0 {
+			v += wrap
+		}
 		// As unsigned, a negative index (sign-extended) and an unsigned
 		// one above MaxInt64 both exceed maxStart.
 		if uint64(v) > uint64(maxStart) {
 			o[j] = -1
 			continue
 		}
-		o[j] = int64(v) * opStride
+		o[j] = v * opStride
 	}
 }
 

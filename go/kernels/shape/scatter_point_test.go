@@ -161,3 +161,117 @@ func TestPointScatter(t *testing.T) {
 		}
 	}
 }
+
+// Point scatters of many updates into a small operand split into parts
+// folded into copies of identities (order-insensitive ops only); results
+// are the serial ones exactly: integer ops of each kind, float max and min
+// with NaNs of distinct payloads (the last one wins) and signed zeros.
+func TestPointScatterParts(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	const n, count = 37, 300_000
+	idx := make([]int64, count)
+	for i := range idx {
+		idx[i] = int64(rng.Intn(n+4) - 2)
+	}
+	ix := encodeIndices(ir.S32, idx)
+	negZero := float32(math.Copysign(0, -1))
+	fu := make([]float32, count)
+	for i := range fu {
+		switch rng.Intn(1000) {
+		case 0:
+			fu[i] = math.Float32frombits(0x7fc00000 | uint32(rng.Intn(1<<20)))
+		case 1, 2:
+			fu[i] = negZero
+		case 3, 4:
+			fu[i] = 0
+		default:
+			fu[i] = float32(rng.NormFloat64())
+		}
+	}
+	f0 := make([]float32, n)
+	for i := range f0 {
+		f0[i] = []float32{negZero, 0, float32(math.Inf(-1)), float32(math.Inf(1))}[i%4]
+	}
+	isNeg := func(x float32) bool { return x == 0 && math.Signbit(float64(x)) }
+	for body, f := range map[string]func(m, v float32) float32{
+		"stablehlo.maximum": func(m, v float32) float32 {
+			if v > m || v != v || (v == m && isNeg(m)) {
+				return v
+			}
+			return m
+		},
+		"stablehlo.minimum": func(m, v float32) float32 {
+			if v < m || v != v || (v == m && isNeg(v)) {
+				return v
+			}
+			return m
+		},
+	} {
+		want := refPoints(f0, idx, fu, f)
+		for _, ctx := range testCtxs {
+			got := toF32(runOp(t, ctx, pointScatterOp(ir.F32, ir.S32, n, []int64{count}, true, body), byteview.Bytes(f0), ix, byteview.Bytes(fu))[0])
+			for i := range want {
+				require.Equal(t, math.Float32bits(want[i]), math.Float32bits(got[i]), "%s chunk %d at %d", body, ctx.chunk, i)
+			}
+		}
+	}
+	iu := make([]int32, count)
+	for i := range iu {
+		iu[i] = int32(rng.Uint32())
+		if i%3 == 0 {
+			iu[i] = int32(rng.Intn(3)*2 - 1) // ±1: products stay away from 0
+		}
+	}
+	i0 := make([]int32, n)
+	for i := range i0 {
+		i0[i] = int32(rng.Uint32())
+	}
+	for body, f := range map[string]func(a, b int32) int32{
+		"stablehlo.add":      func(a, b int32) int32 { return a + b },
+		"stablehlo.multiply": func(a, b int32) int32 { return a * b },
+		"stablehlo.maximum":  func(a, b int32) int32 { return max(a, b) },
+		"stablehlo.minimum":  func(a, b int32) int32 { return min(a, b) },
+		"stablehlo.and":      func(a, b int32) int32 { return a & b },
+		"stablehlo.or":       func(a, b int32) int32 { return a | b },
+		"stablehlo.xor":      func(a, b int32) int32 { return a ^ b },
+	} {
+		want := refPoints(i0, idx, iu, f)
+		for _, ctx := range testCtxs {
+			got := runOp(t, ctx, pointScatterOp(ir.S32, ir.S32, n, []int64{count}, true, body), byteview.Bytes(i0), ix, byteview.Bytes(iu))
+			require.Equal(t, want, byteview.As[int32](got[0]), "%s chunk %d", body, ctx.chunk)
+		}
+	}
+	u8 := make([]uint8, count)
+	for i := range u8 {
+		u8[i] = uint8(rng.Intn(256))
+	}
+	for body, f := range map[string]func(a, b uint8) uint8{
+		"stablehlo.maximum": func(a, b uint8) uint8 { return max(a, b) },
+		"stablehlo.minimum": func(a, b uint8) uint8 { return min(a, b) },
+	} {
+		b0 := []uint8{7, 200, 0, 255}
+		o0 := make([]uint8, n)
+		for i := range o0 {
+			o0[i] = b0[i%4]
+		}
+		want := refPoints(o0, idx, u8, f)
+		for _, ctx := range testCtxs {
+			got := runOp(t, ctx, pointScatterOp(ir.U8, ir.S32, n, []int64{count}, true, body), o0, ix, u8)
+			require.Equal(t, want, got[0], "%s chunk %d", body, ctx.chunk)
+		}
+	}
+}
+
+// The identities: combining one leaves every value unchanged.
+func TestPointIdentity(t *testing.T) {
+	require.Equal(t, []byte{0, 0, 0, 0x80}, pointIdentity("stablehlo.maximum", ir.S32))
+	require.Equal(t, []byte{0xff, 0xff, 0xff, 0x7f}, pointIdentity("stablehlo.minimum", ir.S32))
+	require.Equal(t, []byte{0}, pointIdentity("stablehlo.maximum", ir.U8))
+	require.Equal(t, []byte{0xff, 0xff}, pointIdentity("stablehlo.minimum", ir.U16))
+	require.Equal(t, []byte{1, 0}, pointIdentity("stablehlo.multiply", ir.S16))
+	require.Equal(t, math.Inf(-1), float64(byteview.As[float32](pointIdentity("stablehlo.maximum", ir.F32))[0]))
+	require.Equal(t, math.Inf(1), byteview.As[float64](pointIdentity("stablehlo.minimum", ir.F64))[0])
+	require.Nil(t, pointIdentity("stablehlo.add", ir.F32), "float sums depend on the order")
+	require.Nil(t, pointIdentity("replace", ir.S32), "the last update wins")
+	require.Nil(t, pointIdentity("stablehlo.add", ir.C64))
+}

@@ -31,6 +31,6 @@ func takeTable32(dst, src []uint32, ix []int32, r pointRun, maxStart, stride int
 	take16(&d[0], &table, &x[0], k, int(maxStart))
 	tail := r
 	tail.n, tail.d0, tail.i0 = r.n-k, r.d0+k, r.i0+k
-	takeTyped(dst, src, ix, tail, maxStart, stride)
+	takeTyped(dst, src, ix, tail, maxStart, stride, 0)
 	return true
 }

@@ -39,11 +39,11 @@ func TestTakeTableMatchesLoop(t *testing.T) {
 				r := pointRun{n: n, d0: 2, ds: 1, s0: 3, i0: 1, is: 1}
 				maxStart := int64(size - 1)
 				want := make([]uint32, n+4)
-				takeTyped(want, src, ix, r, maxStart, 1)
+				takeTyped(want, src, ix, r, maxStart, 1, 0)
 				got := make([]uint32, n+4)
 				used := takeTable32(got, src, ix, r, maxStart, 1)
 				if !used {
-					takeTyped(got, src, ix, r, maxStart, 1)
+					takeTyped(got, src, ix, r, maxStart, 1, 0)
 				}
 				require.Equal(t, want, got, "isa %q size %d n %d", isa, size, n)
 				require.Equal(t, isa != "" && size <= tableMax && n >= take16Block, used, "isa %q size %d n %d", isa, size, n)
@@ -67,7 +67,7 @@ func BenchmarkTakeTable(b *testing.B) {
 			useTake16(isa)
 			for range b.N {
 				if !takeTable32(dst, src, ix, r, 15, 1) {
-					takeTyped(dst, src, ix, r, 15, 1)
+					takeTyped(dst, src, ix, r, 15, 1, 0)
 				}
 			}
 		})
