@@ -841,7 +841,10 @@ def _train_group():
             @nn.compact
             def __call__(self, x, train=True):
                 for c in (32, 64):
-                    x = nn.Conv(c, (3, 3))(x)
+                    # No conv bias before BatchNorm (which removes it): its
+                    # gradient is 0 up to rounding, and adam would turn that
+                    # noise into O(learning rate) updates no check can compare.
+                    x = nn.Conv(c, (3, 3), use_bias=False)(x)
                     x = nn.BatchNorm(use_running_average=not train, momentum=0.9)(x)
                     x = nn.max_pool(nn.relu(x), (2, 2), (2, 2))
                 return nn.Dense(10)(x.reshape(x.shape[0], -1))
