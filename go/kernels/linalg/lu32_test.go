@@ -214,7 +214,7 @@ func TestPotrfF32Residual(t *testing.T) {
 			x[i] = float32(real(v))
 		}
 		a64 := f32to64(x)
-		require.Equal(t, 0, potrfBlockedF32(testPar(), x, n, n), "n=%d", n)
+		require.Equal(t, 0, potrfBlockedS(testPar(), x, n, n), "n=%d", n)
 		d := append([]float64(nil), a64...)
 		for i := 0; i < n; i++ {
 			for j := 0; j <= i; j++ {
@@ -236,7 +236,7 @@ func TestPotrfF32Residual(t *testing.T) {
 				y[i] = float32(real(v))
 			}
 			y[q*n+q] = -1
-			require.Equal(t, q+1, potrfBlockedF32(testPar(), y, n, n), "n=%d", n)
+			require.Equal(t, q+1, potrfBlockedS(testPar(), y, n, n), "n=%d", n)
 		}
 	}
 }
