@@ -60,7 +60,7 @@ func syevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower b
 		forBatch(par, batch, 9*n*n*n+1, func(lo, hi int) {
 			for b := lo; b < hi; b++ {
 				fe.catch(name, func() {
-					if !syevQL(par, lower, n, a.s[b*n*n:(b+1)*n*n], w.s[b*n:(b+1)*n]) {
+					if !syevQL(par, lower, n, a.s[b*n*n:(b+1)*n*n], w.s[b*n:(b+1)*n], et == ir.F32) {
 						info[b] = 1
 					}
 				})
@@ -80,7 +80,9 @@ func syevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower b
 // the eigenvectors of the symmetric matrix and w with its eigenvalues,
 // ascending: A = Q·T·Qᵀ by the blocked sytrdFull, Qᵀ formed explicitly,
 // then QL iteration on T rotates the rows of Qᵀ into the eigenvectors.
-func syevQL(par parallelFn, lower bool, n int, a, w []float64) bool {
+// With single, the rows are rotated in float32 (ssteqr's precision, at
+// twice the vector width).
+func syevQL(par parallelFn, lower bool, n int, a, w []float64, single bool) bool {
 	if n == 0 {
 		return true
 	}
@@ -90,7 +92,7 @@ func syevQL(par parallelFn, lower bool, n int, a, w []float64) bool {
 	symmetrize(a, n, lower)
 	sytrdFull(par, n, a, w, ee, tau)
 	formQT(par, n, a, tau, zt)
-	if !tqlRot(par, n, w, ee, zt, n, n) {
+	if !tqlRotIn(par, n, w, ee, zt, single) {
 		return false
 	}
 	perm := ascending(w)
@@ -103,6 +105,24 @@ func syevQL(par parallelFn, lower bool, n int, a, w []float64) bool {
 		}
 	}
 	return true
+}
+
+// tqlRotIn is tqlRot on the n×n zt, in float32 copies of its rows when
+// single.
+func tqlRotIn(par parallelFn, n int, d, e, zt []float64, single bool) bool {
+	if !single {
+		return tqlRot(par, n, d, e, zt, n, n)
+	}
+	z := f32scratch(n * n)
+	defer z.release()
+	for i, v := range zt[:n*n] {
+		z.s[i] = float32(v)
+	}
+	ok := tqlRot(par, n, d, e, z.s, n, n)
+	for i, v := range z.s {
+		zt[i] = float64(v)
+	}
+	return ok
 }
 
 // heevStep: complex Hermitian eigendecomposition via tridiagonalization.

@@ -42,20 +42,41 @@ func rotStrip32AVX512(rots *planeRot, nrot int, z *float64, ldz int)
 //go:noescape
 func rotStrip16AVX2(rots *planeRot, nrot int, z *float64, ldz int)
 
+//go:noescape
+func rotStrip64F32AVX512(rots *planeRot, nrot int, z *float32, ldz int)
+
+//go:noescape
+func rotStrip32F32AVX2(rots *planeRot, nrot int, z *float32, ldz int)
+
 // rotStrips applies rots in order to columns [c0, c1) of the rows of zt
-// (row r at zt[r*ldz:]), in strips of 32 (AVX-512) or 16 (AVX2) columns,
-// the rest in Go; maxRow is the largest row a rotation touches.
-func rotStrips(rots []planeRot, zt []float64, ldz, c0, c1, maxRow int) {
+// (row r at zt[r*ldz:]), in strips of 32 (AVX-512) or 16 (AVX2) float64
+// columns, or twice as many float32 ones, the rest in Go; maxRow is the
+// largest row a rotation touches.
+func rotStrips[R float32 | float64](rots []planeRot, zt []R, ldz, c0, c1, maxRow int) {
 	if len(rots) > 0 && c1 > c0 {
 		_ = zt[maxRow*ldz+c1-1]
-		if cpufeat.AVX512 {
-			for ; c0+32 <= c1; c0 += 32 {
-				rotStrip32AVX512(&rots[0], len(rots), &zt[c0], ldz)
+		if z32, ok := any(zt).([]float32); ok {
+			if cpufeat.AVX512 {
+				for ; c0+64 <= c1; c0 += 64 {
+					rotStrip64F32AVX512(&rots[0], len(rots), &z32[c0], ldz)
+				}
 			}
-		}
-		if cpufeat.AVX2FMA {
-			for ; c0+16 <= c1; c0 += 16 {
-				rotStrip16AVX2(&rots[0], len(rots), &zt[c0], ldz)
+			if cpufeat.AVX2FMA {
+				for ; c0+32 <= c1; c0 += 32 {
+					rotStrip32F32AVX2(&rots[0], len(rots), &z32[c0], ldz)
+				}
+			}
+		} else {
+			z64 := any(zt).([]float64)
+			if cpufeat.AVX512 {
+				for ; c0+32 <= c1; c0 += 32 {
+					rotStrip32AVX512(&rots[0], len(rots), &z64[c0], ldz)
+				}
+			}
+			if cpufeat.AVX2FMA {
+				for ; c0+16 <= c1; c0 += 16 {
+					rotStrip16AVX2(&rots[0], len(rots), &z64[c0], ldz)
+				}
 			}
 		}
 	}

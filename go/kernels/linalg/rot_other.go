@@ -15,6 +15,6 @@ func gemvRows(a []float64, lda int, v, y []float64) {
 }
 
 // rotStrips applies rots in order to columns [c0, c1) of the rows of zt.
-func rotStrips(rots []planeRot, zt []float64, ldz, c0, c1, maxRow int) {
+func rotStrips[R float32 | float64](rots []planeRot, zt []R, ldz, c0, c1, maxRow int) {
 	rotStripsGo(rots, zt, ldz, c0, c1)
 }
