@@ -74,6 +74,14 @@ func abs32(x float32) float32 {
 // getf2S is getf2 in single precision: the pivot of column j is the first
 // row holding the largest abs1S (isamax's and icamax's rule).
 func getf2S[T single](m, n int, a []T, lda int, ipiv []int32) int {
+	if m >= getf2ColMin && n <= luBase {
+		return getf2ColS(m, n, a, lda, ipiv)
+	}
+	return getf2RowS(m, n, a, lda, ipiv)
+}
+
+// getf2RowS is getf2S in place on the row-major panel.
+func getf2RowS[T single](m, n int, a []T, lda int, ipiv []int32) int {
 	info := 0
 	k := min(m, n)
 	for j := 0; j < k; j++ {
@@ -122,6 +130,124 @@ func getf2S[T single](m, n int, a []T, lda int, ipiv []int32) int {
 		}
 	}
 	return info
+}
+
+// getf2ColMin is the panel height from which getf2S factors a column-major
+// copy: the rows of a tall row-major panel lie lda apart, a stride that
+// maps them onto a few cache sets, so every pass down a column missed L1.
+const getf2ColMin = 32
+
+// getf2ColS is getf2S on a column-major copy of the m×n panel (n at most
+// luBase): pivot searches, scalings and the rank-1 updates run down
+// contiguous columns. Every element gets the same operations in the same
+// order as in getf2S, so the results are identical.
+func getf2ColS[T single](m, n int, a []T, lda int, ipiv []int32) int {
+	sc := scratchS[T](m * n)
+	defer sc.release()
+	pc := sc.s
+	for i := 0; i < m; i++ {
+		for c, v := range a[i*lda : i*lda+n] {
+			pc[c*m+i] = v
+		}
+	}
+	info := 0
+	k := min(m, n)
+	for j := 0; j < k; j++ {
+		col := pc[j*m : (j+1)*m]
+		var p int
+		if c32, ok := any(col).([]float32); ok {
+			p = j + pivotF32(c32[j:])
+		} else {
+			p = j
+			var best float32 = -1
+			for i := j; i < m; i++ {
+				if v := abs1S(col[i]); v > best {
+					best, p = v, i
+				}
+			}
+		}
+		ipiv[j] = int32(p + 1)
+		if col[p] != 0 {
+			if p != j {
+				for c := 0; c < n; c++ {
+					pc[c*m+j], pc[c*m+p] = pc[c*m+p], pc[c*m+j]
+				}
+			}
+			piv := col[j]
+			below := col[j+1:]
+			if absS(piv) >= sfminLU32 {
+				r := 1 / piv
+				for i := range below {
+					below[i] *= r
+				}
+			} else {
+				for i := range below {
+					below[i] /= piv
+				}
+			}
+		} else if info == 0 {
+			info = j + 1
+		}
+		if j < k-1 {
+			l := col[j+1:]
+			for c := j + 1; c < n; c++ {
+				u := pc[c*m+j]
+				dst := pc[c*m+j+1 : (c+1)*m]
+				dst = dst[:len(l)]
+				for i, lv := range l {
+					if lv != 0 {
+						dst[i] -= lv * u
+					}
+				}
+			}
+		}
+	}
+	for i := 0; i < m; i++ {
+		row := a[i*lda : i*lda+n]
+		for c := range row {
+			row[c] = pc[c*m+i]
+		}
+	}
+	return info
+}
+
+// pivotF32 is isamax: the first index of the largest |x[i]|, NaNs never
+// chosen (0 when there is no number). |x| is compared as its bits, which
+// order like the magnitudes; four interleaved maxima keep the compares
+// independent, and ties go to the lowest index as in one pass.
+func pivotF32(x []float32) int {
+	const nanBits = 0x7f800000
+	var best [4]int64
+	var at [4]int
+	for l := range best {
+		best[l], at[l] = -1, -1
+	}
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		for l := 0; l < 4; l++ {
+			b := int64(math.Float32bits(x[i+l]) & 0x7fffffff)
+			if b > nanBits {
+				continue
+			}
+			if b > best[l] {
+				best[l], at[l] = b, i+l
+			}
+		}
+	}
+	for ; i < len(x); i++ {
+		l := i & 3
+		b := int64(math.Float32bits(x[i]) & 0x7fffffff)
+		if b <= nanBits && b > best[l] {
+			best[l], at[l] = b, i
+		}
+	}
+	p, bp := 0, int64(-1)
+	for l := range best {
+		if at[l] >= 0 && (best[l] > bp || (best[l] == bp && at[l] < p)) {
+			p, bp = at[l], best[l]
+		}
+	}
+	return p
 }
 
 // gemmUpdS is gemmUpd's C -= op(A)·op(B) (op conjugating complex64 when ca,
