@@ -303,10 +303,14 @@ func fromReS[T single](x float32) T {
 	return v
 }
 
-// potrfLowerS is potrfLower in single precision (spotf2/cpotf2). It only
-// factors diagonal blocks of at most blockMin columns, so its dot products
-// accumulate in float64 at little cost; each element is rounded once.
+// potrfLowerS is potrfLower in single precision (spotf2/cpotf2): float32
+// as potrfLowerF32; complex64 factors only diagonal blocks of at most
+// blockMin columns, so its dot products accumulate in float64 at little
+// cost, each element rounded once.
 func potrfLowerS[T single](a []T, n, lda int) int {
+	if !isC64[T]() {
+		return potrfLowerF32(asF32s(a), n, lda)
+	}
 	for j := 0; j < n; j++ {
 		rowJ := a[j*lda : j*lda+j]
 		dr, _ := reim(a[j*lda+j])
@@ -327,30 +331,47 @@ func potrfLowerS[T single](a []T, n, lda int) int {
 			rowI = rowI[:len(rowJ)]
 			sr, si := reim(a[i*lda+j])
 			s0, s1 := float64(sr), float64(si)
-			if isC64[T]() {
-				// s -= v·conj(w) over the (re, im) pairs.
-				x, y := asF32s(rowI), asF32s(rowJ)
-				y = y[:len(x)]
-				for k := 0; k+1 < len(x); k += 2 {
-					vr, vi := float64(x[k]), float64(x[k+1])
-					wr, wi := float64(y[k]), float64(y[k+1])
-					s0 -= vr*wr + vi*wi
-					s1 -= vi*wr - vr*wi
-				}
-			} else {
-				x, y := asF32s(rowI), asF32s(rowJ)
-				y = y[:len(x)]
-				for k, v := range x {
-					s0 -= float64(v) * float64(y[k])
-				}
+			// s -= v·conj(w) over the (re, im) pairs.
+			x, y := asF32s(rowI), asF32s(rowJ)
+			y = y[:len(x)]
+			for k := 0; k+1 < len(x); k += 2 {
+				vr, vi := float64(x[k]), float64(x[k+1])
+				wr, wi := float64(y[k]), float64(y[k+1])
+				s0 -= vr*wr + vi*wi
+				s1 -= vi*wr - vr*wi
 			}
 			var out T
 			o := (*[2]float32)(unsafe.Pointer(&out))
-			o[0] = float32(s0 * inv)
-			if isC64[T]() {
-				o[1] = float32(s1 * inv)
-			}
+			o[0], o[1] = float32(s0*inv), float32(s1*inv)
 			a[i*lda+j] = out
+		}
+	}
+	return 0
+}
+
+// potrfLowerF32 is potrfLower in float32 (spotf2: f32 dot products).
+func potrfLowerF32(a []float32, n, lda int) int {
+	for j := 0; j < n; j++ {
+		rowJ := a[j*lda : j*lda+j]
+		d := a[j*lda+j]
+		for _, v := range rowJ {
+			d -= v * v
+		}
+		if !(d > 0) {
+			a[j*lda+j] = d
+			return j + 1
+		}
+		d = float32(math.Sqrt(float64(d)))
+		a[j*lda+j] = d
+		inv := 1 / d
+		for i := j + 1; i < n; i++ {
+			rowI := a[i*lda : i*lda+j]
+			rowI = rowI[:len(rowJ)]
+			s := a[i*lda+j]
+			for k, v := range rowI {
+				s -= v * rowJ[k]
+			}
+			a[i*lda+j] = s * inv
 		}
 	}
 	return 0
@@ -519,6 +540,10 @@ func trsmS[T single](p triParams, a []T, lda, k int, b []T, ldb, m, n int) {
 				}
 				xk := b[kk*ldb : kk*ldb+n]
 				xk = xk[:len(xi)]
+				if !isC64[T]() {
+					axpyF32(asF32s(xi), asF32s(xk), -*(*float32)(unsafe.Pointer(&f)))
+					continue
+				}
 				for j := range xi {
 					xi[j] -= f * xk[j]
 				}

@@ -290,3 +290,30 @@ func checkGetf2Col[T single](t *testing.T, m, n int, a []T, lda int) {
 		require.Equal(t, math.Float32bits(fx[i]), math.Float32bits(fy[i]), "element %d m=%d n=%d", i, m, n)
 	}
 }
+
+// TestAxpyF32 checks y += a·x at lengths around the vector kernel's
+// 32-element blocks against float64 arithmetic: within a rounding of each
+// term (one fused rounding, or the product's and the sum's).
+func TestAxpyF32(t *testing.T) {
+	r := rand.New(rand.NewSource(13))
+	for _, n := range []int{0, 1, 31, 32, 33, 64, 95, 200} {
+		x, y := make([]float32, n+3), make([]float32, n)
+		for i := range x {
+			x[i] = float32(r.NormFloat64())
+		}
+		for i := range y {
+			y[i] = float32(r.NormFloat64())
+		}
+		a := float32(r.NormFloat64())
+		want, mag := make([]float64, n), make([]float64, n)
+		for i := range y {
+			want[i] = float64(y[i]) + float64(a)*float64(x[i])
+			mag[i] = math.Abs(float64(y[i])) + math.Abs(float64(a)*float64(x[i]))
+		}
+		axpyF32(y, x, a)
+		for i, v := range y {
+			tol := mag[i] * eps32
+			require.LessOrEqual(t, math.Abs(float64(v)-want[i]), tol, "n=%d i=%d", n, i)
+		}
+	}
+}

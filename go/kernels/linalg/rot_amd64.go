@@ -82,3 +82,20 @@ func rotStrips[R float32 | float64](rots []planeRot, zt []R, ldz, c0, c1, maxRow
 	}
 	rotStripsGo(rots, zt, ldz, c0, c1)
 }
+
+//go:noescape
+func axpyF32AVX2(y, x *float32, n int, a float32)
+
+// axpyF32 adds a·x to y (len(y) <= len(x)), with one rounding per
+// element where the vector kernel runs.
+func axpyF32(y, x []float32, a float32) {
+	x = x[:len(y)]
+	i := 0
+	if cpufeat.AVX2FMA && len(y) >= 32 {
+		i = len(y) &^ 31
+		axpyF32AVX2(&y[0], &x[0], i, a)
+	}
+	for ; i < len(y); i++ {
+		y[i] += a * x[i]
+	}
+}

@@ -370,3 +370,35 @@ rotStrip32F32AVX2loop:
 rotStrip32F32AVX2done:
 	VZEROUPPER
 	RET
+
+// func axpyF32AVX2(y, x *float32, n int, a float32)
+//
+// y += a·x over n float32s (n a multiple of 32), one fused multiply-add
+// (one rounding) per element.
+TEXT ·axpyF32AVX2(SB), NOSPLIT, $0-28
+	MOVQ y+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	VBROADCASTSS a+24(FP), Y0
+	SHRQ $5, CX
+	JZ axpyF32done
+axpyF32loop:
+	VMOVUPS 0(DI), Y1
+	VMOVUPS 32(DI), Y2
+	VMOVUPS 64(DI), Y3
+	VMOVUPS 96(DI), Y4
+	VFMADD231PS 0(SI), Y0, Y1
+	VFMADD231PS 32(SI), Y0, Y2
+	VFMADD231PS 64(SI), Y0, Y3
+	VFMADD231PS 96(SI), Y0, Y4
+	VMOVUPS Y1, 0(DI)
+	VMOVUPS Y2, 32(DI)
+	VMOVUPS Y3, 64(DI)
+	VMOVUPS Y4, 96(DI)
+	ADDQ $128, DI
+	ADDQ $128, SI
+	DECQ CX
+	JNZ axpyF32loop
+axpyF32done:
+	VZEROUPPER
+	RET

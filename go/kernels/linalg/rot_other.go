@@ -18,3 +18,11 @@ func gemvRows(a []float64, lda int, v, y []float64) {
 func rotStrips[R float32 | float64](rots []planeRot, zt []R, ldz, c0, c1, maxRow int) {
 	rotStripsGo(rots, zt, ldz, c0, c1)
 }
+
+// axpyF32 adds a·x to y (len(y) <= len(x)).
+func axpyF32(y, x []float32, a float32) {
+	x = x[:len(y)]
+	for i := range y {
+		y[i] += a * x[i]
+	}
+}
