@@ -37,6 +37,31 @@ func gemvRows(a []float64, lda int, v, y []float64) {
 }
 
 //go:noescape
+func dot4x2AVX2(a *float64, lda int, v, w *float64, n int, y *[8]float64)
+
+// gemvRows2 is gemvRows against two vectors in one pass over a:
+// y[r] = a[r*lda:][:len(v)]·v and z[r] = ·w (len(z) = len(y)).
+func gemvRows2(a []float64, lda int, v, w, y, z []float64) {
+	n := len(v)
+	w = w[:n]
+	z = z[:len(y)]
+	r := 0
+	if cpufeat.AVX2FMA && n > 0 {
+		var t [8]float64
+		for ; r+4 <= len(y); r += 4 {
+			_ = a[(r+3)*lda+n-1]
+			dot4x2AVX2(&a[r*lda], lda, &v[0], &w[0], n, &t)
+			copy(y[r:r+4], t[:4])
+			copy(z[r:r+4], t[4:])
+		}
+	}
+	for ; r < len(y); r++ {
+		y[r] = dotGo(a[r*lda:r*lda+n], v)
+		z[r] = dotGo(a[r*lda:r*lda+n], w)
+	}
+}
+
+//go:noescape
 func rotStrip32AVX512(rots *planeRot, nrot int, z *float64, ldz int)
 
 //go:noescape
