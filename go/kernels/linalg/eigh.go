@@ -138,7 +138,7 @@ func heevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower b
 		forBatch(par, batch, 30*n*n*n+1, func(lo, hi int) {
 			for b := lo; b < hi; b++ {
 				fe.catch(name, func() {
-					info[b] = int32(heev(par, n, a.s[b*n*n:(b+1)*n*n], w.s[b*n:(b+1)*n], lower))
+					info[b] = int32(heev(par, n, a.s[b*n*n:(b+1)*n*n], w.s[b*n:(b+1)*n], lower, et == ir.C64))
 				})
 			}
 		})
@@ -154,8 +154,9 @@ func heevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower b
 
 // heev overwrites a with the eigenvectors of the Hermitian matrix held in
 // its lower (or upper) triangle and w with the ascending eigenvalues;
-// returns a LAPACK-style info (>0: QL iteration failed).
-func heev(par parallelFn, n int, a []complex128, w []float64, lower bool) int {
+// returns a LAPACK-style info (>0: QL iteration failed). With single, the
+// QL rotations act on float32 copies of the vectors (cheevd's precision).
+func heev(par parallelFn, n int, a []complex128, w []float64, lower, single bool) int {
 	if n == 0 {
 		return 0
 	}
@@ -200,7 +201,21 @@ func heev(par parallelFn, n int, a []complex128, w []float64, lower bool) int {
 	}
 	ee := append(e, 0)
 	ztf := unsafe.Slice((*float64)(unsafe.Pointer(&zt[0])), 2*n*n)
-	if !tqlRot(par, n, d, ee, ztf, 2*n, 2*n) {
+	ok := false
+	if single {
+		z := f32scratch(2 * n * n)
+		for i, v := range ztf {
+			z.s[i] = float32(v)
+		}
+		ok = tqlRot(par, n, d, ee, z.s, 2*n, 2*n)
+		for i, v := range z.s {
+			ztf[i] = float64(v)
+		}
+		z.release()
+	} else {
+		ok = tqlRot(par, n, d, ee, ztf, 2*n, 2*n)
+	}
+	if !ok {
 		nan := complex(math.NaN(), math.NaN())
 		for i := range a {
 			a[i] = nan
