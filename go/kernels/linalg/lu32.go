@@ -157,6 +157,8 @@ func getf2ColS[T single](m, n int, a []T, lda int, ipiv []int32) int {
 		var p int
 		if c32, ok := any(col).([]float32); ok {
 			p = j + pivotF32(c32[j:])
+		} else if c64, ok := any(col).([]complex64); ok {
+			p = j + pivotC64(asF32s(c64[j:]))
 		} else {
 			p = j
 			var best float32 = -1
@@ -242,6 +244,40 @@ func pivotF32(x []float32) int {
 		}
 	}
 	p, bp := 0, int64(-1)
+	for l := range best {
+		if at[l] >= 0 && (best[l] > bp || (best[l] == bp && at[l] < p)) {
+			p, bp = at[l], best[l]
+		}
+	}
+	return p
+}
+
+// pivotC64 is icamax over (re, im) pairs: the first index of the largest
+// |re| + |im| (summed in float32), NaNs never chosen (0 when there is no
+// number), four interleaved maxima with ties to the lowest index.
+func pivotC64(x []float32) int {
+	const abs = 0x7fffffff
+	best := [4]float32{-1, -1, -1, -1}
+	at := [4]int{-1, -1, -1, -1}
+	n := len(x) / 2
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		q := x[2*i : 2*i+8]
+		for l := 0; l < 4; l++ {
+			v := math.Float32frombits(math.Float32bits(q[2*l])&abs) + math.Float32frombits(math.Float32bits(q[2*l+1])&abs)
+			if v > best[l] {
+				best[l], at[l] = v, i+l
+			}
+		}
+	}
+	for ; i < n; i++ {
+		l := i & 3
+		v := math.Float32frombits(math.Float32bits(x[2*i])&abs) + math.Float32frombits(math.Float32bits(x[2*i+1])&abs)
+		if v > best[l] {
+			best[l], at[l] = v, i
+		}
+	}
+	p, bp := 0, float32(-1)
 	for l := range best {
 		if at[l] >= 0 && (best[l] > bp || (best[l] == bp && at[l] < p)) {
 			p, bp = at[l], best[l]
