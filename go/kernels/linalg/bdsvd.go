@@ -37,7 +37,7 @@ func lartg(f, g float64) (c, s, r float64) {
 // they hold Uᵀ and Vᵀ of A on return (rows beyond n of ut are left alone).
 // d is returned non-negative and descending, rows of ut and vt permuted and
 // signed with it. It reports false when the sweeps did not converge.
-func bdsvdRot(par parallelFn, n int, d, e []float64, ut []float64, ldu, wu int, vt []float64, ldv, wv int) bool {
+func bdsvdRot[R float32 | float64](par parallelFn, n int, d, e []float64, ut []R, ldu, wu int, vt []R, ldv, wv int) bool {
 	if n == 0 {
 		return true
 	}
@@ -208,14 +208,14 @@ func bdsvdRot(par parallelFn, n int, d, e []float64, ut []float64, ldu, wu int, 
 		}
 		if p != i {
 			d[i], d[p] = d[p], d[i]
-			swapRowsF64(ut, ldu, wu, i, p)
-			swapRowsF64(vt, ldv, wv, i, p)
+			swapRowsR(ut, ldu, wu, i, p)
+			swapRowsR(vt, ldv, wv, i, p)
 		}
 	}
 	return ok
 }
 
-func swapRowsF64(a []float64, ld, w, i, j int) {
+func swapRowsR[R float32 | float64](a []R, ld, w, i, j int) {
 	x, y := a[i*ld:i*ld+w], a[j*ld:j*ld+w]
 	for k := range x {
 		x[k], y[k] = y[k], x[k]

@@ -72,8 +72,11 @@ func lowerCholesky(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	if at.Elem == ir.F32 {
-		return choleskyStepF32(ctx.Parallel, batch, n, lower), nil
+	switch at.Elem {
+	case ir.F32:
+		return choleskyStepS[float32](ctx.Parallel, batch, n, lower), nil
+	case ir.C64:
+		return choleskyStepS[complex64](ctx.Parallel, batch, n, lower), nil
 	}
 	if cplx {
 		return choleskyStep[complex128](ctx.Parallel, at.Elem, batch, n, lower), nil

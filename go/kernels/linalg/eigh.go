@@ -60,7 +60,7 @@ func syevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower b
 		forBatch(par, batch, 9*n*n*n+1, func(lo, hi int) {
 			for b := lo; b < hi; b++ {
 				fe.catch(name, func() {
-					if !syevQL(par, lower, n, a.s[b*n*n:(b+1)*n*n], w.s[b*n:(b+1)*n]) {
+					if !syevQL(par, lower, n, a.s[b*n*n:(b+1)*n*n], w.s[b*n:(b+1)*n], et == ir.F32) {
 						info[b] = 1
 					}
 				})
@@ -80,7 +80,9 @@ func syevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower b
 // the eigenvectors of the symmetric matrix and w with its eigenvalues,
 // ascending: A = Q·T·Qᵀ by the blocked sytrdFull, Qᵀ formed explicitly,
 // then QL iteration on T rotates the rows of Qᵀ into the eigenvectors.
-func syevQL(par parallelFn, lower bool, n int, a, w []float64) bool {
+// With single, the rows are rotated in float32 (ssteqr's precision, at
+// twice the vector width).
+func syevQL(par parallelFn, lower bool, n int, a, w []float64, single bool) bool {
 	if n == 0 {
 		return true
 	}
@@ -90,7 +92,7 @@ func syevQL(par parallelFn, lower bool, n int, a, w []float64) bool {
 	symmetrize(a, n, lower)
 	sytrdFull(par, n, a, w, ee, tau)
 	formQT(par, n, a, tau, zt)
-	if !tqlRot(par, n, w, ee, zt, n, n) {
+	if !tqlRotIn(par, n, w, ee, zt, single) {
 		return false
 	}
 	perm := ascending(w)
@@ -103,6 +105,24 @@ func syevQL(par parallelFn, lower bool, n int, a, w []float64) bool {
 		}
 	}
 	return true
+}
+
+// tqlRotIn is tqlRot on the n×n zt, in float32 copies of its rows when
+// single.
+func tqlRotIn(par parallelFn, n int, d, e, zt []float64, single bool) bool {
+	if !single {
+		return tqlRot(par, n, d, e, zt, n, n)
+	}
+	z := f32scratch(n * n)
+	defer z.release()
+	for i, v := range zt[:n*n] {
+		z.s[i] = float32(v)
+	}
+	ok := tqlRot(par, n, d, e, z.s, n, n)
+	for i, v := range z.s {
+		zt[i] = float64(v)
+	}
+	return ok
 }
 
 // heevStep: complex Hermitian eigendecomposition via tridiagonalization.
@@ -118,7 +138,7 @@ func heevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower b
 		forBatch(par, batch, 30*n*n*n+1, func(lo, hi int) {
 			for b := lo; b < hi; b++ {
 				fe.catch(name, func() {
-					info[b] = int32(heev(par, n, a.s[b*n*n:(b+1)*n*n], w.s[b*n:(b+1)*n], lower))
+					info[b] = int32(heev(par, n, a.s[b*n*n:(b+1)*n*n], w.s[b*n:(b+1)*n], lower, et == ir.C64))
 				})
 			}
 		})
@@ -134,8 +154,9 @@ func heevStep(par parallelFn, name string, et ir.ElemType, batch, n int, lower b
 
 // heev overwrites a with the eigenvectors of the Hermitian matrix held in
 // its lower (or upper) triangle and w with the ascending eigenvalues;
-// returns a LAPACK-style info (>0: QL iteration failed).
-func heev(par parallelFn, n int, a []complex128, w []float64, lower bool) int {
+// returns a LAPACK-style info (>0: QL iteration failed). With single, the
+// QL rotations act on float32 copies of the vectors (cheevd's precision).
+func heev(par parallelFn, n int, a []complex128, w []float64, lower, single bool) int {
 	if n == 0 {
 		return 0
 	}
@@ -180,7 +201,21 @@ func heev(par parallelFn, n int, a []complex128, w []float64, lower bool) int {
 	}
 	ee := append(e, 0)
 	ztf := unsafe.Slice((*float64)(unsafe.Pointer(&zt[0])), 2*n*n)
-	if !tqlRot(par, n, d, ee, ztf, 2*n, 2*n) {
+	ok := false
+	if single {
+		z := f32scratch(2 * n * n)
+		for i, v := range ztf {
+			z.s[i] = float32(v)
+		}
+		ok = tqlRot(par, n, d, ee, z.s, 2*n, 2*n)
+		for i, v := range z.s {
+			ztf[i] = float64(v)
+		}
+		z.release()
+	} else {
+		ok = tqlRot(par, n, d, ee, ztf, 2*n, 2*n)
+	}
+	if !ok {
 		nan := complex(math.NaN(), math.NaN())
 		for i := range a {
 			a[i] = nan

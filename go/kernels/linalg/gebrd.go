@@ -48,8 +48,7 @@ func gemvAcc[T scalar](m, n int, alpha T, a []T, lda int, adj, cx bool, x []T, i
 				x2[2*c], x2[2*c+1] = xi, xr
 			}
 			af := reIm(a)
-			gemvRows(af, 2*lda, x1, y1)
-			gemvRows(af, 2*lda, x2, y2)
+			gemvRows2(af, 2*lda, x1, x2, y1, y2)
 			for r := range y1 {
 				y[r*incy] += alpha * fromC[T](y1[r], y2[r])
 			}

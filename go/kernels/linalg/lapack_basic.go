@@ -48,8 +48,11 @@ func lowerPotrf(ctx kernel.Context, cc *customCall) (kernel.Step, error) {
 		return nil, cc.errorf("want square matrices and a result of the operand's type, have %s -> %s", cc.ins[0], cc.outs[0])
 	}
 	nb := numel(batch)
-	if cc.elem == ir.F32 {
-		return potrfStepF32(ctx.Parallel, nb, n, uplo == 'L'), nil
+	switch cc.elem {
+	case ir.F32:
+		return potrfStepS[float32](ctx.Parallel, nb, n, uplo == 'L'), nil
+	case ir.C64:
+		return potrfStepS[complex64](ctx.Parallel, nb, n, uplo == 'L'), nil
 	}
 	return dispatch(cc,
 		func() kernel.Step { return potrfStep[float64](ctx.Parallel, cc.elem, nb, n, uplo == 'L') },

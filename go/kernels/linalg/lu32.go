@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"math"
+	"math/cmplx"
 	"unsafe"
 
 	"github.com/gojax/gojax/go/internal/byteview"
@@ -73,6 +74,14 @@ func abs32(x float32) float32 {
 // getf2S is getf2 in single precision: the pivot of column j is the first
 // row holding the largest abs1S (isamax's and icamax's rule).
 func getf2S[T single](m, n int, a []T, lda int, ipiv []int32) int {
+	if m >= getf2ColMin && n <= luBase {
+		return getf2ColS(m, n, a, lda, ipiv)
+	}
+	return getf2RowS(m, n, a, lda, ipiv)
+}
+
+// getf2RowS is getf2S in place on the row-major panel.
+func getf2RowS[T single](m, n int, a []T, lda int, ipiv []int32) int {
 	info := 0
 	k := min(m, n)
 	for j := 0; j < k; j++ {
@@ -123,6 +132,160 @@ func getf2S[T single](m, n int, a []T, lda int, ipiv []int32) int {
 	return info
 }
 
+// getf2ColMin is the panel height from which getf2S factors a column-major
+// copy: the rows of a tall row-major panel lie lda apart, a stride that
+// maps them onto a few cache sets, so every pass down a column missed L1.
+const getf2ColMin = 32
+
+// getf2ColS is getf2S on a column-major copy of the m×n panel (n at most
+// luBase): pivot searches, scalings and the rank-1 updates run down
+// contiguous columns. Every element gets the same operations in the same
+// order as in getf2S, so the results are identical.
+func getf2ColS[T single](m, n int, a []T, lda int, ipiv []int32) int {
+	sc := scratchS[T](m * n)
+	defer sc.release()
+	pc := sc.s
+	for i := 0; i < m; i++ {
+		for c, v := range a[i*lda : i*lda+n] {
+			pc[c*m+i] = v
+		}
+	}
+	info := 0
+	k := min(m, n)
+	for j := 0; j < k; j++ {
+		col := pc[j*m : (j+1)*m]
+		var p int
+		if c32, ok := any(col).([]float32); ok {
+			p = j + pivotF32(c32[j:])
+		} else if c64, ok := any(col).([]complex64); ok {
+			p = j + pivotC64(asF32s(c64[j:]))
+		} else {
+			p = j
+			var best float32 = -1
+			for i := j; i < m; i++ {
+				if v := abs1S(col[i]); v > best {
+					best, p = v, i
+				}
+			}
+		}
+		ipiv[j] = int32(p + 1)
+		if col[p] != 0 {
+			if p != j {
+				for c := 0; c < n; c++ {
+					pc[c*m+j], pc[c*m+p] = pc[c*m+p], pc[c*m+j]
+				}
+			}
+			piv := col[j]
+			below := col[j+1:]
+			if absS(piv) >= sfminLU32 {
+				r := 1 / piv
+				for i := range below {
+					below[i] *= r
+				}
+			} else {
+				for i := range below {
+					below[i] /= piv
+				}
+			}
+		} else if info == 0 {
+			info = j + 1
+		}
+		if j < k-1 {
+			l := col[j+1:]
+			for c := j + 1; c < n; c++ {
+				u := pc[c*m+j]
+				dst := pc[c*m+j+1 : (c+1)*m]
+				dst = dst[:len(l)]
+				for i, lv := range l {
+					if lv != 0 {
+						dst[i] -= lv * u
+					}
+				}
+			}
+		}
+	}
+	for i := 0; i < m; i++ {
+		row := a[i*lda : i*lda+n]
+		for c := range row {
+			row[c] = pc[c*m+i]
+		}
+	}
+	return info
+}
+
+// pivotF32 is isamax: the first index of the largest |x[i]|, NaNs never
+// chosen (0 when there is no number). |x| is compared as its bits, which
+// order like the magnitudes; four interleaved maxima keep the compares
+// independent, and ties go to the lowest index as in one pass.
+func pivotF32(x []float32) int {
+	const nanBits = 0x7f800000
+	var best [4]int64
+	var at [4]int
+	for l := range best {
+		best[l], at[l] = -1, -1
+	}
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		for l := 0; l < 4; l++ {
+			b := int64(math.Float32bits(x[i+l]) & 0x7fffffff)
+			if b > nanBits {
+				continue
+			}
+			if b > best[l] {
+				best[l], at[l] = b, i+l
+			}
+		}
+	}
+	for ; i < len(x); i++ {
+		l := i & 3
+		b := int64(math.Float32bits(x[i]) & 0x7fffffff)
+		if b <= nanBits && b > best[l] {
+			best[l], at[l] = b, i
+		}
+	}
+	p, bp := 0, int64(-1)
+	for l := range best {
+		if at[l] >= 0 && (best[l] > bp || (best[l] == bp && at[l] < p)) {
+			p, bp = at[l], best[l]
+		}
+	}
+	return p
+}
+
+// pivotC64 is icamax over (re, im) pairs: the first index of the largest
+// |re| + |im| (summed in float32), NaNs never chosen (0 when there is no
+// number), four interleaved maxima with ties to the lowest index.
+func pivotC64(x []float32) int {
+	const abs = 0x7fffffff
+	best := [4]float32{-1, -1, -1, -1}
+	at := [4]int{-1, -1, -1, -1}
+	n := len(x) / 2
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		q := x[2*i : 2*i+8]
+		for l := 0; l < 4; l++ {
+			v := math.Float32frombits(math.Float32bits(q[2*l])&abs) + math.Float32frombits(math.Float32bits(q[2*l+1])&abs)
+			if v > best[l] {
+				best[l], at[l] = v, i+l
+			}
+		}
+	}
+	for ; i < n; i++ {
+		l := i & 3
+		v := math.Float32frombits(math.Float32bits(x[2*i])&abs) + math.Float32frombits(math.Float32bits(x[2*i+1])&abs)
+		if v > best[l] {
+			best[l], at[l] = v, i
+		}
+	}
+	p, bp := 0, float32(-1)
+	for l := range best {
+		if at[l] >= 0 && (best[l] > bp || (best[l] == bp && at[l] < p)) {
+			p, bp = at[l], best[l]
+		}
+	}
+	return p
+}
+
 // gemmUpdS is gemmUpd's C -= op(A)·op(B) (op conjugating complex64 when ca,
 // cb) on the f32 micro-kernel.
 func gemmUpdS[T single](par parallelFn, m, n, k int, a []T, ars, acs int, ca bool, b []T, brs, bcs int, cb bool, c []T, ldc int) {
@@ -169,6 +332,59 @@ func asF32s[T single](s []T) []float32 {
 	return unsafe.Slice((*float32)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(z))/4)
 }
 
+// fromReS is the T whose real part is x (imaginary 0).
+func fromReS[T single](x float32) T {
+	var v T
+	*(*float32)(unsafe.Pointer(&v)) = x
+	return v
+}
+
+// potrfLowerS is potrfLower in single precision (spotf2/cpotf2): float32
+// as potrfLowerF32; complex64 factors only diagonal blocks of at most
+// blockMin columns, so its dot products accumulate in float64 at little
+// cost, each element rounded once.
+func potrfLowerS[T single](a []T, n, lda int) int {
+	if !isC64[T]() {
+		return potrfLowerF32(asF32s(a), n, lda)
+	}
+	for j := 0; j < n; j++ {
+		rowJ := a[j*lda : j*lda+j]
+		dr, _ := reim(a[j*lda+j])
+		d := float64(dr)
+		for _, v := range rowJ {
+			r, i := reim(v)
+			d -= float64(r)*float64(r) + float64(i)*float64(i)
+		}
+		if !(d > 0) {
+			a[j*lda+j] = fromReS[T](float32(d))
+			return j + 1
+		}
+		d = math.Sqrt(d)
+		a[j*lda+j] = fromReS[T](float32(d))
+		inv := 1 / d
+		for i := j + 1; i < n; i++ {
+			rowI := a[i*lda : i*lda+j]
+			rowI = rowI[:len(rowJ)]
+			sr, si := reim(a[i*lda+j])
+			s0, s1 := float64(sr), float64(si)
+			// s -= v·conj(w) over the (re, im) pairs.
+			x, y := asF32s(rowI), asF32s(rowJ)
+			y = y[:len(x)]
+			for k := 0; k+1 < len(x); k += 2 {
+				vr, vi := float64(x[k]), float64(x[k+1])
+				wr, wi := float64(y[k]), float64(y[k+1])
+				s0 -= vr*wr + vi*wi
+				s1 -= vi*wr - vr*wi
+			}
+			var out T
+			o := (*[2]float32)(unsafe.Pointer(&out))
+			o[0], o[1] = float32(s0*inv), float32(s1*inv)
+			a[i*lda+j] = out
+		}
+	}
+	return 0
+}
+
 // potrfLowerF32 is potrfLower in float32 (spotf2: f32 dot products).
 func potrfLowerF32(a []float32, n, lda int) int {
 	for j := 0; j < n; j++ {
@@ -197,54 +413,102 @@ func potrfLowerF32(a []float32, n, lda int) int {
 	return 0
 }
 
-// potrfBlockedF32 is potrfBlocked in float32.
-func potrfBlockedF32(par parallelFn, a []float32, n, lda int) int {
+// potrfBlockedS is potrfBlocked in single precision.
+func potrfBlockedS[T single](par parallelFn, a []T, n, lda int) int {
 	if n < blockMin {
-		return potrfLowerF32(a, n, lda)
+		return potrfLowerS(a, n, lda)
 	}
 	for j0 := 0; j0 < n; j0 += blockNB {
 		jb := min(blockNB, n-j0)
-		if info := potrfLowerF32(a[j0*lda+j0:], jb, lda); info != 0 {
+		if info := potrfLowerS(a[j0*lda+j0:], jb, lda); info != 0 {
 			return j0 + info
 		}
 		r0 := j0 + jb
 		if r0 >= n {
 			break
 		}
-		trsmParS(par, triParams{lower: true, trans: 'T'}, a[j0*lda+j0:], lda, jb, a[r0*lda+j0:], lda, n-r0, jb)
-		l21 := a[r0*lda+j0:]
-		gemmUpdReal(ukF32, f32scratch, par, n-r0, n-r0, jb, true, l21, lda, 1, l21, 1, lda, a[r0*lda+r0:], lda, true)
+		trsmParS(par, triParams{lower: true, trans: 'C'}, a[j0*lda+j0:], lda, jb, a[r0*lda+j0:], lda, n-r0, jb)
+		if isC64[T]() {
+			herkLowerC64(par, n-r0, jb, any(a[r0*lda+j0:]).([]complex64), any(a[r0*lda+r0:]).([]complex64), lda)
+			continue
+		}
+		l21 := asF32s(a[r0*lda+j0:])
+		gemmUpdReal(ukF32, f32scratch, par, n-r0, n-r0, jb, true, l21, lda, 1, l21, 1, lda, asF32s(a[r0*lda+r0:]), lda, true)
 	}
 	return 0
 }
 
-// potrfStepF32 is potrfStep for f32, in place in the output.
-func potrfStepF32(par parallelFn, batch, n int, lower bool) kernel.Step {
+// herkLowerC64 is cherk's C -= L·Lᴴ on the lower triangle of the m×m
+// complex64 C, L being m×k (both with leading dimension ld), as two real
+// lower-triangle products on the f32 kernel: with P = [Re L, Im L] and
+// Q = [Im L, −Re L] (m×2k, contiguous), Re C -= P·Pᵀ and Im C -= Q·Pᵀ.
+// Real and imaginary parts are separate sums, so neither is rounded
+// against the other's magnitude; both operands pack at unit stride.
+func herkLowerC64(par parallelFn, m, k int, l, c []complex64, ld int) {
+	k2 := 2 * k
+	sc := f32scratch(2*m*k2 + 2*m*m)
+	defer sc.release()
+	p, q := sc.s[:m*k2], sc.s[m*k2:2*m*k2]
+	cr, ci := sc.s[2*m*k2:2*m*k2+m*m], sc.s[2*m*k2+m*m:]
+	for i := 0; i < m; i++ {
+		pr, qr := p[i*k2:(i+1)*k2], q[i*k2:(i+1)*k2]
+		for j, v := range l[i*ld : i*ld+k] {
+			re, im := real(v), imag(v)
+			pr[j], pr[k+j] = re, im
+			qr[j], qr[k+j] = im, -re
+		}
+		rr, ri := cr[i*m:i*m+i+1], ci[i*m:i*m+i+1]
+		for j, v := range c[i*ld : i*ld+i+1] {
+			rr[j], ri[j] = real(v), imag(v)
+		}
+	}
+	gemmUpdReal(ukF32, f32scratch, par, m, m, k2, true, p, k2, 1, p, 1, k2, cr, m, true)
+	gemmUpdReal(ukF32, f32scratch, par, m, m, k2, true, q, k2, 1, p, 1, k2, ci, m, true)
+	for i := 0; i < m; i++ {
+		ci[i*m+i] = 0 // as cherk: the diagonal of a Hermitian update is real
+		row := c[i*ld : i*ld+i+1]
+		for j := range row {
+			row[j] = complex(cr[i*m+j], ci[i*m+j])
+		}
+	}
+}
+
+// scratchS is pooled single-precision scratch.
+func scratchS[T single](n int) *buf[T] {
+	if isC64[T]() {
+		return getBuf[T](&poolC64, n)
+	}
+	return getBuf[T](&poolF32, n)
+}
+
+// potrfStepS is potrfStep for f32 and c64, in place in the output.
+func potrfStepS[T single](par parallelFn, batch, n int, lower bool) kernel.Step {
 	return func(ins, outs [][]byte) error {
-		all := byteview.As[float32](outs[0])[:batch*n*n]
-		copy(all, byteview.As[float32](ins[0]))
+		all := byteview.As[T](outs[0])[:batch*n*n]
+		copy(all, byteview.As[T](ins[0]))
 		info := make([]int32, batch)
 		forBatch(par, batch, n*n*n/3+1, func(lo, hi int) {
-			var t []float32
+			var t *buf[T]
 			if !lower {
-				t = kernel.Make[float32](n * n)
+				t = scratchS[T](n * n)
+				defer t.release()
 			}
 			for b := lo; b < hi; b++ {
 				m := all[b*n*n : (b+1)*n*n]
 				if lower {
-					info[b] = int32(potrfBlockedF32(par, m, n, n))
+					info[b] = int32(potrfBlockedS(par, m, n, n))
 					continue
 				}
-				// A = Uᵀ·U from the upper triangle: factor L = Uᵀ.
+				// A = Uᴴ·U from the upper triangle: factor L = Uᴴ.
 				for i := 0; i < n; i++ {
 					for j := 0; j <= i; j++ {
-						t[i*n+j] = m[j*n+i]
+						t.s[i*n+j] = conjS(m[j*n+i])
 					}
 				}
-				info[b] = int32(potrfBlockedF32(par, t, n, n))
+				info[b] = int32(potrfBlockedS(par, t.s, n, n))
 				for i := 0; i < n; i++ {
 					for j := 0; j <= i; j++ {
-						m[j*n+i] = t[i*n+j]
+						m[j*n+i] = conjS(t.s[i*n+j])
 					}
 				}
 			}
@@ -312,6 +576,10 @@ func trsmS[T single](p triParams, a []T, lda, k int, b []T, ldb, m, n int) {
 				}
 				xk := b[kk*ldb : kk*ldb+n]
 				xk = xk[:len(xi)]
+				if !isC64[T]() {
+					axpyF32(asF32s(xi), asF32s(xk), -*(*float32)(unsafe.Pointer(&f)))
+					continue
+				}
 				for j := range xi {
 					xi[j] -= f * xk[j]
 				}
@@ -369,20 +637,96 @@ func trsmS[T single](p triParams, a []T, lda, k int, b []T, ldb, m, n int) {
 // at most trsmBase wide, so the copies cost little beside the solve; the
 // wide copies live in the package's pooled scratch (leaves run per block).
 func trsmC64Leaf(p triParams, a []complex64, lda, k int, b []complex64, ldb, m, n int) {
-	sc := getBuf[complex128](&poolGenC128, k*k+m*n)
+	sc := getBuf[complex128](&poolGenC128, k*k+m*n+k)
 	defer sc.release()
-	aw, bw := sc.s[:k*k], sc.s[k*k:]
+	// mt is M = op(tri(A)) with zeros off its triangle (transposed for a
+	// right-side solve, so that both sides read rows), rd the reciprocals
+	// of its diagonal.
+	mt, bw, rd := sc.s[:k*k], sc.s[k*k:k*k+m*n], sc.s[k*k+m*n:]
+	clear(mt)
+	mLower := p.lower == (p.trans == 'N')
 	for i := 0; i < k; i++ {
-		for j, v := range a[i*lda : i*lda+k] {
-			aw[i*k+j] = complex128(v)
+		j0, j1 := 0, i+1
+		if !p.lower {
+			j0, j1 = i, k
 		}
+		for j, v := range a[i*lda+j0 : i*lda+j1] {
+			j += j0
+			w := complex128(v)
+			if p.trans == 'C' {
+				w = cmplx.Conj(w)
+			}
+			// A(i, j) is M(i, j) for 'N', else M(j, i); stored at
+			// mt[r*k+c] with (r, c) = (i, j) for rows of M.
+			r, c := i, j
+			if (p.trans != 'N') != !p.left {
+				r, c = j, i
+			}
+			mt[r*k+c] = w
+		}
+	}
+	for i := 0; i < k; i++ {
+		if p.unit {
+			mt[i*k+i] = 1
+		}
+		rd[i] = 1 / mt[i*k+i]
 	}
 	for i := 0; i < m; i++ {
 		for j, v := range b[i*ldb : i*ldb+n] {
 			bw[i*n+j] = complex128(v)
 		}
 	}
-	trsm(p, aw, k, k, bw, n, m, n)
+	if p.left {
+		// Row i of X from the rows already solved, all columns at once.
+		solve := func(i, k0, k1 int) {
+			xi := bw[i*n : (i+1)*n]
+			for kk, f := range mt[i*k+k0 : i*k+k1] {
+				if f == 0 {
+					continue
+				}
+				xk := bw[(k0+kk)*n : (k0+kk+1)*n]
+				for j := range xi {
+					xi[j] -= f * xk[j]
+				}
+			}
+			if !p.unit {
+				for j := range xi {
+					xi[j] *= rd[i]
+				}
+			}
+		}
+		if mLower {
+			for i := 0; i < m; i++ {
+				solve(i, 0, i)
+			}
+		} else {
+			for i := m - 1; i >= 0; i-- {
+				solve(i, i+1, m)
+			}
+		}
+	} else {
+		// Each row x of X solves x·M = b; column j of M is row j of mt.
+		for r := 0; r < m; r++ {
+			x := bw[r*n : (r+1)*n]
+			if !mLower {
+				for j := 0; j < n; j++ {
+					s := x[j]
+					for kk, f := range mt[j*k : j*k+j] {
+						s -= x[kk] * f
+					}
+					x[j] = s * rd[j]
+				}
+				continue
+			}
+			for j := n - 1; j >= 0; j-- {
+				s := x[j]
+				for kk, f := range mt[j*k+j+1 : j*k+n] {
+					s -= x[j+1+kk] * f
+				}
+				x[j] = s * rd[j]
+			}
+		}
+	}
 	for i := 0; i < m; i++ {
 		row := b[i*ldb : i*ldb+n]
 		for j := range row {
@@ -497,36 +841,38 @@ func trsmRunS[T single](par parallelFn, p triParams, batch, k, m, n int) kernel.
 	}
 }
 
-// choleskyStepF32 is choleskyStep for f32, in place in the output.
-func choleskyStepF32(par parallelFn, batch, n int, lower bool) kernel.Step {
+// choleskyStepS is choleskyStep for f32 and c64, in place in the output.
+func choleskyStepS[T single](par parallelFn, batch, n int, lower bool) kernel.Step {
 	return func(ins, outs [][]byte) error {
-		all := byteview.As[float32](outs[0])[:batch*n*n]
-		copy(all, byteview.As[float32](ins[0]))
+		all := byteview.As[T](outs[0])[:batch*n*n]
+		copy(all, byteview.As[T](ins[0]))
 		forBatch(par, batch, n*n*n/3+1, func(lo, hi int) {
 			for b := lo; b < hi; b++ {
 				m := all[b*n*n : (b+1)*n*n]
 				if !lower {
-					// The upper triangle of A is the transpose of a lower one.
+					// The upper triangle of A is the conjugate of a lower one.
 					for i := 0; i < n; i++ {
 						for j := 0; j < i; j++ {
-							m[i*n+j] = m[j*n+i]
+							m[i*n+j] = conjS(m[j*n+i])
 						}
 					}
 				}
-				if potrfBlockedF32(par, m, n, n) != 0 {
+				if potrfBlockedS(par, m, n, n) != 0 {
 					nan := float32(math.NaN())
-					for i := range m {
-						m[i] = nan
+					f := asF32s(m)
+					for i := range f {
+						f[i] = nan
 					}
 					continue
 				}
+				var zero T
 				for i := 0; i < n; i++ {
 					for j := i + 1; j < n; j++ {
 						if lower {
-							m[i*n+j] = 0
+							m[i*n+j] = zero
 						} else {
-							m[i*n+j] = m[j*n+i]
-							m[j*n+i] = 0
+							m[i*n+j] = conjS(m[j*n+i])
+							m[j*n+i] = zero
 						}
 					}
 				}

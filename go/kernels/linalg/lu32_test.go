@@ -214,7 +214,7 @@ func TestPotrfF32Residual(t *testing.T) {
 			x[i] = float32(real(v))
 		}
 		a64 := f32to64(x)
-		require.Equal(t, 0, potrfBlockedF32(testPar(), x, n, n), "n=%d", n)
+		require.Equal(t, 0, potrfBlockedS(testPar(), x, n, n), "n=%d", n)
 		d := append([]float64(nil), a64...)
 		for i := 0; i < n; i++ {
 			for j := 0; j <= i; j++ {
@@ -236,7 +236,84 @@ func TestPotrfF32Residual(t *testing.T) {
 				y[i] = float32(real(v))
 			}
 			y[q*n+q] = -1
-			require.Equal(t, q+1, potrfBlockedF32(testPar(), y, n, n), "n=%d", n)
+			require.Equal(t, q+1, potrfBlockedS(testPar(), y, n, n), "n=%d", n)
+		}
+	}
+}
+
+// TestGetf2ColMatchesRow checks that the column-major panel factorization
+// gives the row-major one's factors, pivots and info bit for bit (the same
+// operations per element), on panels with ties, zeros, a zero column,
+// infinities and NaNs, in f32 and c64.
+func TestGetf2ColMatchesRow(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	for _, m := range []int{32, 33, 70, 257} {
+		for _, n := range []int{1, 3, 8} {
+			for kind := 0; kind < 4; kind++ {
+				lda := n + 3
+				a32 := make([]float32, m*lda)
+				a64 := make([]complex64, m*lda)
+				for i := range a32 {
+					v := float32(r.Intn(7) - 3) // ties and zeros
+					if kind > 0 {
+						v = float32(r.NormFloat64())
+					}
+					a32[i] = v
+					a64[i] = complex(v, float32(r.Intn(5)-2))
+				}
+				switch kind {
+				case 2:
+					for i := 0; i < m; i++ {
+						a32[i*lda] = 0
+						a64[i*lda] = 0
+					}
+				case 3:
+					a32[5*lda] = float32(math.Inf(-1))
+					a32[7*lda+n-1] = float32(math.NaN())
+					a64[9*lda] = complex(float32(math.NaN()), 0)
+				}
+				checkGetf2Col(t, m, n, a32, lda)
+				checkGetf2Col(t, m, n, a64, lda)
+			}
+		}
+	}
+}
+
+func checkGetf2Col[T single](t *testing.T, m, n int, a []T, lda int) {
+	x, y := append([]T(nil), a...), append([]T(nil), a...)
+	px, py := make([]int32, n), make([]int32, n)
+	ix, iy := getf2RowS(m, n, x, lda, px), getf2ColS(m, n, y, lda, py)
+	require.Equal(t, ix, iy, "info m=%d n=%d", m, n)
+	require.Equal(t, px, py, "pivots m=%d n=%d", m, n)
+	fx, fy := asF32s(x), asF32s(y)
+	for i := range fx {
+		require.Equal(t, math.Float32bits(fx[i]), math.Float32bits(fy[i]), "element %d m=%d n=%d", i, m, n)
+	}
+}
+
+// TestAxpyF32 checks y += a·x at lengths around the vector kernel's
+// 32-element blocks against float64 arithmetic: within a rounding of each
+// term (one fused rounding, or the product's and the sum's).
+func TestAxpyF32(t *testing.T) {
+	r := rand.New(rand.NewSource(13))
+	for _, n := range []int{0, 1, 31, 32, 33, 64, 95, 200} {
+		x, y := make([]float32, n+3), make([]float32, n)
+		for i := range x {
+			x[i] = float32(r.NormFloat64())
+		}
+		for i := range y {
+			y[i] = float32(r.NormFloat64())
+		}
+		a := float32(r.NormFloat64())
+		want, mag := make([]float64, n), make([]float64, n)
+		for i := range y {
+			want[i] = float64(y[i]) + float64(a)*float64(x[i])
+			mag[i] = math.Abs(float64(y[i])) + math.Abs(float64(a)*float64(x[i]))
+		}
+		axpyF32(y, x, a)
+		for i, v := range y {
+			tol := mag[i] * eps32
+			require.LessOrEqual(t, math.Abs(float64(v)-want[i]), tol, "n=%d i=%d", n, i)
 		}
 	}
 }

@@ -177,3 +177,49 @@ func TestTrsmC64Residual(t *testing.T) {
 		}
 	}
 }
+
+// TestPotrfC64Residual checks the native complex64 Cholesky by its backward
+// error in complex128 arithmetic, ‖A − L·Lᴴ‖ ≤ c·n·eps·‖A‖ (LAPACK's bound
+// for cpotrf), blocked and not, that the strict upper triangle is left
+// alone, and that info names the first minor that is not positive definite.
+func TestPotrfC64Residual(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	for _, n := range append(blockedSizes, 200) {
+		a := hpd(r, n, true)
+		x := make([]complex64, n*n)
+		for i, v := range a {
+			x[i] = complex64(v)
+		}
+		a128 := make([]complex128, n*n)
+		for i, v := range x {
+			a128[i] = complex128(v)
+		}
+		require.Equal(t, 0, potrfBlockedS(testPar(), x, n, n), "n=%d", n)
+		d := append([]complex128(nil), a128...)
+		for i := 0; i < n; i++ {
+			for j := 0; j <= i; j++ {
+				var s complex128
+				for p := 0; p <= j; p++ {
+					s += complex128(x[i*n+p]) * cmplx.Conj(complex128(x[j*n+p]))
+				}
+				d[i*n+j] -= s
+				d[j*n+i] = cmplx.Conj(d[i*n+j])
+			}
+			require.Zero(t, imag(x[i*n+i]), "n=%d: L's diagonal is real", n)
+			for j := i + 1; j < n; j++ {
+				require.Equal(t, complex64(a128[i*n+j]), x[i*n+j], "n=%d: upper (%d,%d) changed", n, i, j)
+			}
+		}
+		res := normC128(d) / (float64(n) * eps32 * normC128(a128))
+		require.Less(t, res, 4.0, "n=%d ‖A−LLᴴ‖/(n·eps·‖A‖)", n)
+		if n > 2 {
+			q := n / 2
+			y := make([]complex64, n*n)
+			for i, v := range a {
+				y[i] = complex64(v)
+			}
+			y[q*n+q] = -1
+			require.Equal(t, q+1, potrfBlockedS(testPar(), y, n, n), "n=%d", n)
+		}
+	}
+}

@@ -37,27 +37,90 @@ func gemvRows(a []float64, lda int, v, y []float64) {
 }
 
 //go:noescape
+func dot4x2AVX2(a *float64, lda int, v, w *float64, n int, y *[8]float64)
+
+// gemvRows2 is gemvRows against two vectors in one pass over a:
+// y[r] = a[r*lda:][:len(v)]·v and z[r] = ·w (len(z) = len(y)).
+func gemvRows2(a []float64, lda int, v, w, y, z []float64) {
+	n := len(v)
+	w = w[:n]
+	z = z[:len(y)]
+	r := 0
+	if cpufeat.AVX2FMA && n > 0 {
+		var t [8]float64
+		for ; r+4 <= len(y); r += 4 {
+			_ = a[(r+3)*lda+n-1]
+			dot4x2AVX2(&a[r*lda], lda, &v[0], &w[0], n, &t)
+			copy(y[r:r+4], t[:4])
+			copy(z[r:r+4], t[4:])
+		}
+	}
+	for ; r < len(y); r++ {
+		y[r] = dotGo(a[r*lda:r*lda+n], v)
+		z[r] = dotGo(a[r*lda:r*lda+n], w)
+	}
+}
+
+//go:noescape
 func rotStrip32AVX512(rots *planeRot, nrot int, z *float64, ldz int)
 
 //go:noescape
 func rotStrip16AVX2(rots *planeRot, nrot int, z *float64, ldz int)
 
+//go:noescape
+func rotStrip64F32AVX512(rots *planeRot, nrot int, z *float32, ldz int)
+
+//go:noescape
+func rotStrip32F32AVX2(rots *planeRot, nrot int, z *float32, ldz int)
+
 // rotStrips applies rots in order to columns [c0, c1) of the rows of zt
-// (row r at zt[r*ldz:]), in strips of 32 (AVX-512) or 16 (AVX2) columns,
-// the rest in Go; maxRow is the largest row a rotation touches.
-func rotStrips(rots []planeRot, zt []float64, ldz, c0, c1, maxRow int) {
+// (row r at zt[r*ldz:]), in strips of 32 (AVX-512) or 16 (AVX2) float64
+// columns, or twice as many float32 ones, the rest in Go; maxRow is the
+// largest row a rotation touches.
+func rotStrips[R float32 | float64](rots []planeRot, zt []R, ldz, c0, c1, maxRow int) {
 	if len(rots) > 0 && c1 > c0 {
 		_ = zt[maxRow*ldz+c1-1]
-		if cpufeat.AVX512 {
-			for ; c0+32 <= c1; c0 += 32 {
-				rotStrip32AVX512(&rots[0], len(rots), &zt[c0], ldz)
+		if z32, ok := any(zt).([]float32); ok {
+			if cpufeat.AVX512 {
+				for ; c0+64 <= c1; c0 += 64 {
+					rotStrip64F32AVX512(&rots[0], len(rots), &z32[c0], ldz)
+				}
 			}
-		}
-		if cpufeat.AVX2FMA {
-			for ; c0+16 <= c1; c0 += 16 {
-				rotStrip16AVX2(&rots[0], len(rots), &zt[c0], ldz)
+			if cpufeat.AVX2FMA {
+				for ; c0+32 <= c1; c0 += 32 {
+					rotStrip32F32AVX2(&rots[0], len(rots), &z32[c0], ldz)
+				}
+			}
+		} else {
+			z64 := any(zt).([]float64)
+			if cpufeat.AVX512 {
+				for ; c0+32 <= c1; c0 += 32 {
+					rotStrip32AVX512(&rots[0], len(rots), &z64[c0], ldz)
+				}
+			}
+			if cpufeat.AVX2FMA {
+				for ; c0+16 <= c1; c0 += 16 {
+					rotStrip16AVX2(&rots[0], len(rots), &z64[c0], ldz)
+				}
 			}
 		}
 	}
 	rotStripsGo(rots, zt, ldz, c0, c1)
+}
+
+//go:noescape
+func axpyF32AVX2(y, x *float32, n int, a float32)
+
+// axpyF32 adds a·x to y (len(y) <= len(x)), with one rounding per
+// element where the vector kernel runs.
+func axpyF32(y, x []float32, a float32) {
+	x = x[:len(y)]
+	i := 0
+	if cpufeat.AVX2FMA && len(y) >= 32 {
+		i = len(y) &^ 31
+		axpyF32AVX2(&y[0], &x[0], i, a)
+	}
+	for ; i < len(y); i++ {
+		y[i] += a * x[i]
+	}
 }

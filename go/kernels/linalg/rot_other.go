@@ -14,7 +14,24 @@ func gemvRows(a []float64, lda int, v, y []float64) {
 	}
 }
 
+// gemvRows2 is gemvRows against two vectors in one pass over a.
+func gemvRows2(a []float64, lda int, v, w, y, z []float64) {
+	n := len(v)
+	for r := range y {
+		y[r] = dotGo(a[r*lda:r*lda+n], v)
+		z[r] = dotGo(a[r*lda:r*lda+n], w)
+	}
+}
+
 // rotStrips applies rots in order to columns [c0, c1) of the rows of zt.
-func rotStrips(rots []planeRot, zt []float64, ldz, c0, c1, maxRow int) {
+func rotStrips[R float32 | float64](rots []planeRot, zt []R, ldz, c0, c1, maxRow int) {
 	rotStripsGo(rots, zt, ldz, c0, c1)
+}
+
+// axpyF32 adds a·x to y (len(y) <= len(x)).
+func axpyF32(y, x []float32, a float32) {
+	x = x[:len(y)]
+	for i := range y {
+		y[i] += a * x[i]
+	}
 }

@@ -78,6 +78,8 @@ func svdStep[T scalar](p svdPlan, par parallelFn) kernel.Step {
 	if (m >= n && p.ucols == m) || (m < n && p.vrows == n) {
 		qcols = max(m, n)
 	}
+	// f32 and c64 rotate their vectors in float32, as sbdsqr/cbdsqr do.
+	single := p.et == ir.F32 || p.et == ir.C64
 	inner := par
 	if p.batch > 1 {
 		inner = serial
@@ -103,7 +105,7 @@ func svdStep[T scalar](p svdPlan, par parallelFn) kernel.Step {
 						sb := s.s[b*k : (b+1)*k]
 						var ok bool
 						if p.vectors {
-							ok = svdVectors(inner, m, n, qcols, ab, sb, u.s[b*m*p.ucols:(b+1)*m*p.ucols], p.ucols, vt.s[b*p.vrows*n:(b+1)*p.vrows*n], p.vrows)
+							ok = svdVectors(inner, m, n, qcols, ab, sb, u.s[b*m*p.ucols:(b+1)*m*p.ucols], p.ucols, vt.s[b*p.vrows*n:(b+1)*p.vrows*n], p.vrows, single)
 						} else {
 							ok = svdValues(inner, m, n, ab, sb)
 						}
@@ -188,8 +190,9 @@ func bidiagQP[T scalar](par parallelFn, M, N, qcols int, w []T, d, e []float64, 
 
 // svdVectors computes one matrix's SVD with vectors: a (m×n, destroyed),
 // s (min(m, n)), u (m×ucols), vt (vrows×n); qcols is how many columns of Q
-// the tall problem needs.
-func svdVectors[T scalar](par parallelFn, m, n, qcols int, a []T, s []float64, u []T, ucols int, vt []T, vrows int) bool {
+// the tall problem needs. With single, the bidiagonal QR rotates float32
+// copies of the vectors.
+func svdVectors[T scalar](par parallelFn, m, n, qcols int, a []T, s []float64, u []T, ucols int, vt []T, vrows int, single bool) bool {
 	M, N := max(m, n), min(m, n)
 	tmp := scratchT[T](m*n + 2*M*qcols + N*N)
 	defer tmp.release()
@@ -208,7 +211,28 @@ func svdVectors[T scalar](par parallelFn, m, n, qcols int, a []T, s []float64, u
 		f = 2
 	}
 	// Rotations are real: a complex row rotates as its (re, im) float64s.
-	ok := bdsvdRot(par, N, s, ee.s, reImN(ut), f*M, f*M, reImN(ph), f*N, f*N)
+	var ok bool
+	if single {
+		uf, pf := reImN(ut), reImN(ph)
+		r32 := f32scratch(len(uf) + len(pf))
+		u32, p32 := r32.s[:len(uf)], r32.s[len(uf):]
+		for i, v := range uf {
+			u32[i] = float32(v)
+		}
+		for i, v := range pf {
+			p32[i] = float32(v)
+		}
+		ok = bdsvdRot(par, N, s, ee.s, u32, f*M, f*M, p32, f*N, f*N)
+		for i, v := range u32 {
+			uf[i] = float64(v)
+		}
+		for i, v := range p32 {
+			pf[i] = float64(v)
+		}
+		r32.release()
+	} else {
+		ok = bdsvdRot(par, N, s, ee.s, reImN(ut), f*M, f*M, reImN(ph), f*N, f*N)
+	}
 	if m >= n {
 		// A = Uᵀᵀ·Σ·Pᴴ rotated: U(i, j) = ut[j][i], Vᴴ = ph.
 		for i := 0; i < m; i++ {

@@ -114,15 +114,23 @@ func TestSvdKnownValues(t *testing.T) {
 		{"zero", func(k int) []float64 { return make([]float64, k) }},
 	}
 	shapes := [][2]int{{1, 1}, {7, 1}, {1, 5}, {40, 40}, {70, 33}, {33, 70}, {150, 150}, {230, 120}, {120, 230}}
-	for _, cplx := range []bool{false, true} {
-		et, name, p := ir.F64, "f64", "d"
-		if cplx {
-			et, name, p = ir.C128, "c128", "z"
-		}
+	// f32 and c64 (rotated in float32) against their own eps; their
+	// range excludes the specs scaled by 1e±295.
+	types := []struct {
+		et      ir.ElemType
+		name, p string
+		cplx    bool
+		eps     float64
+	}{{ir.F64, "f64", "d", false, eps}, {ir.C128, "c128", "z", true, eps}, {ir.F32, "f32", "s", false, 0x1p-23}, {ir.C64, "c64", "c", true, 0x1p-23}}
+	for _, ty := range types {
+		et, name, p, cplx := ty.et, ty.name, ty.p, ty.cplx
 		for _, mn := range shapes {
 			m, n := mn[0], mn[1]
 			k := min(m, n)
 			for si, sp := range specs {
+				if ty.eps != eps && (sp.name == "tiny" || sp.name == "huge") {
+					continue
+				}
 				mode := []byte{'S', 'A'}[si%2]
 				batch := 1 + si%2
 				t.Run(fmt.Sprintf("%s/%dx%d/%s/%c", name, m, n, sp.name, mode), func(t *testing.T) {
@@ -145,8 +153,11 @@ func TestSvdKnownValues(t *testing.T) {
 						ir.Attrs{"mode": u8(mode)})
 					outs := runOp(t, fakeCtx{2}, op, encodeAs(in, name))
 					sAll := bytesF64(outs[1])
+					if ty.eps != eps {
+						sAll = f32to64(bytesF32(outs[1]))
+					}
 					uAll, vtAll := decodeAs(outs[2], name), decodeAs(outs[3], name)
-					tol := 8 * float64(max(m, n)) * eps
+					tol := 8 * float64(max(m, n)) * ty.eps
 					for b := 0; b < batch; b++ {
 						require.Equal(t, int64(0), loadInt(ir.S32, outs[4], b))
 						a := in[b*m*n : (b+1)*m*n]
@@ -230,6 +241,33 @@ func TestBdsvdZeroDiagonal(t *testing.T) {
 				require.LessOrEqual(t, d[i], d[i-1])
 				require.GreaterOrEqual(t, d[i], 0.0)
 			}
+		}
+	}
+}
+
+// TestGemvRows2 checks the two-vector row products against gemvRows run
+// once per vector, bit for bit (the same sums in the same order), at row
+// counts and lengths around the four-row and four-column blocks.
+func TestGemvRows2(t *testing.T) {
+	r := rand.New(rand.NewSource(17))
+	for _, m := range []int{1, 3, 4, 7, 9} {
+		for _, n := range []int{1, 3, 4, 5, 17, 64} {
+			lda := n + 2
+			a := make([]float64, m*lda)
+			v, w := make([]float64, n), make([]float64, n)
+			for i := range a {
+				a[i] = r.NormFloat64()
+			}
+			for i := range v {
+				v[i], w[i] = r.NormFloat64(), r.NormFloat64()
+			}
+			y1, z1 := make([]float64, m), make([]float64, m)
+			y2, z2 := make([]float64, m), make([]float64, m)
+			gemvRows(a, lda, v, y1)
+			gemvRows(a, lda, w, z1)
+			gemvRows2(a, lda, v, w, y2, z2)
+			require.Equal(t, y1, y2, "m=%d n=%d", m, n)
+			require.Equal(t, z1, z2, "m=%d n=%d", m, n)
 		}
 	}
 }

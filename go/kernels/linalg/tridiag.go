@@ -32,18 +32,25 @@ func rotGo(x, y []float64, c, s float64) {
 
 // rotStripsGo is rotStrips in plain Go, one rotation over the whole
 // column range at a time.
-func rotStripsGo(rots []planeRot, zt []float64, ldz, c0, c1 int) {
+func rotStripsGo[R float32 | float64](rots []planeRot, zt []R, ldz, c0, c1 int) {
 	if c0 >= c1 {
 		return
 	}
 	for _, r := range rots {
-		rotGo(zt[r.i*ldz+c0:r.i*ldz+c1], zt[(r.i+1)*ldz+c0:(r.i+1)*ldz+c1], r.c, r.s)
+		x, y := zt[r.i*ldz+c0:r.i*ldz+c1], zt[(r.i+1)*ldz+c0:(r.i+1)*ldz+c1]
+		y = y[:len(x)]
+		c, s := R(r.c), R(r.s)
+		for k, xv := range x {
+			yv := y[k]
+			x[k] = c*xv - s*yv
+			y[k] = s*xv + c*yv
+		}
 	}
 }
 
 // applyRots applies rots in order to the rows of zt (row r at
 // zt[r*ldz:][:w]), ranges of columns in parallel.
-func applyRots(par parallelFn, rots []planeRot, zt []float64, ldz, w int) {
+func applyRots[R float32 | float64](par parallelFn, rots []planeRot, zt []R, ldz, w int) {
 	if len(rots) == 0 || w == 0 {
 		return
 	}
@@ -69,7 +76,7 @@ func applyRots(par parallelFn, rots []planeRot, zt []float64, ldz, w int) {
 // rotation to the rows of zt, so that rows that held Qᵀ end up holding the
 // eigenvectors of Q·T·Qᵀ (row r for eigenvalue d[r]). It reports false
 // when an eigenvalue did not converge in 30 iterations.
-func tqlRot(par parallelFn, n int, d, e []float64, zt []float64, ldz, w int) bool {
+func tqlRot[R float32 | float64](par parallelFn, n int, d, e []float64, zt []R, ldz, w int) bool {
 	if n <= 1 {
 		return true
 	}
