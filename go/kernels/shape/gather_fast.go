@@ -372,28 +372,35 @@ func (g *fastGather) offsets(o []int64, ix []byte, i0, is int, base, step int64)
 // fillOffsets is offsets for a gather with a fill value (one index
 // component): -1 for a slice whose index is out of range.
 func (g *fastGather) fillOffsets(o []int64, ix []byte, i0, is int, base, step int64) {
-	m, st, w := g.maxStart[0], g.stStride[0], g.wrap
-	switch g.idxElem {
+	offsetsOrNone(o, ix, g.idxElem, i0, is, g.maxStart[0], g.stStride[0], g.wrap, base, step)
+}
+
+// offsetsOrNone sets o[j] to base + j·step + v·stride for the index v at
+// ix[i0 + j·is] (element type et; a negative signed v first gets wrap
+// added), or to -1 where v lies outside [0, maxStart]: the one decoding of
+// single-component indices that fill-mode gathers and point scatters share.
+func offsetsOrNone(o []int64, ix []byte, et ir.ElemType, i0, is int, maxStart, stride, wrap, base, step int64) {
+	switch et {
 	case ir.S32:
-		offsetsOrNone(o, byteview.As[int32](ix), i0, is, m, st, w, base, step)
+		offsetsOrNoneT(o, byteview.As[int32](ix), i0, is, maxStart, stride, wrap, base, step)
 	case ir.S64:
-		offsetsOrNone(o, byteview.As[int64](ix), i0, is, m, st, w, base, step)
+		offsetsOrNoneT(o, byteview.As[int64](ix), i0, is, maxStart, stride, wrap, base, step)
 	case ir.S16:
-		offsetsOrNone(o, byteview.As[int16](ix), i0, is, m, st, w, base, step)
+		offsetsOrNoneT(o, byteview.As[int16](ix), i0, is, maxStart, stride, wrap, base, step)
 	case ir.S8:
-		offsetsOrNone(o, byteview.As[int8](ix), i0, is, m, st, w, base, step)
+		offsetsOrNoneT(o, byteview.As[int8](ix), i0, is, maxStart, stride, wrap, base, step)
 	case ir.U32:
-		offsetsOrNone(o, byteview.As[uint32](ix), i0, is, m, st, 0, base, step)
+		offsetsOrNoneT(o, byteview.As[uint32](ix), i0, is, maxStart, stride, 0, base, step)
 	case ir.U64:
-		offsetsOrNone(o, byteview.As[uint64](ix), i0, is, m, st, 0, base, step)
+		offsetsOrNoneT(o, byteview.As[uint64](ix), i0, is, maxStart, stride, 0, base, step)
 	case ir.U16:
-		offsetsOrNone(o, byteview.As[uint16](ix), i0, is, m, st, 0, base, step)
+		offsetsOrNoneT(o, byteview.As[uint16](ix), i0, is, maxStart, stride, 0, base, step)
 	default:
-		offsetsOrNone(o, byteview.As[uint8](ix), i0, is, m, st, 0, base, step)
+		offsetsOrNoneT(o, byteview.As[uint8](ix), i0, is, maxStart, stride, 0, base, step)
 	}
 }
 
-func offsetsOrNone[I intT](o []int64, ix []I, i0, is int, maxStart, stride, wrap, base, step int64) {
+func offsetsOrNoneT[I intT](o []int64, ix []I, i0, is int, maxStart, stride, wrap, base, step int64) {
 	for j := range o {
 		v := int64(ix[i0+j*is])
 		if v < 0 {

@@ -178,41 +178,7 @@ func pointIdentity(kind string, et ir.ElemType) []byte {
 // offsets decodes the indices of updates lo.. into operand offsets, -1
 // for an index outside [0, maxStart] (XLA skips such an update).
 func (p *pointScatter) offsets(o []int64, ix []byte, lo int) {
-	switch p.ixElem {
-	case ir.S32:
-		decodeOffsets(o, byteview.As[int32](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
-	case ir.S64:
-		decodeOffsets(o, byteview.As[int64](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
-	case ir.U32:
-		decodeOffsets(o, byteview.As[uint32](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
-	case ir.U64:
-		decodeOffsets(o, byteview.As[uint64](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
-	case ir.S16:
-		decodeOffsets(o, byteview.As[int16](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
-	case ir.U16:
-		decodeOffsets(o, byteview.As[uint16](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
-	case ir.S8:
-		decodeOffsets(o, byteview.As[int8](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
-	default:
-		decodeOffsets(o, byteview.As[uint8](ix), lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap)
-	}
-}
-
-// decodeOffsets' wrap is pointScatter.wrap (0 for unsigned indices).
-func decodeOffsets[I intT](o []int64, ix []I, i0, is int, maxStart, opStride, wrap int64) {
-	for j := range o {
-		v := int64(ix[i0+j*is])
-		if v < 0 {
-			v += wrap
-		}
-		// As unsigned, a negative index (sign-extended) and an unsigned
-		// one above MaxInt64 both exceed maxStart.
-		if uint64(v) > uint64(maxStart) {
-			o[j] = -1
-			continue
-		}
-		o[j] = v * opStride
-	}
+	offsetsOrNone(o, ix, p.ixElem, lo*p.lb.ixSt, p.lb.ixSt, p.maxStart, p.opStride, p.wrap, 0, 0)
 }
 
 // pointFnFor returns the point combiner of the update computation kind for
