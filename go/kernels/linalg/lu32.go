@@ -243,13 +243,7 @@ func pivotF32(x []float32) int {
 			best[l], at[l] = b, i
 		}
 	}
-	p, bp := 0, int64(-1)
-	for l := range best {
-		if at[l] >= 0 && (best[l] > bp || (best[l] == bp && at[l] < p)) {
-			p, bp = at[l], best[l]
-		}
-	}
-	return p
+	return mergeLanes(&best, &at)
 }
 
 // pivotC64 is icamax over (re, im) pairs: the first index of the largest
@@ -277,7 +271,13 @@ func pivotC64(x []float32) int {
 			best[l], at[l] = v, i
 		}
 	}
-	p, bp := 0, float32(-1)
+	return mergeLanes(&best, &at)
+}
+
+// mergeLanes picks the pivot of four interleaved lanes (at -1: the lane saw
+// no number): the largest key, ties to the lowest index; 0 when none.
+func mergeLanes[K int64 | float32](best *[4]K, at *[4]int) int {
+	p, bp := 0, K(-1)
 	for l := range best {
 		if at[l] >= 0 && (best[l] > bp || (best[l] == bp && at[l] < p)) {
 			p, bp = at[l], best[l]
