@@ -3,6 +3,7 @@
 // Everything with real behaviour lives in the package's Go files, in the
 // functions marked //export (client.go, buffer.go, executable.go, ...).
 #include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,50 @@ __attribute__((constructor)) static void watch_fork(void) {
 int gojax_in_forked_child(void) { return __atomic_load_n(&forked_child, __ATOMIC_RELAXED); }
 
 #define FORKED() __builtin_expect(__atomic_load_n(&forked_child, __ATOMIC_RELAXED), 0)
+
+/* ---- signal stacks under AMX --------------------------------------------- */
+
+/* Once the process holds the AMX tile state, a signal that interrupts a
+ * thread which has used the tiles saves about 8 KiB more on the signal
+ * stack. Go runs its signal handler on the alternate stack a foreign thread
+ * already has (libraries install 8-20 KiB ones, e.g. SIGSTKSZ-sized), so
+ * such a frame could leave the handler too little and it would overflow
+ * into the memory below. Kernels run on the calling thread too, so every
+ * thread that enters Go is first given an alternate stack of SIGSTACK_NEW
+ * bytes when its own is smaller than SIGSTACK_MIN; a thread with none gets
+ * Go's own (32 KiB, enough). The new stack is the thread's for its life (it
+ * is never freed: a handler may be on it until the thread ends). Go's
+ * handler finds the stack it runs on by asking the kernel, so it follows. */
+#define SIGSTACK_MIN (32 << 10)
+#define SIGSTACK_NEW (64 << 10)
+static int tiles_granted;
+static __thread int sigstack_done;
+
+void gojax_tiles_granted(void) { __atomic_store_n(&tiles_granted, 1, __ATOMIC_RELAXED); }
+
+/* gojax_widen_sigstack gives the calling thread a large enough alternate
+ * stack: 1 when it replaced a small one, 0 when none was needed, -1 on
+ * failure (the thread keeps its stack). */
+int gojax_widen_sigstack(void) {
+  stack_t cur;
+  if (sigaltstack(NULL, &cur) != 0) return -1;
+  if ((cur.ss_flags & SS_DISABLE) || (cur.ss_flags & SS_ONSTACK) || cur.ss_size >= SIGSTACK_MIN) return 0;
+  void* p = malloc(SIGSTACK_NEW);
+  if (p == NULL) return -1;
+  stack_t ss = {.ss_sp = p, .ss_flags = 0, .ss_size = SIGSTACK_NEW};
+  if (sigaltstack(&ss, NULL) != 0) {
+    free(p);
+    return -1;
+  }
+  return 1;
+}
+
+static inline void enter_go(void) {
+  if (__builtin_expect(__atomic_load_n(&tiles_granted, __ATOMIC_RELAXED) && !sigstack_done, 0)) {
+    sigstack_done = 1;
+    (void)gojax_widen_sigstack();
+  }
+}
 
 static const char forked_msg[] =
     "gojax cannot be used in a forked child process; use the 'spawn' or 'forkserver' start method";
@@ -350,6 +395,7 @@ static PJRT_Error* c_ExecuteContext_Destroy(PJRT_ExecuteContext_Destroy_Args* ar
 #define GOJAX_SLOT(name)                                                   \
   __attribute__((unused)) static PJRT_Error* guard_##name(name##_Args* args) { \
     if (FORKED()) return forked_error(#name);                              \
+    enter_go();                                                            \
     return gojax_##name(args);                                             \
   }
 #include "pjrt_slots.h"
@@ -359,6 +405,7 @@ static PJRT_Error* c_ExecuteContext_Destroy(PJRT_ExecuteContext_Destroy_Args* ar
 #define GUARD_EXT(fn, T)                                \
   static PJRT_Error* guard_##fn(T* args) {              \
     if (FORKED()) return forked_error("PJRT_" #fn);     \
+    enter_go();                                         \
     return gojax_##fn(args);                            \
   }
 GUARD_EXT(FFI_TypeRegister, gojax_FFI_TypeRegister_Args)
@@ -382,7 +429,7 @@ GUARD_EXT(CrossHost_ReceiveBuffers, gojax_CrossHostReceive_Args)
  * and never aborts. Outside a child they call Go exactly as before. */
 #define CHILD_GETTER(slot, handle_ok, ...)                          \
   static PJRT_Error* child_##slot(slot##_Args* args) {              \
-    if (!FORKED()) return gojax_##slot(args);                       \
+    if (!FORKED()) return enter_go(), gojax_##slot(args);           \
     if (!ARGS_OK(args, slot##_Args) || !(handle_ok)) return forked_error(#slot); \
     __VA_ARGS__;                                                    \
     return NULL;                                                    \
@@ -475,7 +522,7 @@ CHILD_GETTER(PJRT_TopologyDescription_PlatformVersion, TOPO != NULL && TOPO->ver
 /* The unloaded handle a child asks for is a C copy of the facts only: no Go
  * handle (h 0), never reaches Go, and is leaked by Destroy as all are. */
 static PJRT_Error* child_PJRT_LoadedExecutable_GetExecutable(PJRT_LoadedExecutable_GetExecutable_Args* args) {
-  if (!FORKED()) return gojax_PJRT_LoadedExecutable_GetExecutable(args);
+  if (!FORKED()) return enter_go(), gojax_PJRT_LoadedExecutable_GetExecutable(args);
   static const char fn[] = "PJRT_LoadedExecutable_GetExecutable";
   if (!ARGS_OK(args, PJRT_LoadedExecutable_GetExecutable_Args) || args->loaded_executable == NULL ||
       args->loaded_executable->info == NULL)
@@ -494,7 +541,7 @@ static PJRT_Event gojax_forked_event = {0};
 
 /* A buffer's layout is its own minor_to_major list, kept in C. */
 static PJRT_Error* guard_Layouts_BufferLayout(gojax_Layouts_Buffer_Args* args) {
-  if (!FORKED()) return gojax_Layouts_BufferLayout(args);
+  if (!FORKED()) return enter_go(), gojax_Layouts_BufferLayout(args);
   static const char fn[] = "PJRT_Layouts_PJRT_Buffer_MemoryLayout";
   if (!ARGS_OK(args, gojax_Layouts_Buffer_Args) || args->buffer == NULL) return forked_error(fn);
   args->layout = gojax_layout_new(args->buffer->minor_to_major, args->buffer->num_dims, 1);

@@ -423,6 +423,11 @@ const int64_t* gojax_layout_strides(const PJRT_Buffer_MemoryLayout* l, size_t* n
 void gojax_raw_future_ready(PJRT_Buffer_CopyRawToHostFuture_Callback_Args* args);
 void gojax_donate_dependency_ready(PJRT_Buffer_DonateWithControlDependency_Callback_Args* args);
 
+/* Signal stacks under AMX (capi.c): the tiles are granted (call once, at
+ * init); give the calling thread a large enough alternate stack. */
+void gojax_tiles_granted(void);
+int gojax_widen_sigstack(void);
+
 /* Deleters handed to the framework. */
 void gojax_free_serialized_executable(PJRT_SerializedExecutable* p);
 void gojax_free_serialized_topology(PJRT_SerializedTopology* p);
