@@ -217,10 +217,16 @@ def listening_ports() -> set[int]:
     return ports
 
 
-def finish(code: int = 0):
+def finish(code: int = 0, together: bool = False):
+    """Exit at once. together: every process gets here; leave through
+    jax.distributed's shutdown barrier, so that process 0, which hosts the
+    coordination service, outlives the others' clients (a client that loses
+    the service aborts its process). Without it (a peer was killed or left
+    early, and would never reach the barrier) the process just exits."""
     sys.stdout.flush()
     sys.stderr.flush()
-    # Skip jax.distributed's shutdown barrier: a killed peer never reaches it.
+    if together:
+        jax.distributed.shutdown()
     os._exit(code)
 
 
@@ -233,9 +239,7 @@ if scenario == "all":
     if index == 0:
         np.savez(os.path.join(outdir, f"result-{nproc}-{platform or 'job'}.npz"), **res)
     print("RESULT ok", flush=True)
-    if nproc > 0:
-        multihost_utils.sync_global_devices("end")
-    finish()
+    finish(together=nproc > 0)
 
 if scenario in ("kill", "stop"):
     psum_once()
@@ -279,13 +283,12 @@ if scenario == "stranger":
         gc.collect()
         time.sleep(0.1)
     print(f"RESULT listening before={before} after={my_port in listening_ports()}", flush=True)
-    finish()
+    finish(together=True)
 
 if scenario == "transfer":
     n = transfers()
     print(f"RESULT ok {n}", flush=True)
-    multihost_utils.sync_global_devices("end")
-    finish()
+    finish(together=True)
 
 if scenario in ("transfer_lost", "transfer_silent"):
     from jax.sharding import SingleDeviceSharding
