@@ -148,9 +148,9 @@ func (s *topKSelector) row(b []byte, base, stride int) ([]int32, bool) {
 	if k == 0 {
 		return nil, true
 	}
-	s.perm = growI32(&s.perm, max(n, k))
 	if n <= smallSort || 4*k >= n {
 		// Most of the row is kept: sorting it all is as cheap.
+		s.perm = growI32(&s.perm, n)
 		keys := grow(&s.keys, n)
 		if !fillKeys(keys, b, s.et, base, stride, s.key) {
 			return nil, false
@@ -197,7 +197,8 @@ func (s *topKSelector) row(b []byte, base, stride int) ([]int32, bool) {
 		h[0], h[end] = h[end], h[0]
 		siftDown(h[:end], 0)
 	}
-	out := s.perm[:k]
+	// Only k positions: a row-sized perm would cost a clear of 4n bytes.
+	out := growI32(&s.perm, k)
 	for i, e := range h {
 		out[i] = e.pos
 	}
