@@ -53,6 +53,15 @@ def test_environment_sets_the_field(var, value, field, want):
     assert out.strip() == repr(want)
 
 
+def test_crash_output_from_the_environment(tmp_path):
+    path = tmp_path / "crash.txt"
+    out = check_python("import gojax; print(gojax.config.crash_output)", env={"GOJAX_CRASH_OUTPUT": str(path)})
+    assert out.strip() == str(path)
+    assert path.exists(), "opened (created) when the library loads"
+    out = check_python("import gojax; print(gojax.config.crash_output)", env={"GOJAX_CRASH_OUTPUT": ""})
+    assert out.strip() == "None"
+
+
 def test_dump_dir_from_the_environment_is_absolute(tmp_path):
     out = check_python("import gojax; print(gojax.config.dump_dir)",
                        env={"GOJAX_DUMP_DIR": "dumps here"})

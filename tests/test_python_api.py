@@ -264,7 +264,7 @@ def test_config_view():
     d = c.as_dict()
     assert set(d) == {"worker_threads", "dump_dir", "debug_nans", "flush_denormals", "num_devices", "buffer_cache_bytes",
                       "async_dispatch", "inline_bytes", "spin_us", "vector", "memory_limit",
-                      "collective_timeout", "dataplane_host", "dataplane_port", "spmd_partition"}
+                      "collective_timeout", "dataplane_host", "dataplane_port", "spmd_partition", "crash_output"}
     assert d["worker_threads"] == gojax.worker_threads()
     assert isinstance(c.num_devices, int) and c.num_devices >= 1
     assert "worker_threads=" in repr(c)

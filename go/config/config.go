@@ -48,6 +48,10 @@ type Settings struct {
 	// DumpDir receives module dumps of every compile; "" is off
 	// (GOJAX_DUMP_DIR). Always absolute when set.
 	DumpDir string
+	// CrashOutput is a file that also receives the report of a fatal error
+	// in gojax's Go code, appended; "" is off (GOJAX_CRASH_OUTPUT). Always
+	// absolute when set.
+	CrashOutput string
 	// DebugNans turns NaN detection on (GOJAX_DEBUG_NANS).
 	DebugNans bool
 	// FlushDenormals runs programs with FTZ/DAZ (GOJAX_FLUSH_DENORMALS).
@@ -178,6 +182,15 @@ var Vars = []*Var{
 			return err
 		},
 		reset: func(st *Settings) { st.DumpDir = "" },
+	},
+	{
+		Env: "GOJAX_CRASH_OUTPUT", Field: "crash_output", Kind: KindPath, Default: "off",
+		Accepted: "a file path (made absolute; created when missing, appended to)",
+		set: func(st *Settings, name, s string) (err error) {
+			st.CrashOutput, err = ParsePath(name, s)
+			return err
+		},
+		reset: func(st *Settings) { st.CrashOutput = "" },
 	},
 	boolVar("GOJAX_DEBUG_NANS", "debug_nans", func(st *Settings) *bool { return &st.DebugNans }),
 	boolVar("GOJAX_FLUSH_DENORMALS", "flush_denormals", func(st *Settings) *bool { return &st.FlushDenormals }),

@@ -103,13 +103,13 @@ func TestLoad(t *testing.T) {
 
 	st, err = Load(lookupIn(map[string]string{
 		"GOJAX_NUM_DEVICES": " 2", "GOJAX_ASYNC_DISPATCH": "yes", "GOJAX_INLINE_BYTES": "1MiB",
-		"GOJAX_BUFFER_CACHE_BYTES": "0", "GOJAX_MEMORY_LIMIT": "8 GiB", "GOJAX_DUMP_DIR": "/tmp/dumps", "GOJAX_DEBUG_NANS": "off",
+		"GOJAX_BUFFER_CACHE_BYTES": "0", "GOJAX_MEMORY_LIMIT": "8 GiB", "GOJAX_DUMP_DIR": "/tmp/dumps", "GOJAX_CRASH_OUTPUT": "/tmp/crash.txt", "GOJAX_DEBUG_NANS": "off",
 		"GOJAX_FLUSH_DENORMALS": "false", "GOJAX_SPIN_US": "0", "GOJAX_VECTOR": "AVX2",
 		"GOJAX_COLLECTIVE_TIMEOUT": "20", "GOJAX_DATAPLANE_HOST": " 10.0.0.7", "GOJAX_DATAPLANE_PORT": "7777", "GOJAX_SPMD_PARTITION": "no",
 	}))
 	require.NoError(t, err)
 	require.Equal(t, Settings{
-		NumDevices: 2, NumDevicesSet: true, AsyncDispatch: true, InlineBytes: 1 << 20, BufferCacheBytes: 0, MemoryLimit: 8 << 30, DumpDir: "/tmp/dumps",
+		NumDevices: 2, NumDevicesSet: true, AsyncDispatch: true, InlineBytes: 1 << 20, BufferCacheBytes: 0, MemoryLimit: 8 << 30, DumpDir: "/tmp/dumps", CrashOutput: "/tmp/crash.txt",
 		DebugNans: false, FlushDenormals: false, SpinMicros: 0, Vector: "avx2",
 		CollectiveTimeout: 20, DataplaneHost: "10.0.0.7", DataplanePort: 7777, SPMDPartition: false,
 	}, st)
@@ -151,6 +151,7 @@ func TestLoadRejects(t *testing.T) {
 		"GOJAX_BUFFER_CACHE_BYTES": {"-1", "1G", "lots"},
 		"GOJAX_MEMORY_LIMIT":       {"0", "1023KiB", "-1", "off", "8G"},
 		"GOJAX_DUMP_DIR":           {"a\x00b"},
+		"GOJAX_CRASH_OUTPUT":       {"a\x00b"},
 		"GOJAX_DEBUG_NANS":         {"nope", "2", "-1"},
 		"GOJAX_FLUSH_DENORMALS":    {"ftz", "2"},
 		"GOJAX_SPIN_US":            {"abc", "1e3", "-1", "1000001", "99999999999999999999"},

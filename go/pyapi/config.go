@@ -103,6 +103,10 @@ func DataplaneHost() string { return config.Env().DataplaneHost }
 // DataplanePort is the data-plane port (GOJAX_DATAPLANE_PORT; 0: any).
 func DataplanePort() int { return config.Env().DataplanePort }
 
+// CrashOutput is the file that also receives fatal error reports ("" when
+// off; GOJAX_CRASH_OUTPUT, read-only).
+func CrashOutput() string { return config.Env().CrashOutput }
+
 // SetFlushDenormals chooses whether programs run with subnormal floats
 // flushed to zero, as XLA:CPU runs them (the default), or keep IEEE
 // subnormals (GOJAX_FLUSH_DENORMALS=false at load). Applies from the next

@@ -409,6 +409,14 @@ class Config:
         free port). Read-only."""
         return int(_pyapi.DataplanePort())
 
+    @property
+    def crash_output(self) -> str | None:
+        """The file that also receives the report of a fatal error in
+        gojax's Go code, appended (GOJAX_CRASH_OUTPUT; default None: stderr
+        only, where a test runner capturing output may lose it). Read-only:
+        set the variable before gojax loads."""
+        return str(_pyapi.CrashOutput()) or None
+
     def as_dict(self) -> dict[str, Any]:
         """The current settings as a plain dict."""
         return {
@@ -427,6 +435,7 @@ class Config:
             "spmd_partition": self.spmd_partition,
             "dataplane_host": self.dataplane_host,
             "dataplane_port": self.dataplane_port,
+            "crash_output": self.crash_output,
         }
 
     def __repr__(self) -> str:
