@@ -45,9 +45,14 @@ int gojax_in_forked_child(void) { return __atomic_load_n(&forked_child, __ATOMIC
 #define SIGSTACK_MIN (32 << 10)
 #define SIGSTACK_NEW (64 << 10)
 static int tiles_granted;
-static __thread int sigstack_done;
+/* Marks the threads already seen. A pthread key, not __thread: TLS in a
+ * shared library calls __tls_get_addr, which makes the library need the
+ * dynamic loader itself, outside the manylinux policy. */
+static pthread_key_t sigstack_seen;
 
-void gojax_tiles_granted(void) { __atomic_store_n(&tiles_granted, 1, __ATOMIC_RELAXED); }
+void gojax_tiles_granted(void) {
+  if (pthread_key_create(&sigstack_seen, NULL) == 0) __atomic_store_n(&tiles_granted, 1, __ATOMIC_RELEASE);
+}
 
 /* gojax_widen_sigstack gives the calling thread a large enough alternate
  * stack: 1 when it replaced a small one, 0 when none was needed, -1 on
@@ -67,8 +72,9 @@ int gojax_widen_sigstack(void) {
 }
 
 static inline void enter_go(void) {
-  if (__builtin_expect(__atomic_load_n(&tiles_granted, __ATOMIC_RELAXED) && !sigstack_done, 0)) {
-    sigstack_done = 1;
+  if (__builtin_expect(__atomic_load_n(&tiles_granted, __ATOMIC_ACQUIRE), 0) &&
+      pthread_getspecific(sigstack_seen) == NULL) {
+    (void)pthread_setspecific(sigstack_seen, (void*)1);
     (void)gojax_widen_sigstack();
   }
 }
