@@ -174,24 +174,10 @@ var Vars = []*Var{
 		},
 		reset: func(st *Settings) { st.MemoryLimit = Defaults().MemoryLimit },
 	},
-	{
-		Env: "GOJAX_DUMP_DIR", Field: "dump_dir", Kind: KindPath, Default: "off",
-		Accepted: "a directory path (made absolute; created when missing)",
-		set: func(st *Settings, name, s string) (err error) {
-			st.DumpDir, err = ParsePath(name, s)
-			return err
-		},
-		reset: func(st *Settings) { st.DumpDir = "" },
-	},
-	{
-		Env: "GOJAX_CRASH_OUTPUT", Field: "crash_output", Kind: KindPath, Default: "off",
-		Accepted: "a file path (made absolute; created when missing, appended to)",
-		set: func(st *Settings, name, s string) (err error) {
-			st.CrashOutput, err = ParsePath(name, s)
-			return err
-		},
-		reset: func(st *Settings) { st.CrashOutput = "" },
-	},
+	pathVar("GOJAX_DUMP_DIR", "dump_dir", "a directory path (made absolute; created when missing)",
+		func(st *Settings) *string { return &st.DumpDir }),
+	pathVar("GOJAX_CRASH_OUTPUT", "crash_output", "a file path (made absolute; created when missing, appended to)",
+		func(st *Settings) *string { return &st.CrashOutput }),
 	boolVar("GOJAX_DEBUG_NANS", "debug_nans", func(st *Settings) *bool { return &st.DebugNans }),
 	boolVar("GOJAX_FLUSH_DENORMALS", "flush_denormals", func(st *Settings) *bool { return &st.FlushDenormals }),
 	{
@@ -270,6 +256,18 @@ func boolVar(env, field string, at func(*Settings) *bool) *Var {
 			return err
 		},
 		reset: func(st *Settings) { *at(st) = def },
+	}
+}
+
+// pathVar is a path variable, off ("") by default.
+func pathVar(env, field, accepted string, at func(*Settings) *string) *Var {
+	return &Var{
+		Env: env, Field: field, Kind: KindPath, Default: "off", Accepted: accepted,
+		set: func(st *Settings, name, s string) (err error) {
+			*at(st), err = ParsePath(name, s)
+			return err
+		},
+		reset: func(st *Settings) { *at(st) = "" },
 	}
 }
 
