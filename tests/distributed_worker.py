@@ -218,11 +218,11 @@ def listening_ports() -> set[int]:
 
 
 def finish(code: int = 0, together: bool = False):
-    """Exit at once. together: every process gets here; leave through
+    """Exit with code. together (every process gets here): first pass
     jax.distributed's shutdown barrier, so that process 0, which hosts the
     coordination service, outlives the others' clients (a client that loses
-    the service aborts its process). Without it (a peer was killed or left
-    early, and would never reach the barrier) the process just exits."""
+    the service aborts its process). Otherwise (a peer was killed or left
+    early, and would never reach the barrier) exit at once."""
     sys.stdout.flush()
     sys.stderr.flush()
     if together:
