@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"gonum.org/v1/gonum/lapack/gonum"
+	"unsafe"
 
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
@@ -160,8 +161,9 @@ func svdValues[T scalar](par parallelFn, m, n int, a []T, s []float64) bool {
 
 // bidiagQP reduces the M×N matrix w (M >= N, destroyed) to the real upper
 // bidiagonal B = Qᴴ·W·P (d, e) and forms the first qcols columns of Q
-// (M×qcols) and Pᴴ (N×N), both from their reflectors by the blocked orgqr.
-func bidiagQP[T scalar](par parallelFn, M, N, qcols int, w []T, d, e []float64, q []T, ph []T) {
+// (M×qcols) and Pᴴ (N×N), both from their reflectors by the blocked orgqr
+// (with single, complex Q and Pᴴ are formed in complex64, as cungbr does).
+func bidiagQP[T scalar](par parallelFn, M, N, qcols int, w []T, d, e []float64, q []T, ph []T, single bool) {
 	ws := scratchT[T](2*N + max(M, qcols) + (N-1)*(N-1))
 	defer ws.release()
 	tq, tp, work, pt := ws.s[:N], ws.s[N:2*N], ws.s[2*N:2*N+max(M, qcols)], ws.s[2*N+max(M, qcols):]
@@ -169,7 +171,7 @@ func bidiagQP[T scalar](par parallelFn, M, N, qcols int, w []T, d, e []float64, 
 	for i := 0; i < M; i++ {
 		copy(q[i*qcols:i*qcols+N], w[i*N:(i+1)*N])
 	}
-	orgqrBlocked(par, M, qcols, N, q, qcols, tq, work)
+	orgqrS(par, M, qcols, N, q, qcols, tq, work, single)
 	// P = diag(1, P̃), P̃ = G̃(0)…G̃(N−2) from the row reflectors (row i
 	// holds uᴴ) laid out as orgqr's columns.
 	n1 := N - 1
@@ -178,12 +180,40 @@ func bidiagQP[T scalar](par parallelFn, M, N, qcols int, w []T, d, e []float64, 
 			pt[r*n1+j] = conj(w[j*N+1+r])
 		}
 	}
-	orgqrBlocked(par, n1, n1, n1, pt, n1, tp, work)
+	orgqrS(par, n1, n1, n1, pt, n1, tp, work, single)
 	clear(ph[:N*N])
 	ph[0] = fromRe[T](1)
 	for i := 0; i < n1; i++ {
 		for j := 0; j < n1; j++ {
 			ph[(1+i)*N+1+j] = conj(pt[j*n1+i])
+		}
+	}
+}
+
+// orgqrS is orgqrBlocked; with single, complex data that orgqrC64 would
+// block is rounded to complex64 and Q formed there.
+func orgqrS[T scalar](par parallelFn, m, n, k int, a []T, lda int, tau, work []T, single bool) {
+	if !single || !isCplx[T]() || k < blockMin || n < blockMin {
+		orgqrBlocked(par, m, n, k, a, lda, tau, work)
+		return
+	}
+	a2 := *(*[]complex128)(unsafe.Pointer(&a))
+	t2 := *(*[]complex128)(unsafe.Pointer(&tau))
+	b := c64scratch(m*n + k)
+	defer b.release()
+	a32, t32 := b.s[:m*n], b.s[m*n:]
+	for r := 0; r < m; r++ {
+		for j, x := range a2[r*lda : r*lda+n] {
+			a32[r*n+j] = complex64(x)
+		}
+	}
+	for i, x := range t2[:k] {
+		t32[i] = complex64(x)
+	}
+	orgqrC64(par, m, n, k, a32, n, t32)
+	for r := 0; r < m; r++ {
+		for j, x := range a32[r*n : (r+1)*n] {
+			a2[r*lda+j] = complex128(x)
 		}
 	}
 }
@@ -200,7 +230,7 @@ func svdVectors[T scalar](par parallelFn, m, n, qcols int, a []T, s []float64, u
 	q, ut, ph := tmp.s[m*n:m*n+M*qcols], tmp.s[m*n+M*qcols:m*n+2*M*qcols], tmp.s[m*n+2*M*qcols:]
 	ee := f64scratch(N)
 	defer ee.release()
-	bidiagQP(par, M, N, qcols, w, s, ee.s, q, ph)
+	bidiagQP(par, M, N, qcols, w, s, ee.s, q, ph, single)
 	for i := 0; i < M; i++ {
 		for j := 0; j < qcols; j++ {
 			ut[j*M+i] = q[i*qcols+j]
