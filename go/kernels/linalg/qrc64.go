@@ -46,37 +46,75 @@ func gemmC64(par parallelFn, m, n, k int, neg bool, a []complex64, ars, acs int,
 	}
 }
 
-// applyWYC64 is applyWY for complex64. W1ᴴ = Cᴴ·V is formed rather than
-// Vᴴ·C so that the wide product expands the narrow V, not C.
+// applyWYC64 is applyWY for complex64.
 func applyWYC64(par parallelFn, rows, jb, nc int, v, tm []complex64, adj bool, c []complex64, ldc int) {
 	if nc == 0 || rows == 0 {
 		return
 	}
 	buf := c64scratch(2 * jb * nc)
 	defer buf.release()
-	w1h, w2 := buf.s[:nc*jb], buf.s[nc*jb:]
-	clear(buf.s)
-	// W1ᴴ = Cᴴ·V (nc×jb).
-	gemmC64(par, nc, jb, rows, false, c, 1, ldc, true, v, jb, 1, false, w1h, jb)
-	// W2 = op(T)·W1 (jb×nc), W1(p, j) = conj(W1ᴴ(j, p)).
+	w1, w2 := buf.s[:jb*nc], buf.s[jb*nc:]
+	clear(w2)
+	// W1 = Vᴴ·C (jb×nc).
+	adjProdC64(par, rows, nc, jb, c, ldc, v, jb, w1)
+	// W2 = op(T)·W1.
 	if adj {
-		gemmC64(par, jb, nc, jb, false, tm, 1, jb, true, w1h, 1, jb, true, w2, nc)
+		gemmC64(par, jb, nc, jb, false, tm, 1, jb, true, w1, nc, 1, false, w2, nc)
 	} else {
-		gemmC64(par, jb, nc, jb, false, tm, jb, 1, false, w1h, 1, jb, true, w2, nc)
+		gemmC64(par, jb, nc, jb, false, tm, jb, 1, false, w1, nc, 1, false, w2, nc)
 	}
 	// C -= V·W2.
 	gemmC64(par, rows, nc, jb, true, v, jb, 1, false, w2, nc, 1, false, c, ldc)
 }
 
+// adjProdC64 sets w (q×n, row-major) to Vᴴ·C for C k×n (leading dimension
+// ldc) and V k×q (leading dimension ldv), as one real product on the f32
+// kernel: with C and V read in place as k×2n and k×2q real matrices,
+// P = Cᵀ·V (2n×2q) holds every product of parts, and
+// (Vᴴ·C)(j, i) = P(2i, 2j) + P(2i+1, 2j+1) + i·(P(2i+1, 2j) − P(2i, 2j+1)).
+// Cᵀ's rows are adjacent in memory, so it packs by block copies, and no
+// operand is expanded.
+func adjProdC64(par parallelFn, k, n, q int, c []complex64, ldc int, v []complex64, ldv int, w []complex64) {
+	if k*n*q < cplxGemmMin {
+		clear(w[:q*n])
+		gemmC64(par, q, n, k, false, v, 1, ldv, true, c, ldc, 1, false, w, n)
+		return
+	}
+	n2, q2 := 2*n, 2*q
+	pb := f32scratch(n2 * q2)
+	defer pb.release()
+	pm := pb.s
+	clear(pm)
+	offs := make([]int, n2+2*k+q2)
+	rows, ksA, ksB, cols := offs[:n2], offs[n2:n2+k], offs[n2+k:n2+2*k], offs[n2+2*k:]
+	for i := range rows {
+		rows[i] = i
+	}
+	for p := 0; p < k; p++ {
+		ksA[p] = 2 * p * ldc
+		ksB[p] = 2 * p * ldv
+	}
+	for j := range cols {
+		cols[j] = j
+	}
+	gemmUpdOffs(ukF32, f32scratch, par, false, asF32s(c), rows, ksA, false, asF32s(v), ksB, cols, true, pm, q2, false)
+	for i := 0; i < n; i++ {
+		r0, r1 := pm[2*i*q2:(2*i+1)*q2], pm[(2*i+1)*q2:(2*i+2)*q2]
+		for j := 0; j < q; j++ {
+			w[j*n+i] = complex(r0[2*j]+r1[2*j+1], r1[2*j]-r0[2*j+1])
+		}
+	}
+}
+
 // blockTC64 forms the complex64 T of jb stored reflectors (v: rows×jb
-// with the unit diagonal written out): G = Vᴴ·V on the f32 kernel, then
+// with the unit diagonal written out): G = Vᴴ·V on the f32 kernel (only
+// its upper triangle is read), then
 // larftV's recurrence on G in complex128 (jb³/6 terms, each T entry
 // rounded once).
 func blockTC64(rows, jb int, v, tau, tm []complex64) {
 	g := c64scratch(jb * jb)
 	defer g.release()
-	clear(g.s)
-	gemmC64(serial, jb, jb, rows, false, v, 1, jb, true, v, jb, 1, false, g.s, jb)
+	adjProdC64(serial, rows, jb, jb, v, jb, v, jb, g.s)
 	w := scratchT[complex128](jb * jb)
 	defer w.release()
 	t := w.s
@@ -100,16 +138,14 @@ func blockTC64(rows, jb int, v, tau, tm []complex64) {
 // copyVC64 is copyV for complex64.
 func copyVC64(a []complex64, lda, rows, jb int, v []complex64) {
 	for r := 0; r < rows; r++ {
-		for j := 0; j < jb; j++ {
-			switch {
-			case r == j:
-				v[r*jb+j] = 1
-			case r < j:
-				v[r*jb+j] = 0
-			default:
-				v[r*jb+j] = a[r*lda+j]
-			}
+		dst := v[r*jb : (r+1)*jb]
+		if r >= jb {
+			copy(dst, a[r*lda:r*lda+jb])
+			continue
 		}
+		copy(dst[:r], a[r*lda:r*lda+r])
+		dst[r] = 1
+		clear(dst[r+1:])
 	}
 }
 
@@ -151,7 +187,7 @@ func geqrfC64(par parallelFn, m, n int, a []complex64, lda int, tau []complex64)
 		}
 		return
 	}
-	pw := scratchT[complex128](m*qrNB + qrNB + n)
+	pw := scratchT[complex128](m*qrPanelMin + qrPanelMin + n)
 	defer pw.release()
 	vb := c64scratch(m*qrNB + qrNB*qrNB)
 	defer vb.release()
@@ -160,19 +196,48 @@ func geqrfC64(par parallelFn, m, n int, a []complex64, lda int, tau []complex64)
 		jb := min(qrNB, k-j0)
 		rows := m - j0
 		p := a[j0*lda+j0:]
-		w, t2, work := pw.s[:rows*jb], pw.s[m*qrNB:m*qrNB+jb], pw.s[m*qrNB+qrNB:]
-		widenC64(p, lda, rows, jb, w)
-		qrPanel(par, rows, jb, w, jb, t2, work)
-		narrowC64(w, rows, jb, p, lda)
-		for i, x := range t2 {
-			tau[j0+i] = complex64(x)
-		}
+		qrPanelC64(par, rows, jb, p, lda, tau[j0:j0+jb], pw.s)
 		if j0+jb >= n {
 			break
 		}
 		copyVC64(p, lda, rows, jb, v)
 		blockTC64(rows, jb, v, tau[j0:j0+jb], tm)
 		applyWYC64(par, rows, jb, n-j0-jb, v, tm, true, p[jb:], lda)
+	}
+}
+
+// qrPanelMin is the width from which qrPanelC64 splits a panel.
+const qrPanelMin = 8
+
+// qrPanelC64 is qrPanel for complex64: panels of at most qrPanelMin
+// columns are factored by geqr2 on a complex128 copy (w: scratch of
+// rows·qrPanelMin + qrPanelMin + qrPanelMin elements), wider ones split in
+// two with the left half's block reflector applied to the right half on
+// the f32 kernel.
+func qrPanelC64(par parallelFn, rows, w int, a []complex64, lda int, tau []complex64, ws []complex128) {
+	if w <= qrPanelMin || rows <= qrPanelMin {
+		if w > qrPanelMin {
+			ws = make([]complex128, rows*w+2*w)
+		}
+		x, t2, work := ws[:rows*w], ws[rows*w:rows*w+w], ws[rows*w+w:]
+		widenC64(a, lda, rows, w, x)
+		geqr2(rows, w, x, w, t2[:min(rows, w)], work)
+		narrowC64(x, rows, w, a, lda)
+		for i, v := range t2[:min(rows, w)] {
+			tau[i] = complex64(v)
+		}
+		return
+	}
+	w1 := w / 2
+	qrPanelC64(par, rows, w1, a, lda, tau[:w1], ws)
+	buf := c64scratch(rows*w1 + w1*w1)
+	defer buf.release()
+	v, tm := buf.s[:rows*w1], buf.s[rows*w1:]
+	copyVC64(a, lda, rows, w1, v)
+	blockTC64(rows, w1, v, tau[:w1], tm)
+	applyWYC64(par, rows, w1, w-w1, v, tm, true, a[w1:], lda)
+	if rows > w1 {
+		qrPanelC64(par, rows-w1, w-w1, a[w1*lda+w1:], lda, tau[w1:w], ws)
 	}
 }
 

@@ -160,3 +160,19 @@ func BenchmarkQRC64(b *testing.B) {
 		orgqrC64(testPar(), n, n, n, x, n, tau)
 	}
 }
+
+func BenchmarkQRC64ViaC128(b *testing.B) {
+	const n = 256
+	r := rand.New(rand.NewSource(1))
+	a := randMat(r, n*n, true)
+	x := make([]complex128, n*n)
+	tau := make([]complex128, n)
+	work := make([]complex128, n)
+	c0 := processCPU()
+	defer func() { b.ReportMetric(float64((processCPU()-c0).Microseconds())/1e3/float64(b.N), "cpu-ms/op") }()
+	for i := 0; i < b.N; i++ {
+		copy(x, a)
+		geqrfBlocked(testPar(), n, n, x, n, tau, work)
+		orgqrBlocked(testPar(), n, n, n, x, n, tau, work)
+	}
+}
