@@ -242,7 +242,9 @@ func svdVectors[T scalar](par parallelFn, m, n, qcols int, a []T, s []float64, u
 	}
 	// Rotations are real: a complex row rotates as its (re, im) float64s.
 	var ok bool
-	if single {
+	if single && f == 2 && N >= rotGemmMin {
+		ok = bdsvdCplx32(par, M, N, s, ee.s, ut, ph)
+	} else if single {
 		uf, pf := reImN(ut), reImN(ph)
 		r32 := f32scratch(len(uf) + len(pf))
 		u32, p32 := r32.s[:len(uf)], r32.s[len(uf):]
@@ -284,6 +286,44 @@ func svdVectors[T scalar](par parallelFn, m, n, qcols int, a []T, s []float64, u
 			vt[i*n+j] = conj(ut[i*M+j])
 		}
 	}
+	return ok
+}
+
+// rotGemmMin is the order from which the complex single-precision SVD
+// accumulates the bidiagonal QR's rotations in real matrices.
+const rotGemmMin = 32
+
+// bdsvdCplx32 runs the bidiagonal QR for complex data in single precision
+// as cbdsqr's work is split in cgesdd: the rotations are accumulated in
+// float32 on two real N×N identities, Gu and Gp (half the rotation work of
+// rotating the complex rows), then the first N rows of ut (Qᵀ, N×M complex)
+// and ph (Pᴴ) are multiplied by them on the f32 kernel, a real matrix
+// times a complex one being a real product on its (re, im) columns.
+func bdsvdCplx32[T scalar](par parallelFn, M, N int, d, e []float64, ut, ph []T) bool {
+	sc := f32scratch(2*N*N + 2*N*2*M + 2*N*2*N)
+	defer sc.release()
+	gu, gp := sc.s[:N*N], sc.s[N*N:2*N*N]
+	x := sc.s[2*N*N : 2*N*N+2*N*M]
+	y := sc.s[2*N*N+2*N*M : 2*N*N+4*N*M]
+	clear(gu)
+	clear(gp)
+	for i := 0; i < N; i++ {
+		gu[i*N+i], gp[i*N+i] = 1, 1
+	}
+	ok := bdsvdRot(par, N, d, e, gu, N, N, gp, N, N)
+	mulRot := func(g []float32, z []float64, w int) {
+		xs, ys := x[:N*w], y[:N*w]
+		for i, v := range z[:N*w] {
+			xs[i] = float32(v)
+		}
+		clear(ys)
+		gemmUpdReal(ukF32, f32scratch, par, N, w, N, false, g, N, 1, xs, w, 1, ys, w, false)
+		for i, v := range ys {
+			z[i] = float64(v)
+		}
+	}
+	mulRot(gu, reIm(ut), 2*M)
+	mulRot(gp, reIm(ph), 2*N)
 	return ok
 }
 
