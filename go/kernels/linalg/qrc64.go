@@ -1,6 +1,8 @@
 package linalg
 
 import (
+	"sync"
+
 	"github.com/gojax/gojax/go/internal/byteview"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
@@ -169,6 +171,11 @@ func narrowC64(w []complex128, rows, cols int, a []complex64, lda int) {
 	}
 }
 
+// poolQRC64 holds the reflector copies of geqrfC64 and orgqrC64 apart from
+// the shared pools' small buffers, so that they are reused from call to
+// call rather than allocated afresh.
+var poolQRC64 sync.Pool
+
 // geqrfC64 is geqrfBlocked for complex64 a (m×n, leading dimension lda).
 func geqrfC64(par parallelFn, m, n int, a []complex64, lda int, tau []complex64) {
 	k := min(m, n)
@@ -189,7 +196,7 @@ func geqrfC64(par parallelFn, m, n int, a []complex64, lda int, tau []complex64)
 	}
 	pw := scratchT[complex128](m*qrPanelMin + qrPanelMin + n)
 	defer pw.release()
-	vb := c64scratch(m*qrNB + qrNB*qrNB)
+	vb := getBuf[complex64](&poolQRC64, m*qrNB+qrNB*qrNB)
 	defer vb.release()
 	v, tm := vb.s[:m*qrNB], vb.s[m*qrNB:]
 	for j0 := 0; j0 < k; j0 += qrNB {
@@ -259,7 +266,7 @@ func orgqrC64(par parallelFn, m, n, k int, a []complex64, lda int, tau []complex
 		return
 	}
 	nblk := ceilDiv(k, qrNB)
-	vs := c64scratch(m*k + qrNB*qrNB)
+	vs := getBuf[complex64](&poolQRC64, m*k+qrNB*qrNB)
 	defer vs.release()
 	tm := vs.s[m*k:]
 	for b := 0; b < nblk; b++ {

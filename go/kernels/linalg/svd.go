@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"gonum.org/v1/gonum/lapack/gonum"
+	"sync"
 	"unsafe"
 
 	"github.com/gojax/gojax/go/ir"
@@ -190,6 +191,9 @@ func bidiagQP[T scalar](par parallelFn, M, N, qcols int, w []T, d, e []float64, 
 	}
 }
 
+// poolOrgqrS holds orgqrS's complex64 copies (see poolRotF32).
+var poolOrgqrS sync.Pool
+
 // orgqrS is orgqrBlocked; with single, complex data that orgqrC64 would
 // block is rounded to complex64 and Q formed there.
 func orgqrS[T scalar](par parallelFn, m, n, k int, a []T, lda int, tau, work []T, single bool) {
@@ -199,7 +203,7 @@ func orgqrS[T scalar](par parallelFn, m, n, k int, a []T, lda int, tau, work []T
 	}
 	a2 := *(*[]complex128)(unsafe.Pointer(&a))
 	t2 := *(*[]complex128)(unsafe.Pointer(&tau))
-	b := c64scratch(m*n + k)
+	b := getBuf[complex64](&poolOrgqrS, m*n+k)
 	defer b.release()
 	a32, t32 := b.s[:m*n], b.s[m*n:]
 	for r := 0; r < m; r++ {
@@ -293,6 +297,10 @@ func svdVectors[T scalar](par parallelFn, m, n, qcols int, a []T, s []float64, u
 // accumulates the bidiagonal QR's rotations in real matrices.
 const rotGemmMin = 32
 
+// poolRotF32 holds bdsvdCplx32's scratch apart from the small buffers of
+// the shared pools, so that its large buffer is reused from call to call.
+var poolRotF32 sync.Pool
+
 // bdsvdCplx32 runs the bidiagonal QR for complex data in single precision
 // as cbdsqr's work is split in cgesdd: the rotations are accumulated in
 // float32 on two real N×N identities, Gu and Gp (half the rotation work of
@@ -300,7 +308,7 @@ const rotGemmMin = 32
 // and ph (Pᴴ) are multiplied by them on the f32 kernel, a real matrix
 // times a complex one being a real product on its (re, im) columns.
 func bdsvdCplx32[T scalar](par parallelFn, M, N int, d, e []float64, ut, ph []T) bool {
-	sc := f32scratch(2*N*N + 2*N*2*M + 2*N*2*N)
+	sc := getBuf[float32](&poolRotF32, 2*N*N+4*N*M)
 	defer sc.release()
 	gu, gp := sc.s[:N*N], sc.s[N*N:2*N*N]
 	x := sc.s[2*N*N : 2*N*N+2*N*M]
