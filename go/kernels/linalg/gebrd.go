@@ -79,6 +79,32 @@ func gemvAcc[T scalar](m, n int, alpha T, a []T, lda int, adj, cx bool, x []T, i
 		}
 		return x[r*incx]
 	}
+	if isCplx[T]() && n >= 4 {
+		// Complex rows as real rows of (re, im) pairs: with P += row·Re f
+		// and Q += row·Im f over the pairs, conj(a)·f summed over the rows
+		// is (P_re + Q_im) + i·(Q_re − P_im), two vectorized axpys per row.
+		pq := f64scratch(4 * n)
+		defer pq.release()
+		p, q := pq.s[:2*n], pq.s[2*n:]
+		clear(pq.s)
+		af := reIm(a)
+		for r := 0; r < m; r++ {
+			f := xf(r)
+			axpy2F64(p, q, af[2*r*lda:2*r*lda+2*n], re(f), im(f))
+		}
+		for c := range av {
+			av[c] = fromC[T](p[2*c]+q[2*c+1], q[2*c]-p[2*c+1])
+		}
+	} else {
+		gemvAdjRows(m, n, a, lda, xf, av)
+	}
+	for c, v := range av {
+		y[c*incy] += alpha * v
+	}
+}
+
+// gemvAdjRows adds Aᴴ·x to av (x given by xf), four rows per pass.
+func gemvAdjRows[T scalar](m, n int, a []T, lda int, xf func(int) T, av []T) {
 	r := 0
 	// Four rows per pass: a quarter of the loads and stores of av.
 	for ; r+4 <= m; r += 4 {
@@ -97,9 +123,6 @@ func gemvAcc[T scalar](m, n int, alpha T, a []T, lda int, adj, cx bool, x []T, i
 		for c, v := range row {
 			av[c] += conj(v) * f
 		}
-	}
-	for c, v := range av {
-		y[c*incy] += alpha * v
 	}
 }
 

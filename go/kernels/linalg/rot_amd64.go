@@ -124,3 +124,21 @@ func axpyF32(y, x []float32, a float32) {
 		y[i] += a * x[i]
 	}
 }
+
+//go:noescape
+func axpy2F64AVX2(p, q, x *float64, n int, a, b float64)
+
+// axpy2F64 adds a·x to p and b·x to q (len(q) = len(p) <= len(x)), with
+// one rounding per element where the vector kernel runs.
+func axpy2F64(p, q, x []float64, a, b float64) {
+	x, q = x[:len(p)], q[:len(p)]
+	i := 0
+	if cpufeat.AVX2FMA && len(p) >= 8 {
+		i = len(p) &^ 7
+		axpy2F64AVX2(&p[0], &q[0], &x[0], i, a, b)
+	}
+	for ; i < len(p); i++ {
+		p[i] += a * x[i]
+		q[i] += b * x[i]
+	}
+}

@@ -502,3 +502,40 @@ d2done:
 	VMOVSD X7, 56(DI)
 	VZEROUPPER
 	RET
+
+// func axpy2F64AVX2(p, q, x *float64, n int, a, b float64)
+//
+// p += a·x and q += b·x over n float64s (n a multiple of 8), one fused
+// multiply-add per element, x read once.
+TEXT ·axpy2F64AVX2(SB), NOSPLIT, $0-48
+	MOVQ p+0(FP), DI
+	MOVQ q+8(FP), DX
+	MOVQ x+16(FP), SI
+	MOVQ n+24(FP), CX
+	VBROADCASTSD a+32(FP), Y0
+	VBROADCASTSD b+40(FP), Y1
+	SHRQ $3, CX
+	JZ axpy2F64done
+axpy2F64loop:
+	VMOVUPD 0(SI), Y2
+	VMOVUPD 32(SI), Y3
+	VMOVUPD 0(DI), Y4
+	VMOVUPD 32(DI), Y5
+	VMOVUPD 0(DX), Y6
+	VMOVUPD 32(DX), Y7
+	VFMADD231PD Y2, Y0, Y4
+	VFMADD231PD Y3, Y0, Y5
+	VFMADD231PD Y2, Y1, Y6
+	VFMADD231PD Y3, Y1, Y7
+	VMOVUPD Y4, 0(DI)
+	VMOVUPD Y5, 32(DI)
+	VMOVUPD Y6, 0(DX)
+	VMOVUPD Y7, 32(DX)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ $64, DX
+	DECQ CX
+	JNZ axpy2F64loop
+axpy2F64done:
+	VZEROUPPER
+	RET

@@ -35,3 +35,12 @@ func axpyF32(y, x []float32, a float32) {
 		y[i] += a * x[i]
 	}
 }
+
+// axpy2F64 adds a·x to p and b·x to q (len(q) = len(p) <= len(x)).
+func axpy2F64(p, q, x []float64, a, b float64) {
+	x, q = x[:len(p)], q[:len(p)]
+	for i := range p {
+		p[i] += a * x[i]
+		q[i] += b * x[i]
+	}
+}
