@@ -126,16 +126,19 @@ func gemvAdjRows[T scalar](m, n int, a []T, lda int, xf func(int) T, av []T) {
 	}
 }
 
+// gebrd's large scratch (see sitePool).
+var poolGebrdXY, poolGebrdT sitePool
+
 // gebrd is gebd2 (same contract, m >= n) blocked.
 func gebrd[T scalar](par parallelFn, m, n int, a []T, lda int, d, e []float64, tauq, taup, work []T) {
 	j0 := 0
 	if n > blockMin {
 		nb := brdNB
-		xy := scratchT[T]((m + n) * nb)
+		xy := siteScratch[T](&poolGebrdXY, (m+n)*nb)
 		defer xy.release()
 		// The panel's trailing matrix, conjugate transposed: its products
 		// with Aᴴ become row dot products on the vectorized kernel.
-		tb := scratchT[T](m * n)
+		tb := siteScratch[T](&poolGebrdT, m*n)
 		defer tb.release()
 		at := tb.s
 		for ; n-j0 > blockMin; j0 += nb {

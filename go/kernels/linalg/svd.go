@@ -72,6 +72,9 @@ type svdPlan struct {
 	vectors, full bool
 }
 
+// The SVD's large scratch, one pool per call site (see sitePool).
+var poolSvdA, poolSvdU, poolSvdVt, poolBidiagQP, poolSvdVectors sitePool
+
 // svdStep computes the SVD of each matrix of the batch in T (float64 or
 // complex128, the operand widened to it).
 func svdStep[T scalar](p svdPlan, par parallelFn) kernel.Step {
@@ -87,10 +90,10 @@ func svdStep[T scalar](p svdPlan, par parallelFn) kernel.Step {
 		inner = serial
 	}
 	return func(ins, outs [][]byte) error {
-		a := scratchT[T](p.batch * m * n)
+		a := siteScratch[T](&poolSvdA, p.batch*m*n)
 		s := f64scratch(p.batch * k)
-		u := scratchT[T](p.batch * m * p.ucols)
-		vt := scratchT[T](p.batch * p.vrows * n)
+		u := siteScratch[T](&poolSvdU, p.batch*m*p.ucols)
+		vt := siteScratch[T](&poolSvdVt, p.batch*p.vrows*n)
 		defer releaseAll(a, u, vt)
 		defer s.release()
 		loadT(a.s, ins[0], p.et)
@@ -165,7 +168,7 @@ func svdValues[T scalar](par parallelFn, m, n int, a []T, s []float64) bool {
 // (M×qcols) and Pᴴ (N×N), both from their reflectors by the blocked orgqr
 // (with single, complex Q and Pᴴ are formed in complex64, as cungbr does).
 func bidiagQP[T scalar](par parallelFn, M, N, qcols int, w []T, d, e []float64, q []T, ph []T, single bool) {
-	ws := scratchT[T](2*N + max(M, qcols) + (N-1)*(N-1))
+	ws := siteScratch[T](&poolBidiagQP, 2*N+max(M, qcols)+(N-1)*(N-1))
 	defer ws.release()
 	tq, tp, work, pt := ws.s[:N], ws.s[N:2*N], ws.s[2*N:2*N+max(M, qcols)], ws.s[2*N+max(M, qcols):]
 	gebrd(par, M, N, w, N, d, e, tq, tp, work)
@@ -228,7 +231,7 @@ func orgqrS[T scalar](par parallelFn, m, n, k int, a []T, lda int, tau, work []T
 // copies of the vectors.
 func svdVectors[T scalar](par parallelFn, m, n, qcols int, a []T, s []float64, u []T, ucols int, vt []T, vrows int, single bool) bool {
 	M, N := max(m, n), min(m, n)
-	tmp := scratchT[T](m*n + 2*M*qcols + N*N)
+	tmp := siteScratch[T](&poolSvdVectors, m*n+2*M*qcols+N*N)
 	defer tmp.release()
 	w := tallCopy(m, n, a, tmp)
 	q, ut, ph := tmp.s[m*n:m*n+M*qcols], tmp.s[m*n+M*qcols:m*n+2*M*qcols], tmp.s[m*n+2*M*qcols:]
