@@ -126,6 +126,24 @@ func gemvAdjRows[T scalar](m, n int, a []T, lda int, xf func(int) T, av []T) {
 	}
 }
 
+// adjointInto writes Aᴴ (n×m, leading dimension m) of the m×n matrix a
+// into at, in 16×16 tiles so that the column-strided writes stay within a
+// few cache lines and pages.
+func adjointInto[T scalar](m, n int, a []T, lda int, at []T) {
+	const tb = 16
+	for r0 := 0; r0 < m; r0 += tb {
+		r1 := min(m, r0+tb)
+		for c0 := 0; c0 < n; c0 += tb {
+			c1 := min(n, c0+tb)
+			for r := r0; r < r1; r++ {
+				for c, v := range a[r*lda+c0 : r*lda+c1] {
+					at[(c0+c)*m+r] = conj(v)
+				}
+			}
+		}
+	}
+}
+
 // gebrd's large scratch (see sitePool).
 var poolGebrdXY, poolGebrdT sitePool
 
@@ -146,11 +164,7 @@ func gebrd[T scalar](par parallelFn, m, n int, a []T, lda int, d, e []float64, t
 			p := a[j0*lda+j0:]
 			x, y := xy.s[:mm*nb], xy.s[mm*nb:(mm+nn)*nb]
 			pt := at[:mm*nn]
-			for r := 0; r < mm; r++ {
-				for c, v := range p[r*lda : r*lda+nn] {
-					pt[c*mm+r] = conj(v)
-				}
-			}
+			adjointInto(mm, nn, p, lda, pt)
 			labrd(mm, nn, nb, p, lda, pt, d[j0:], e[j0:], tauq[j0:], taup[j0:], x, y)
 			// A(nb:, nb:) −= V·Yᴴ + X·Uᴴ, V's unit diagonal and U's unit
 			// first entries still written in A.

@@ -95,3 +95,30 @@ func TestGemvAccAdjComplex(t *testing.T) {
 		}
 	}
 }
+
+func TestAdjointInto(t *testing.T) {
+	r := rand.New(rand.NewSource(23))
+	for _, mn := range [][2]int{{0, 0}, {1, 1}, {3, 17}, {33, 16}, {40, 70}} {
+		m, n := mn[0], mn[1]
+		lda := n + 3
+		a := randMat(r, m*lda, true)
+		at := make([]complex128, n*m)
+		adjointInto(m, n, a, lda, at)
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				require.Equal(t, cmplx.Conj(a[i*lda+j]), at[j*m+i])
+			}
+		}
+		f := make([]float64, m*lda)
+		for i := range f {
+			f[i] = r.NormFloat64()
+		}
+		ft := make([]float64, n*m)
+		adjointInto(m, n, f, lda, ft)
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				require.Equal(t, f[i*lda+j], ft[j*m+i])
+			}
+		}
+	}
+}
