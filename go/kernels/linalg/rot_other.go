@@ -44,3 +44,16 @@ func axpy2F64(p, q, x []float64, a, b float64) {
 		q[i] += b * x[i]
 	}
 }
+
+// gemvRows2F32 is gemvRows2 in float32.
+func gemvRows2F32(a []float32, lda int, v, w, y, z []float32) {
+	n := len(v)
+	for r := range y {
+		var s, u float32
+		for c, x := range a[r*lda : r*lda+n] {
+			s += x * v[c]
+			u += x * w[c]
+		}
+		y[r], z[r] = s, u
+	}
+}

@@ -158,7 +158,7 @@ func svdValues[T scalar](par parallelFn, m, n int, a []T, s []float64) bool {
 	de := f64scratch(6 * small)
 	defer de.release()
 	e := de.s[small:]
-	gebrd(par, big, small, w, small, s, e, tau[:small], tau[big:big+small], tau[2*big:])
+	gebrd(par, big, small, w, small, s, e, tau[:small], tau[big:big+small], tau[2*big:], false)
 	var impl gonum.Implementation
 	return impl.Dlasq1(small, s, e, de.s[2*small:]) == 0
 }
@@ -171,7 +171,7 @@ func bidiagQP[T scalar](par parallelFn, M, N, qcols int, w []T, d, e []float64, 
 	ws := siteScratch[T](&poolBidiagQP, 2*N+max(M, qcols)+(N-1)*(N-1))
 	defer ws.release()
 	tq, tp, work, pt := ws.s[:N], ws.s[N:2*N], ws.s[2*N:2*N+max(M, qcols)], ws.s[2*N+max(M, qcols):]
-	gebrd(par, M, N, w, N, d, e, tq, tp, work)
+	gebrd(par, M, N, w, N, d, e, tq, tp, work, single)
 	for i := 0; i < M; i++ {
 		copy(q[i*qcols:i*qcols+N], w[i*N:(i+1)*N])
 	}

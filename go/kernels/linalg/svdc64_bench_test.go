@@ -122,3 +122,83 @@ func TestAdjointInto(t *testing.T) {
 		}
 	}
 }
+
+// gemvRows2F32 (float32 sums) against float64 sums, with the bound of a
+// float32 dot product of length n, every row count and tail length.
+func TestGemvRows2F32(t *testing.T) {
+	r := rand.New(rand.NewSource(29))
+	for _, mn := range [][2]int{{0, 3}, {1, 1}, {3, 7}, {4, 8}, {5, 9}, {9, 16}, {13, 67}, {8, 512}} {
+		m, n := mn[0], mn[1]
+		lda := n + 5
+		a := make([]float32, m*lda)
+		for i := range a {
+			a[i] = float32(r.NormFloat64())
+		}
+		v, w := make([]float32, n), make([]float32, n)
+		for i := range v {
+			v[i], w[i] = float32(r.NormFloat64()), float32(r.NormFloat64())
+		}
+		y, z := make([]float32, m), make([]float32, m)
+		gemvRows2F32(a, lda, v, w, y, z)
+		for i := 0; i < m; i++ {
+			var s, u, mag float64
+			for c := 0; c < n; c++ {
+				x := float64(a[i*lda+c])
+				s += x * float64(v[c])
+				u += x * float64(w[c])
+				mag += math.Abs(x) * (math.Abs(float64(v[c])) + math.Abs(float64(w[c])))
+			}
+			tol := float64(n+1) * eps32 * mag
+			require.InDelta(t, s, float64(y[i]), tol, "m=%d n=%d row %d", m, n, i)
+			require.InDelta(t, u, float64(z[i]), tol, "m=%d n=%d row %d", m, n, i)
+		}
+	}
+}
+
+// gemvC32 on copyC32's copies against complex128 products: A·x and Aᴴ·x,
+// x and y strided.
+func TestGemvC32(t *testing.T) {
+	r := rand.New(rand.NewSource(31))
+	for _, mn := range [][2]int{{1, 1}, {3, 5}, {17, 40}, {40, 17}, {64, 64}} {
+		m, n := mn[0], mn[1]
+		lda := n + 2
+		a := randMat(r, m*lda, true)
+		a32, at32 := make([]float32, 2*m*n), make([]float32, 2*m*n)
+		copyC32(m, n, a, lda, a32, at32)
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				w := complex64(a[i*lda+j])
+				require.Equal(t, real(w), a32[2*(i*n+j)])
+				require.Equal(t, imag(w), a32[2*(i*n+j)+1])
+				require.Equal(t, real(w), at32[2*(j*m+i)])
+				require.Equal(t, -imag(w), at32[2*(j*m+i)+1])
+			}
+		}
+		for _, adj := range []bool{false, true} {
+			rows, cols, src := m, n, a32
+			if adj {
+				rows, cols, src = n, m, at32
+			}
+			x := randMat(r, 2*cols, true)
+			y := randMat(r, 3*rows, true)
+			want := append([]complex128(nil), y...)
+			for i := 0; i < rows; i++ {
+				var s complex128
+				for j := 0; j < cols; j++ {
+					var e complex128
+					if adj {
+						e = cmplx.Conj(a[j*lda+i])
+					} else {
+						e = a[i*lda+j]
+					}
+					s += e * x[2*j]
+				}
+				want[3*i] += s
+			}
+			gemvC32(rows, cols, src, cols, x, 2, y, 3)
+			for i := range y {
+				require.Less(t, cmplx.Abs(y[i]-want[i]), 1e-5*float64(cols), "m=%d n=%d adj=%v i=%d", m, n, adj, i)
+			}
+		}
+	}
+}
