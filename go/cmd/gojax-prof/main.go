@@ -39,6 +39,7 @@ import (
 type config struct {
 	artifact   string
 	inputs     string // sidecar path; "" means NAME.json beside the artifact, if present
+	diag       float64
 	runs       int
 	warmup     int
 	cpuProfile string        // written around the timed runs only (not compile, not warm-up)
@@ -65,6 +66,7 @@ var numpyElem = map[string]ir.ElemType{
 	"bool": ir.Pred, "int8": ir.S8, "int16": ir.S16, "int32": ir.S32, "int64": ir.S64,
 	"uint8": ir.U8, "uint16": ir.U16, "uint32": ir.U32, "uint64": ir.U64,
 	"bfloat16": ir.BF16, "float16": ir.F16, "float32": ir.F32, "float64": ir.F64,
+	"complex64": ir.C64, "complex128": ir.C128,
 }
 
 func main() {
@@ -73,6 +75,7 @@ func main() {
 	flag.IntVar(&c.warmup, "warmup", 1, "untimed runs before the timed ones")
 	flag.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed runs to this file")
 	flag.DurationVar(&c.pause, "pause", 0, "sleep this long before each timed run (first calls after idle time)")
+	flag.Float64Var(&c.diag, "diag", 0, "add this to the diagonal of square float and complex matrix inputs (e.g. positive definite operands for Cholesky)")
 	flag.StringVar(&c.inputs, "inputs", "", "JSON sidecar with input dtypes/shapes (default: NAME.json beside the artifact, if any)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: gojax-prof [flags] artifact.bc\n")
@@ -117,7 +120,7 @@ func run(c config) (*report, error) {
 	if err := checkSidecar(c, exe.InputTypes()); err != nil {
 		return nil, err
 	}
-	args, err := makeInputs(exe.InputTypes())
+	args, err := makeInputs(exe.InputTypes(), c.diag)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +203,10 @@ func checkSidecar(c config, types []ir.Type) error {
 
 // makeInputs allocates device buffers for each input type and fills them
 // with deterministic pseudo-random data.
-func makeInputs(types []ir.Type) ([][]byte, error) {
+// With diag != 0, diag is added to the diagonal of every square floating
+// or complex matrix (its last two dimensions), so that Cholesky programs,
+// which symmetrize their operand, see positive definite matrices.
+func makeInputs(types []ir.Type, diag float64) ([][]byte, error) {
 	var args [][]byte
 	state := uint64(0x9e3779b97f4a7c15)
 	next := func() float64 { // xorshift64*: uniform in [0, 1)
@@ -225,6 +231,7 @@ func makeInputs(types []ir.Type) ([][]byte, error) {
 			freeAll(args)
 			return nil, fmt.Errorf("input %d (%s): %w", i, t, err)
 		}
+		addDiag(buf, tt, diag)
 	}
 	return args, nil
 }
@@ -240,6 +247,12 @@ func fill(buf []byte, et ir.ElemType, next func() float64) error {
 			le.PutUint32(b, math.Float32bits(float32(2*u-1)))
 		case ir.F64:
 			le.PutUint64(b, math.Float64bits(2*u-1))
+		case ir.C64:
+			le.PutUint32(b, math.Float32bits(float32(2*u-1)))
+			le.PutUint32(b[4:], math.Float32bits(float32(2*next()-1)))
+		case ir.C128:
+			le.PutUint64(b, math.Float64bits(2*u-1))
+			le.PutUint64(b[8:], math.Float64bits(2*next()-1))
 		case ir.BF16:
 			le.PutUint16(b, uint16(math.Float32bits(float32(2*u-1))>>16))
 		case ir.F16:
@@ -259,6 +272,29 @@ func fill(buf []byte, et ir.ElemType, next func() float64) error {
 		}
 	}
 	return nil
+}
+
+// addDiag adds d to the real part of the diagonal of each square matrix
+// of a float32, float64, complex64 or complex128 tensor.
+func addDiag(buf []byte, tt *ir.TensorType, d float64) {
+	r := tt.Rank()
+	if d == 0 || r < 2 || tt.Shape[r-1] != tt.Shape[r-2] {
+		return
+	}
+	n := int(tt.Shape[r-1])
+	size := tt.Elem.ByteSize()
+	le := binary.LittleEndian
+	for m := 0; m+n*n*size <= len(buf); m += n * n * size {
+		for i := 0; i < n; i++ {
+			b := buf[m+(i*n+i)*size:]
+			switch tt.Elem {
+			case ir.F32, ir.C64:
+				le.PutUint32(b, math.Float32bits(math.Float32frombits(le.Uint32(b))+float32(d)))
+			case ir.F64, ir.C128:
+				le.PutUint64(b, math.Float64bits(math.Float64frombits(le.Uint64(b))+d))
+			}
+		}
+	}
 }
 
 func freeAll(bufs [][]byte) {

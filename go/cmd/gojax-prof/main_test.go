@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/binary"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gojax/gojax/go/internal/testenv"
+	"github.com/gojax/gojax/go/ir"
 )
 
 // copyArtifact puts the artifact in a temp dir so a sidecar can sit beside it.
@@ -84,4 +87,37 @@ func TestF16Bits(t *testing.T) {
 	}{{1, 0x3c00}, {-1, 0xbc00}, {0.5, 0x3800}, {0.75, 0x3a00}, {0, 0}, {-0.0, 0}, {1e-6, 0}, {0.099975586, 0x2e66}} {
 		require.Equal(t, c.want, f16Bits(c.x), "%v", c.x)
 	}
+}
+
+// Complex inputs fill both parts; -diag shifts only the diagonal of square
+// matrices (per batch item), and leaves other shapes alone.
+func TestFillComplexAndDiag(t *testing.T) {
+	next := func() float64 { return 0.75 }
+	tt := &ir.TensorType{Shape: []int64{2, 3, 3}, Elem: ir.C64}
+	buf := make([]byte, tt.ByteSize())
+	require.NoError(t, fill(buf, ir.C64, next))
+	addDiag(buf, tt, 10)
+	le := binary.LittleEndian
+	for k := 0; k < 18; k++ {
+		re := math.Float32frombits(le.Uint32(buf[8*k:]))
+		im := math.Float32frombits(le.Uint32(buf[8*k+4:]))
+		want := float32(0.5)
+		if i, j := k%9/3, k%3; i == j {
+			want = 10.5
+		}
+		require.Equal(t, want, re, "element %d", k)
+		require.Equal(t, float32(0.5), im, "element %d", k)
+	}
+	t128 := &ir.TensorType{Shape: []int64{2, 2}, Elem: ir.C128}
+	b128 := make([]byte, t128.ByteSize())
+	require.NoError(t, fill(b128, ir.C128, next))
+	addDiag(b128, t128, -1)
+	require.Equal(t, -0.5, math.Float64frombits(le.Uint64(b128[0:])))
+	require.Equal(t, 0.5, math.Float64frombits(le.Uint64(b128[8:])))
+	require.Equal(t, 0.5, math.Float64frombits(le.Uint64(b128[16:])))
+	wide := &ir.TensorType{Shape: []int64{2, 3}, Elem: ir.F32}
+	bw := make([]byte, wide.ByteSize())
+	require.NoError(t, fill(bw, ir.F32, next))
+	addDiag(bw, wide, 10)
+	require.Equal(t, float32(0.5), math.Float32frombits(le.Uint32(bw)))
 }

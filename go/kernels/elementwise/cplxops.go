@@ -173,7 +173,7 @@ func cplxBinary[T cplx](name string) kern {
 	case "multiply":
 		return k2(mul[T])
 	case "divide":
-		return k2(fdiv[T])
+		return k2(cdiv[T])
 	case "power":
 		return cscalar2[T](cpow)
 	case "maximum":

@@ -17,6 +17,19 @@ var (
 	poolGenC128 sync.Pool
 )
 
+// sitePool keeps one call site's large scratch apart from the shared pools,
+// whose many GEMM-sized buffers would otherwise be handed to it (and a new
+// buffer of its size allocated and faulted in on every call).
+type sitePool struct{ r, c sync.Pool }
+
+// siteScratch is scratchT from the site's own pool.
+func siteScratch[T scalar](sp *sitePool, n int) *buf[T] {
+	if isCplx[T]() {
+		return getBuf[T](&sp.c, n)
+	}
+	return getBuf[T](&sp.r, n)
+}
+
 func scratchT[T scalar](n int) *buf[T] {
 	if isCplx[T]() {
 		return getBuf[T](&poolGenC128, n)

@@ -1,5 +1,7 @@
 package linalg
 
+import "sync"
+
 // Blocked bidiagonal reduction (gebrd): panels of brdNB columns and rows are
 // reduced as gebd2 would (labrd), accumulating X and Y so that the rest of
 // the matrix is updated by two matrix products, A ← A − V·Yᴴ − X·Uᴴ, on the
@@ -79,6 +81,32 @@ func gemvAcc[T scalar](m, n int, alpha T, a []T, lda int, adj, cx bool, x []T, i
 		}
 		return x[r*incx]
 	}
+	if isCplx[T]() && n >= 4 {
+		// Complex rows as real rows of (re, im) pairs: with P += row·Re f
+		// and Q += row·Im f over the pairs, conj(a)·f summed over the rows
+		// is (P_re + Q_im) + i·(Q_re − P_im), two vectorized axpys per row.
+		pq := f64scratch(4 * n)
+		defer pq.release()
+		p, q := pq.s[:2*n], pq.s[2*n:]
+		clear(pq.s)
+		af := reIm(a)
+		for r := 0; r < m; r++ {
+			f := xf(r)
+			axpy2F64(p, q, af[2*r*lda:2*r*lda+2*n], re(f), im(f))
+		}
+		for c := range av {
+			av[c] = fromC[T](p[2*c]+q[2*c+1], q[2*c]-p[2*c+1])
+		}
+	} else {
+		gemvAdjRows(m, n, a, lda, xf, av)
+	}
+	for c, v := range av {
+		y[c*incy] += alpha * v
+	}
+}
+
+// gemvAdjRows adds Aᴴ·x to av (x given by xf), four rows per pass.
+func gemvAdjRows[T scalar](m, n int, a []T, lda int, xf func(int) T, av []T) {
 	r := 0
 	// Four rows per pass: a quarter of the loads and stores of av.
 	for ; r+4 <= m; r += 4 {
@@ -98,34 +126,110 @@ func gemvAcc[T scalar](m, n int, alpha T, a []T, lda int, adj, cx bool, x []T, i
 			av[c] += conj(v) * f
 		}
 	}
-	for c, v := range av {
-		y[c*incy] += alpha * v
+}
+
+// adjointInto writes Aᴴ (n×m, leading dimension m) of the m×n matrix a
+// into at, in 16×16 tiles so that the column-strided writes stay within a
+// few cache lines and pages.
+func adjointInto[T scalar](m, n int, a []T, lda int, at []T) {
+	const tb = 16
+	for r0 := 0; r0 < m; r0 += tb {
+		r1 := min(m, r0+tb)
+		for c0 := 0; c0 < n; c0 += tb {
+			c1 := min(n, c0+tb)
+			for r := r0; r < r1; r++ {
+				for c, v := range a[r*lda+c0 : r*lda+c1] {
+					at[(c0+c)*m+r] = conj(v)
+				}
+			}
+		}
+	}
+}
+
+// gebrd's large scratch (see sitePool).
+var poolGebrdXY, poolGebrdT sitePool
+
+// poolGebrdC32 holds gebrd's complex64 copies (see sitePool).
+var poolGebrdC32 sync.Pool
+
+// brdC32 holds complex64 copies, as (re, im) float32 pairs, of a panel's
+// trailing matrix A (m×n) and of Aᴴ (n×m) as they were on entry to labrd:
+// with single, labrd's two products with the whole trailing matrix read
+// them in float32, as cgebrd's do.
+type brdC32 struct{ a, at []float32 }
+
+// copyC32 fills a32 with the m×n complex matrix a rounded to complex64 and
+// at32 with its conjugate transpose, in 16×16 tiles.
+func copyC32[T scalar](m, n int, a []T, lda int, a32, at32 []float32) {
+	const tb = 16
+	for r0 := 0; r0 < m; r0 += tb {
+		r1 := min(m, r0+tb)
+		for c0 := 0; c0 < n; c0 += tb {
+			c1 := min(n, c0+tb)
+			for r := r0; r < r1; r++ {
+				for c, v := range a[r*lda+c0 : r*lda+c1] {
+					c += c0
+					vr, vi := float32(re(v)), float32(im(v))
+					a32[2*(r*n+c)], a32[2*(r*n+c)+1] = vr, vi
+					at32[2*(c*m+r)], at32[2*(c*m+r)+1] = vr, -vi
+				}
+			}
+		}
+	}
+}
+
+// gemvC32 adds A·x to y for the m×n complex64 matrix A given as (re, im)
+// float32 pairs (leading dimension lda elements), as cgemv in float32:
+// Re(a·x) is the rows' dot with (xr, −xi) pairs, Im(a·x) with (xi, xr).
+func gemvC32[T scalar](m, n int, a []float32, lda int, x []T, incx int, y []T, incy int) {
+	if m <= 0 || n <= 0 {
+		return
+	}
+	ws := f32scratch(4*n + 2*m)
+	defer ws.release()
+	x1, x2, y1, y2 := ws.s[:2*n], ws.s[2*n:4*n], ws.s[4*n:4*n+m], ws.s[4*n+m:4*n+2*m]
+	for c := 0; c < n; c++ {
+		v := x[c*incx]
+		xr, xi := float32(re(v)), float32(im(v))
+		x1[2*c], x1[2*c+1] = xr, -xi
+		x2[2*c], x2[2*c+1] = xi, xr
+	}
+	gemvRows2F32(a, 2*lda, x1, x2, y1, y2)
+	for r := range y1 {
+		y[r*incy] += fromC[T](float64(y1[r]), float64(y2[r]))
 	}
 }
 
 // gebrd is gebd2 (same contract, m >= n) blocked.
-func gebrd[T scalar](par parallelFn, m, n int, a []T, lda int, d, e []float64, tauq, taup, work []T) {
+func gebrd[T scalar](par parallelFn, m, n int, a []T, lda int, d, e []float64, tauq, taup, work []T, single bool) {
 	j0 := 0
 	if n > blockMin {
 		nb := brdNB
-		xy := scratchT[T]((m + n) * nb)
+		xy := siteScratch[T](&poolGebrdXY, (m+n)*nb)
 		defer xy.release()
 		// The panel's trailing matrix, conjugate transposed: its products
 		// with Aᴴ become row dot products on the vectorized kernel.
-		tb := scratchT[T](m * n)
+		tb := siteScratch[T](&poolGebrdT, m*n)
 		defer tb.release()
+		var c32b *buf[float32]
+		if single && isCplx[T]() {
+			c32b = getBuf[float32](&poolGebrdC32, 4*m*n)
+			defer c32b.release()
+		}
 		at := tb.s
 		for ; n-j0 > blockMin; j0 += nb {
 			mm, nn := m-j0, n-j0
 			p := a[j0*lda+j0:]
 			x, y := xy.s[:mm*nb], xy.s[mm*nb:(mm+nn)*nb]
 			pt := at[:mm*nn]
-			for r := 0; r < mm; r++ {
-				for c, v := range p[r*lda : r*lda+nn] {
-					pt[c*mm+r] = conj(v)
-				}
+			var c32 *brdC32
+			if single && isCplx[T]() {
+				c32 = &brdC32{a: c32b.s[:2*mm*nn], at: c32b.s[2*mm*nn : 4*mm*nn]}
+				copyC32(mm, nn, p, lda, c32.a, c32.at)
+			} else {
+				adjointInto(mm, nn, p, lda, pt)
 			}
-			labrd(mm, nn, nb, p, lda, pt, d[j0:], e[j0:], tauq[j0:], taup[j0:], x, y)
+			labrd(mm, nn, nb, p, lda, pt, c32, d[j0:], e[j0:], tauq[j0:], taup[j0:], x, y)
 			// A(nb:, nb:) −= V·Yᴴ + X·Uᴴ, V's unit diagonal and U's unit
 			// first entries still written in A.
 			gemmUpd(par, mm-nb, nn-nb, nb, true, p[nb*lda:], lda, 1, false, y[nb*nb:], 1, nb, true, p[nb*lda+nb:], lda, false)
@@ -148,7 +252,7 @@ func gebrd[T scalar](par parallelFn, m, n int, a []T, lda int, d, e []float64, t
 // writing d and e back after the update. at, when not nil, is Aᴴ as it was
 // on entry (n×m, leading dimension m): the products with the part of A
 // that the panel leaves as it was read it instead.
-func labrd[T scalar](m, n, nb int, a []T, lda int, at []T, d, e []float64, tauq, taup, x, y []T) {
+func labrd[T scalar](m, n, nb int, a []T, lda int, at []T, c32 *brdC32, d, e []float64, tauq, taup, x, y []T) {
 	one, mone := fromRe[T](1), fromRe[T](-1)
 	ld := nb
 	clear(x[:m*nb])
@@ -164,7 +268,9 @@ func labrd[T scalar](m, n, nb int, a []T, lda int, at []T, d, e []float64, tauq,
 		// Y(i+1:n, i) = tauq·(A(i:m, i+1:n)ᴴ·v − Y(i+1:n, 0:i)·(A(i:m, 0:i)ᴴ·v)
 		//               − A(0:i, i+1:n)ᴴ·(X(i:m, 0:i)ᴴ·v)); Y(0:i, i) is scratch.
 		yc := y[(i+1)*ld+i:]
-		if at != nil {
+		if c32 != nil {
+			gemvC32(n-i-1, m-i, c32.at[2*((i+1)*m+i):], m, col, lda, yc, ld)
+		} else if at != nil {
 			// A(i:m, i+1:n) is still as on entry (only rows and
 			// columns before i, and column i, have changed).
 			gemvAcc(n-i-1, m-i, one, at[(i+1)*m+i:], m, false, false, col, lda, yc, ld)
@@ -195,7 +301,11 @@ func labrd[T scalar](m, n, nb int, a []T, lda int, at []T, d, e []float64, tauq,
 		// X(i+1:m, i) = taup·(A(i+1:m, i+1:n)·u − A(i+1:m, 0:i+1)·(Y(i+1:n, 0:i+1)ᴴ·u)
 		//               − X(i+1:m, 0:i)·(A(0:i, i+1:n)·u)); X(0:i+1, i) is scratch.
 		xc := x[(i+1)*ld+i:]
-		gemvAcc(m-i-1, n-i-1, one, a[(i+1)*lda+i+1:], lda, false, false, row, 1, xc, ld)
+		if c32 != nil {
+			gemvC32(m-i-1, n-i-1, c32.a[2*((i+1)*n+i+1):], n, row, 1, xc, ld)
+		} else {
+			gemvAcc(m-i-1, n-i-1, one, a[(i+1)*lda+i+1:], lda, false, false, row, 1, xc, ld)
+		}
 		gemvAcc(n-i-1, i+1, one, y[(i+1)*ld:], ld, true, false, row, 1, x[i:], ld)
 		gemvAcc(m-i-1, i+1, mone, a[(i+1)*lda:], lda, false, false, x[i:], ld, xc, ld)
 		for r := 0; r <= i; r++ {

@@ -181,6 +181,9 @@ func lowerGeqrf(ctx kernel.Context, cc *customCall) (kernel.Step, error) {
 		return nil, err
 	}
 	nb := numel(batch)
+	if cc.elem == ir.C64 {
+		return geqrfStepC64(ctx.Parallel, nb, m, n), nil
+	}
 	return dispatch(cc,
 		func() kernel.Step { return geqrfStep[float64](ctx.Parallel, cc.elem, nb, m, n) },
 		func() kernel.Step { return geqrfStep[complex128](ctx.Parallel, cc.elem, nb, m, n) }), nil
@@ -222,6 +225,9 @@ func lowerOrgqr(ctx kernel.Context, cc *customCall) (kernel.Step, error) {
 		return nil, err
 	}
 	nb := numel(batch)
+	if cc.elem == ir.C64 {
+		return orgqrStepC64(ctx.Parallel, nb, m, n, k), nil
+	}
 	return dispatch(cc,
 		func() kernel.Step { return orgqrStep[float64](ctx.Parallel, cc.elem, nb, m, n, k) },
 		func() kernel.Step { return orgqrStep[complex128](ctx.Parallel, cc.elem, nb, m, n, k) }), nil

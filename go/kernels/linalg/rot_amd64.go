@@ -124,3 +124,61 @@ func axpyF32(y, x []float32, a float32) {
 		y[i] += a * x[i]
 	}
 }
+
+//go:noescape
+func axpy2F64AVX2(p, q, x *float64, n int, a, b float64)
+
+// axpy2F64 adds a·x to p and b·x to q (len(q) = len(p) <= len(x)), with
+// one rounding per element where the vector kernel runs.
+func axpy2F64(p, q, x []float64, a, b float64) {
+	x, q = x[:len(p)], q[:len(p)]
+	i := 0
+	if cpufeat.AVX2FMA && len(p) >= 8 {
+		i = len(p) &^ 7
+		axpy2F64AVX2(&p[0], &q[0], &x[0], i, a, b)
+	}
+	for ; i < len(p); i++ {
+		p[i] += a * x[i]
+		q[i] += b * x[i]
+	}
+}
+
+//go:noescape
+func dot4x2F32AVX2(a *float32, lda int, v, w *float32, n int, y *[64]float32)
+
+// gemvRows2F32 is gemvRows2 in float32: y[r] = a[r*lda:][:len(v)]·v and
+// z[r] = ·w, float32 sums (eight lanes, then the tail).
+func gemvRows2F32(a []float32, lda int, v, w, y, z []float32) {
+	n := len(v)
+	w = w[:n]
+	z = z[:len(y)]
+	r := 0
+	if n8 := n &^ 7; cpufeat.AVX2FMA && n8 > 0 {
+		var t [64]float32
+		for ; r+4 <= len(y); r += 4 {
+			_ = a[(r+3)*lda+n-1]
+			dot4x2F32AVX2(&a[r*lda], lda, &v[0], &w[0], n8, &t)
+			for q := 0; q < 4; q++ {
+				row := a[(r+q)*lda : (r+q)*lda+n]
+				var s, u float32
+				for l := 0; l < 8; l++ {
+					s += t[8*q+l]
+					u += t[32+8*q+l]
+				}
+				for c := n8; c < n; c++ {
+					s += row[c] * v[c]
+					u += row[c] * w[c]
+				}
+				y[r+q], z[r+q] = s, u
+			}
+		}
+	}
+	for ; r < len(y); r++ {
+		var s, u float32
+		for c, x := range a[r*lda : r*lda+n] {
+			s += x * v[c]
+			u += x * w[c]
+		}
+		y[r], z[r] = s, u
+	}
+}

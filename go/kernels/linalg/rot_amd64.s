@@ -502,3 +502,95 @@ d2done:
 	VMOVSD X7, 56(DI)
 	VZEROUPPER
 	RET
+
+// func axpy2F64AVX2(p, q, x *float64, n int, a, b float64)
+//
+// p += a·x and q += b·x over n float64s (n a multiple of 8), one fused
+// multiply-add per element, x read once.
+TEXT ·axpy2F64AVX2(SB), NOSPLIT, $0-48
+	MOVQ p+0(FP), DI
+	MOVQ q+8(FP), DX
+	MOVQ x+16(FP), SI
+	MOVQ n+24(FP), CX
+	VBROADCASTSD a+32(FP), Y0
+	VBROADCASTSD b+40(FP), Y1
+	SHRQ $3, CX
+	JZ axpy2F64done
+axpy2F64loop:
+	VMOVUPD 0(SI), Y2
+	VMOVUPD 32(SI), Y3
+	VMOVUPD 0(DI), Y4
+	VMOVUPD 32(DI), Y5
+	VMOVUPD 0(DX), Y6
+	VMOVUPD 32(DX), Y7
+	VFMADD231PD Y2, Y0, Y4
+	VFMADD231PD Y3, Y0, Y5
+	VFMADD231PD Y2, Y1, Y6
+	VFMADD231PD Y3, Y1, Y7
+	VMOVUPD Y4, 0(DI)
+	VMOVUPD Y5, 32(DI)
+	VMOVUPD Y6, 0(DX)
+	VMOVUPD Y7, 32(DX)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	ADDQ $64, DX
+	DECQ CX
+	JNZ axpy2F64loop
+axpy2F64done:
+	VZEROUPPER
+	RET
+
+// func dot4x2F32AVX2(a *float32, lda int, v, w *float32, n int, y *[8]float32)
+//
+// dot4x2AVX2 in float32: y[r] = row r·v and y[4+r] = row r·w (n a
+// multiple of 8), eight lanes of partial sums per product.
+TEXT ·dot4x2F32AVX2(SB), NOSPLIT, $0-48
+	MOVQ a+0(FP), R8
+	MOVQ lda+8(FP), AX
+	SHLQ $2, AX
+	LEAQ (R8)(AX*1), R9
+	LEAQ (R9)(AX*1), R10
+	LEAQ (R10)(AX*1), R11
+	MOVQ v+16(FP), SI
+	MOVQ w+24(FP), R12
+	MOVQ n+32(FP), CX
+	MOVQ y+40(FP), DI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	XORQ BX, BX
+f2loop:
+	CMPQ BX, CX
+	JGE f2reduce
+	VMOVUPS (SI)(BX*4), Y8
+	VMOVUPS (R12)(BX*4), Y9
+	VMOVUPS (R8)(BX*4), Y10
+	VMOVUPS (R9)(BX*4), Y11
+	VMOVUPS (R10)(BX*4), Y12
+	VMOVUPS (R11)(BX*4), Y13
+	VFMADD231PS Y10, Y8, Y0
+	VFMADD231PS Y11, Y8, Y1
+	VFMADD231PS Y12, Y8, Y2
+	VFMADD231PS Y13, Y8, Y3
+	VFMADD231PS Y10, Y9, Y4
+	VFMADD231PS Y11, Y9, Y5
+	VFMADD231PS Y12, Y9, Y6
+	VFMADD231PS Y13, Y9, Y7
+	ADDQ $8, BX
+	JMP f2loop
+f2reduce:
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
+	VMOVUPS Y7, 224(DI)
+	VZEROUPPER
+	RET

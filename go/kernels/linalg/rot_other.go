@@ -35,3 +35,25 @@ func axpyF32(y, x []float32, a float32) {
 		y[i] += a * x[i]
 	}
 }
+
+// axpy2F64 adds a·x to p and b·x to q (len(q) = len(p) <= len(x)).
+func axpy2F64(p, q, x []float64, a, b float64) {
+	x, q = x[:len(p)], q[:len(p)]
+	for i := range p {
+		p[i] += a * x[i]
+		q[i] += b * x[i]
+	}
+}
+
+// gemvRows2F32 is gemvRows2 in float32.
+func gemvRows2F32(a []float32, lda int, v, w, y, z []float32) {
+	n := len(v)
+	for r := range y {
+		var s, u float32
+		for c, x := range a[r*lda : r*lda+n] {
+			s += x * v[c]
+			u += x * w[c]
+		}
+		y[r], z[r] = s, u
+	}
+}

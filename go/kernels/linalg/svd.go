@@ -2,6 +2,8 @@ package linalg
 
 import (
 	"gonum.org/v1/gonum/lapack/gonum"
+	"sync"
+	"unsafe"
 
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
@@ -70,6 +72,9 @@ type svdPlan struct {
 	vectors, full bool
 }
 
+// The SVD's large scratch, one pool per call site (see sitePool).
+var poolSvdA, poolSvdU, poolSvdVt, poolBidiagQP, poolSvdVectors sitePool
+
 // svdStep computes the SVD of each matrix of the batch in T (float64 or
 // complex128, the operand widened to it).
 func svdStep[T scalar](p svdPlan, par parallelFn) kernel.Step {
@@ -85,10 +90,10 @@ func svdStep[T scalar](p svdPlan, par parallelFn) kernel.Step {
 		inner = serial
 	}
 	return func(ins, outs [][]byte) error {
-		a := scratchT[T](p.batch * m * n)
+		a := siteScratch[T](&poolSvdA, p.batch*m*n)
 		s := f64scratch(p.batch * k)
-		u := scratchT[T](p.batch * m * p.ucols)
-		vt := scratchT[T](p.batch * p.vrows * n)
+		u := siteScratch[T](&poolSvdU, p.batch*m*p.ucols)
+		vt := siteScratch[T](&poolSvdVt, p.batch*p.vrows*n)
 		defer releaseAll(a, u, vt)
 		defer s.release()
 		loadT(a.s, ins[0], p.et)
@@ -153,23 +158,24 @@ func svdValues[T scalar](par parallelFn, m, n int, a []T, s []float64) bool {
 	de := f64scratch(6 * small)
 	defer de.release()
 	e := de.s[small:]
-	gebrd(par, big, small, w, small, s, e, tau[:small], tau[big:big+small], tau[2*big:])
+	gebrd(par, big, small, w, small, s, e, tau[:small], tau[big:big+small], tau[2*big:], false)
 	var impl gonum.Implementation
 	return impl.Dlasq1(small, s, e, de.s[2*small:]) == 0
 }
 
 // bidiagQP reduces the M×N matrix w (M >= N, destroyed) to the real upper
 // bidiagonal B = Qᴴ·W·P (d, e) and forms the first qcols columns of Q
-// (M×qcols) and Pᴴ (N×N), both from their reflectors by the blocked orgqr.
-func bidiagQP[T scalar](par parallelFn, M, N, qcols int, w []T, d, e []float64, q []T, ph []T) {
-	ws := scratchT[T](2*N + max(M, qcols) + (N-1)*(N-1))
+// (M×qcols) and Pᴴ (N×N), both from their reflectors by the blocked orgqr
+// (with single, complex Q and Pᴴ are formed in complex64, as cungbr does).
+func bidiagQP[T scalar](par parallelFn, M, N, qcols int, w []T, d, e []float64, q []T, ph []T, single bool) {
+	ws := siteScratch[T](&poolBidiagQP, 2*N+max(M, qcols)+(N-1)*(N-1))
 	defer ws.release()
 	tq, tp, work, pt := ws.s[:N], ws.s[N:2*N], ws.s[2*N:2*N+max(M, qcols)], ws.s[2*N+max(M, qcols):]
-	gebrd(par, M, N, w, N, d, e, tq, tp, work)
+	gebrd(par, M, N, w, N, d, e, tq, tp, work, single)
 	for i := 0; i < M; i++ {
 		copy(q[i*qcols:i*qcols+N], w[i*N:(i+1)*N])
 	}
-	orgqrBlocked(par, M, qcols, N, q, qcols, tq, work)
+	orgqrS(par, M, qcols, N, q, qcols, tq, work, single)
 	// P = diag(1, P̃), P̃ = G̃(0)…G̃(N−2) from the row reflectors (row i
 	// holds uᴴ) laid out as orgqr's columns.
 	n1 := N - 1
@@ -178,12 +184,43 @@ func bidiagQP[T scalar](par parallelFn, M, N, qcols int, w []T, d, e []float64, 
 			pt[r*n1+j] = conj(w[j*N+1+r])
 		}
 	}
-	orgqrBlocked(par, n1, n1, n1, pt, n1, tp, work)
+	orgqrS(par, n1, n1, n1, pt, n1, tp, work, single)
 	clear(ph[:N*N])
 	ph[0] = fromRe[T](1)
 	for i := 0; i < n1; i++ {
 		for j := 0; j < n1; j++ {
 			ph[(1+i)*N+1+j] = conj(pt[j*n1+i])
+		}
+	}
+}
+
+// poolOrgqrS holds orgqrS's complex64 copies (see poolRotF32).
+var poolOrgqrS sync.Pool
+
+// orgqrS is orgqrBlocked; with single, complex data that orgqrC64 would
+// block is rounded to complex64 and Q formed there.
+func orgqrS[T scalar](par parallelFn, m, n, k int, a []T, lda int, tau, work []T, single bool) {
+	if !single || !isCplx[T]() || k < blockMin || n < blockMin {
+		orgqrBlocked(par, m, n, k, a, lda, tau, work)
+		return
+	}
+	a2 := *(*[]complex128)(unsafe.Pointer(&a))
+	t2 := *(*[]complex128)(unsafe.Pointer(&tau))
+	b := getBuf[complex64](&poolOrgqrS, m*n+k)
+	defer b.release()
+	a32, t32 := b.s[:m*n], b.s[m*n:]
+	for r := 0; r < m; r++ {
+		for j, x := range a2[r*lda : r*lda+n] {
+			a32[r*n+j] = complex64(x)
+		}
+	}
+	for i, x := range t2[:k] {
+		t32[i] = complex64(x)
+	}
+	orgqrC64(par, m, n, k, a32, n, t32)
+	for r := 0; r < m; r++ {
+		for j, x := range a32[r*n : (r+1)*n] {
+			a2[r*lda+j] = complex128(x)
 		}
 	}
 }
@@ -194,13 +231,13 @@ func bidiagQP[T scalar](par parallelFn, M, N, qcols int, w []T, d, e []float64, 
 // copies of the vectors.
 func svdVectors[T scalar](par parallelFn, m, n, qcols int, a []T, s []float64, u []T, ucols int, vt []T, vrows int, single bool) bool {
 	M, N := max(m, n), min(m, n)
-	tmp := scratchT[T](m*n + 2*M*qcols + N*N)
+	tmp := siteScratch[T](&poolSvdVectors, m*n+2*M*qcols+N*N)
 	defer tmp.release()
 	w := tallCopy(m, n, a, tmp)
 	q, ut, ph := tmp.s[m*n:m*n+M*qcols], tmp.s[m*n+M*qcols:m*n+2*M*qcols], tmp.s[m*n+2*M*qcols:]
 	ee := f64scratch(N)
 	defer ee.release()
-	bidiagQP(par, M, N, qcols, w, s, ee.s, q, ph)
+	bidiagQP(par, M, N, qcols, w, s, ee.s, q, ph, single)
 	for i := 0; i < M; i++ {
 		for j := 0; j < qcols; j++ {
 			ut[j*M+i] = q[i*qcols+j]
@@ -212,7 +249,9 @@ func svdVectors[T scalar](par parallelFn, m, n, qcols int, a []T, s []float64, u
 	}
 	// Rotations are real: a complex row rotates as its (re, im) float64s.
 	var ok bool
-	if single {
+	if single && f == 2 && N >= rotGemmMin {
+		ok = bdsvdCplx32(par, M, N, s, ee.s, ut, ph)
+	} else if single {
 		uf, pf := reImN(ut), reImN(ph)
 		r32 := f32scratch(len(uf) + len(pf))
 		u32, p32 := r32.s[:len(uf)], r32.s[len(uf):]
@@ -254,6 +293,48 @@ func svdVectors[T scalar](par parallelFn, m, n, qcols int, a []T, s []float64, u
 			vt[i*n+j] = conj(ut[i*M+j])
 		}
 	}
+	return ok
+}
+
+// rotGemmMin is the order from which the complex single-precision SVD
+// accumulates the bidiagonal QR's rotations in real matrices.
+const rotGemmMin = 32
+
+// poolRotF32 holds bdsvdCplx32's scratch apart from the small buffers of
+// the shared pools, so that its large buffer is reused from call to call.
+var poolRotF32 sync.Pool
+
+// bdsvdCplx32 runs the bidiagonal QR for complex data in single precision
+// as cbdsqr's work is split in cgesdd: the rotations are accumulated in
+// float32 on two real N×N identities, Gu and Gp (half the rotation work of
+// rotating the complex rows), then the first N rows of ut (Qᵀ, N×M complex)
+// and ph (Pᴴ) are multiplied by them on the f32 kernel, a real matrix
+// times a complex one being a real product on its (re, im) columns.
+func bdsvdCplx32[T scalar](par parallelFn, M, N int, d, e []float64, ut, ph []T) bool {
+	sc := getBuf[float32](&poolRotF32, 2*N*N+4*N*M)
+	defer sc.release()
+	gu, gp := sc.s[:N*N], sc.s[N*N:2*N*N]
+	x := sc.s[2*N*N : 2*N*N+2*N*M]
+	y := sc.s[2*N*N+2*N*M : 2*N*N+4*N*M]
+	clear(gu)
+	clear(gp)
+	for i := 0; i < N; i++ {
+		gu[i*N+i], gp[i*N+i] = 1, 1
+	}
+	ok := bdsvdRot(par, N, d, e, gu, N, N, gp, N, N)
+	mulRot := func(g []float32, z []float64, w int) {
+		xs, ys := x[:N*w], y[:N*w]
+		for i, v := range z[:N*w] {
+			xs[i] = float32(v)
+		}
+		clear(ys)
+		gemmUpdReal(ukF32, f32scratch, par, N, w, N, false, g, N, 1, xs, w, 1, ys, w, false)
+		for i, v := range ys {
+			z[i] = float64(v)
+		}
+	}
+	mulRot(gu, reIm(ut), 2*M)
+	mulRot(gp, reIm(ph), 2*N)
 	return ok
 }
 
