@@ -18,6 +18,14 @@ import (
 // is written), one value standing for all updates (splat), one update, and
 // for floats NaNs with payloads on both sides and signed zeros.
 func TestFusedPointScatter(t *testing.T) {
+	t.Run("signed zeros", func(t *testing.T) {
+		zerosOnly = true
+		defer func() { zerosOnly = false }()
+		for _, count := range []int{1, 5000, 200_000} {
+			checkFused[float32](t, ir.F32, ir.S32, 1, 37, count, false)
+			checkFused[float64](t, ir.F64, ir.S64, 3, 0, count, false)
+		}
+	})
 	for _, it := range []ir.ElemType{ir.S32, ir.S64} {
 		for _, cols := range []int64{1, 3} {
 			for _, wrap := range []int64{0, 37} {
@@ -42,6 +50,10 @@ func TestFusedPointScatter(t *testing.T) {
 	require.NotNil(t, fusedPointsFor("stablehlo.maximum", ir.F32, ir.S32, 9, 1, 0))
 }
 
+// zerosOnly makes checkFused's float values ±0 (and a few NaNs), whose
+// order only the signed-zero rule decides.
+var zerosOnly bool
+
 func checkFused[T byteview.Elem](t *testing.T, et, it ir.ElemType, cols, wrap int64, count int, splat bool) {
 	const rows = 37
 	raw := randIdx(count, rows+8)
@@ -55,6 +67,9 @@ func checkFused[T byteview.Elem](t *testing.T, et, it ir.ElemType, cols, wrap in
 		switch any(z).(type) {
 		case float32:
 			f := float32(x%2000)/64 - 15
+			if zerosOnly {
+				f = float32(math.Copysign(0, float64(x%2)-0.5))
+			}
 			switch i % 101 {
 			case 1:
 				f = float32(math.Copysign(0, -1))
@@ -66,6 +81,9 @@ func checkFused[T byteview.Elem](t *testing.T, et, it ir.ElemType, cols, wrap in
 			return any(f).(T)
 		case float64:
 			f := float64(x%2000)/64 - 15
+			if zerosOnly {
+				f = math.Copysign(0, float64(x%2)-0.5)
+			}
 			switch i % 101 {
 			case 1:
 				f = math.Copysign(0, -1)
