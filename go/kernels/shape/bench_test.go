@@ -135,3 +135,10 @@ func BenchmarkTakeAlongAxisFill(b *testing.B) {
 	op.Attrs[WrapIndicesAttr] = ir.IntAttr{Value: 4096, Type: ir.S64}
 	benchStep(b, op, randF32(256*4096), i32s(randIdx(256*4096, 4096)...))
 }
+
+func BenchmarkTakeAlongAxisFillGoLoop(b *testing.B) {
+	saved := vectorTakeFill
+	vectorTakeFill = false
+	defer func() { vectorTakeFill = saved }()
+	BenchmarkTakeAlongAxisFill(b)
+}
