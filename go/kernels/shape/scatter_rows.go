@@ -69,6 +69,10 @@ func newRowScatter(ib *indexBatch, kind string, et ir.ElemType, maxStart, opStri
 		rowLen: win.shape[0], rows: maxStart + 1, fn: fn, es: et.ByteSize(), vecAdd: va}
 }
 
+// copyPiece is the most bytes one copy moves (below memmove's
+// non-temporal size).
+const copyPiece = 256 << 10
+
 // run applies every update row of upd at the indices of ix to out, which
 // starts as a copy of in (when they are not one buffer).
 func (p *rowScatter) run(ctx kernel.Context, out, in, upd, ix []byte) {
@@ -85,7 +89,13 @@ func (p *rowScatter) run(ctx kernel.Context, out, in, upd, ix []byte) {
 			if int64(hi) == p.rows {
 				b1 = len(out)
 			}
-			copy(out[b0:b1], in[b0:b1])
+			// In pieces: Go's copy streams past the caches from 1 MiB
+			// up, and the row updates that follow would then miss to
+			// memory.
+			for b := b0; b < b1; b += copyPiece {
+				e := min(b1, b+copyPiece)
+				copy(out[b:e], in[b:e])
+			}
 		}
 		first, last := int64(lo)*p.opStride, int64(hi-1)*p.opStride
 		var offs, doff, soff [pointBlock]int64
