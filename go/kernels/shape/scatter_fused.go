@@ -93,16 +93,20 @@ func fusedInt[T intT, I int32 | int64](kind string, m, st, w int64) fusedPointFn
 func fusedMaxF[T ~float32 | ~float64, I int32 | int64](D, S []T, ix []I, u, us int, maxStart, stride, wrap int64) {
 	if stride == 1 && us == 1 {
 		D, S := D[:maxStart+1], S[u:u+len(ix)]
-		for j, i := range ix {
-			v := int(i)
-			if uint(v) >= uint(len(D)) {
-				if v += int(wrap); i >= 0 || uint(v) >= uint(len(D)) {
-					continue
-				}
-			}
-			if x, m := S[j], D[v]; !(x < m) && (x > m || x != x || (x == m && isNegZero(m))) {
-				D[v] = x
-			}
+		d, f32 := any(D).([]float32)
+		x32, i32 := any(ix).([]int32)
+		if !f32 || !i32 || !vectorPointsF32 {
+			fusedMaxRun(D, S, ix, wrap)
+			return
+		}
+		s32 := any(S).([]float32)
+		for j := 0; j < len(ix); {
+			j += pointsF32Vec(d, s32[j:], x32[j:], false)
+			// What the vector loop left: a block with an index to wrap
+			// or skip, or the tail.
+			e := min(len(ix), j+16)
+			fusedMaxRun(D, S[j:e], ix[j:e], wrap)
+			j = e
 		}
 		return
 	}
@@ -125,16 +129,20 @@ func fusedMaxF[T ~float32 | ~float64, I int32 | int64](D, S []T, ix []I, u, us i
 func fusedMinF[T ~float32 | ~float64, I int32 | int64](D, S []T, ix []I, u, us int, maxStart, stride, wrap int64) {
 	if stride == 1 && us == 1 {
 		D, S := D[:maxStart+1], S[u:u+len(ix)]
-		for j, i := range ix {
-			v := int(i)
-			if uint(v) >= uint(len(D)) {
-				if v += int(wrap); i >= 0 || uint(v) >= uint(len(D)) {
-					continue
-				}
-			}
-			if x, m := S[j], D[v]; !(x > m) && (x < m || x != x || (x == m && isNegZero(x))) {
-				D[v] = x
-			}
+		d, f32 := any(D).([]float32)
+		x32, i32 := any(ix).([]int32)
+		if !f32 || !i32 || !vectorPointsF32 {
+			fusedMinRun(D, S, ix, wrap)
+			return
+		}
+		s32 := any(S).([]float32)
+		for j := 0; j < len(ix); {
+			j += pointsF32Vec(d, s32[j:], x32[j:], true)
+			// What the vector loop left: a block with an index to wrap
+			// or skip, or the tail.
+			e := min(len(ix), j+16)
+			fusedMinRun(D, S[j:e], ix[j:e], wrap)
+			j = e
 		}
 		return
 	}
@@ -244,5 +252,37 @@ func fusedAdd[T intT, I int32 | int64](D, S []T, ix []I, u, us int, maxStart, st
 			D[v*stride] += S[u]
 		}
 		u += us
+	}
+}
+
+// fusedMaxRun is fusedMaxF's loop for stride 1 and one update per index.
+func fusedMaxRun[T ~float32 | ~float64, I int32 | int64](D, S []T, ix []I, wrap int64) {
+	S = S[:len(ix)]
+	for j, i := range ix {
+		v := int(i)
+		if uint(v) >= uint(len(D)) {
+			if v += int(wrap); i >= 0 || uint(v) >= uint(len(D)) {
+				continue
+			}
+		}
+		if x, m := S[j], D[v]; !(x < m) && (x > m || x != x || (x == m && isNegZero(m))) {
+			D[v] = x
+		}
+	}
+}
+
+// fusedMinRun is fusedMinF's loop for stride 1 and one update per index.
+func fusedMinRun[T ~float32 | ~float64, I int32 | int64](D, S []T, ix []I, wrap int64) {
+	S = S[:len(ix)]
+	for j, i := range ix {
+		v := int(i)
+		if uint(v) >= uint(len(D)) {
+			if v += int(wrap); i >= 0 || uint(v) >= uint(len(D)) {
+				continue
+			}
+		}
+		if x, m := S[j], D[v]; !(x > m) && (x < m || x != x || (x == m && isNegZero(x))) {
+			D[v] = x
+		}
 	}
 }

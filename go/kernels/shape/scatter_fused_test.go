@@ -18,11 +18,27 @@ import (
 // is written), one value standing for all updates (splat), one update, and
 // for floats NaNs with payloads on both sides and signed zeros.
 func TestFusedPointScatter(t *testing.T) {
+	t.Run("in range", func(t *testing.T) {
+		inRangeOnly = true
+		defer func() { inRangeOnly = false }()
+		for _, zeros := range []bool{false, true} {
+			zerosOnly = zeros
+			for _, count := range []int{16, 17, 5000, 200_000} {
+				checkFused[float32](t, ir.F32, ir.S32, 1, 0, count, false)
+			}
+		}
+		zerosOnly = false
+	})
 	t.Run("signed zeros", func(t *testing.T) {
 		zerosOnly = true
 		defer func() { zerosOnly = false }()
 		for _, count := range []int{1, 5000, 200_000} {
+			saved := vectorPointsF32
+			vectorPointsF32 = false
 			checkFused[float32](t, ir.F32, ir.S32, 1, 37, count, false)
+			vectorPointsF32 = saved
+			checkFused[float32](t, ir.F32, ir.S32, 1, 37, count, false)
+			checkFused[float32](t, ir.F32, ir.S32, 1, 0, count, false)
 			checkFused[float64](t, ir.F64, ir.S64, 3, 0, count, false)
 		}
 	})
@@ -33,6 +49,10 @@ func TestFusedPointScatter(t *testing.T) {
 					for _, splat := range []bool{false, true} {
 						name := fmt.Sprintf("%s/cols%d/wrap%d/n%d/splat=%v", it, cols, wrap, count, splat)
 						t.Run(name, func(t *testing.T) {
+							saved := vectorPointsF32
+							vectorPointsF32 = false
+							checkFused[float32](t, ir.F32, it, cols, wrap, count, splat)
+							vectorPointsF32 = saved
 							checkFused[float32](t, ir.F32, it, cols, wrap, count, splat)
 							checkFused[float64](t, ir.F64, it, cols, wrap, count, splat)
 							checkFused[int32](t, ir.S32, it, cols, wrap, count, splat)
@@ -50,6 +70,9 @@ func TestFusedPointScatter(t *testing.T) {
 	require.NotNil(t, fusedPointsFor("stablehlo.maximum", ir.F32, ir.S32, 9, 1, 0))
 }
 
+// inRangeOnly makes checkFused's indices all valid.
+var inRangeOnly bool
+
 // zerosOnly makes checkFused's float values ±0 (and a few NaNs), whose
 // order only the signed-zero rule decides.
 var zerosOnly bool
@@ -60,6 +83,9 @@ func checkFused[T byteview.Elem](t *testing.T, et, it ir.ElemType, cols, wrap in
 	idx := make([]int64, count)
 	for i, v := range raw {
 		idx[i] = int64(v) - 4 // -4 .. rows+3
+		if inRangeOnly {
+			idx[i] = int64(v) % rows // whole blocks for the vector loops
+		}
 	}
 	float := et == ir.F32 || et == ir.F64
 	val := func(x int32, i int) T {
