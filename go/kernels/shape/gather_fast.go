@@ -195,7 +195,13 @@ func (g *fastGather) takeFill(dst, src, ix []byte, r pointRun) bool {
 		d, s, x, f := byteview.As[uint32](dst), byteview.As[uint32](src), byteview.As[int32](ix), byteview.As[uint32](g.fill)[0]
 		if r.ds == 1 && r.ss == 0 && r.is == 1 && st == 1 && m < 1<<31-1 && w < 1<<31 {
 			// A contiguous run (take_along_axis's rows): 16 at a time.
-			k := takeFill32Vec(d[r.d0:r.d0+r.n], s[r.s0:r.s0+int(m)+1], x[r.i0:r.i0+r.n], w, f)
+			// Batched runs (ss 0, a table per run) whose next table
+			// follows this one get it prefetched.
+			var next []uint32
+			if e := r.s0 + 2*(int(m)+1); r.n == int(m)+1 && e <= len(s) {
+				next = s[r.s0+int(m)+1 : e]
+			}
+			k := takeFill32Vec(d[r.d0:r.d0+r.n], s[r.s0:r.s0+int(m)+1], x[r.i0:r.i0+r.n], w, f, next)
 			r.n, r.d0, r.i0 = r.n-k, r.d0+k, r.i0+k
 		}
 		takeFillTyped(d, s, x, r, m, st, w, f)

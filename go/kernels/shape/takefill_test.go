@@ -18,7 +18,7 @@ import (
 // wrap.
 func TestTakeFillContiguous(t *testing.T) {
 	const fill = 0xdeadbeef
-	for _, n := range []int{1, 7, 15, 16, 17, 31, 32, 33, 100, 1000} {
+	for _, n := range []int{1, 5, 7, 15, 16, 17, 31, 32, 33, 100, 1000, 4096} {
 		for _, tableLen := range []int{1, 5, 16, 4096} {
 			for _, wrap := range []int64{0, int64(tableLen), 3 * int64(tableLen)} {
 				s := make([]uint32, tableLen)
@@ -53,7 +53,9 @@ func TestTakeFillContiguous(t *testing.T) {
 						// The run sits inside larger buffers, as a row of a batch does.
 						g := &fastGather{idxElem: ir.S32, es: 4, vecLen: 1, maxStart: []int64{int64(tableLen - 1)}, stStride: []int64{1},
 							wrap: wrap, fill: []byte{0xef, 0xbe, 0xad, 0xde}}
-						src := append(append([]uint32{7, 7, 7}, s...), 9, 9)
+						// A second table after the first: runs as long as the
+						// table prefetch it.
+						src := append(append(append([]uint32{7, 7, 7}, s...), s...), 9, 9)
 						ix := append(append([]int32{0, 0}, x...), 0)
 						dst := make([]uint32, n+4)
 						require.True(t, g.take(u32Bytes(dst), u32Bytes(src), i32s(ix...), pointRun{n: n, d0: 1, ds: 1, s0: 3, i0: 2, is: 1}))
