@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/gojax/gojax/go/internal/byteview"
+	"github.com/gojax/gojax/go/internal/workers"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
@@ -98,7 +99,10 @@ func (p *pointScatter) parts(ctx kernel.Context) int {
 	if ctx == nil || p.identity == nil {
 		return 1
 	}
-	n := min(8, p.lb.count/pointPartMin)
+	// No more parts than workers: each part starts from identities, and
+	// raising them takes updates that a longer part would mostly drop
+	// (segment_max's vector loop skips updates below the current values).
+	n := min(8, workers.Count(), p.lb.count/pointPartMin)
 	for n > 1 && n*p.outElems > p.lb.count/4 {
 		n--
 	}
