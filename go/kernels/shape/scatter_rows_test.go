@@ -19,7 +19,8 @@ import (
 // wins), repeated and out-of-range indices, and negative indices moved by
 // the wrap attribute.
 func TestRowScatterMatchesSerialOrder(t *testing.T) {
-	const rows, updates = 50, 6000 // 6000 rows of 12: above the parallel threshold
+	defer splitRowScatters()()
+	const rows, updates = 50, 6000 // 6000 rows of 12: above the (lowered) parallel threshold
 	c := scatterCase{operand: []int64{rows, 3, 4}, idx: []int64{updates}, upd: []int64{updates, 3, 4}, windowDims: []int64{1, 2},
 		inserted: []int64{0}, sdo: []int64{0}, ivd: 1}
 	idx := randIdx(updates, rows+20) // 20 past the end: skipped
@@ -138,6 +139,7 @@ func TestVectorRowRegistered(t *testing.T) {
 // (gaps left as they were), repeated, wrapped and out-of-range indices,
 // NaNs with payloads and signed zeros, on one worker or split.
 func TestRowScatterAddBlocks(t *testing.T) {
+	defer splitRowScatters()()
 	for _, vec := range []bool{false, true} {
 		saved := vectorAddRows
 		vectorAddRows = vec && saved
@@ -145,10 +147,12 @@ func TestRowScatterAddBlocks(t *testing.T) {
 			for _, w := range []int{2, 7, 8, 9, 15, 16, 17, 33, 64, 100} {
 				for _, cols := range []int{w, w + 3} {
 					t.Run(fmt.Sprintf("vec=%v/%s/w%d/cols%d", vectorAddRows, et, w, cols), func(t *testing.T) {
-						if et == ir.F32 {
-							checkRowAdds[float32](t, et, w, cols)
-						} else {
-							checkRowAdds[float64](t, et, w, cols)
+						for _, it := range []ir.ElemType{ir.S32, ir.S64} {
+							if et == ir.F32 {
+								checkRowAdds[float32](t, et, it, w, cols)
+							} else {
+								checkRowAdds[float64](t, et, it, w, cols)
+							}
 						}
 					})
 				}
@@ -158,12 +162,31 @@ func TestRowScatterAddBlocks(t *testing.T) {
 	}
 }
 
-func checkRowAdds[T float32 | float64](t *testing.T, et ir.ElemType, w, cols int) {
+// splitRowScatters lowers the row scatters' parallel threshold to the
+// plans' usual one, so that small scatters split; it returns the undo.
+func splitRowScatters() func() {
+	saved := rowScatterParallelMin
+	rowScatterParallelMin = parallelMinElems
+	return func() { rowScatterParallelMin = saved }
+}
+
+func checkRowAdds[T float32 | float64](t *testing.T, et, it ir.ElemType, w, cols int) {
 	const rows, wrap = 37, 37
-	updates := max(3000, 2*parallelMinElems/w) // split between workers by the real pool's rule
-	idx := randIdx(updates, rows+10)           // 10 past the end: skipped
-	for i := 0; i < updates; i += 5 {
-		idx[i] = -idx[i] - 1 // wrapped to rows-1 .. -10 (still negative: skipped)
+	updates := max(3000, 2*parallelMinElems/w) // split between workers (threshold lowered)
+	idx32 := randIdx(updates, rows+10)         // 10 past the end: skipped
+	idx := make([]int64, updates)
+	for i, v := range idx32 {
+		idx[i] = int64(v)
+		if i%5 == 0 {
+			idx[i] = -idx[i] - 1 // wrapped to rows-1 .. -10 (still negative: skipped)
+		}
+	}
+	extremes := []int64{math.MinInt32, math.MaxInt32, -wrap, -wrap - 1, rows, rows - 1}
+	if it == ir.S64 {
+		extremes = append(extremes, math.MinInt64, math.MaxInt64, math.MinInt64+wrap, math.MaxInt64-rows, -1<<40, 1<<40)
+	}
+	for i, v := range extremes {
+		idx[(i*7919+3)%updates] = v
 	}
 	operand := make([]T, rows*cols)
 	for i := range operand {
@@ -183,7 +206,7 @@ func checkRowAdds[T float32 | float64](t *testing.T, et ir.ElemType, w, cols int
 	operand[cols+1] = nanWithPayload[T](5)
 	want := append([]T(nil), operand...)
 	for j, v := range idx {
-		r := int(v)
+		r := v
 		if r < 0 {
 			r += wrap
 		}
@@ -191,11 +214,11 @@ func checkRowAdds[T float32 | float64](t *testing.T, et ir.ElemType, w, cols int
 			continue
 		}
 		for k := range w {
-			want[r*cols+k] += upd[j*w+k]
+			want[int(r)*cols+k] += upd[j*w+k]
 		}
 	}
 	op := mkOpR("stablehlo.scatter",
-		[]ir.Type{ir.Tensor(et, rows, int64(cols)), ir.Tensor(ir.S32, int64(updates)), ir.Tensor(et, int64(updates), int64(w))},
+		[]ir.Type{ir.Tensor(et, rows, int64(cols)), ir.Tensor(it, int64(updates)), ir.Tensor(et, int64(updates), int64(w))},
 		[]ir.Type{ir.Tensor(et, rows, int64(cols))}, ir.Attrs{
 			"update_window_dims": i64a(1), "inserted_window_dims": i64a(0),
 			"input_batching_dims": i64a(), "scatter_indices_batching_dims": i64a(),
@@ -207,7 +230,7 @@ func checkRowAdds[T float32 | float64](t *testing.T, et ir.ElemType, w, cols int
 		ctxs = append(ctxs, c)
 	}
 	for ci, ctx := range ctxs {
-		got := runOp(t, ctx, op, bytesOf(operand), i32s(idx...), bytesOf(upd))[0]
+		got := runOp(t, ctx, op, bytesOf(operand), encodeIndices(it, idx), bytesOf(upd))[0]
 		g := byteview.As[T](got)
 		for i := range want {
 			require.Equal(t, bitsOf(want[i]), bitsOf(g[i]), "context %d: element %d (row %d)", ci, i, i/cols)
