@@ -1,13 +1,20 @@
 package shape
 
 import (
+	"math"
 	"testing"
 
+	"github.com/gojax/gojax/go/internal/workers"
 	"github.com/gojax/gojax/go/ir"
 )
 
+// poolCtx splits Parallel over the runtime's worker pool, as plans do.
+type poolCtx struct{ fakeCtx }
+
+func (poolCtx) Parallel(n, grain int, fn func(lo, hi int)) { workers.Shared().Parallel(n, grain, fn) }
+
 func benchStep(b *testing.B, op *ir.Op, ins ...[]byte) {
-	ctx := &fakeCtx{}
+	ctx := &poolCtx{}
 	l, _ := lookup(op.Name)
 	st, err := l(ctx, op)
 	if err != nil {
@@ -116,4 +123,22 @@ func BenchmarkScatterMaxScalarsRandom(b *testing.B) {
 	c := scatterCase{operand: []int64{1000}, idx: []int64{1 << 20}, upd: []int64{1 << 20}, inserted: []int64{0}, sdo: []int64{0}, ivd: 1}
 	benchStep(b, scatterOp(c, binRegion("stablehlo.maximum", ir.F32)), make([]byte, 1000*4), i32s(randIdx(1<<20, 1000)...),
 		randF32(1<<20))
+}
+
+// take_along_axis as JAX's preamble folding leaves it: a batched fill
+// gather reading the int32 indices themselves, negative ones wrapped.
+func BenchmarkTakeAlongAxisFill(b *testing.B) {
+	c := gatherCase{operand: []int64{256, 4096}, idx: []int64{256, 4096}, collapsed: []int64{1}, opB: []int64{0},
+		idxB: []int64{0}, sim: []int64{1}, ivd: 2, sizes: []int64{1, 1}}
+	op := gatherOp(c)
+	op.Attrs[GatherFillAttr] = &ir.ElementsAttr{Type: ir.Tensor(ir.F32), Data: f32s(float32(math.NaN()))}
+	op.Attrs[WrapIndicesAttr] = ir.IntAttr{Value: 4096, Type: ir.S64}
+	benchStep(b, op, randF32(256*4096), i32s(randIdx(256*4096, 4096)...))
+}
+
+func BenchmarkTakeAlongAxisFillGoLoop(b *testing.B) {
+	saved := vectorTakeFill
+	vectorTakeFill = false
+	defer func() { vectorTakeFill = saved }()
+	BenchmarkTakeAlongAxisFill(b)
 }

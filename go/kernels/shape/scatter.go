@@ -255,8 +255,7 @@ func lowerScatter(ctx kernel.Context, op *ir.Op) (step kernel.Step, err error) {
 	if n == 1 && kind != "" && len(maxStart) == 1 && !winOne {
 		if rs := newRowScatter(ib, kind, elems[0], maxStart[0], stStride[0], win[0]); rs != nil {
 			return func(ins, outs [][]byte) error {
-				copyInputs(ins, outs)
-				rs.run(ctx, outs[0], ins[2], ins[1])
+				rs.run(ctx, outs[0], ins[0], ins[2], ins[1]) // copies the input itself
 				return nil
 			}, nil
 		}

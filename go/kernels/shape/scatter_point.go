@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/gojax/gojax/go/internal/byteview"
+	"github.com/gojax/gojax/go/internal/workers"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/gojax/gojax/go/kernels/kernel"
 )
@@ -30,6 +31,7 @@ type pointScatter struct {
 	combine  pointFn
 	identity []byte // one element: combining it changes nothing; nil where order matters
 	outElems int    // operand elements
+	fused    fusedPointFn
 }
 
 // pointBlock is how many offsets are decoded at a time.
@@ -51,8 +53,12 @@ func newPointScatter(ib *indexBatch, kind string, et ir.ElemType, maxStart, opSt
 	if !ok {
 		return nil
 	}
-	return &pointScatter{lb: lb, ixElem: ib.idxElem, maxStart: maxStart, opStride: opStride, wrap: ib.wrap, combine: combine,
+	p := &pointScatter{lb: lb, ixElem: ib.idxElem, maxStart: maxStart, opStride: opStride, wrap: ib.wrap, combine: combine,
 		identity: pointIdentity(kind, et), outElems: int(maxStart*opStride) + 1}
+	if lb.ixSt == 1 && fusedPoints {
+		p.fused = fusedPointsFor(kind, et, ib.idxElem, maxStart, opStride, ib.wrap)
+	}
+	return p
 }
 
 // run applies every update of upd at the indices of ix to out.
@@ -66,6 +72,10 @@ func (p *pointScatter) run(ctx kernel.Context, out, upd, ix []byte) {
 
 // apply combines updates [lo, hi) into out, in order.
 func (p *pointScatter) apply(out, upd, ix []byte, lo, hi int) {
+	if p.fused != nil {
+		p.fused(out, upd, ix, lo, hi, p.lb.outSt)
+		return
+	}
 	// Sized to the updates: the block escapes (combine is a func value),
 	// and a full one per call dominated one-element scatters in loops.
 	offs := make([]int64, min(pointBlock, hi-lo))
@@ -89,7 +99,10 @@ func (p *pointScatter) parts(ctx kernel.Context) int {
 	if ctx == nil || p.identity == nil {
 		return 1
 	}
-	n := min(8, p.lb.count/pointPartMin)
+	// No more parts than workers: each part starts from identities, and
+	// raising them takes updates that a longer part would mostly drop
+	// (segment_max's vector loop skips updates below the current values).
+	n := min(8, workers.Count(), p.lb.count/pointPartMin)
 	for n > 1 && n*p.outElems > p.lb.count/4 {
 		n--
 	}

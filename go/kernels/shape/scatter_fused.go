@@ -1,0 +1,288 @@
+package shape
+
+import (
+	"github.com/gojax/gojax/go/internal/byteview"
+	"github.com/gojax/gojax/go/ir"
+)
+
+// Point scatters with contiguous 32- or 64-bit signed indices and the
+// commonest combiners (segment_max/min, bincount, integer segment sums) decode each index and combine its update in one typed loop: the
+// block path's two passes (offsets stored, then read back by an indirect
+// combiner) cost about twice the instructions. Updates are combined in
+// order, with the combiners of the block path, so results are its bits.
+
+// fusedPoints turns the fused loops on (tests compare both paths).
+var fusedPoints = true
+
+// fusedPointFn combines updates [lo, hi) (update j at element j*us of src)
+// into dst at the offsets their indices give, in order, skipping indices
+// outside [0, maxStart] after the wrap.
+type fusedPointFn func(dst, src, ix []byte, lo, hi, us int)
+
+// fusedPointsFor returns the fused loop for kind over et with indices of
+// ixElem, or nil where there is none.
+func fusedPointsFor(kind string, et, ixElem ir.ElemType, maxStart, stride, wrap int64) fusedPointFn {
+	switch ixElem {
+	case ir.S32:
+		return fusedPointsI[int32](kind, et, maxStart, stride, wrap)
+	case ir.S64:
+		return fusedPointsI[int64](kind, et, maxStart, stride, wrap)
+	}
+	return nil
+}
+
+func fusedPointsI[I int32 | int64](kind string, et ir.ElemType, m, st, w int64) fusedPointFn {
+	switch et {
+	case ir.F32:
+		return fusedFloat[float32, I](kind, m, st, w)
+	case ir.F64:
+		return fusedFloat[float64, I](kind, m, st, w)
+	case ir.S32:
+		return fusedInt[int32, I](kind, m, st, w)
+	case ir.S64:
+		return fusedInt[int64, I](kind, m, st, w)
+	case ir.U32:
+		return fusedInt[uint32, I](kind, m, st, w)
+	}
+	return nil
+}
+
+func fusedFloat[T ~float32 | ~float64, I int32 | int64](kind string, m, st, w int64) fusedPointFn {
+	switch kind {
+	case "stablehlo.maximum":
+		return func(dst, src, ix []byte, lo, hi, us int) {
+			fusedMaxF(byteview.As[T](dst), byteview.As[T](src), byteview.As[I](ix)[lo:hi], lo*us, us, m, st, w)
+		}
+	case "stablehlo.minimum":
+		return func(dst, src, ix []byte, lo, hi, us int) {
+			fusedMinF(byteview.As[T](dst), byteview.As[T](src), byteview.As[I](ix)[lo:hi], lo*us, us, m, st, w)
+		}
+	}
+	// Not float adds: where both are NaN, which one a sum returns is the
+	// order the compiler gives the add's operands, which the block path
+	// fixes one way and this loop might not.
+	return nil
+}
+
+func fusedInt[T intT, I int32 | int64](kind string, m, st, w int64) fusedPointFn {
+	switch kind {
+	case "stablehlo.maximum":
+		return func(dst, src, ix []byte, lo, hi, us int) {
+			fusedMax(byteview.As[T](dst), byteview.As[T](src), byteview.As[I](ix)[lo:hi], lo*us, us, m, st, w)
+		}
+	case "stablehlo.minimum":
+		return func(dst, src, ix []byte, lo, hi, us int) {
+			fusedMin(byteview.As[T](dst), byteview.As[T](src), byteview.As[I](ix)[lo:hi], lo*us, us, m, st, w)
+		}
+	case "stablehlo.add":
+		return func(dst, src, ix []byte, lo, hi, us int) {
+			fusedAdd(byteview.As[T](dst), byteview.As[T](src), byteview.As[I](ix)[lo:hi], lo*us, us, m, st, w)
+		}
+	}
+	return nil
+}
+
+// The loops below take the commonest shape of all, a vector operand
+// (stride 1) and one update per index (us 1), first: with the bounds known
+// to the compiler and the wrap moved off the in-range path, an update costs
+// about ten instructions, where the general loop's stride and checks
+// doubled that.
+
+// fusedMaxF follows maxPointsF (NaN wins, -0 < +0); the first compare
+// settles the common case, an update below the current value.
+func fusedMaxF[T ~float32 | ~float64, I int32 | int64](D, S []T, ix []I, u, us int, maxStart, stride, wrap int64) {
+	if stride == 1 && us == 1 {
+		D, S := D[:maxStart+1], S[u:u+len(ix)]
+		d, f32 := any(D).([]float32)
+		x32, i32 := any(ix).([]int32)
+		if !f32 || !i32 || !vectorPointsF32 {
+			fusedMaxRun(D, S, ix, wrap)
+			return
+		}
+		s32 := any(S).([]float32)
+		for j := 0; j < len(ix); {
+			j += pointsF32Vec(d, s32[j:], x32[j:], false)
+			// What the vector loop left: a block with an index to wrap
+			// or skip, or the tail.
+			e := min(len(ix), j+16)
+			fusedMaxRun(D, S[j:e], ix[j:e], wrap)
+			j = e
+		}
+		return
+	}
+	for _, i := range ix {
+		v := int64(i)
+		if v < 0 {
+			v += wrap
+		}
+		if uint64(v) <= uint64(maxStart) {
+			o := v * stride
+			if x, m := S[u], D[o]; !(x < m) && (x > m || x != x || (x == m && isNegZero(m))) {
+				D[o] = x
+			}
+		}
+		u += us
+	}
+}
+
+// fusedMinF follows minPointsF.
+func fusedMinF[T ~float32 | ~float64, I int32 | int64](D, S []T, ix []I, u, us int, maxStart, stride, wrap int64) {
+	if stride == 1 && us == 1 {
+		D, S := D[:maxStart+1], S[u:u+len(ix)]
+		d, f32 := any(D).([]float32)
+		x32, i32 := any(ix).([]int32)
+		if !f32 || !i32 || !vectorPointsF32 {
+			fusedMinRun(D, S, ix, wrap)
+			return
+		}
+		s32 := any(S).([]float32)
+		for j := 0; j < len(ix); {
+			j += pointsF32Vec(d, s32[j:], x32[j:], true)
+			// What the vector loop left: a block with an index to wrap
+			// or skip, or the tail.
+			e := min(len(ix), j+16)
+			fusedMinRun(D, S[j:e], ix[j:e], wrap)
+			j = e
+		}
+		return
+	}
+	for _, i := range ix {
+		v := int64(i)
+		if v < 0 {
+			v += wrap
+		}
+		if uint64(v) <= uint64(maxStart) {
+			o := v * stride
+			if x, m := S[u], D[o]; !(x > m) && (x < m || x != x || (x == m && isNegZero(x))) {
+				D[o] = x
+			}
+		}
+		u += us
+	}
+}
+
+func fusedMax[T intT, I int32 | int64](D, S []T, ix []I, u, us int, maxStart, stride, wrap int64) {
+	if stride == 1 && us == 1 {
+		D, S := D[:maxStart+1], S[u:u+len(ix)]
+		for j, i := range ix {
+			v := int(i)
+			if uint(v) >= uint(len(D)) {
+				if v += int(wrap); i >= 0 || uint(v) >= uint(len(D)) {
+					continue
+				}
+			}
+			D[v] = max(D[v], S[j])
+		}
+		return
+	}
+	for _, i := range ix {
+		v := int64(i)
+		if v < 0 {
+			v += wrap
+		}
+		if uint64(v) <= uint64(maxStart) {
+			o := v * stride
+			D[o] = max(D[o], S[u])
+		}
+		u += us
+	}
+}
+
+func fusedMin[T intT, I int32 | int64](D, S []T, ix []I, u, us int, maxStart, stride, wrap int64) {
+	if stride == 1 && us == 1 {
+		D, S := D[:maxStart+1], S[u:u+len(ix)]
+		for j, i := range ix {
+			v := int(i)
+			if uint(v) >= uint(len(D)) {
+				if v += int(wrap); i >= 0 || uint(v) >= uint(len(D)) {
+					continue
+				}
+			}
+			D[v] = min(D[v], S[j])
+		}
+		return
+	}
+	for _, i := range ix {
+		v := int64(i)
+		if v < 0 {
+			v += wrap
+		}
+		if uint64(v) <= uint64(maxStart) {
+			o := v * stride
+			D[o] = min(D[o], S[u])
+		}
+		u += us
+	}
+}
+
+func fusedAdd[T intT, I int32 | int64](D, S []T, ix []I, u, us int, maxStart, stride, wrap int64) {
+	if stride == 1 && us <= 1 {
+		D := D[:maxStart+1]
+		if us == 0 { // one value for every update (bincount's ones)
+			x := S[u]
+			for _, i := range ix {
+				v := int(i)
+				if uint(v) >= uint(len(D)) {
+					if v += int(wrap); i >= 0 || uint(v) >= uint(len(D)) {
+						continue
+					}
+				}
+				D[v] += x
+			}
+			return
+		}
+		S := S[u : u+len(ix)]
+		for j, i := range ix {
+			v := int(i)
+			if uint(v) >= uint(len(D)) {
+				if v += int(wrap); i >= 0 || uint(v) >= uint(len(D)) {
+					continue
+				}
+			}
+			D[v] += S[j]
+		}
+		return
+	}
+	for _, i := range ix {
+		v := int64(i)
+		if v < 0 {
+			v += wrap
+		}
+		if uint64(v) <= uint64(maxStart) {
+			D[v*stride] += S[u]
+		}
+		u += us
+	}
+}
+
+// fusedMaxRun is fusedMaxF's loop for stride 1 and one update per index.
+func fusedMaxRun[T ~float32 | ~float64, I int32 | int64](D, S []T, ix []I, wrap int64) {
+	S = S[:len(ix)]
+	for j, i := range ix {
+		v := int(i)
+		if uint(v) >= uint(len(D)) {
+			if v += int(wrap); i >= 0 || uint(v) >= uint(len(D)) {
+				continue
+			}
+		}
+		if x, m := S[j], D[v]; !(x < m) && (x > m || x != x || (x == m && isNegZero(m))) {
+			D[v] = x
+		}
+	}
+}
+
+// fusedMinRun is fusedMinF's loop for stride 1 and one update per index.
+func fusedMinRun[T ~float32 | ~float64, I int32 | int64](D, S []T, ix []I, wrap int64) {
+	S = S[:len(ix)]
+	for j, i := range ix {
+		v := int(i)
+		if uint(v) >= uint(len(D)) {
+			if v += int(wrap); i >= 0 || uint(v) >= uint(len(D)) {
+				continue
+			}
+		}
+		if x, m := S[j], D[v]; !(x > m) && (x < m || x != x || (x == m && isNegZero(x))) {
+			D[v] = x
+		}
+	}
+}
