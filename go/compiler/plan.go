@@ -235,6 +235,11 @@ func (p *plan) putFrame(f *frame) {
 		f.bufs[s] = nil
 	}
 	clear(f.scratch)
+	for _, sc := range f.serial {
+		if sc != nil {
+			sc.Release()
+		}
+	}
 	if f.arena != nil {
 		// The slots keep pointing into the freed arena until the next
 		// getFrame binds a new one; nothing reads them before that.
@@ -329,6 +334,22 @@ func (k *kernelInstr) run(f *frame) error {
 		copy(f.bufs[o.slot][:o.size], f.bufs[i.slot][:i.size])
 		return nil
 	}
+	if k.ser != nil && (!k.observed || observers.Load() == nil) {
+		sc := f.serial[k.serIdx]
+		if sc == nil {
+			sc = k.ser.NewScratch()
+			f.serial[k.serIdx] = sc
+		}
+		ins, outs := sc.Args()
+		for i, r := range k.ins {
+			ins[i] = f.bufs[r.slot][:r.size]
+		}
+		for i, r := range k.outs {
+			outs[i] = f.bufs[r.slot][:r.size]
+		}
+		k.ser.RunArgs(sc)
+		return nil
+	}
 	for _, c := range k.pre {
 		c.do(f)
 	}
@@ -340,15 +361,6 @@ func (k *kernelInstr) run(f *frame) error {
 	}
 	for i, r := range k.outs {
 		outs[i] = f.bufs[r.slot][:r.size]
-	}
-	if k.ser != nil && (!k.observed || observers.Load() == nil) {
-		sc := f.serial[k.serIdx]
-		if sc == nil {
-			sc = k.ser.NewScratch()
-			f.serial[k.serIdx] = sc
-		}
-		k.ser.Run(ins, outs, sc)
-		return nil
 	}
 	if k.observed {
 		if obs := observers.Load(); obs != nil {
