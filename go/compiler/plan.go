@@ -235,11 +235,6 @@ func (p *plan) putFrame(f *frame) {
 		f.bufs[s] = nil
 	}
 	clear(f.scratch)
-	for _, sc := range f.serial {
-		if sc != nil {
-			sc.Release()
-		}
-	}
 	if f.arena != nil {
 		// The slots keep pointing into the freed arena until the next
 		// getFrame binds a new one; nothing reads them before that.
@@ -337,17 +332,9 @@ func (k *kernelInstr) run(f *frame) error {
 	if k.ser != nil && (!k.observed || observers.Load() == nil) {
 		sc := f.serial[k.serIdx]
 		if sc == nil {
-			sc = k.ser.NewScratch()
-			f.serial[k.serIdx] = sc
+			sc = k.bindSerial(f)
 		}
-		ins, outs := sc.Args()
-		for i, r := range k.ins {
-			ins[i] = f.bufs[r.slot][:r.size]
-		}
-		for i, r := range k.outs {
-			outs[i] = f.bufs[r.slot][:r.size]
-		}
-		k.ser.RunArgs(sc)
+		k.ser.RunBound(sc)
 		return nil
 	}
 	for _, c := range k.pre {
@@ -371,6 +358,25 @@ func (k *kernelInstr) run(f *frame) error {
 		return opError(k.op, err)
 	}
 	return nil
+}
+
+// bindSerial makes the serial fusion's scratch in frame f, its operands
+// and results bound to f's slots: the slots' headers change (parameters
+// bound per run, carries swapped per iteration) but not where they live,
+// so the binding lasts as long as the frame.
+func (k *kernelInstr) bindSerial(f *frame) *fused.SerialScratch {
+	sc := k.ser.NewScratch()
+	ins := make([]*[]byte, len(k.ins))
+	for i, r := range k.ins {
+		ins[i] = &f.bufs[r.slot]
+	}
+	outs := make([]*[]byte, len(k.outs))
+	for i, r := range k.outs {
+		outs[i] = &f.bufs[r.slot]
+	}
+	sc.Bind(ins, outs)
+	f.serial[k.serIdx] = sc
+	return sc
 }
 
 // stepOf is the step to call in frame f: a context step bound to f's run

@@ -36,25 +36,29 @@ type snode struct {
 	arity int
 }
 
-// sref is bytes [0, n) of SerialScratch.all[idx].
+// sref is bytes [0, n) of the buffer SerialScratch.all[idx] points at.
 type sref struct{ idx, n int }
 
-func (r *sref) view(all [][]byte) []byte { return all[r.idx][:r.n] }
+func (r *sref) view(all []*[]byte) []byte { return (*all[r.idx])[:r.n] }
 
 // SerialScratch is the scratch of one caller of a Serial (a plan's frame),
-// used by one call at a time. all holds the call's inputs, then its
+// used by one call at a time. all points at the call's inputs, then its
 // results, then the scratch buffers: one table, so a member's operand is
-// one index whatever its kind.
+// one index whatever its kind. A caller whose buffers live in fixed
+// places (a frame's slots, swapped between loop iterations) binds them
+// once (Bind) and runs with RunBound: no per-call copy of the headers.
 type SerialScratch struct {
 	s         *fscratch
-	all       [][]byte
+	all       []*[]byte
+	args      [][]byte // the generic path's ins then outs
 	nIn, nOut int
 }
 
-// Args are the slots for the next RunArgs call's inputs and results: the
-// caller stores its buffers there (no copy of the headers).
-func (sc *SerialScratch) Args() (ins, outs [][]byte) {
-	return sc.all[:sc.nIn:sc.nIn], sc.all[sc.nIn : sc.nIn+sc.nOut : sc.nIn+sc.nOut]
+// Bind points the call's inputs and results at *ins[i] and *outs[k],
+// read at each RunBound.
+func (sc *SerialScratch) Bind(ins, outs []*[]byte) {
+	copy(sc.all[:sc.nIn], ins)
+	copy(sc.all[sc.nIn:sc.nIn+sc.nOut], outs)
 }
 
 // NewSerial compiles a gojax.fusion op into its serial form; ok is false
@@ -117,36 +121,47 @@ func newSerial(f *fusion) *Serial {
 func (s *Serial) NewScratch() *SerialScratch {
 	fs := s.f.newScratch(roundUp(max(1, s.f.n) * s.f.maxES))
 	nIn, nOut := len(s.f.inBytes), len(s.f.outBytes)
-	all := make([][]byte, nIn+nOut+len(fs.bufs))
-	copy(all[nIn+nOut:], fs.bufs)
-	return &SerialScratch{s: fs, all: all, nIn: nIn, nOut: nOut}
+	all := make([]*[]byte, nIn+nOut+len(fs.bufs))
+	for i := range fs.bufs {
+		all[nIn+nOut+i] = &fs.bufs[i]
+	}
+	return &SerialScratch{s: fs, all: all, args: make([][]byte, nIn+nOut), nIn: nIn, nOut: nOut}
 }
 
-// Release drops the references to the last call's buffers (a pooled
-// caller's scratch must not keep them).
-func (sc *SerialScratch) Release() { clear(sc.all[:sc.nIn+sc.nOut]) }
+// Release drops the bound inputs and results (a pooled caller's scratch
+// must not keep a call's buffers).
+func (sc *SerialScratch) Release() {
+	clear(sc.all[:sc.nIn+sc.nOut])
+	clear(sc.args)
+}
 
 // Run computes the fusion's results: ins and outs have the op's operand and
 // result sizes.
 func (s *Serial) Run(ins, outs [][]byte, sc *SerialScratch) {
-	i, o := sc.Args()
-	copy(i, ins)
-	copy(o, outs)
-	s.RunArgs(sc)
+	for i := range ins {
+		sc.all[i] = &ins[i]
+	}
+	for k := range outs {
+		sc.all[sc.nIn+k] = &outs[k]
+	}
+	s.RunBound(sc)
 	sc.Release()
 }
 
-// RunArgs is Run on the buffers stored in sc.Args(); it leaves them there.
-func (s *Serial) RunArgs(sc *SerialScratch) {
+// RunBound is Run on the buffers bound to sc (Bind).
+func (s *Serial) RunBound(sc *SerialScratch) {
+	all := sc.all
 	if !s.direct {
-		ins, outs := sc.Args()
-		s.f.compute(sc.s, ins, outs, 0, s.f.n)
+		for i := range sc.args {
+			sc.args[i] = *all[i]
+		}
+		s.f.compute(sc.s, sc.args[:sc.nIn:sc.nIn], sc.args[sc.nIn:], 0, s.f.n)
+		clear(sc.args)
 		return
 	}
-	all := sc.all
 	for i := range s.f.fills {
 		if ld := &s.f.fills[i]; !ld.onlyScalar {
-			fill(all[sc.nIn+sc.nOut+ld.buf][:s.f.n*ld.es], all[ld.in][:ld.es])
+			fill((*all[sc.nIn+sc.nOut+ld.buf])[:s.f.n*ld.es], (*all[ld.in])[:ld.es])
 		}
 	}
 	for i := range s.nodes {

@@ -176,8 +176,7 @@ func TestSerialDirectScalars(t *testing.T) {
 				require.Equal(t, run(false), run(true), "n=%d in place %v call %d", n, inPlace, call)
 			}
 		}
-		in, out := sc.Args()
-		for _, b := range append(in, out...) {
+		for _, b := range sc.all[:sc.nIn+sc.nOut] {
 			require.Nil(t, b, "Run leaves no reference to the call's buffers")
 		}
 	}
