@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/gojax/gojax/go/ir"
 )
@@ -23,6 +24,7 @@ type sliceInstr struct {
 	arr    ref  // the operand, for an update slice not computed in place
 	dst    ref
 	idx    []sliceIndex
+	base   int // offset from the constant start indices (foldConstIndexes)
 	n      int // bytes copied
 	// relabel, when set, is a relabeling step whose result only this
 	// update reads (scan's row stacked through broadcast_in_dim): src is
@@ -110,23 +112,41 @@ func newSliceInstr(k *kernelInstr) *sliceInstr {
 
 // offset is the byte offset of the window's clamped start.
 func (s *sliceInstr) offset(f *frame) int {
-	off := 0
+	off := s.base
 	for i := range s.idx {
 		x := &s.idx[i]
-		b := f.bufs[x.r.slot]
-		var v int64
-		switch {
-		case x.r.size == 8:
-			v = int64(binary.LittleEndian.Uint64(b))
-		case x.signed:
-			v = int64(int32(binary.LittleEndian.Uint32(b)))
-		default:
-			v = int64(binary.LittleEndian.Uint32(b))
-		}
-		v = min(max(v, 0), x.max)
-		off += int(v) * x.stride
+		off += x.part(f.bufs[x.r.slot])
 	}
 	return off
+}
+
+// part is the index's clamped start, in bytes, read from b.
+func (x *sliceIndex) part(b []byte) int {
+	var v int64
+	switch {
+	case x.r.size == 8:
+		v = int64(binary.LittleEndian.Uint64(b))
+	case x.signed:
+		v = int64(int32(binary.LittleEndian.Uint32(b)))
+	default:
+		v = int64(binary.LittleEndian.Uint32(b))
+	}
+	return int(min(max(v, 0), x.max)) * x.stride
+}
+
+// foldConstIndexes moves the start indices that are plan constants (the
+// zero column of scan's row slices) into base, read once here.
+func (s *sliceInstr) foldConstIndexes(p *plan) {
+	kept := s.idx[:0]
+	for _, x := range s.idx {
+		i := slices.IndexFunc(p.consts, func(c constBind) bool { return c.slot == x.r.slot && len(c.data) == x.r.size })
+		if i < 0 {
+			kept = append(kept, x)
+			continue
+		}
+		s.base += x.part(p.consts[i].data)
+	}
+	s.idx = kept
 }
 
 func (s *sliceInstr) run(f *frame) error {

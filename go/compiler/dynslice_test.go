@@ -221,3 +221,30 @@ func TestDirectSlicesInScan(t *testing.T) {
 	got, want := runBoth(t, e, ramp(16, 0.125), ramp(16, -0.0625), ramp(n*16, 0.01))
 	require.Equal(t, want, got)
 }
+
+// TestDirectSliceConstantIndexes: start indices that are constants (in
+// range, negative, past the end) are clamped once at planning; the
+// varying ones still per run; the kernel steps' bytes either way.
+func TestDirectSliceConstantIndexes(t *testing.T) {
+	needOps(t, "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice")
+	in, win := f32t(6, 4, 8), f32t(1, 2, 8)
+	for _, c := range []int32{-3, 0, 1, 2, 9} {
+		mb := newMod()
+		mb.fn("main", "public", []ir.Type{in, i32t(), win}, []ir.Type{win, in}, func(b *blkB, a []*ir.Value) []*ir.Value {
+			k := b.i32c(c)
+			ds := b.v("stablehlo.dynamic_slice", win, ir.Attrs{"slice_sizes": ir.DenseI64Attr{Values: []int64{1, 2, 8}}}, a[0], a[1], k, b.i32c(c+1))
+			us := b.v("stablehlo.dynamic_update_slice", in, nil, a[0], a[2], k, a[1], b.i32c(-c))
+			return []*ir.Value{ds, us}
+		})
+		e := compile(t, mb.m)
+		ss := sliceInstrs(e.plan.body)
+		require.Len(t, ss, 2)
+		for _, s := range ss {
+			require.Len(t, s.idx, 1, "the constant indices are folded")
+		}
+		for _, i := range []int32{-1, 0, 3, 5, 40} {
+			got, want := runBoth(t, e, ramp(in.NumElements(), 0.5), i32s(i), ramp(win.NumElements(), -2))
+			require.Equal(t, want, got, "const %d index %d", c, i)
+		}
+	}
+}

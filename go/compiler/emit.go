@@ -39,6 +39,9 @@ func (b *builder) emit(p *plan, blk *ir.Block) ([]instr, error) {
 			if err != nil {
 				return nil, err
 			}
+			if s, ok := k.(*sliceInstr); ok {
+				s.foldConstIndexes(p)
+			}
 			out = append(out, k)
 		}
 	}
