@@ -184,7 +184,8 @@ func TestDirectDynamicUpdateSlice(t *testing.T) {
 
 // TestDirectSlicesInScan: scan's forward loop (rows stacked by update
 // slices of broadcast rows) and its reverse loop (rows read back by
-// dynamic slices at limit-1-i) give the kernel steps' bits, counted.
+// dynamic slices at limit-1-i, inline scalar steps rather than a fused
+// chain) give the kernel steps' bits, counted.
 func TestDirectSlicesInScan(t *testing.T) {
 	needOps(t, "stablehlo.dynamic_update_slice", "stablehlo.dynamic_slice", "stablehlo.tanh", "stablehlo.multiply", "stablehlo.subtract")
 	const n = 13
@@ -216,6 +217,11 @@ func TestDirectSlicesInScan(t *testing.T) {
 	for _, in := range e.plan.body {
 		if w, ok := in.(*whileInstr); ok {
 			require.NotNil(t, w.counted)
+			for _, b := range w.body {
+				// limit-1-i runs as inline steps, not a one-element fusion.
+				k, ok := b.(*kernelInstr)
+				require.False(t, ok && k.op.Name == fusionOp && k.outs[0].size == 4, "one-element fusion in a loop body")
+			}
 		}
 	}
 	got, want := runBoth(t, e, ramp(16, 0.125), ramp(16, -0.0625), ramp(n*16, 0.01))
