@@ -60,6 +60,11 @@ func instrsCost(body []instr) Cost {
 			c.add(stepCost(in))
 		case *scalarInstr:
 			c.add(stepCost(in.k))
+		case *sliceInstr:
+			if in.relabel != nil {
+				c.add(stepCost(in.relabel))
+			}
+			c.add(stepCost(in.k))
 		case *whileInstr:
 			for _, cp := range in.init {
 				c.add(copyCost(cp))

@@ -34,6 +34,11 @@ func describeInstrs(b *strings.Builder, body []instr, indent string) {
 				fmt.Fprintf(b, "%scopy %s -> %s\n", indent, c.src, c.dst)
 			}
 			fmt.Fprintf(b, "%s%v = %s%v  // %s\n", indent, in.outs, in.op.Name, in.ins, in.op.Loc)
+		case *sliceInstr:
+			if r := in.relabel; r != nil {
+				fmt.Fprintf(b, "%s%v = %s%v merged  // %s\n", indent, r.outs, r.op.Name, r.ins, r.op.Loc)
+			}
+			fmt.Fprintf(b, "%s%v = %s%v direct  // %s\n", indent, in.k.outs, in.k.op.Name, in.k.ins, in.k.op.Loc)
 		case *scalarInstr:
 			fmt.Fprintf(b, "%s%v = %s%v inline  // %s\n", indent, in.k.outs, in.k.op.Name, in.k.ins, in.k.op.Loc)
 		case *whileInstr:

@@ -39,13 +39,24 @@ func (b *builder) emit(p *plan, blk *ir.Block) ([]instr, error) {
 			if err != nil {
 				return nil, err
 			}
+			if s, ok := k.(*sliceInstr); ok {
+				s.foldConstIndexes(p)
+			}
 			out = append(out, k)
 		}
 	}
+	out = mergeRelabels(out, blockUses(blk))
 	if blk == b.top {
 		p.stats.Steps = len(out)
 	}
 	return out, nil
+}
+
+// blockUses counts, per value, the operands in blk (nested regions and
+// the terminator included) that read it.
+func blockUses(blk *ir.Block) map[*ir.Value]int {
+	r := ir.Region{Blocks: []*ir.Block{blk}}
+	return useCounts(&r)
 }
 
 func (b *builder) emitWhile(p *plan, op *ir.Op) (instr, error) {
@@ -78,6 +89,8 @@ func (b *builder) emitWhile(p *plan, op *ir.Op) (instr, error) {
 	for _, in := range w.body {
 		switch in := in.(type) {
 		case *scalarInstr:
+		case *sliceInstr:
+			w.tiny = w.tiny && in.n <= smallCopyMax && in.arr.slot == in.dst.slot
 		case *kernelInstr:
 			w.tiny = w.tiny && in.ser != nil
 		default:
@@ -159,6 +172,9 @@ func (b *builder) emitKernel(op *ir.Op) (instr, error) {
 	b.kernels++
 	k.copyOnly = relabelCopy(op)
 	if s := newScalarInstr(k); s != nil {
+		return s, nil
+	}
+	if s := newSliceInstr(k); s != nil {
 		return s, nil
 	}
 	return k, nil

@@ -51,6 +51,11 @@ func planFacts(body []instr, facts map[*ir.Op]*stepFacts) {
 			facts[in.op] = &stepFacts{step: len(facts), ins: in.ins, outs: in.outs}
 		case *scalarInstr:
 			facts[in.k.op] = &stepFacts{step: len(facts), ins: in.k.ins, outs: in.k.outs, inline: true}
+		case *sliceInstr:
+			if r := in.relabel; r != nil {
+				facts[r.op] = &stepFacts{step: len(facts), ins: r.ins, outs: r.outs}
+			}
+			facts[in.k.op] = &stepFacts{step: len(facts), ins: in.k.ins, outs: in.k.outs}
 		case *whileInstr:
 			if in.scalarCond != nil {
 				k := in.scalarCond.k

@@ -94,6 +94,10 @@ func countLoop(p *plan, w *whileInstr) *countedLoop {
 			if i != cl.addAt && writes(in.out) {
 				return nil
 			}
+		case *sliceInstr:
+			if writes(in.dst) || (in.relabel != nil && writes(in.relabel.outs[0])) {
+				return nil
+			}
 		case *kernelInstr:
 			if slices.ContainsFunc(in.outs, writes) || slices.ContainsFunc(in.pre, func(c copyPair) bool { return writes(c.dst) }) {
 				return nil

@@ -107,3 +107,53 @@ func TestCountedLoopMatchesGeneric(t *testing.T) {
 		}
 	}
 }
+
+// TestSerialBoundAcrossRuns: a serial fusion binds its operands to the
+// frame's slots once; later runs of the pooled frame, with other argument
+// buffers and values (and runs overlapping in goroutines, each with a frame
+// of its own), read their own arguments: the observed path's bits.
+func TestSerialBoundAcrossRuns(t *testing.T) {
+	needOps(t, "stablehlo.add", "stablehlo.multiply", "stablehlo.tanh", "stablehlo.compare", "stablehlo.convert", "stablehlo.subtract")
+	e := compile(t, countedModule(50, 1, false, false, true))
+	require.NotNil(t, whileOf(t, e).counted)
+	vals := func(k float32) []byte {
+		v := make([]float32, 16)
+		for i := range v {
+			v[i] = (float32(i) - 7.5) * k
+		}
+		return f32s(v...)
+	}
+	argsOf := func(k float32) [][]byte {
+		return [][]byte{i32s(int32(k * 10)), vals(k), vals(0.1 * k), vals(-0.05 / k), i32s(50), i32s(1)}
+	}
+	ks := []float32{0.3, -0.7, 1.9, 0.05}
+	want := make([][][]byte, len(ks))
+	AddObserver(nopObserver{})
+	for i, k := range ks {
+		want[i] = run(t, e, argsOf(k)...)
+	}
+	RemoveObserver(nopObserver{})
+	for i, k := range ks {
+		require.Equal(t, want[i], run(t, e, argsOf(k)...), "k=%v", k)
+	}
+	done := make(chan [][]byte, len(ks))
+	for _, k := range ks {
+		go func() {
+			res, err := e.Run(argsOf(k), nil)
+			if err != nil {
+				done <- nil
+				return
+			}
+			done <- res.Outputs
+		}()
+	}
+	got := map[string]bool{}
+	for range ks {
+		o := <-done
+		require.NotNil(t, o)
+		got[string(o[1])] = true
+	}
+	for i := range ks {
+		require.True(t, got[string(want[i][1])], "k=%v", ks[i])
+	}
+}

@@ -19,7 +19,7 @@ import (
 // what an elementwise op is (arity, in place, fusible, type class). The
 // compiler and the fused kernels may name such an op only to build one (a
 // rewrite creating a multiply) or as the subjects of a rewrite (pass_power.go
-// matches power, pass_threefry.go the ops of JAX's threefry loop, loopcount.go a counted loop's compare and add, pass_gatherindex.go JAX's negative-index wrap and fill mask); a list, map or switch of them would be a second source of
+// matches power, pass_threefry.go the ops of JAX's threefry loop, loopcount.go a counted loop's compare and add, pass_gatherindex.go JAX's negative-index wrap and fill mask, pass_divshift.go an unsigned divide, pass_totalorder.go a TOTALORDER compare, pass_splat.go a select on a constant predicate); a list, map or switch of them would be a second source of
 // op facts that a new op would have to be added to. The verifier names none
 // of them, nor any other op that registers a type rule (bitcast_convert):
 // each op's rule is registered with its kernel.
@@ -35,6 +35,9 @@ func TestNoElementwiseOpLists(t *testing.T) {
 		"pass_power.go":       {"stablehlo.power"},
 		"pass_gatherindex.go": {"stablehlo.select", "stablehlo.compare", "stablehlo.add", "stablehlo.and"},
 		"loopcount.go":        {"stablehlo.compare", "stablehlo.add"},
+		"pass_divshift.go":    {"stablehlo.divide"},
+		"pass_totalorder.go":  {"stablehlo.compare"},
+		"pass_splat.go":       {"stablehlo.select"},
 		"pass_counters.go":    {"stablehlo.multiply", "stablehlo.convert", "stablehlo.shift_right_logical"},
 		"pass_threefry.go": {"stablehlo.compare", "stablehlo.add", "stablehlo.xor", "stablehlo.or",
 			"stablehlo.shift_left", "stablehlo.shift_right_logical", "stablehlo.subtract", "stablehlo.convert"},

@@ -111,8 +111,9 @@ func fuseBlock(blk *ir.Block) bool {
 	}
 	fused := map[*ir.Op]*ir.Op{}    // root → its fusion op; other members → nil
 	before := map[*ir.Op][]*ir.Op{} // fusion → scalar constants placed before it
-	for _, ms := range members {
-		if len(ms) < 2 {
+	inLoop := blk.Region != nil && blk.Region.Parent != nil && blk.Region.Parent.Name == "stablehlo.while"
+	for g, ms := range members {
+		if len(ms) < 2 || (inLoop && shapes[g].NumElements() == 1 && allInline(ms)) {
 			continue
 		}
 		// Block order, the root (the last op) last.
@@ -387,4 +388,26 @@ func fusible(op *ir.Op) bool {
 	}
 	_, ok := tr.Loop(op)
 	return ok
+}
+
+// allInline reports one-element ops that each run inline (scalarops.go:
+// elementwise, with a registered loop). In a loop body such a chain (a
+// counter's index arithmetic) costs less as inline steps than as a fusion
+// called through its serial step every iteration.
+func allInline(ms []*ir.Op) bool {
+	for _, m := range ms {
+		tr := kernel.TraitsOf(m.Name)
+		if !tr.Elementwise || tr.Loop == nil || len(m.Results) != 1 || len(m.Operands) == 0 || len(m.Operands) > 3 {
+			return false
+		}
+		for _, v := range m.Operands {
+			if t := v.StaticTensor(); t == nil || t.NumElements() != 1 {
+				return false
+			}
+		}
+		if _, ok := tr.Loop(m); !ok {
+			return false
+		}
+	}
+	return true
 }

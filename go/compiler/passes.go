@@ -37,7 +37,10 @@ var passes = []pass{
 	{"legacy", rewriteLegacyOps},         // einsum, unary_einsum, torch_index_select → reduce/dot_general/transpose, gather
 	{"mixedtypes", widenIntegerOperands}, // integer operands of a dot/convolution with a float result → converted first
 	{"fold", foldConstants},              // ops whose operands are all constants → constants
+	{"splats", foldSplats},               // elementwise ops on splats → a broadcast of the folded scalar; select on a splat predicate → the operand it picks
 	{"counters", narrowCounters},         // jax.random's u64 iota counters → u32 iotas and zeros (exact by range)
+	{"divshift", unsignedDivShifts},      // unsigned x / 2^k → shift_right_logical by k (exact)
+	{"totalorder", totalOrderKeys},       // TOTALORDER f32 compare of arrays → SIGNED compare of order keys (exact)
 	{"powers", rewritePowers},            // x**1, x**2, x**3, x**-1 → multiplies/divide, as XLA does
 	{"dottranspose", foldDotTranspose},   // transpose(dot_general(a, b)) → dot_general(b, a)
 	{"partialsort", sortPrefixes},        // sort read only through prefix slices (top_k) → gojax.partial_sort

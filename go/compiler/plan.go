@@ -329,6 +329,14 @@ func (k *kernelInstr) run(f *frame) error {
 		copy(f.bufs[o.slot][:o.size], f.bufs[i.slot][:i.size])
 		return nil
 	}
+	if k.ser != nil && (!k.observed || observers.Load() == nil) {
+		sc := f.serial[k.serIdx]
+		if sc == nil {
+			sc = k.bindSerial(f)
+		}
+		k.ser.RunBound(sc)
+		return nil
+	}
 	for _, c := range k.pre {
 		c.do(f)
 	}
@@ -341,15 +349,6 @@ func (k *kernelInstr) run(f *frame) error {
 	for i, r := range k.outs {
 		outs[i] = f.bufs[r.slot][:r.size]
 	}
-	if k.ser != nil && (!k.observed || observers.Load() == nil) {
-		sc := f.serial[k.serIdx]
-		if sc == nil {
-			sc = k.ser.NewScratch()
-			f.serial[k.serIdx] = sc
-		}
-		k.ser.Run(ins, outs, sc)
-		return nil
-	}
 	if k.observed {
 		if obs := observers.Load(); obs != nil {
 			return k.runObserved(*obs, f, ins, outs)
@@ -359,6 +358,25 @@ func (k *kernelInstr) run(f *frame) error {
 		return opError(k.op, err)
 	}
 	return nil
+}
+
+// bindSerial makes the serial fusion's scratch in frame f, its operands
+// and results bound to f's slots: the slots' headers change (parameters
+// bound per run, carries swapped per iteration) but not where they live,
+// so the binding lasts as long as the frame.
+func (k *kernelInstr) bindSerial(f *frame) *fused.SerialScratch {
+	sc := k.ser.NewScratch()
+	ins := make([]*[]byte, len(k.ins))
+	for i, r := range k.ins {
+		ins[i] = &f.bufs[r.slot]
+	}
+	outs := make([]*[]byte, len(k.outs))
+	for i, r := range k.outs {
+		outs[i] = &f.bufs[r.slot]
+	}
+	sc.Bind(ins, outs)
+	f.serial[k.serIdx] = sc
+	return sc
 }
 
 // stepOf is the step to call in frame f: a context step bound to f's run

@@ -22,34 +22,44 @@ type Serial struct {
 }
 
 // snode is a member of a direct Serial: its loop, destination and
-// operands, each a (kind, index, bytes) view of the call's buffers.
+// operands, each a view of the call's buffers (see SerialScratch.all).
 type snode struct {
-	f1    func(d, a []byte)
-	f2    func(d, a, b []byte)
-	f3    func(d, a, b, c []byte)
+	f1 func(d, a []byte)
+	f2 func(d, a, b []byte)
+	f3 func(d, a, b, c []byte)
+	// f2s, when set, is the loop with operand sArg a broadcast scalar read
+	// from args[sArg] (a one-element input): the fused member's f2s.
+	f2s   func(d, v, s []byte)
+	sArg  int
 	d     sref
 	args  [3]sref
 	arity int
 }
 
-type sref struct {
-	kind   srcKind
-	idx, n int
-}
+// sref is bytes [0, n) of the buffer SerialScratch.all[idx] points at.
+type sref struct{ idx, n int }
 
-func (r *sref) view(ins, outs, bufs [][]byte) []byte {
-	switch r.kind {
-	case srcInput:
-		return ins[r.idx][:r.n]
-	case srcOut:
-		return outs[r.idx][:r.n]
-	}
-	return bufs[r.idx][:r.n]
-}
+func (r *sref) view(all []*[]byte) []byte { return (*all[r.idx])[:r.n] }
 
 // SerialScratch is the scratch of one caller of a Serial (a plan's frame),
-// used by one call at a time.
-type SerialScratch struct{ s *fscratch }
+// used by one call at a time. all points at the call's inputs, then its
+// results, then the scratch buffers: one table, so a member's operand is
+// one index whatever its kind. A caller whose buffers live in fixed
+// places (a frame's slots, swapped between loop iterations) binds them
+// once (Bind) and runs with RunBound: no per-call copy of the headers.
+type SerialScratch struct {
+	s         *fscratch
+	all       []*[]byte
+	args      [][]byte // the generic path's ins then outs
+	nIn, nOut int
+}
+
+// Bind points the call's inputs and results at *ins[i] and *outs[k],
+// read at each RunBound.
+func (sc *SerialScratch) Bind(ins, outs []*[]byte) {
+	copy(sc.all[:sc.nIn], ins)
+	copy(sc.all[sc.nIn:sc.nIn+sc.nOut], outs)
+}
 
 // NewSerial compiles a gojax.fusion op into its serial form; ok is false
 // when the op is not a fusion of at most one block of elements.
@@ -68,19 +78,39 @@ func NewSerial(ctx kernel.Context, op *ir.Op) (s *Serial, ok bool, err error) {
 }
 
 func newSerial(f *fusion) *Serial {
-	s := &Serial{f: f, direct: len(f.fills) == 0 && len(f.gathers) == 0}
+	s := &Serial{f: f, direct: len(f.gathers) == 0}
 	for i := range f.nodes {
 		nd := &f.nodes[i]
-		if nd.fchain != nil || nd.faff != nil || nd.f2s != nil {
+		if nd.fchain != nil || nd.faff != nil {
 			s.direct = false
 		}
 		sn := snode{f1: nd.f1, f2: nd.f2, f3: nd.f3, arity: len(nd.args)}
-		sn.d = sref{kind: srcBuf, idx: nd.out, n: f.n * nd.es}
+		nIn, nOut := len(f.inBytes), len(f.outBytes)
+		at := func(kind srcKind, idx int) int {
+			switch kind {
+			case srcInput:
+				return idx
+			case srcOut:
+				return nIn + idx
+			}
+			return nIn + nOut + idx
+		}
+		sn.d = sref{idx: at(srcBuf, nd.out), n: f.n * nd.es}
 		if nd.res >= 0 {
-			sn.d = sref{kind: srcOut, idx: nd.res, n: f.n * nd.es}
+			sn.d = sref{idx: at(srcOut, nd.res), n: f.n * nd.es}
 		}
 		for j, a := range nd.args {
-			sn.args[j] = sref{kind: a.kind, idx: a.idx, n: f.n * a.es}
+			sn.args[j] = sref{idx: at(a.kind, a.idx), n: f.n * a.es}
+		}
+		if nd.f2s != nil {
+			// compute takes a fill operand as the scalar always (a gather
+			// only when constant over the block: not direct).
+			a := nd.args[nd.sArg]
+			if a.fillIn == 0 {
+				s.direct = false
+			}
+			sn.f2s, sn.sArg = nd.f2s, nd.sArg
+			sn.args[nd.sArg] = sref{idx: at(srcInput, a.fillIn-1), n: a.es}
 		}
 		s.nodes = append(s.nodes, sn)
 	}
@@ -89,27 +119,65 @@ func newSerial(f *fusion) *Serial {
 
 // NewScratch makes scratch sized for this fusion's one block.
 func (s *Serial) NewScratch() *SerialScratch {
-	return &SerialScratch{s.f.newScratch(roundUp(max(1, s.f.n) * s.f.maxES))}
+	fs := s.f.newScratch(roundUp(max(1, s.f.n) * s.f.maxES))
+	nIn, nOut := len(s.f.inBytes), len(s.f.outBytes)
+	all := make([]*[]byte, nIn+nOut+len(fs.bufs))
+	for i := range fs.bufs {
+		all[nIn+nOut+i] = &fs.bufs[i]
+	}
+	return &SerialScratch{s: fs, all: all, args: make([][]byte, nIn+nOut), nIn: nIn, nOut: nOut}
+}
+
+// Release drops the bound inputs and results (a pooled caller's scratch
+// must not keep a call's buffers).
+func (sc *SerialScratch) Release() {
+	clear(sc.all[:sc.nIn+sc.nOut])
+	clear(sc.args)
 }
 
 // Run computes the fusion's results: ins and outs have the op's operand and
 // result sizes.
 func (s *Serial) Run(ins, outs [][]byte, sc *SerialScratch) {
+	for i := range ins {
+		sc.all[i] = &ins[i]
+	}
+	for k := range outs {
+		sc.all[sc.nIn+k] = &outs[k]
+	}
+	s.RunBound(sc)
+	sc.Release()
+}
+
+// RunBound is Run on the buffers bound to sc (Bind).
+func (s *Serial) RunBound(sc *SerialScratch) {
+	all := sc.all
 	if !s.direct {
-		s.f.compute(sc.s, ins, outs, 0, s.f.n)
+		for i := range sc.args {
+			sc.args[i] = *all[i]
+		}
+		s.f.compute(sc.s, sc.args[:sc.nIn:sc.nIn], sc.args[sc.nIn:], 0, s.f.n)
+		clear(sc.args)
 		return
 	}
-	bufs := sc.s.bufs
+	for i := range s.f.fills {
+		if ld := &s.f.fills[i]; !ld.onlyScalar {
+			fill((*all[sc.nIn+sc.nOut+ld.buf])[:s.f.n*ld.es], (*all[ld.in])[:ld.es])
+		}
+	}
 	for i := range s.nodes {
 		nd := &s.nodes[i]
-		d := nd.d.view(ins, outs, bufs)
+		d := nd.d.view(all)
+		if nd.f2s != nil {
+			nd.f2s(d, nd.args[1-nd.sArg].view(all), nd.args[nd.sArg].view(all))
+			continue
+		}
 		switch nd.arity {
 		case 1:
-			nd.f1(d, nd.args[0].view(ins, outs, bufs))
+			nd.f1(d, nd.args[0].view(all))
 		case 2:
-			nd.f2(d, nd.args[0].view(ins, outs, bufs), nd.args[1].view(ins, outs, bufs))
+			nd.f2(d, nd.args[0].view(all), nd.args[1].view(all))
 		default:
-			nd.f3(d, nd.args[0].view(ins, outs, bufs), nd.args[1].view(ins, outs, bufs), nd.args[2].view(ins, outs, bufs))
+			nd.f3(d, nd.args[0].view(all), nd.args[1].view(all), nd.args[2].view(all))
 		}
 	}
 }
