@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gojax/gojax/go/devmem"
 	"github.com/gojax/gojax/go/ir"
 	"github.com/stretchr/testify/require"
 )
@@ -144,7 +145,12 @@ func TestSerialBoundAcrossRuns(t *testing.T) {
 				done <- nil
 				return
 			}
-			done <- res.Outputs
+			out := make([][]byte, len(res.Outputs))
+			for i, o := range res.Outputs {
+				out[i] = append([]byte(nil), o...)
+				devmem.Free(o)
+			}
+			done <- out
 		}()
 	}
 	got := map[string]bool{}
