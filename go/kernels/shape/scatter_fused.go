@@ -6,7 +6,8 @@ import (
 )
 
 // Point scatters with contiguous 32- or 64-bit signed indices and the
-// commonest combiners (segment_max/min, bincount, integer segment sums) decode each index and combine its update in one typed loop: the
+// commonest combiners (segment_max/min, bincount, segment sums, point
+// scatter-adds) decode each index and combine its update in one typed loop: the
 // block path's two passes (offsets stored, then read back by an indirect
 // combiner) cost about twice the instructions. Updates are combined in
 // order, with the combiners of the block path, so results are its bits.
@@ -57,10 +58,14 @@ func fusedFloat[T ~float32 | ~float64, I int32 | int64](kind string, m, st, w in
 		return func(dst, src, ix []byte, lo, hi, us int) {
 			fusedMinF(byteview.As[T](dst), byteview.As[T](src), byteview.As[I](ix)[lo:hi], lo*us, us, m, st, w)
 		}
+	case "stablehlo.add":
+		// In update order, like the block path (float sums depend on it).
+		// Where both sides are NaN the operand's payload wins, as in the
+		// block path and the row adds (TestFusedPointAddNaN pins it).
+		return func(dst, src, ix []byte, lo, hi, us int) {
+			fusedAddF(byteview.As[T](dst), byteview.As[T](src), byteview.As[I](ix)[lo:hi], lo*us, us, m, st, w)
+		}
 	}
-	// Not float adds: where both are NaN, which one a sum returns is the
-	// order the compiler gives the add's operands, which the block path
-	// fixes one way and this loop might not.
 	return nil
 }
 
@@ -284,5 +289,58 @@ func fusedMinRun[T ~float32 | ~float64, I int32 | int64](D, S []T, ix []I, wrap 
 		if x, m := S[j], D[v]; !(x > m) && (x < m || x != x || (x == m && isNegZero(x))) {
 			D[v] = x
 		}
+	}
+}
+
+// sumOpFirst is d + s, with d's payload where both are NaN whichever
+// order the compiler gives the add's operands (x86's ADDSS returns its
+// first source's): the block path's sum (d first) and the row adds'.
+func sumOpFirst[T ~float32 | ~float64](d, s T) T {
+	r := d + s
+	if r != r && d != d {
+		r = d + d // d, quieted
+	}
+	return r
+}
+
+// fusedAddF is fusedAdd for floats, with sumOpFirst's NaN rule.
+func fusedAddF[T ~float32 | ~float64, I int32 | int64](D, S []T, ix []I, u, us int, maxStart, stride, wrap int64) {
+	if stride == 1 && us <= 1 {
+		D := D[:maxStart+1]
+		if us == 0 { // one value for every update
+			x := S[u]
+			for _, i := range ix {
+				v := int(i)
+				if uint(v) >= uint(len(D)) {
+					if v += int(wrap); i >= 0 || uint(v) >= uint(len(D)) {
+						continue
+					}
+				}
+				D[v] = sumOpFirst(D[v], x)
+			}
+			return
+		}
+		S := S[u : u+len(ix)]
+		for j, i := range ix {
+			v := int(i)
+			if uint(v) >= uint(len(D)) {
+				if v += int(wrap); i >= 0 || uint(v) >= uint(len(D)) {
+					continue
+				}
+			}
+			D[v] = sumOpFirst(D[v], S[j])
+		}
+		return
+	}
+	for _, i := range ix {
+		v := int64(i)
+		if v < 0 {
+			v += wrap
+		}
+		if uint64(v) <= uint64(maxStart) {
+			o := v * stride
+			D[o] = sumOpFirst(D[o], S[u])
+		}
+		u += us
 	}
 }
