@@ -225,27 +225,37 @@ func fusedAdd[T intT, I int32 | int64](D, S []T, ix []I, u, us int, maxStart, st
 		D := D[:maxStart+1]
 		if us == 0 { // one value for every update (bincount's ones)
 			x := S[u]
-			for _, i := range ix {
-				v := int(i)
-				if uint(v) >= uint(len(D)) {
-					if v += int(wrap); i >= 0 || uint(v) >= uint(len(D)) {
-						continue
-					}
+			// Four at a time, one check of the four in range: the loop's
+			// count, compare and branch were half of its instructions.
+			n := uint(len(D))
+			for ; len(ix) >= 4; ix = ix[4:] {
+				v0, v1, v2, v3 := int(ix[0]), int(ix[1]), int(ix[2]), int(ix[3])
+				if uint(v0) < n && uint(v1) < n && uint(v2) < n && uint(v3) < n {
+					D[v0] += x
+					D[v1] += x
+					D[v2] += x
+					D[v3] += x
+					continue
 				}
-				D[v] += x
+				fusedAddSplat(D, x, ix[:4], wrap)
 			}
+			fusedAddSplat(D, x, ix, wrap)
 			return
 		}
 		S := S[u : u+len(ix)]
-		for j, i := range ix {
-			v := int(i)
-			if uint(v) >= uint(len(D)) {
-				if v += int(wrap); i >= 0 || uint(v) >= uint(len(D)) {
-					continue
-				}
+		n := uint(len(D))
+		for ; len(ix) >= 4 && len(S) >= 4; ix, S = ix[4:], S[4:] {
+			v0, v1, v2, v3 := int(ix[0]), int(ix[1]), int(ix[2]), int(ix[3])
+			if uint(v0) < n && uint(v1) < n && uint(v2) < n && uint(v3) < n {
+				D[v0] += S[0]
+				D[v1] += S[1]
+				D[v2] += S[2]
+				D[v3] += S[3]
+				continue
 			}
-			D[v] += S[j]
+			fusedAddRun(D, S[:4], ix[:4], wrap)
 		}
+		fusedAddRun(D, S, ix, wrap)
 		return
 	}
 	for _, i := range ix {
@@ -257,6 +267,33 @@ func fusedAdd[T intT, I int32 | int64](D, S []T, ix []I, u, us int, maxStart, st
 			D[v*stride] += S[u]
 		}
 		u += us
+	}
+}
+
+// fusedAddRun adds S[j] at ix[j] in D, with the wrap rule.
+func fusedAddRun[T intT, I int32 | int64](D, S []T, ix []I, wrap int64) {
+	S = S[:len(ix)]
+	for j, i := range ix {
+		v := int(i)
+		if uint(v) >= uint(len(D)) {
+			if v += int(wrap); i >= 0 || uint(v) >= uint(len(D)) {
+				continue
+			}
+		}
+		D[v] += S[j]
+	}
+}
+
+// fusedAddSplat adds x at each index of ix in D, with the wrap rule.
+func fusedAddSplat[T intT, I int32 | int64](D []T, x T, ix []I, wrap int64) {
+	for _, i := range ix {
+		v := int(i)
+		if uint(v) >= uint(len(D)) {
+			if v += int(wrap); i >= 0 || uint(v) >= uint(len(D)) {
+				continue
+			}
+		}
+		D[v] += x
 	}
 }
 
@@ -320,16 +357,21 @@ func fusedAddF[T ~float32 | ~float64, I int32 | int64](D, S []T, ix []I, u, us i
 			}
 			return
 		}
+		// Four at a time as in fusedAdd, each still in update order.
 		S := S[u : u+len(ix)]
-		for j, i := range ix {
-			v := int(i)
-			if uint(v) >= uint(len(D)) {
-				if v += int(wrap); i >= 0 || uint(v) >= uint(len(D)) {
-					continue
-				}
+		n := uint(len(D))
+		for ; len(ix) >= 4 && len(S) >= 4; ix, S = ix[4:], S[4:] {
+			v0, v1, v2, v3 := int(ix[0]), int(ix[1]), int(ix[2]), int(ix[3])
+			if uint(v0) < n && uint(v1) < n && uint(v2) < n && uint(v3) < n {
+				D[v0] = sumOpFirst(D[v0], S[0])
+				D[v1] = sumOpFirst(D[v1], S[1])
+				D[v2] = sumOpFirst(D[v2], S[2])
+				D[v3] = sumOpFirst(D[v3], S[3])
+				continue
 			}
-			D[v] = sumOpFirst(D[v], S[j])
+			fusedAddFRun(D, S[:4], ix[:4], wrap)
 		}
+		fusedAddFRun(D, S, ix, wrap)
 		return
 	}
 	for _, i := range ix {
@@ -342,5 +384,19 @@ func fusedAddF[T ~float32 | ~float64, I int32 | int64](D, S []T, ix []I, u, us i
 			D[o] = sumOpFirst(D[o], S[u])
 		}
 		u += us
+	}
+}
+
+// fusedAddFRun adds S[j] at ix[j] in D, in order, with the wrap rule.
+func fusedAddFRun[T ~float32 | ~float64, I int32 | int64](D, S []T, ix []I, wrap int64) {
+	S = S[:len(ix)]
+	for j, i := range ix {
+		v := int(i)
+		if uint(v) >= uint(len(D)) {
+			if v += int(wrap); i >= 0 || uint(v) >= uint(len(D)) {
+				continue
+			}
+		}
+		D[v] = sumOpFirst(D[v], S[j])
 	}
 }
