@@ -358,15 +358,20 @@ func fusedAddF[T ~float32 | ~float64, I int32 | int64](D, S []T, ix []I, u, us i
 			return
 		}
 		// Four at a time as in fusedAdd, each still in update order.
+		// Where no update of the four is NaN a sum has at most one NaN
+		// input, which either operand order returns: plain adds, whose
+		// NaN test does not wait for the operand's (cache-missing) load.
 		S := S[u : u+len(ix)]
 		n := uint(len(D))
 		for ; len(ix) >= 4 && len(S) >= 4; ix, S = ix[4:], S[4:] {
 			v0, v1, v2, v3 := int(ix[0]), int(ix[1]), int(ix[2]), int(ix[3])
-			if uint(v0) < n && uint(v1) < n && uint(v2) < n && uint(v3) < n {
-				D[v0] = sumOpFirst(D[v0], S[0])
-				D[v1] = sumOpFirst(D[v1], S[1])
-				D[v2] = sumOpFirst(D[v2], S[2])
-				D[v3] = sumOpFirst(D[v3], S[3])
+			s0, s1, s2, s3 := S[0], S[1], S[2], S[3]
+			if uint(v0) < n && uint(v1) < n && uint(v2) < n && uint(v3) < n &&
+				s0 == s0 && s1 == s1 && s2 == s2 && s3 == s3 {
+				D[v0] += s0
+				D[v1] += s1
+				D[v2] += s2
+				D[v3] += s3
 				continue
 			}
 			fusedAddFRun(D, S[:4], ix[:4], wrap)
