@@ -2,6 +2,7 @@ package shape
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/gojax/gojax/go/internal/workers"
@@ -160,4 +161,12 @@ func BenchmarkBincountRandom(b *testing.B) {
 			"index_vector_dim": ir.IntAttr{Value: 1}}, binRegion("stablehlo.add", ir.S32))
 	op.Attrs[SplatUpdatesAttr] = ir.DenseI64Attr{Values: []int64{1 << 20}}
 	benchStep(b, op, make([]byte, 1000*4), i32s(randIdx(1<<20, 1000)...), i32s(1))
+}
+
+// segment_sum(d, sorted ids, 1000): runs of about a thousand equal indices.
+func BenchmarkSegmentSumSorted(b *testing.B) {
+	c := scatterCase{operand: []int64{1000}, idx: []int64{1 << 20}, upd: []int64{1 << 20}, inserted: []int64{0}, sdo: []int64{0}, ivd: 1}
+	idx := randIdx(1<<20, 1000)
+	slices.Sort(idx)
+	benchStep(b, scatterOp(c, binRegion("stablehlo.add", ir.F32)), make([]byte, 1000*4), i32s(idx...), randF32(1<<20))
 }

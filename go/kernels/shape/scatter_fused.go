@@ -361,20 +361,47 @@ func fusedAddF[T ~float32 | ~float64, I int32 | int64](D, S []T, ix []I, u, us i
 		// Where no update of the four is NaN a sum has at most one NaN
 		// input, which either operand order returns: plain adds, whose
 		// NaN test does not wait for the operand's (cache-missing) load.
+		// Four equal indices (sorted segment ids) add into a register
+		// that stands for D[pv] until another index comes: the same adds
+		// in the same order, without a store and reload between each
+		// (about ten cycles an update when every update was one chain).
 		S := S[u : u+len(ix)]
 		n := uint(len(D))
+		pv, acc := -1, T(0) // D[pv] is acc while pv >= 0
 		for ; len(ix) >= 4 && len(S) >= 4; ix, S = ix[4:], S[4:] {
 			v0, v1, v2, v3 := int(ix[0]), int(ix[1]), int(ix[2]), int(ix[3])
 			s0, s1, s2, s3 := S[0], S[1], S[2], S[3]
 			if uint(v0) < n && uint(v1) < n && uint(v2) < n && uint(v3) < n &&
 				s0 == s0 && s1 == s1 && s2 == s2 && s3 == s3 {
+				if v0 == v1 && v1 == v2 && v2 == v3 {
+					if v0 != pv {
+						if pv >= 0 {
+							D[pv] = acc
+						}
+						pv, acc = v0, D[v0]
+					}
+					acc += s0
+					acc += s1
+					acc += s2
+					acc += s3
+					continue
+				}
+				if pv >= 0 {
+					D[pv], pv = acc, -1
+				}
 				D[v0] += s0
 				D[v1] += s1
 				D[v2] += s2
 				D[v3] += s3
 				continue
 			}
+			if pv >= 0 {
+				D[pv], pv = acc, -1
+			}
 			fusedAddFRun(D, S[:4], ix[:4], wrap)
+		}
+		if pv >= 0 {
+			D[pv] = acc
 		}
 		fusedAddFRun(D, S, ix, wrap)
 		return

@@ -357,3 +357,110 @@ func checkAddNaN[T float32 | float64](t *testing.T, et, it ir.ElemType, count in
 		}
 	}
 }
+
+// Sorted indices (segment sums) take the run path of the float point adds:
+// runs of 1 to 40 equal indices, starting anywhere in a block of four,
+// with indices out of range (skipped), negative ones the wrap moves, and
+// NaNs (quiet and signaling, in the operand and in the updates), infinities
+// and signed zeros among the values; bit for bit against the serial loop.
+func TestFusedPointAddSorted(t *testing.T) {
+	for _, it := range []ir.ElemType{ir.S32, ir.S64} {
+		for _, wrap := range []int64{0, 13} {
+			for _, count := range []int{1, 7, 1000, 20000} {
+				t.Run(fmt.Sprintf("%s/wrap%d/n%d", it, wrap, count), func(t *testing.T) {
+					checkAddSorted[float32](t, ir.F32, it, wrap, count)
+					checkAddSorted[float64](t, ir.F64, it, wrap, count)
+				})
+			}
+		}
+	}
+}
+
+func checkAddSorted[T float32 | float64](t *testing.T, et, it ir.ElemType, wrap int64, count int) {
+	const rows = 13
+	r := randIdx(2*count+rows, 1<<20)
+	idx := make([]int64, count)
+	upd := make([]T, count)
+	v := int64(-2) // -2 and -1 wrap (when wrap is set), 13 and 14 are past the end
+	for j := 0; j < count; {
+		for run := int(r[j]%40) + 1; run > 0 && j < count; run-- {
+			idx[j] = v
+			j++
+		}
+		v = (v+int64(r[count+j-1]%3)+3)%(rows+4) - 2
+	}
+	val := func(x int32) T {
+		switch x % 97 {
+		case 0:
+			return T(math.NaN())
+		case 1:
+			return T(math.Inf(1))
+		case 2:
+			return T(math.Inf(-1))
+		case 3:
+			return T(math.Copysign(0, -1))
+		case 4:
+			var z T
+			if _, ok := any(z).(float32); ok {
+				return any(math.Float32frombits(0x7f800000 | uint32(x))).(T) // signaling
+			}
+			return any(math.Float64frombits(0x7ff0000000000000 | uint64(x))).(T)
+		}
+		return T(x%4001)/16 - 125
+	}
+	for j := range upd {
+		upd[j] = val(r[j] >> 3)
+	}
+	operand := make([]T, rows)
+	for i := range operand {
+		operand[i] = val(r[2*count+i] >> 3)
+	}
+	operand[5] = T(math.NaN())
+	quiet := func(q T) T {
+		if f, ok := any(q).(float32); ok {
+			return any(math.Float32frombits(math.Float32bits(f) | 0x00400000)).(T)
+		}
+		return any(math.Float64frombits(math.Float64bits(any(q).(float64)) | 1<<51)).(T)
+	}
+	want := append([]T(nil), operand...)
+	for j, v := range idx {
+		if v < 0 {
+			v += wrap
+		}
+		if v < 0 || v >= rows {
+			continue
+		}
+		d, u := want[v], upd[j]
+		switch {
+		case d != d:
+			want[v] = quiet(d)
+		case u != u:
+			want[v] = quiet(u)
+		default:
+			want[v] = d + u
+		}
+	}
+	op := mkOpR("stablehlo.scatter",
+		[]ir.Type{ir.Tensor(et, rows), ir.Tensor(it, int64(count)), ir.Tensor(et, int64(count))},
+		[]ir.Type{ir.Tensor(et, rows)}, ir.Attrs{
+			"update_window_dims": i64a(), "inserted_window_dims": i64a(0), "input_batching_dims": i64a(),
+			"scatter_indices_batching_dims": i64a(), "scatter_dims_to_operand_dims": i64a(0),
+			"index_vector_dim": ir.IntAttr{Value: 1}}, binRegion("stablehlo.add", et))
+	if wrap != 0 {
+		op.Attrs[WrapIndicesAttr] = ir.IntAttr{Value: wrap, Type: ir.S64}
+	}
+	defer func() { fusedPoints = true }()
+	for _, fused := range []bool{false, true} {
+		fusedPoints = fused
+		for _, ctx := range testCtxs {
+			got := byteview.As[T](runOp(t, ctx, op, bytesOf(operand), encodeIndices(it, idx), bytesOf(upd))[0])
+			for i := range want {
+				if runtime.GOARCH != "amd64" && want[i] != want[i] {
+					require.True(t, got[i] != got[i], "%s fused=%v element %d", et, fused, i)
+					continue
+				}
+				require.Equal(t, bitsAny(want[i]), bitsAny(got[i]), "%s fused=%v chunk %d: element %d", et, fused, ctx.chunk, i)
+			}
+		}
+	}
+}
