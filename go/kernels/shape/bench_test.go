@@ -2,6 +2,7 @@ package shape
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/gojax/gojax/go/internal/workers"
@@ -141,4 +142,31 @@ func BenchmarkTakeAlongAxisFillGoLoop(b *testing.B) {
 	vectorTakeFill = false
 	defer func() { vectorTakeFill = saved }()
 	BenchmarkTakeAlongAxisFill(b)
+}
+
+// jnp.zeros(65536).at[i].add(v): f32 point adds in update order.
+func BenchmarkScatterAddScalarsRandom(b *testing.B) {
+	c := scatterCase{operand: []int64{65536}, idx: []int64{1 << 20}, upd: []int64{1 << 20}, inserted: []int64{0}, sdo: []int64{0}, ivd: 1}
+	benchStep(b, scatterOp(c, binRegion("stablehlo.add", ir.F32)), make([]byte, 65536*4), i32s(randIdx(1<<20, 65536)...),
+		randF32(1<<20))
+}
+
+// bincount(x, length=1000): one int32 one (splat) added per index.
+func BenchmarkBincountRandom(b *testing.B) {
+	op := mkOpR("stablehlo.scatter",
+		[]ir.Type{ir.Tensor(ir.S32, 1000), ir.Tensor(ir.S32, 1<<20), ir.Tensor(ir.S32)},
+		[]ir.Type{ir.Tensor(ir.S32, 1000)}, ir.Attrs{
+			"update_window_dims": i64a(), "inserted_window_dims": i64a(0), "input_batching_dims": i64a(),
+			"scatter_indices_batching_dims": i64a(), "scatter_dims_to_operand_dims": i64a(0),
+			"index_vector_dim": ir.IntAttr{Value: 1}}, binRegion("stablehlo.add", ir.S32))
+	op.Attrs[SplatUpdatesAttr] = ir.DenseI64Attr{Values: []int64{1 << 20}}
+	benchStep(b, op, make([]byte, 1000*4), i32s(randIdx(1<<20, 1000)...), i32s(1))
+}
+
+// segment_sum(d, sorted ids, 1000): runs of about a thousand equal indices.
+func BenchmarkSegmentSumSorted(b *testing.B) {
+	c := scatterCase{operand: []int64{1000}, idx: []int64{1 << 20}, upd: []int64{1 << 20}, inserted: []int64{0}, sdo: []int64{0}, ivd: 1}
+	idx := randIdx(1<<20, 1000)
+	slices.Sort(idx)
+	benchStep(b, scatterOp(c, binRegion("stablehlo.add", ir.F32)), make([]byte, 1000*4), i32s(idx...), randF32(1<<20))
 }
