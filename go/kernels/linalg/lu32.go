@@ -196,6 +196,10 @@ func getf2ColS[T single](m, n int, a []T, lda int, ipiv []int32) int {
 				u := pc[c*m+j]
 				dst := pc[c*m+j+1 : (c+1)*m]
 				dst = dst[:len(l)]
+				if lc, ok := any(l).([]complex64); ok {
+					rank1C64(any(dst).([]complex64), lc, any(u).(complex64))
+					continue
+				}
 				for i, lv := range l {
 					if lv != 0 {
 						dst[i] -= lv * u
@@ -211,6 +215,23 @@ func getf2ColS[T single](m, n int, a []T, lda int, ipiv []int32) int {
 		}
 	}
 	return info
+}
+
+// rank1C64 is getf2ColS's dst[i] -= l[i]·u for the nonzero l[i], with the
+// operator's complex64 product written out (exact float64 products, each
+// part rounded once to float32, then the float32 subtraction) so that u's
+// widening is hoisted and zero tests are one integer compare: same bits.
+func rank1C64(dst, l []complex64, u complex64) {
+	ur, ui := float64(real(u)), float64(imag(u))
+	dst = dst[:len(l)]
+	for i, lv := range l {
+		if *(*uint64)(unsafe.Pointer(&l[i]))&0x7fffffff7fffffff == 0 {
+			continue // lv == 0, either zero's sign in each part
+		}
+		lr, li := float64(real(lv)), float64(imag(lv))
+		d := dst[i]
+		dst[i] = complex(real(d)-float32(lr*ur-li*ui), imag(d)-float32(lr*ui+li*ur))
+	}
 }
 
 // pivotF32 is isamax: the first index of the largest |x[i]|, NaNs never
