@@ -196,6 +196,10 @@ func getf2ColS[T single](m, n int, a []T, lda int, ipiv []int32) int {
 				u := pc[c*m+j]
 				dst := pc[c*m+j+1 : (c+1)*m]
 				dst = dst[:len(l)]
+				if lc, ok := any(l).([]complex64); ok {
+					rank1C64(any(dst).([]complex64), lc, any(u).(complex64))
+					continue
+				}
 				for i, lv := range l {
 					if lv != 0 {
 						dst[i] -= lv * u
@@ -211,6 +215,23 @@ func getf2ColS[T single](m, n int, a []T, lda int, ipiv []int32) int {
 		}
 	}
 	return info
+}
+
+// rank1C64 is getf2ColS's dst[i] -= l[i]·u for the nonzero l[i], with the
+// operator's complex64 product written out (exact float64 products, each
+// part rounded once to float32, then the float32 subtraction) so that u's
+// widening is hoisted and zero tests are one integer compare: same bits.
+func rank1C64(dst, l []complex64, u complex64) {
+	ur, ui := float64(real(u)), float64(imag(u))
+	dst = dst[:len(l)]
+	for i, lv := range l {
+		if *(*uint64)(unsafe.Pointer(&l[i]))&0x7fffffff7fffffff == 0 {
+			continue // lv == 0, either zero's sign in each part
+		}
+		lr, li := float64(real(lv)), float64(imag(lv))
+		d := dst[i]
+		dst[i] = complex(real(d)-float32(lr*ur-li*ui), imag(d)-float32(lr*ui+li*ur))
+	}
 }
 
 // pivotF32 is isamax: the first index of the largest |x[i]|, NaNs never
@@ -418,6 +439,9 @@ func potrfBlockedS[T single](par parallelFn, a []T, n, lda int) int {
 	if n < blockMin {
 		return potrfLowerS(a, n, lda)
 	}
+	if isC64[T]() {
+		return potrfRecC64(par, any(a).([]complex64), n, lda)
+	}
 	for j0 := 0; j0 < n; j0 += blockNB {
 		jb := min(blockNB, n-j0)
 		if info := potrfLowerS(a[j0*lda+j0:], jb, lda); info != 0 {
@@ -434,6 +458,36 @@ func potrfBlockedS[T single](par parallelFn, a []T, n, lda int) int {
 		}
 		l21 := asF32s(a[r0*lda+j0:])
 		gemmUpdReal(ukF32, f32scratch, par, n-r0, n-r0, jb, true, l21, lda, 1, l21, 1, lda, asF32s(a[r0*lda+r0:]), lda, true)
+	}
+	return 0
+}
+
+// potrfRecC64Base is the order from which potrfRecC64 splits.
+const potrfRecC64Base = 32
+
+// potrfRecC64 is the complex64 Cholesky as the recursive cpotrf2 does it:
+// factor the leading half, solve the block below it against that factor,
+// update the trailing half by cherk and factor it. Unlike fixed panels
+// this leaves only small diagonal blocks to the scalar (float64
+// accumulated) factorization, which costs n·b² for blocks of order b, and
+// gives the solves and updates wide operands for the f32 kernel.
+func potrfRecC64(par parallelFn, a []complex64, n, lda int) int {
+	if n <= potrfRecC64Base {
+		return potrfLowerS(a, n, lda)
+	}
+	n1 := n / 2
+	if n1 > 2*trsmBase {
+		n1 = n1 / trsmBase * trsmBase
+	}
+	n2 := n - n1
+	if info := potrfRecC64(par, a, n1, lda); info != 0 {
+		return info
+	}
+	a21, a22 := a[n1*lda:], a[n1*lda+n1:]
+	trsmParS(par, triParams{lower: true, trans: 'C'}, a, lda, n1, a21, lda, n2, n1)
+	herkLowerC64(par, n2, n1, a21, a22, lda)
+	if info := potrfRecC64(par, a22, n2, lda); info != 0 {
+		return n1 + info
 	}
 	return 0
 }
@@ -630,19 +684,22 @@ func trsmS[T single](p triParams, a []T, lda, k int, b []T, ldb, m, n int) {
 	}
 }
 
-// trsmC64Leaf solves a complex64 leaf in complex128 and rounds each result
+// trsmC64Leaf solves a complex64 leaf in float64 arithmetic (B as real and
+// imaginary planes, updated by vector real axpys) and rounds each result
 // once: a complex product rounded in float32 loses its small component to
 // the large one's rounding (an element 0.3136+31.39i came out 1.9e-6 off in
 // its real part, where LAPACK's ctrsm and the wide solve agree). Leaves are
 // at most trsmBase wide, so the copies cost little beside the solve; the
 // wide copies live in the package's pooled scratch (leaves run per block).
 func trsmC64Leaf(p triParams, a []complex64, lda, k int, b []complex64, ldb, m, n int) {
-	sc := getBuf[complex128](&poolGenC128, k*k+m*n+k)
+	// The planes sit 4 KiB + 128 B apart (not a multiple of 4 KiB, which
+	// would alias their loads and stores).
+	sc := getBuf[complex128](&poolGenC128, k*k+m*n+k+8)
 	defer sc.release()
 	// mt is M = op(tri(A)) with zeros off its triangle (transposed for a
 	// right-side solve, so that both sides read rows), rd the reciprocals
 	// of its diagonal.
-	mt, bw, rd := sc.s[:k*k], sc.s[k*k:k*k+m*n], sc.s[k*k+m*n:]
+	mt, rd, bw := sc.s[:k*k], sc.s[k*k:k*k+k], sc.s[k*k+k:]
 	clear(mt)
 	mLower := p.lower == (p.trans == 'N')
 	for i := 0; i < k; i++ {
@@ -671,66 +728,81 @@ func trsmC64Leaf(p triParams, a []complex64, lda, k int, b []complex64, ldb, m, 
 		}
 		rd[i] = 1 / mt[i*k+i]
 	}
+	// B's real and imaginary parts as planes (row-major for a left solve,
+	// column-major for a right one): X's rows (columns) are then updated by
+	// real axpys on the vector kernel.
+	xr, xi := reIm(bw)[:m*n], reIm(bw)[m*n+16:2*m*n+16]
+	ld, es := n, 1 // vec length, and the planes' stride along B's rows
+	if !p.left {
+		ld, es = m, m
+	}
 	for i := 0; i < m; i++ {
-		for j, v := range b[i*ldb : i*ldb+n] {
-			bw[i*n+j] = complex128(v)
+		o := i * n
+		if !p.left {
+			o = i
+		}
+		for _, v := range b[i*ldb : i*ldb+n] {
+			xr[o], xi[o] = float64(real(v)), float64(imag(v))
+			o += es
+		}
+	}
+	// vec r of X (a row for a left solve, a column for a right one) less
+	// the combination of vecs k0..k1-1 with coefficients f(kk), then times
+	// rd[r] (scale).
+	upd := func(r, k0, k1 int, scale bool) {
+		yr, yi := xr[r*ld:(r+1)*ld], xi[r*ld:(r+1)*ld]
+		for kk := k0; kk < k1; kk++ {
+			c := mt[r*k+kk]
+			if c == 0 {
+				continue
+			}
+			cr, ci := real(c), imag(c)
+			// y −= c·x: Re −= cr·xr − ci·xi, Im −= ci·xr + cr·xi.
+			axpy2F64(yr, yi, xr[kk*ld:(kk+1)*ld], -cr, -ci)
+			axpy2F64(yr, yi, xi[kk*ld:(kk+1)*ld], ci, -cr)
+		}
+		if scale {
+			d := rd[r]
+			dr, di := real(d), imag(d)
+			for j, vr := range yr {
+				vi := yi[j]
+				yr[j], yi[j] = vr*dr-vi*di, vr*di+vi*dr
+			}
 		}
 	}
 	if p.left {
 		// Row i of X from the rows already solved, all columns at once.
-		solve := func(i, k0, k1 int) {
-			xi := bw[i*n : (i+1)*n]
-			for kk, f := range mt[i*k+k0 : i*k+k1] {
-				if f == 0 {
-					continue
-				}
-				xk := bw[(k0+kk)*n : (k0+kk+1)*n]
-				for j := range xi {
-					xi[j] -= f * xk[j]
-				}
-			}
-			if !p.unit {
-				for j := range xi {
-					xi[j] *= rd[i]
-				}
-			}
-		}
 		if mLower {
 			for i := 0; i < m; i++ {
-				solve(i, 0, i)
+				upd(i, 0, i, !p.unit)
 			}
 		} else {
 			for i := m - 1; i >= 0; i-- {
-				solve(i, i+1, m)
+				upd(i, i+1, m, !p.unit)
 			}
 		}
 	} else {
-		// Each row x of X solves x·M = b; column j of M is row j of mt.
-		for r := 0; r < m; r++ {
-			x := bw[r*n : (r+1)*n]
-			if !mLower {
-				for j := 0; j < n; j++ {
-					s := x[j]
-					for kk, f := range mt[j*k : j*k+j] {
-						s -= x[kk] * f
-					}
-					x[j] = s * rd[j]
-				}
-				continue
+		// Each row x of X solves x·M = b: column j of X is B's column j
+		// less the solved columns times M(kk, j), which is mt[j*k+kk].
+		if !mLower {
+			for j := 0; j < n; j++ {
+				upd(j, 0, j, !p.unit)
 			}
+		} else {
 			for j := n - 1; j >= 0; j-- {
-				s := x[j]
-				for kk, f := range mt[j*k+j+1 : j*k+n] {
-					s -= x[j+1+kk] * f
-				}
-				x[j] = s * rd[j]
+				upd(j, j+1, n, !p.unit)
 			}
 		}
 	}
 	for i := 0; i < m; i++ {
+		o := i * n
+		if !p.left {
+			o = i
+		}
 		row := b[i*ldb : i*ldb+n]
 		for j := range row {
-			row[j] = complex64(bw[i*n+j])
+			row[j] = complex(float32(xr[o]), float32(xi[o]))
+			o += es
 		}
 	}
 }

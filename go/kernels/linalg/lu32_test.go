@@ -249,7 +249,7 @@ func TestGetf2ColMatchesRow(t *testing.T) {
 	r := rand.New(rand.NewSource(11))
 	for _, m := range []int{32, 33, 70, 257} {
 		for _, n := range []int{1, 3, 8} {
-			for kind := 0; kind < 4; kind++ {
+			for kind := 0; kind < 5; kind++ {
 				lda := n + 3
 				a32 := make([]float32, m*lda)
 				a64 := make([]complex64, m*lda)
@@ -271,6 +271,20 @@ func TestGetf2ColMatchesRow(t *testing.T) {
 					a32[5*lda] = float32(math.Inf(-1))
 					a32[7*lda+n-1] = float32(math.NaN())
 					a64[9*lda] = complex(float32(math.NaN()), 0)
+				case 4:
+					// Signed zeros in the multipliers (skipped whatever
+					// their signs), against an infinite last column
+					// (a zero times it would be NaN).
+					nz := float32(math.Copysign(0, -1))
+					for i := 2; i < m; i += 3 {
+						a64[i*lda] = complex(nz, 0)
+						a64[(i-1)*lda] = complex(0, nz)
+					}
+					if n > 1 {
+						for i := 0; i < m; i++ {
+							a64[i*lda+n-1] = complex(1, float32(math.Inf(1)))
+						}
+					}
 				}
 				checkGetf2Col(t, m, n, a32, lda)
 				checkGetf2Col(t, m, n, a64, lda)

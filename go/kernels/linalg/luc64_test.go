@@ -223,3 +223,71 @@ func TestPotrfC64Residual(t *testing.T) {
 		}
 	}
 }
+
+// The complex64 trsm leaves at tiny and odd shapes (the vector axpys' scalar
+// tails, single rows and columns), every side, triangle and transposition.
+func TestTrsmC64LeafShapes(t *testing.T) {
+	for _, k := range []int{1, 2, 5, 16} {
+		for _, other := range []int{1, 3, 9, 33} {
+			for _, left := range []bool{true, false} {
+				for _, lower := range []bool{true, false} {
+					for _, tr := range []byte{'N', 'T', 'C'} {
+						for _, unit := range []bool{false, true} {
+							checkTrsmC64(t, triParams{left: left, lower: lower, trans: tr, unit: unit}, k, other)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// The recursive complex64 Cholesky inside a wider array (lda > n): the
+// backward error bound, the padding and the strict upper triangle left
+// alone, and NaN or a non-positive pivot past the first split reported
+// through info rather than returned as a factor.
+func TestPotrfC64RecStrided(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	for _, n := range []int{96, 97, 130, 200} {
+		lda := n + 3
+		a := hpd(r, n, true)
+		x := make([]complex64, n*lda)
+		for i := range x {
+			x[i] = complex(float32(i), -1) // padding and upper triangle
+		}
+		for i := 0; i < n; i++ {
+			for j := 0; j <= i; j++ {
+				x[i*lda+j] = complex64(a[i*n+j])
+			}
+		}
+		x0 := append([]complex64(nil), x...)
+		require.Equal(t, 0, potrfBlockedS(testPar(), x, n, lda), "n=%d", n)
+		var dn, an float64
+		for i := 0; i < n; i++ {
+			for j := 0; j <= i; j++ {
+				var s complex128
+				for p := 0; p <= j; p++ {
+					s += complex128(x[i*lda+p]) * cmplx.Conj(complex128(x[j*lda+p]))
+				}
+				d := complex128(x0[i*lda+j]) - s
+				dn += real(d)*real(d) + imag(d)*imag(d)
+				v := complex128(x0[i*lda+j])
+				an += real(v)*real(v) + imag(v)*imag(v)
+			}
+			for j := i + 1; j < lda; j++ {
+				require.Equal(t, x0[i*lda+j], x[i*lda+j], "n=%d: (%d,%d) changed", n, i, j)
+			}
+		}
+		require.Less(t, math.Sqrt(dn)/(float64(n)*eps32*math.Sqrt(an)), 4.0, "n=%d", n)
+		for _, bad := range []complex64{complex(float32(math.NaN()), 0), -1} {
+			y := append([]complex64(nil), x0...)
+			q := n - 5
+			y[q*lda+q] = bad
+			require.Equal(t, q+1, potrfBlockedS(testPar(), y, n, lda), "n=%d bad=%v", n, bad)
+			y = append([]complex64(nil), x0...)
+			y[(n-1)*lda+3] = complex(float32(math.NaN()), 0)
+			info := potrfBlockedS(testPar(), y, n, lda)
+			require.Greater(t, info, 3, "n=%d: NaN in column 3", n)
+		}
+	}
+}

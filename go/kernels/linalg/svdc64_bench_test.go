@@ -202,3 +202,17 @@ func TestGemvC32(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkGetrfC64(b *testing.B) {
+	const n = 256
+	r := rand.New(rand.NewSource(1))
+	a := toC64s(randMat(r, n*n, true))
+	x := make([]complex64, n*n)
+	ipiv := make([]int32, n)
+	c0 := processCPU()
+	defer func() { b.ReportMetric(float64((processCPU()-c0).Microseconds())/1e3/float64(b.N), "cpu-ms/op") }()
+	for i := 0; i < b.N; i++ {
+		copy(x, a)
+		getrfRecS(testPar(), n, n, x, n, ipiv)
+	}
+}
