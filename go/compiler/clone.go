@@ -70,13 +70,13 @@ func cloneOp(op *ir.Op, vmap map[*ir.Value]*ir.Value) *ir.Op {
 }
 
 // applyRewrites splices each rewritten op's replacement ops into r and
-// points the uses of replaced results at their new values (repl): the end
-// of every pass that rewrites ops one by one.
+// points the uses of replaced results at their new values (repl, which may
+// name values of ops left in place: a select that picks an operand): the
+// end of every pass that rewrites ops one by one.
 func applyRewrites(r *ir.Region, rewritten map[*ir.Op][]*ir.Op, repl map[*ir.Value]*ir.Value) {
-	if len(rewritten) == 0 {
-		return
+	if len(rewritten) > 0 {
+		spliceOps(r, rewritten)
 	}
-	spliceOps(r, rewritten)
 	replaceUses(r, repl)
 }
 

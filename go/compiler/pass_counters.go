@@ -57,11 +57,7 @@ func narrowCounters(st *passState) error {
 		}
 		return true
 	})
-	if len(repl) == 0 {
-		return nil
-	}
-	spliceOps(st.entry.Body, rewritten)
-	replaceUses(st.entry.Body, repl)
+	applyRewrites(st.entry.Body, rewritten, repl)
 	return nil
 }
 

@@ -50,10 +50,6 @@ func unsignedDivShifts(st *passState) error {
 		repl[op.Results[0]] = s.Results[0]
 		return true
 	})
-	if len(repl) == 0 {
-		return nil
-	}
-	spliceOps(st.entry.Body, rewritten)
-	replaceUses(st.entry.Body, repl)
+	applyRewrites(st.entry.Body, rewritten, repl)
 	return nil
 }

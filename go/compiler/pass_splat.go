@@ -64,11 +64,7 @@ func foldSplats(st *passState) error {
 		repl[op.Results[0]] = ops[len(ops)-1].Results[0]
 		return true
 	})
-	if len(repl) == 0 {
-		return nil
-	}
-	spliceOps(st.entry.Body, rewritten)
-	replaceUses(st.entry.Body, repl)
+	applyRewrites(st.entry.Body, rewritten, repl)
 	return nil
 }
 

@@ -40,11 +40,7 @@ func totalOrderKeys(st *passState) error {
 		}
 	}
 	walk(st.entry.Body)
-	if len(rewritten) == 0 {
-		return nil
-	}
-	spliceOps(st.entry.Body, rewritten)
-	replaceUses(st.entry.Body, repl)
+	applyRewrites(st.entry.Body, rewritten, repl)
 	return nil
 }
 
