@@ -205,7 +205,8 @@ func gebrd[T scalar](par parallelFn, m, n int, a []T, lda int, d, e []float64, t
 	j0 := 0
 	if n > blockMin {
 		nb := brdNB
-		xy := siteScratch[T](&poolGebrdXY, (m+n)*nb)
+		// X, Y and, for labrd's products, Vᴴ, Xᴴ and Yᴴ.
+		xy := siteScratch[T](&poolGebrdXY, (3*m+2*n)*nb)
 		defer xy.release()
 		// The panel's trailing matrix, conjugate transposed: its products
 		// with Aᴴ become row dot products on the vectorized kernel.
@@ -221,6 +222,7 @@ func gebrd[T scalar](par parallelFn, m, n int, a []T, lda int, d, e []float64, t
 			mm, nn := m-j0, n-j0
 			p := a[j0*lda+j0:]
 			x, y := xy.s[:mm*nb], xy.s[mm*nb:(mm+nn)*nb]
+			h := xy.s[(mm+nn)*nb : (3*mm+2*nn)*nb]
 			pt := at[:mm*nn]
 			var c32 *brdC32
 			if single && isCplx[T]() {
@@ -229,7 +231,7 @@ func gebrd[T scalar](par parallelFn, m, n int, a []T, lda int, d, e []float64, t
 			} else {
 				adjointInto(mm, nn, p, lda, pt)
 			}
-			labrd(mm, nn, nb, p, lda, pt, c32, d[j0:], e[j0:], tauq[j0:], taup[j0:], x, y)
+			labrd(mm, nn, nb, p, lda, pt, c32, d[j0:], e[j0:], tauq[j0:], taup[j0:], x, y, h)
 			// A(nb:, nb:) −= V·Yᴴ + X·Uᴴ, V's unit diagonal and U's unit
 			// first entries still written in A.
 			gemmUpd(par, mm-nb, nn-nb, nb, true, p[nb*lda:], lda, 1, false, y[nb*nb:], 1, nb, true, p[nb*lda+nb:], lda, false)
@@ -252,40 +254,65 @@ func gebrd[T scalar](par parallelFn, m, n int, a []T, lda int, d, e []float64, t
 // writing d and e back after the update. at, when not nil, is Aᴴ as it was
 // on entry (n×m, leading dimension m): the products with the part of A
 // that the panel leaves as it was read it instead.
-func labrd[T scalar](m, n, nb int, a []T, lda int, at []T, c32 *brdC32, d, e []float64, tauq, taup, x, y []T) {
+//
+// h (at least (2m+n)·nb) holds Vᴴ, Xᴴ (nb×m) and Yᴴ (nb×n), each
+// reflector or finished column of X and Y conjugated into a row as it is
+// formed: the panel's products with V, X and Y (widths up to nb) then run
+// over long rows — dot products and axpys of length m or n — instead of
+// m short rows of length i each.
+func labrd[T scalar](m, n, nb int, a []T, lda int, at []T, c32 *brdC32, d, e []float64, tauq, taup, x, y, h []T) {
 	one, mone := fromRe[T](1), fromRe[T](-1)
 	ld := nb
 	clear(x[:m*nb])
 	clear(y[:n*nb])
+	vh, xh, yh := h[:nb*m], h[nb*m:2*nb*m], h[2*nb*m:2*nb*m+nb*n]
+	// The column being reduced, the new columns of Y and X and the short
+	// intermediate products are formed in contiguous vectors: in place
+	// they would be strided by lda or nb elements, a cache line (or a
+	// page) per element for every product that adds to them.
+	ts := scratchT[T](2*m + n + nb + 1)
+	defer ts.release()
+	vcol, ycol, xcol, t := ts.s[:m], ts.s[m:m+n], ts.s[m+n:2*m+n], ts.s[2*m+n:2*m+n+nb+1]
 	for i := 0; i < nb; i++ {
-		col := a[i*lda+i:] // A(i:m, i), stride lda
-		// A(i:m, i) −= A(i:m, 0:i)·Y(i, 0:i)ᴴ + X(i:m, 0:i)·A(0:i, i).
-		gemvAcc(m-i, i, mone, a[i*lda:], lda, false, true, y[i*ld:], 1, col, lda)
-		gemvAcc(m-i, i, mone, x[i*ld:], ld, false, false, a[i:], lda, col, lda)
-		tauq[i] = larfg(m-i, &a[i*lda+i], a[min(i+1, m-1)*lda+i:], lda)
-		d[i] = re(a[i*lda+i])
-		a[i*lda+i] = one
+		// v = A(i:m, i) −= A(i:m, 0:i)·Y(i, 0:i)ᴴ + X(i:m, 0:i)·A(0:i, i).
+		// (V = A(i:m, 0:i) and X(i:m, 0:i) through their adjoints' rows.)
+		v := vcol[:m-i]
+		for r := range v {
+			v[r] = a[(i+r)*lda+i]
+		}
+		gemvAcc(i, m-i, mone, vh[i:], m, true, true, y[i*ld:], 1, v, 1)
+		gemvAcc(i, m-i, mone, xh[i:], m, true, false, a[i:], lda, v, 1)
+		tauq[i] = larfg(m-i, &v[0], v[min(1, len(v)-1):], 1)
+		d[i] = re(v[0])
+		v[0] = one
+		for r, w := range v {
+			a[(i+r)*lda+i] = w
+			vh[i*m+i+r] = conj(w)
+		}
 		// Y(i+1:n, i) = tauq·(A(i:m, i+1:n)ᴴ·v − Y(i+1:n, 0:i)·(A(i:m, 0:i)ᴴ·v)
-		//               − A(0:i, i+1:n)ᴴ·(X(i:m, 0:i)ᴴ·v)); Y(0:i, i) is scratch.
-		yc := y[(i+1)*ld+i:]
+		//               − A(0:i, i+1:n)ᴴ·(X(i:m, 0:i)ᴴ·v)).
+		yc := ycol[:n-i-1]
+		clear(yc)
 		if c32 != nil {
-			gemvC32(n-i-1, m-i, c32.at[2*((i+1)*m+i):], m, col, lda, yc, ld)
+			gemvC32(n-i-1, m-i, c32.at[2*((i+1)*m+i):], m, v, 1, yc, 1)
 		} else if at != nil {
 			// A(i:m, i+1:n) is still as on entry (only rows and
 			// columns before i, and column i, have changed).
-			gemvAcc(n-i-1, m-i, one, at[(i+1)*m+i:], m, false, false, col, lda, yc, ld)
+			gemvAcc(n-i-1, m-i, one, at[(i+1)*m+i:], m, false, false, v, 1, yc, 1)
 		} else {
-			gemvAcc(m-i, n-i-1, one, a[i*lda+i+1:], lda, true, false, col, lda, yc, ld)
+			gemvAcc(m-i, n-i-1, one, a[i*lda+i+1:], lda, true, false, v, 1, yc, 1)
 		}
-		gemvAcc(m-i, i, one, a[i*lda:], lda, true, false, col, lda, y[i:], ld)
-		gemvAcc(n-i-1, i, mone, y[(i+1)*ld:], ld, false, false, y[i:], ld, yc, ld)
-		for r := 0; r < i; r++ {
-			y[r*ld+i] = 0
-		}
-		gemvAcc(m-i, i, one, x[i*ld:], ld, true, false, col, lda, y[i:], ld)
-		gemvAcc(i, n-i-1, mone, a[i+1:], lda, true, false, y[i:], ld, yc, ld)
-		for r := 0; r < n-i-1; r++ {
-			yc[r*ld] *= tauq[i]
+		ti := t[:i]
+		clear(ti)
+		gemvAcc(i, m-i, one, vh[i:], m, false, false, v, 1, ti, 1)
+		gemvAcc(i, n-i-1, mone, yh[i+1:], n, true, false, ti, 1, yc, 1)
+		clear(ti)
+		gemvAcc(i, m-i, one, xh[i:], m, false, false, v, 1, ti, 1)
+		gemvAcc(i, n-i-1, mone, a[i+1:], lda, true, false, ti, 1, yc, 1)
+		for r, w := range yc {
+			w *= tauq[i]
+			y[(i+1+r)*ld+i] = w
+			yh[i*n+i+1+r] = conj(w)
 		}
 		// Row i, conjugated: A(i, i+1:n) −= Y(i+1:n, 0:i+1)·conj(A(i, 0:i+1))
 		// + A(0:i, i+1:n)ᴴ·conj(X(i, 0:i)).
@@ -293,28 +320,31 @@ func labrd[T scalar](m, n, nb int, a []T, lda int, at []T, c32 *brdC32, d, e []f
 		for j := range row {
 			row[j] = conj(row[j])
 		}
-		gemvAcc(n-i-1, i+1, mone, y[(i+1)*ld:], ld, false, true, a[i*lda:], 1, row, 1)
+		gemvAcc(i+1, n-i-1, mone, yh[i+1:], n, true, true, a[i*lda:], 1, row, 1)
 		gemvAcc(i, n-i-1, mone, a[i+1:], lda, true, true, x[i*ld:], 1, row, 1)
 		taup[i] = larfg(len(row), &row[0], row[min(1, len(row)-1):], 1)
 		e[i] = re(row[0])
 		row[0] = one
 		// X(i+1:m, i) = taup·(A(i+1:m, i+1:n)·u − A(i+1:m, 0:i+1)·(Y(i+1:n, 0:i+1)ᴴ·u)
-		//               − X(i+1:m, 0:i)·(A(0:i, i+1:n)·u)); X(0:i+1, i) is scratch.
-		xc := x[(i+1)*ld+i:]
+		//               − X(i+1:m, 0:i)·(A(0:i, i+1:n)·u)).
+		xc := xcol[:m-i-1]
+		clear(xc)
 		if c32 != nil {
-			gemvC32(m-i-1, n-i-1, c32.a[2*((i+1)*n+i+1):], n, row, 1, xc, ld)
+			gemvC32(m-i-1, n-i-1, c32.a[2*((i+1)*n+i+1):], n, row, 1, xc, 1)
 		} else {
-			gemvAcc(m-i-1, n-i-1, one, a[(i+1)*lda+i+1:], lda, false, false, row, 1, xc, ld)
+			gemvAcc(m-i-1, n-i-1, one, a[(i+1)*lda+i+1:], lda, false, false, row, 1, xc, 1)
 		}
-		gemvAcc(n-i-1, i+1, one, y[(i+1)*ld:], ld, true, false, row, 1, x[i:], ld)
-		gemvAcc(m-i-1, i+1, mone, a[(i+1)*lda:], lda, false, false, x[i:], ld, xc, ld)
-		for r := 0; r <= i; r++ {
-			x[r*ld+i] = 0
-		}
-		gemvAcc(i, n-i-1, one, a[i+1:], lda, false, false, row, 1, x[i:], ld)
-		gemvAcc(m-i-1, i, mone, x[(i+1)*ld:], ld, false, false, x[i:], ld, xc, ld)
-		for r := 0; r < m-i-1; r++ {
-			xc[r*ld] *= taup[i]
+		ti = t[:i+1]
+		clear(ti)
+		gemvAcc(i+1, n-i-1, one, yh[i+1:], n, false, false, row, 1, ti, 1)
+		gemvAcc(i+1, m-i-1, mone, vh[i+1:], m, true, false, ti, 1, xc, 1)
+		clear(ti)
+		gemvAcc(i, n-i-1, one, a[i+1:], lda, false, false, row, 1, ti, 1)
+		gemvAcc(i, m-i-1, mone, xh[i+1:], m, true, false, ti, 1, xc, 1)
+		for r, w := range xc {
+			w *= taup[i]
+			x[(i+1+r)*ld+i] = w
+			xh[i*m+i+1+r] = conj(w)
 		}
 		for j := range row {
 			row[j] = conj(row[j])
