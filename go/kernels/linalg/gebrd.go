@@ -1,6 +1,9 @@
 package linalg
 
-import "sync"
+import (
+	"sync"
+	"unsafe"
+)
 
 // Blocked bidiagonal reduction (gebrd): panels of brdNB columns and rows are
 // reduced as gebd2 would (labrd), accumulating X and Y so that the rest of
@@ -156,7 +159,10 @@ var poolGebrdC32 sync.Pool
 // trailing matrix A (m×n) and of Aᴴ (n×m) as they were on entry to labrd:
 // with single, labrd's two products with the whole trailing matrix read
 // them in float32, as cgebrd's do.
-type brdC32 struct{ a, at []float32 }
+type brdC32 struct {
+	a, at []float32
+	lda   int // a's leading dimension in complex elements (at's is m)
+}
 
 // copyC32 fills a32 with the m×n complex matrix a rounded to complex64 and
 // at32 with its conjugate transpose, in 16×16 tiles.
@@ -202,6 +208,12 @@ func gemvC32[T scalar](m, n int, a []float32, lda int, x []T, incx int, y []T, i
 
 // gebrd is gebd2 (same contract, m >= n) blocked.
 func gebrd[T scalar](par parallelFn, m, n int, a []T, lda int, d, e []float64, tauq, taup, work []T, single bool) {
+	if single && isCplx[T]() && n > blockMin {
+		gebrdC64(par, m, n, *(*[]complex128)(unsafe.Pointer(&a)), lda, d, e,
+			*(*[]complex128)(unsafe.Pointer(&tauq)), *(*[]complex128)(unsafe.Pointer(&taup)),
+			*(*[]complex128)(unsafe.Pointer(&work)))
+		return
+	}
 	j0 := 0
 	if n > blockMin {
 		nb := brdNB
@@ -226,7 +238,7 @@ func gebrd[T scalar](par parallelFn, m, n int, a []T, lda int, d, e []float64, t
 			pt := at[:mm*nn]
 			var c32 *brdC32
 			if single && isCplx[T]() {
-				c32 = &brdC32{a: c32b.s[:2*mm*nn], at: c32b.s[2*mm*nn : 4*mm*nn]}
+				c32 = &brdC32{a: c32b.s[:2*mm*nn], at: c32b.s[2*mm*nn : 4*mm*nn], lda: nn}
 				copyC32(mm, nn, p, lda, c32.a, c32.at)
 			} else {
 				adjointInto(mm, nn, p, lda, pt)
@@ -330,7 +342,7 @@ func labrd[T scalar](m, n, nb int, a []T, lda int, at []T, c32 *brdC32, d, e []f
 		xc := xcol[:m-i-1]
 		clear(xc)
 		if c32 != nil {
-			gemvC32(m-i-1, n-i-1, c32.a[2*((i+1)*n+i+1):], n, row, 1, xc, 1)
+			gemvC32(m-i-1, n-i-1, c32.a[2*((i+1)*c32.lda+i+1):], c32.lda, row, 1, xc, 1)
 		} else {
 			gemvAcc(m-i-1, n-i-1, one, a[(i+1)*lda+i+1:], lda, false, false, row, 1, xc, 1)
 		}
@@ -348,6 +360,104 @@ func labrd[T scalar](m, n, nb int, a []T, lda int, at []T, c32 *brdC32, d, e []f
 		}
 		for j := range row {
 			row[j] = conj(row[j])
+		}
+	}
+}
+
+// poolGebrdC64 holds gebrdC64's complex64 working matrix and operands.
+var poolGebrdC64 sync.Pool
+
+// gebrdC64 is gebrd with single-precision working storage, as cgebrd:
+// the matrix is kept in complex64 between panels, and each panel's update
+// A ← A − [V X]·[Yᴴ; Uᴴ] is one complex64 product on the f32 kernel. A
+// panel's rows and columns are widened into a for labrd, which reduces
+// them in complex128 (its products with the trailing matrix read the
+// complex64 copy and its adjoint in float32); a ends as gebd2 leaves it.
+func gebrdC64(par parallelFn, m, n int, a []complex128, lda int, d, e []float64, tauq, taup, work []complex128) {
+	const nb = brdNB
+	ws := getBuf[complex64](&poolGebrdC64, m*n+2*nb*(m+n))
+	defer ws.release()
+	w, opA, opB := ws.s[:m*n], ws.s[m*n:m*n+2*nb*m], ws.s[m*n+2*nb*m:m*n+2*nb*(m+n)]
+	for i := 0; i < m; i++ {
+		for j, v := range a[i*lda : i*lda+n] {
+			w[i*n+j] = complex64(v)
+		}
+	}
+	xy := siteScratch[complex128](&poolGebrdXY, (3*m+2*n)*nb)
+	defer xy.release()
+	c32b := getBuf[float32](&poolGebrdC32, 2*m*n)
+	defer c32b.release()
+	j0 := 0
+	for ; n-j0 > blockMin; j0 += nb {
+		mm, nn := m-j0, n-j0
+		p, pw := a[j0*lda+j0:], w[j0*n+j0:]
+		// The panel's rows and columns, as the updates have left them.
+		for i := 0; i < nb; i++ {
+			for j, v := range pw[i*n : i*n+nn] {
+				p[i*lda+j] = complex128(v)
+			}
+		}
+		for i := nb; i < mm; i++ {
+			for j, v := range pw[i*n : i*n+nb] {
+				p[i*lda+j] = complex128(v)
+			}
+		}
+		at := c32b.s[:2*mm*nn]
+		adjC64Into(mm, nn, pw, n, at)
+		c32 := &brdC32{a: asF32s(pw), at: at, lda: n}
+		x, y := xy.s[:mm*nb], xy.s[mm*nb:(mm+nn)*nb]
+		h := xy.s[(mm+nn)*nb : (3*mm+2*nn)*nb]
+		labrd(mm, nn, nb, p, lda, nil, c32, d[j0:], e[j0:], tauq[j0:], taup[j0:], x, y, h)
+		// A(nb:, nb:) −= [V X]·[Yᴴ; Uᴴ] (V's unit diagonal and U's unit
+		// first entries still written in a; row i of a holds uᴴ).
+		rm, rn := mm-nb, nn-nb
+		va, ub := opA[:rm*2*nb], opB[:2*nb*rn]
+		for r := 0; r < rm; r++ {
+			row := va[r*2*nb : (r+1)*2*nb]
+			for k := 0; k < nb; k++ {
+				row[k] = complex64(p[(nb+r)*lda+k])
+				row[nb+k] = complex64(x[(nb+r)*nb+k])
+			}
+		}
+		for j := 0; j < rn; j++ {
+			for k := 0; k < nb; k++ {
+				v := y[(nb+j)*nb+k]
+				ub[k*rn+j] = complex64(complex(real(v), -imag(v)))
+			}
+		}
+		for k := 0; k < nb; k++ {
+			for j, v := range p[k*lda+nb : k*lda+nn] {
+				ub[(nb+k)*rn+j] = complex64(v)
+			}
+		}
+		gemmC64(par, rm, rn, 2*nb, true, va, 2*nb, 1, false, ub, rn, 1, false, pw[nb*n+nb:], n)
+		for j := 0; j < nb; j++ {
+			p[j*lda+j] = complex(d[j0+j], 0)
+			p[j*lda+j+1] = complex(e[j0+j], 0)
+		}
+	}
+	for i := j0; i < m; i++ {
+		for j, v := range w[i*n+j0 : i*n+n] {
+			a[i*lda+j0+j] = complex128(v)
+		}
+	}
+	gebd2(m-j0, n-j0, a[j0*lda+j0:], lda, d[j0:], e[j0:], tauq[j0:], taup[j0:], work)
+}
+
+// adjC64Into writes the conjugate transpose (n×m, leading dimension m) of
+// the m×n complex64 matrix a as (re, im) float32 pairs, in 16×16 tiles.
+func adjC64Into(m, n int, a []complex64, lda int, at []float32) {
+	const tb = 16
+	for r0 := 0; r0 < m; r0 += tb {
+		r1 := min(m, r0+tb)
+		for c0 := 0; c0 < n; c0 += tb {
+			c1 := min(n, c0+tb)
+			for r := r0; r < r1; r++ {
+				for c, v := range a[r*lda+c0 : r*lda+c1] {
+					k := 2 * ((c0+c)*m + r)
+					at[k], at[k+1] = real(v), -imag(v)
+				}
+			}
 		}
 	}
 }
