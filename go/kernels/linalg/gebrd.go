@@ -93,7 +93,16 @@ func gemvAcc[T scalar](m, n int, alpha T, a []T, lda int, adj, cx bool, x []T, i
 		p, q := pq.s[:2*n], pq.s[2*n:]
 		clear(pq.s)
 		af := reIm(a)
-		for r := 0; r < m; r++ {
+		r := 0
+		for ; r+4 <= m; r += 4 {
+			var c [8]float64
+			for k := range 4 {
+				f := xf(r + k)
+				c[k], c[4+k] = re(f), im(f)
+			}
+			axpy4x2F64(p, q, af[2*r*lda:], 2*lda, &c)
+		}
+		for ; r < m; r++ {
 			f := xf(r)
 			axpy2F64(p, q, af[2*r*lda:2*r*lda+2*n], re(f), im(f))
 		}

@@ -50,3 +50,39 @@ func TestSvdC64BlockedBrd(t *testing.T) {
 		})
 	}
 }
+
+// axpy4x2F64 against float64 sums with the bound of a four-term sum's
+// roundings, every tail length, rows strided past their used length.
+func TestAxpy4x2F64(t *testing.T) {
+	r := rand.New(rand.NewSource(43))
+	for _, n := range []int{0, 1, 3, 4, 5, 7, 8, 9, 17, 64, 203} {
+		ldx := n + 3
+		x := make([]float64, 3*ldx+n+1)
+		for i := range x {
+			x[i] = r.NormFloat64()
+		}
+		p, q := make([]float64, n), make([]float64, n)
+		for i := range p {
+			p[i], q[i] = r.NormFloat64(), r.NormFloat64()
+		}
+		var c [8]float64
+		for k := range c {
+			c[k] = r.NormFloat64()
+		}
+		p0, q0 := append([]float64(nil), p...), append([]float64(nil), q...)
+		if n > 0 {
+			axpy4x2F64(p, q, x, ldx, &c)
+		}
+		for i := 0; i < n; i++ {
+			for h, out := range [][2][]float64{{p, p0}, {q, q0}} {
+				want, mag := out[1][i], math.Abs(out[1][i])
+				for k := 0; k < 4; k++ {
+					v := c[4*h+k] * x[k*ldx+i]
+					want += v
+					mag += math.Abs(v)
+				}
+				require.InDelta(t, want, out[0][i], 6*eps64*mag, "n=%d i=%d", n, i)
+			}
+		}
+	}
+}
