@@ -161,7 +161,7 @@ func adjointInto[T scalar](m, n int, a []T, lda int, at []T) {
 // gebrd's large scratch (see sitePool).
 var poolGebrdXY, poolGebrdT sitePool
 
-// poolGebrdC32 holds gebrd's complex64 copies (see sitePool).
+// poolGebrdC32 holds gebrdC64's float32 adjoint of the trailing matrix.
 var poolGebrdC32 sync.Pool
 
 // brdC32 holds complex64 copies, as (re, im) float32 pairs, of a panel's
@@ -171,26 +171,6 @@ var poolGebrdC32 sync.Pool
 type brdC32 struct {
 	a, at []float32
 	lda   int // a's leading dimension in complex elements (at's is m)
-}
-
-// copyC32 fills a32 with the m×n complex matrix a rounded to complex64 and
-// at32 with its conjugate transpose, in 16×16 tiles.
-func copyC32[T scalar](m, n int, a []T, lda int, a32, at32 []float32) {
-	const tb = 16
-	for r0 := 0; r0 < m; r0 += tb {
-		r1 := min(m, r0+tb)
-		for c0 := 0; c0 < n; c0 += tb {
-			c1 := min(n, c0+tb)
-			for r := r0; r < r1; r++ {
-				for c, v := range a[r*lda+c0 : r*lda+c1] {
-					c += c0
-					vr, vi := float32(re(v)), float32(im(v))
-					a32[2*(r*n+c)], a32[2*(r*n+c)+1] = vr, vi
-					at32[2*(c*m+r)], at32[2*(c*m+r)+1] = vr, -vi
-				}
-			}
-		}
-	}
 }
 
 // gemvC32 adds A·x to y for the m×n complex64 matrix A given as (re, im)
@@ -233,11 +213,6 @@ func gebrd[T scalar](par parallelFn, m, n int, a []T, lda int, d, e []float64, t
 		// with Aᴴ become row dot products on the vectorized kernel.
 		tb := siteScratch[T](&poolGebrdT, m*n)
 		defer tb.release()
-		var c32b *buf[float32]
-		if single && isCplx[T]() {
-			c32b = getBuf[float32](&poolGebrdC32, 4*m*n)
-			defer c32b.release()
-		}
 		at := tb.s
 		for ; n-j0 > blockMin; j0 += nb {
 			mm, nn := m-j0, n-j0
@@ -245,14 +220,8 @@ func gebrd[T scalar](par parallelFn, m, n int, a []T, lda int, d, e []float64, t
 			x, y := xy.s[:mm*nb], xy.s[mm*nb:(mm+nn)*nb]
 			h := xy.s[(mm+nn)*nb : (3*mm+2*nn)*nb]
 			pt := at[:mm*nn]
-			var c32 *brdC32
-			if single && isCplx[T]() {
-				c32 = &brdC32{a: c32b.s[:2*mm*nn], at: c32b.s[2*mm*nn : 4*mm*nn], lda: nn}
-				copyC32(mm, nn, p, lda, c32.a, c32.at)
-			} else {
-				adjointInto(mm, nn, p, lda, pt)
-			}
-			labrd(mm, nn, nb, p, lda, pt, c32, d[j0:], e[j0:], tauq[j0:], taup[j0:], x, y, h)
+			adjointInto(mm, nn, p, lda, pt)
+			labrd(mm, nn, nb, p, lda, pt, nil, d[j0:], e[j0:], tauq[j0:], taup[j0:], x, y, h)
 			// A(nb:, nb:) −= V·Yᴴ + X·Uᴴ, V's unit diagonal and U's unit
 			// first entries still written in A.
 			gemmUpd(par, mm-nb, nn-nb, nb, true, p[nb*lda:], lda, 1, false, y[nb*nb:], 1, nb, true, p[nb*lda+nb:], lda, false)

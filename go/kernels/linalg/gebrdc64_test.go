@@ -86,3 +86,23 @@ func TestAxpy4x2F64(t *testing.T) {
 		}
 	}
 }
+
+// copyC32 (test helper) fills a32 with the m×n complex matrix a rounded to complex64 and
+// at32 with its conjugate transpose, in 16×16 tiles.
+func copyC32[T scalar](m, n int, a []T, lda int, a32, at32 []float32) {
+	const tb = 16
+	for r0 := 0; r0 < m; r0 += tb {
+		r1 := min(m, r0+tb)
+		for c0 := 0; c0 < n; c0 += tb {
+			c1 := min(n, c0+tb)
+			for r := r0; r < r1; r++ {
+				for c, v := range a[r*lda+c0 : r*lda+c1] {
+					c += c0
+					vr, vi := float32(re(v)), float32(im(v))
+					a32[2*(r*n+c)], a32[2*(r*n+c)+1] = vr, vi
+					at32[2*(c*m+r)], at32[2*(c*m+r)+1] = vr, -vi
+				}
+			}
+		}
+	}
+}
