@@ -128,6 +128,28 @@ func axpyF32(y, x []float32, a float32) {
 //go:noescape
 func axpy2F64AVX2(p, q, x *float64, n int, a, b float64)
 
+//go:noescape
+func axpy4x2F64AVX2(p, q, x *float64, ldx, n int, c *[8]float64)
+
+// axpy4x2F64 adds Σₖ c[k]·xₖ to p and Σₖ c[4+k]·xₖ to q for the four rows
+// xₖ = x[k·ldx:] (len(q) = len(p), each row at least len(p) long): p and
+// q pass through memory once for four rows instead of four times.
+func axpy4x2F64(p, q, x []float64, ldx int, c *[8]float64) {
+	n := len(p)
+	q = q[:n]
+	_ = x[3*ldx+n-1]
+	i := 0
+	if cpufeat.AVX2FMA && n >= 4 {
+		i = n &^ 3
+		axpy4x2F64AVX2(&p[0], &q[0], &x[0], ldx, i, c)
+	}
+	for ; i < n; i++ {
+		x0, x1, x2, x3 := x[i], x[ldx+i], x[2*ldx+i], x[3*ldx+i]
+		p[i] += c[0]*x0 + c[1]*x1 + c[2]*x2 + c[3]*x3
+		q[i] += c[4]*x0 + c[5]*x1 + c[6]*x2 + c[7]*x3
+	}
+}
+
 // axpy2F64 adds a·x to p and b·x to q (len(q) = len(p) <= len(x)), with
 // one rounding per element where the vector kernel runs.
 func axpy2F64(p, q, x []float64, a, b float64) {

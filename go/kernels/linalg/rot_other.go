@@ -45,6 +45,19 @@ func axpy2F64(p, q, x []float64, a, b float64) {
 	}
 }
 
+// axpy4x2F64 adds Σₖ c[k]·xₖ to p and Σₖ c[4+k]·xₖ to q for the four rows
+// xₖ = x[k·ldx:] (len(q) = len(p), each row at least len(p) long).
+func axpy4x2F64(p, q, x []float64, ldx int, c *[8]float64) {
+	n := len(p)
+	q = q[:n]
+	_ = x[3*ldx+n-1]
+	for i := range p {
+		x0, x1, x2, x3 := x[i], x[ldx+i], x[2*ldx+i], x[3*ldx+i]
+		p[i] += c[0]*x0 + c[1]*x1 + c[2]*x2 + c[3]*x3
+		q[i] += c[4]*x0 + c[5]*x1 + c[6]*x2 + c[7]*x3
+	}
+}
+
 // gemvRows2F32 is gemvRows2 in float32.
 func gemvRows2F32(a []float32, lda int, v, w, y, z []float32) {
 	n := len(v)

@@ -216,3 +216,46 @@ func BenchmarkGetrfC64(b *testing.B) {
 		getrfRecS(testPar(), n, n, x, n, ipiv)
 	}
 }
+
+// BenchmarkGebrdC64 times the bidiagonal reduction alone as the complex64
+// SVD runs it (complex128 working copy, single-precision products).
+func BenchmarkGebrdC64(b *testing.B) {
+	const n = 256
+	r := rand.New(rand.NewSource(1))
+	a := fromC64s(toC64s(randMat(r, n*n, true)))
+	x := make([]complex128, n*n)
+	d, e := make([]float64, n), make([]float64, n)
+	tq, tp, work := make([]complex128, n), make([]complex128, n), make([]complex128, n)
+	c0 := processCPU()
+	defer func() { b.ReportMetric(float64((processCPU()-c0).Microseconds())/1e3/float64(b.N), "cpu-ms/op") }()
+	for i := 0; i < b.N; i++ {
+		copy(x, a)
+		gebrd(testPar(), n, n, x, n, d, e, tq, tp, work, true)
+	}
+}
+
+// BenchmarkGebrd times the float64 and complex128 bidiagonal reductions
+// (labrd in double precision throughout).
+func BenchmarkGebrd(b *testing.B) {
+	const n = 256
+	b.Run("f64", func(b *testing.B) { benchGebrd[float64](b, n, false) })
+	b.Run("c128", func(b *testing.B) { benchGebrd[complex128](b, n, true) })
+}
+
+func benchGebrd[T scalar](b *testing.B, n int, cplx bool) {
+	r := rand.New(rand.NewSource(1))
+	src := randMat(r, n*n, cplx)
+	a := make([]T, n*n)
+	for i, v := range src {
+		a[i] = fromC[T](real(v), imag(v))
+	}
+	x := make([]T, n*n)
+	d, e := make([]float64, n), make([]float64, n)
+	tq, tp, work := make([]T, n), make([]T, n), make([]T, n)
+	c0 := processCPU()
+	defer func() { b.ReportMetric(float64((processCPU()-c0).Microseconds())/1e3/float64(b.N), "cpu-ms/op") }()
+	for i := 0; i < b.N; i++ {
+		copy(x, a)
+		gebrd(testPar(), n, n, x, n, d, e, tq, tp, work, false)
+	}
+}
