@@ -11,10 +11,10 @@ import (
 	"github.com/gojax/gojax/go/ir"
 )
 
-// c64SpecialValues are complex64 operands built from special parts: signed
+// c64Specials are complex64 operands built from special parts: signed
 // zeros, infinities, NaNs with distinct payloads and signs, subnormals,
 // the extremes, and ordinary values.
-func c64SpecialValues() []complex64 {
+func c64Specials() []complex64 {
 	nan := math.Float32frombits(0x7fc00000)
 	nanP := math.Float32frombits(0x7fc12345)
 	nanN := math.Float32frombits(0xffc54321)
@@ -52,7 +52,7 @@ func requireC64Bits(t *testing.T, want, got []complex64, what string, args ...an
 // every length (vector body and tail) and in place.
 func TestCplxAddSubMatchesOperator(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
-	sp := c64SpecialValues()
+	sp := c64Specials()
 	a := append(append([]complex64{}, sp...), randC64(r, 3001)...)
 	b := append([]complex64{}, a...)
 	r.Shuffle(len(b), func(i, j int) { b[i], b[j] = b[j], b[i] })
@@ -97,7 +97,7 @@ func TestCplxAddSubMatchesOperator(t *testing.T) {
 // including the ends of the range) and ones that do not.
 func TestCdivScalarC64MatchesOperator(t *testing.T) {
 	r := rand.New(rand.NewSource(4))
-	a := append(append([]complex64{}, c64SpecialValues()...), randC64(r, 2000)...)
+	a := append(append([]complex64{}, c64Specials()...), randC64(r, 2000)...)
 	negz := float32(math.Copysign(0, -1))
 	divs := []complex64{2, -2, complex(2, negz), complex(-2, negz), 0.5, 1, -1, 0x1p126, 0x1p-126, 0x1p127, -0x1p-127,
 		0x1p-149, complex(4, 1e-45), 3, complex(0, 2), 0, complex(float32(math.Inf(1)), 0),
