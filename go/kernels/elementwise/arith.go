@@ -208,7 +208,8 @@ func arithLoop(name string, t ir.ElemType) func(d, a, b []byte) {
 }
 
 // binaryScalarLoop returns the loop of a binary op on t (add, subtract,
-// multiply, divide, maximum, minimum on f32 and f64) where one operand is a
+// multiply, divide, maximum, minimum on f32 and f64; complex64 divide by a
+// scalar) where one operand is a
 // broadcast scalar: dst[i] = v[i] op s[0], or s[0] op v[i] when scalarFirst.
 // s holds one element. Results are those of binaryLoopOf with s repeated.
 func binaryScalarLoop(op string, t ir.ElemType, scalarFirst bool) (func(dst, v, s []byte), bool) {
@@ -219,6 +220,11 @@ func binaryScalarLoop(op string, t ir.ElemType, scalarFirst bool) (func(dst, v, 
 	o, ok := arithByName[trimOp(op)]
 	if !ok {
 		return nil, false
+	}
+	if t == ir.C64 && o == arDiv && !scalarFirst {
+		return func(d, v, s []byte) {
+			cdivScalarC64(byteview.As[complex64](d), byteview.As[complex64](v), byteview.As[complex64](s)[0])
+		}, true
 	}
 	form := formVS
 	if scalarFirst {

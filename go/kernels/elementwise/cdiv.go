@@ -41,3 +41,43 @@ func cdiv[T cplx](d, a, b []T) {
 		d[i] = T(complex(e, f))
 	}
 }
+
+// cdivScalarC64 is cdiv with every divisor b[0] (a broadcast scalar, such
+// as the 2 of (x + xᴴ)/2). When b[0] is a real power of two whose
+// reciprocal is a normal float32, cdiv's first branch computes each part
+// as (p ± q·ratio)·inv with ratio a signed zero: q·ratio is a signed zero
+// unless q is infinite or NaN, adding it changes only a zero part's sign,
+// and the product with the power of two is exact in float64, so its one
+// rounding to float32 is float32's correctly rounded product. The same
+// steps in float32 therefore give cdiv's bits whenever the part is not
+// NaN; an element with a NaN part goes through cdiv itself, so NaN
+// payloads and the operator's fix-ups stay as they are.
+func cdivScalarC64(d, a []complex64, b complex64) {
+	a = a[:len(d)]
+	mr, mi := float64(real(b)), float64(imag(b))
+	mb := math.Float64bits(mr)
+	if mi != 0 || mb&(1<<52-1) != 0 || (mb>>52)&0x7ff < 1023-126 || (mb>>52)&0x7ff > 1023+126 {
+		var bs [64]complex64
+		for i := range bs {
+			bs[i] = b
+		}
+		for i := 0; i < len(d); i += len(bs) {
+			j := min(i+len(bs), len(d))
+			cdiv(d[i:j], a[i:j], bs[:j-i])
+		}
+		return
+	}
+	ratio := float32(mi * mr)
+	inv := float32(math.Float64frombits(mb&(1<<63) | (2046-(mb>>52)&0x7ff)<<52))
+	bb := [1]complex64{b}
+	for i, x := range a {
+		nr, ni := real(x), imag(x)
+		e := float32(nr+float32(ni*ratio)) * inv
+		f := float32(ni-float32(nr*ratio)) * inv
+		if e != e || f != f {
+			cdiv(d[i:i+1], a[i:i+1], bb[:])
+			continue
+		}
+		d[i] = complex(e, f)
+	}
+}

@@ -12,9 +12,12 @@ import (
 // differs from their operand type.
 
 func init() {
-	kernel.RegisterOp("stablehlo.real", lowerPart(false), kernel.Traits{Elementwise: true, Arity: 1, TypeRule: partRule})
-	kernel.RegisterOp("stablehlo.imag", lowerPart(true), kernel.Traits{Elementwise: true, Arity: 1, TypeRule: partRule})
-	kernel.RegisterOp("stablehlo.complex", lowerComplex, kernel.Traits{Elementwise: true, Arity: 2, TypeRule: complexRule})
+	kernel.RegisterOp("stablehlo.real", lowerWith(resolvePart(false)),
+		kernel.Traits{Elementwise: true, Arity: 1, InPlace: true, TypeRule: partRule, Loop: partsLoop(resolvePart(false))})
+	kernel.RegisterOp("stablehlo.imag", lowerWith(resolvePart(true)),
+		kernel.Traits{Elementwise: true, Arity: 1, InPlace: true, TypeRule: partRule, Loop: partsLoop(resolvePart(true))})
+	kernel.RegisterOp("stablehlo.complex", lowerWith(resolveComplex),
+		kernel.Traits{Elementwise: true, Arity: 2, InPlace: true, TypeRule: complexRule, Loop: partsLoop(resolveComplex)})
 	register(opClass{name: "is_finite"}, 1, resolveIsFinite, isFiniteRule)
 }
 
@@ -130,21 +133,21 @@ func partLoop[T float](idx int) kern {
 	}
 }
 
-// lowerPart: real/imag of a complex tensor; of a float tensor, real is the
-// operand and imag is zero (the spec allows float operands).
-func lowerPart(imagPart bool) kernel.Lower {
-	return func(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+// resolvePart: real/imag of a complex tensor; of a float tensor, real is
+// the operand and imag is zero (the spec allows float operands).
+func resolvePart(imagPart bool) resolver {
+	return func(op *ir.Op) (resolved, error) {
 		ins, out, err := tensorOperands(op, 1)
 		if err != nil {
-			return nil, err
+			return resolved{}, err
 		}
 		in := ins[0].Elem
 		if !(in.IsComplex() || in.IsFloat()) || out.Elem != partType(in) {
-			return nil, op.Errorf("wants complex<fN> -> fN or fN -> fN, got %s -> %s", in, out.Elem)
+			return resolved{}, op.Errorf("wants complex<fN> -> fN or fN -> fN, got %s -> %s", in, out.Elem)
 		}
 		scalar, err := sameShape(op, ins, out)
 		if err != nil {
-			return nil, err
+			return resolved{}, err
 		}
 		idx := 0
 		if imagPart {
@@ -162,7 +165,7 @@ func lowerPart(imagPart bool) kernel.Lower {
 		default:
 			k = k1(copyLoop[byte])
 		}
-		return newPlan(op, k, ins, out, scalar).step(ctx), nil
+		return resolved{k, ins, out, scalar}, nil
 	}
 }
 
@@ -174,23 +177,47 @@ func makeComplex[T float, C cplx](d []C, re, im []T) {
 	}
 }
 
-func lowerComplex(ctx kernel.Context, op *ir.Op) (kernel.Step, error) {
+func resolveComplex(op *ir.Op) (resolved, error) {
 	ins, out, err := tensorOperands(op, 2)
 	if err != nil {
-		return nil, err
+		return resolved{}, err
 	}
 	if ins[0].Elem != ins[1].Elem || complexOf(ins[0].Elem) != out.Elem || out.Elem == ir.Invalid {
-		return nil, op.Errorf("wants (fN, fN) -> complex<fN>, got %s, %s -> %s", ins[0].Elem, ins[1].Elem, out.Elem)
+		return resolved{}, op.Errorf("wants (fN, fN) -> complex<fN>, got %s, %s -> %s", ins[0].Elem, ins[1].Elem, out.Elem)
 	}
 	scalar, err := sameShape(op, ins, out)
 	if err != nil {
-		return nil, err
+		return resolved{}, err
 	}
 	k := k2(makeComplex[float64, complex128])
 	if out.Elem == ir.C64 {
 		k = k2(makeComplex[float32, complex64])
 	}
-	return newPlan(op, k, ins, out, scalar).step(ctx), nil
+	return resolved{k, ins, out, scalar}, nil
+}
+
+// partsLoop offers real, imag and complex to fused kernels (they also run
+// in place: a result takes only a same-typed operand's buffer, and then the
+// loop copies or clears forward). They only move
+// components, so in a fusion such as (x + conj(y))/2, which reaches us as
+// complex(real(y), -imag(y)), they run on the block in cache instead of as
+// passes over whole tensors.
+func partsLoop(r resolver) func(op *ir.Op) (kernel.Loop, bool) {
+	return func(op *ir.Op) (kernel.Loop, bool) {
+		x, err := r(op)
+		if err != nil {
+			return kernel.Loop{}, false
+		}
+		code, _ := kernel.OpcodeOf(op.Name)
+		k := x.k
+		l := kernel.Loop{Op: code, Cost: 1}
+		if len(op.Operands) == 1 {
+			l.F1 = func(d, a []byte) { k(d, a, nil, nil) }
+		} else {
+			l.F2 = func(d, a, b []byte) { k(d, a, b, nil) }
+		}
+		return l, true
+	}
 }
 
 func isFinite[T float](d []uint8, a []T) {

@@ -1,6 +1,7 @@
 package elementwise
 
 import (
+	"github.com/gojax/gojax/go/internal/byteview"
 	"math"
 	"math/cmplx"
 )
@@ -166,10 +167,8 @@ func cplxUnary[T cplx](name string) kern {
 
 func cplxBinary[T cplx](name string) kern {
 	switch name {
-	case "add":
-		return k2(add[T])
-	case "subtract":
-		return k2(sub[T])
+	case "add", "subtract":
+		return cplxAddSub[T](arithByName[name])
 	case "multiply":
 		return k2(mul[T])
 	case "divide":
@@ -209,4 +208,22 @@ func cpow(x, y complex128) complex128 {
 	coeff := math.Pow(abs, c) * math.Exp(-d*arg)
 	q := c*arg + d*math.Log(abs)
 	return complex(coeff*math.Cos(q), coeff*math.Sin(q))
+}
+
+// cplxAddSub adds or subtracts complex elements as their float parts: the
+// operator works per component, each rounded once, so the float vector loop
+// over the interleaved parts gives its bits (NaNs and signed zeros
+// included) without a per-element complex loop.
+func cplxAddSub[T cplx](op arithOp) kern {
+	var z T
+	if any(z) == any(complex64(0)) {
+		return func(d, a, b, _ []byte) {
+			d32 := byteview.As[float32](d)
+			arithF32(op, formVV, d32, byteview.As[float32](a)[:len(d32)], byteview.As[float32](b)[:len(d32)])
+		}
+	}
+	return func(d, a, b, _ []byte) {
+		d64 := byteview.As[float64](d)
+		arithF64(op, formVV, d64, byteview.As[float64](a)[:len(d64)], byteview.As[float64](b)[:len(d64)])
+	}
 }
