@@ -15,12 +15,12 @@ func cdiv[T cplx](d, a, b []T) {
 		n, m := complex128(a[i]), complex128(b[i])
 		nr, ni, mr, mi := real(n), imag(n), real(m), imag(m)
 		var e, f float64
-		if mb := math.Float64bits(mr); mi == 0 && mb&(1<<52-1) == 0 && (mb>>52)&0x7ff-1 < 2045 {
+		if k, ok := pow2Exponent(mr); mi == 0 && ok && k >= -1022 && k <= 1022 {
 			// A real power-of-two divisor whose reciprocal is normal (a
 			// broadcast 2, say): ratio = mi/mr is a signed zero, denom is
 			// mr, and dividing by mr is exactly multiplying by 1/mr.
 			ratio := mi * mr
-			inv := math.Float64frombits(mb&(1<<63) | (2046-(mb>>52)&0x7ff)<<52)
+			inv := pow2Reciprocal(mr, k)
 			e = (nr + ni*ratio) * inv
 			f = (ni - nr*ratio) * inv
 		} else if math.Abs(mr) >= math.Abs(mi) {
@@ -55,8 +55,8 @@ func cdiv[T cplx](d, a, b []T) {
 func cdivScalarC64(d, a []complex64, b complex64) {
 	a = a[:len(d)]
 	mr, mi := float64(real(b)), float64(imag(b))
-	mb := math.Float64bits(mr)
-	if mi != 0 || mb&(1<<52-1) != 0 || (mb>>52)&0x7ff < 1023-126 || (mb>>52)&0x7ff > 1023+126 {
+	k, ok := pow2Exponent(mr)
+	if mi != 0 || !ok || k < -126 || k > 126 {
 		var bs [64]complex64
 		for i := range bs {
 			bs[i] = b
@@ -68,7 +68,7 @@ func cdivScalarC64(d, a []complex64, b complex64) {
 		return
 	}
 	ratio := float32(mi * mr)
-	inv := float32(math.Float64frombits(mb&(1<<63) | (2046-(mb>>52)&0x7ff)<<52))
+	inv := float32(pow2Reciprocal(mr, k))
 	bb := [1]complex64{b}
 	for i, x := range a {
 		nr, ni := real(x), imag(x)
@@ -80,4 +80,17 @@ func cdivScalarC64(d, a []complex64, b complex64) {
 		}
 		d[i] = complex(e, f)
 	}
+}
+
+// pow2Exponent returns k with m = ±2^k when m is a normal power of two; ok
+// is false for any other m (zero, subnormal, Inf, NaN, or mantissa bits).
+func pow2Exponent(m float64) (k int, ok bool) {
+	b := math.Float64bits(m)
+	e := int(b>>52) & 0x7ff
+	return e - 1023, b&(1<<52-1) == 0 && e != 0 && e != 0x7ff
+}
+
+// pow2Reciprocal is 1/m, exactly, for m = ±2^k with |k| <= 1022.
+func pow2Reciprocal(m float64, k int) float64 {
+	return math.Float64frombits(math.Float64bits(m)&(1<<63) | uint64(1023-k)<<52)
 }

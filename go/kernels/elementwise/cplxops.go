@@ -1,9 +1,10 @@
 package elementwise
 
 import (
-	"github.com/gojax/gojax/go/internal/byteview"
 	"math"
 	"math/cmplx"
+
+	"github.com/gojax/gojax/go/internal/byteview"
 )
 
 // Complex math follows C99 Annex G / XLA conventions through math/cmplx,
